@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "goal-ledger",
+    products: [
+        .library(name: "GoalLedger", targets: ["GoalLedger"]),
+        .executable(name: "ledger", targets: ["ledger"]),
+    ],
+    targets: [
+        // LMDB from Debian's liblmdb-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        // The only module that touches LMDB's C API.
+        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // Events, codecs, the log, projections and views.
+        .target(name: "GoalLedger", dependencies: ["LMDB"]),
+        // The `ledger` command as a library, so tests can run it in-process.
+        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger"]),
+        .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"]),
+        .testTarget(
+            name: "LedgerCommandLineTests",
+            dependencies: ["LedgerCommandLine", "ledger"]
+        ),
+    ]
+)

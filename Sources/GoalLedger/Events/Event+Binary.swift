@@ -1,0 +1,266 @@
+import Foundation
+
+/// The stored form of an event.
+///
+///     byte 0       codec version (1)
+///     bytes 1…4    CRC-32C of everything after it, little-endian
+///     id (16) · hlc (8, big-endian) · at (zig-zag varint ms) · sequence (varint)
+///     · origin (string) · schema (1) · type (1) · payload
+///
+/// Payload fields are written in a fixed order per type; optional fields are announced by a
+/// presence bitmask (varint) that comes first. New optional fields take new bits, so older
+/// records stay readable; a change of layout takes a new codec version.
+public enum EventCodec {
+    public static let version: UInt8 = 1
+
+    public static func encode(_ e: Event) -> [UInt8] {
+        var w = ByteWriter(capacity: 96)
+        w.u8(version)
+        w.u8(0); w.u8(0); w.u8(0); w.u8(0)
+        w.uuid(e.id)
+        w.u64BE(e.hlc.rawValue)
+        w.instant(e.at)
+        w.varint(e.sequence)
+        w.string(e.origin)
+        w.u8(e.schema)
+        w.u8(e.type.rawValue)
+        e.payload.encode(into: &w)
+        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
+        for i in 0..<4 { w.bytes[1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+        return w.bytes
+    }
+
+    /// Decodes a stored record, checking its checksum first.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> Event {
+        guard bytes.count >= 5 else { throw DecodingError(reason: "record shorter than its header") }
+        guard bytes[0] == version else { throw DecodingError(reason: "unknown codec version \(bytes[0])") }
+        let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[1 + $1]) << UInt32(8 * $1) }
+        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[5...])) == stored else {
+            throw DecodingError(reason: "checksum mismatch")
+        }
+        var r = ByteReader(bytes)
+        r.index = 5
+        let id = try r.uuid()
+        let hlc = HLC(rawValue: try r.u64BE())
+        let at = try r.instant()
+        let sequence = try r.varint()
+        let origin = try r.string()
+        let schema = try r.u8()
+        let code = try r.u8()
+        guard let type = EventType(rawValue: code) else { throw DecodingError(reason: "unknown event type \(code)") }
+        let payload = try Payload.decode(type, from: &r)
+        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes after the payload") }
+        return Event(id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload)
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> Event {
+        do {
+            return try bytes.withUnsafeBytes { try decode($0) }
+        } catch let e as DecodingError {
+            throw e
+        } catch {
+            throw DecodingError(reason: "\(error)")
+        }
+    }
+}
+
+private struct Presence {
+    var bits: UInt64 = 0
+    private var next: UInt64 = 1
+    mutating func mark(_ present: Bool) {
+        if present { bits |= next }
+        next <<= 1
+    }
+}
+
+private struct PresenceReader {
+    let bits: UInt64
+    private var next: UInt64 = 1
+    init(_ bits: UInt64) { self.bits = bits }
+    mutating func take() -> Bool {
+        defer { next <<= 1 }
+        return bits & next != 0
+    }
+}
+
+private let cadences = Cadence.allCases
+private let kinds: [ProgressKind] = [.outcome, .measurable]
+private let strategies = NotificationStrategy.allCases
+private let statuses = AuthorizationStatus.allCases
+
+private func index<T: Equatable>(_ v: T, in all: [T]) -> UInt8 { UInt8(all.firstIndex(of: v)!) }
+private func element<T>(_ code: UInt8, in all: [T], _ what: String) throws(DecodingError) -> T {
+    guard Int(code) < all.count else { throw DecodingError(reason: "unknown \(what) \(code)") }
+    return all[Int(code)]
+}
+
+extension Payload {
+    fileprivate func encode(into w: inout ByteWriter) {
+        switch self {
+        case .goalCreated(let p):
+            var f = Presence()
+            f.mark(p.details != nil); f.mark(p.targetDate != nil); f.mark(p.target != nil)
+            f.mark(p.unit != nil); f.mark(p.reminder != nil)
+            w.varint(f.bits)
+            w.uuid(p.goal); w.string(p.title)
+            w.u8(index(p.cadence, in: cadences)); w.u8(index(p.progressKind, in: kinds))
+            if let d = p.details { w.string(d) }
+            if let t = p.targetDate { w.day(t) }
+            if let t = p.target { w.double(t) }
+            if let u = p.unit { w.string(u) }
+            if let r = p.reminder { w.u8(UInt8(r.hour)); w.u8(UInt8(r.minute)) }
+            w.varint(UInt64(p.tags.count))
+            for t in p.tags { w.string(t) }
+        case .goalEdited(let p):
+            // Two bits per clearable field: changed, then has a value.
+            var f = Presence()
+            f.mark(p.title != nil)
+            f.mark(p.details != nil); f.mark(p.details??.isEmpty == false || (p.details ?? nil) != nil)
+            f.mark(p.cadence != nil)
+            f.mark(p.targetDate != nil); f.mark((p.targetDate ?? nil) != nil)
+            f.mark(p.target != nil)
+            f.mark(p.unit != nil); f.mark((p.unit ?? nil) != nil)
+            w.varint(f.bits)
+            w.uuid(p.goal)
+            if let t = p.title { w.string(t) }
+            if let d = p.details ?? nil { w.string(d) }
+            if let c = p.cadence { w.u8(index(c, in: cadences)) }
+            if let t = p.targetDate ?? nil { w.day(t) }
+            if let t = p.target { w.double(t) }
+            if let u = p.unit ?? nil { w.string(u) }
+            let replaced = p.replaces.sorted { $0.key < $1.key }
+            w.varint(UInt64(replaced.count))
+            for (field, id) in replaced { w.u8(index(field, in: GoalField.allCases)); w.uuid(id) }
+        case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p):
+            w.varint(p.replaces == nil ? 0 : 1)
+            w.uuid(p.goal)
+            if let r = p.replaces { w.uuid(r) }
+        case .reminderSet(let p):
+            var f = Presence()
+            f.mark(p.hour != nil); f.mark(p.minute != nil); f.mark(p.replaces != nil)
+            w.varint(f.bits)
+            w.uuid(p.goal)
+            if let h = p.hour { w.u8(UInt8(h)) }
+            if let m = p.minute { w.u8(UInt8(m)) }
+            if let r = p.replaces { w.uuid(r) }
+        case .progressRecorded(let p):
+            var f = Presence()
+            f.mark(p.amount != nil); f.mark(p.completed != nil); f.mark(p.completed == true)
+            f.mark(p.occurredAt != nil); f.mark(p.day != nil)
+            w.varint(f.bits)
+            w.uuid(p.goal)
+            if let a = p.amount { w.double(a) }
+            if let o = p.occurredAt { w.instant(o) }
+            if let d = p.day { w.day(d) }
+        case .progressRemoved(let p):
+            w.varint(0)
+            w.uuid(p.goal); w.uuid(p.entry)
+        case .tagAdded(let p):
+            w.varint(0)
+            w.uuid(p.goal); w.string(p.tag)
+        case .tagRemoved(let p):
+            w.varint(0)
+            w.uuid(p.goal); w.string(p.tag)
+            w.varint(UInt64(p.observed.count))
+            for id in p.observed { w.uuid(id) }
+        case .deviceConfigured(let p):
+            w.varint(0)
+            w.string(p.timeZone); w.u8(UInt8(p.firstWeekday)); w.string(p.locale)
+            w.u8(index(p.strategy, in: strategies)); w.u8(UInt8(p.windowDays)); w.varint(UInt64(p.capacity))
+        case .notificationAuthorization(let p):
+            w.varint(0)
+            w.u8(index(p.status, in: statuses))
+        }
+    }
+
+    fileprivate static func decode(_ type: EventType, from r: inout ByteReader) throws(DecodingError) -> Payload {
+        var f = PresenceReader(try r.varint())
+        let goal = type == .deviceConfigured || type == .notificationAuthorization ? UUID() : try r.uuid()
+        func count(_ r: inout ByteReader) throws(DecodingError) -> Int {
+            let n = try r.varint()
+            guard n <= 1 << 20 else { throw DecodingError(reason: "list too long") }
+            return Int(n)
+        }
+        switch type {
+        case .goalCreated:
+            let hasDetails = f.take(), hasDate = f.take(), hasTarget = f.take(), hasUnit = f.take(), hasReminder = f.take()
+            let title = try r.string()
+            let cadence = try element(try r.u8(), in: cadences, "cadence")
+            let kind = try element(try r.u8(), in: kinds, "progress kind")
+            var p = GoalCreated(goal: goal, title: title, details: nil, cadence: cadence, targetDate: nil,
+                                progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
+            if hasDetails { p.details = try r.string() }
+            if hasDate { p.targetDate = try r.day() }
+            if hasTarget { p.target = try r.double() }
+            if hasUnit { p.unit = try r.string() }
+            if hasReminder { p.reminder = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) }
+            for _ in 0..<(try count(&r)) { p.tags.append(try r.string()) }
+            return .goalCreated(p)
+        case .goalEdited:
+            var p = GoalEdited(goal: goal, replaces: [:])
+            let hasTitle = f.take()
+            let hasDetails = f.take(), detailsValue = f.take()
+            let hasCadence = f.take()
+            let hasDate = f.take(), dateValue = f.take()
+            let hasTarget = f.take()
+            let hasUnit = f.take(), unitValue = f.take()
+            if hasTitle { p.title = try r.string() }
+            if hasDetails { p.details = .some(detailsValue ? try r.string() : nil) }
+            if hasCadence { p.cadence = try element(try r.u8(), in: cadences, "cadence") }
+            if hasDate { p.targetDate = .some(dateValue ? try r.day() : nil) }
+            if hasTarget { p.target = try r.double() }
+            if hasUnit { p.unit = .some(unitValue ? try r.string() : nil) }
+            for _ in 0..<(try count(&r)) {
+                let field = try element(try r.u8(), in: GoalField.allCases, "field")
+                p.replaces[field] = try r.uuid()
+            }
+            return .goalEdited(p)
+        case .goalDeleted, .goalRestored, .reminderCleared:
+            let p = GoalRegisterWrite(goal: goal, replaces: f.take() ? try r.uuid() : nil)
+            return type == .goalDeleted ? .goalDeleted(p) : type == .goalRestored ? .goalRestored(p) : .reminderCleared(p)
+        case .reminderSet:
+            let hasHour = f.take(), hasMinute = f.take(), hasReplaces = f.take()
+            var p = ReminderSet(goal: goal)
+            if hasHour { p.hour = Int(try r.u8()) }
+            if hasMinute { p.minute = Int(try r.u8()) }
+            if hasReplaces { p.replaces = try r.uuid() }
+            return .reminderSet(p)
+        case .progressRecorded:
+            let hasAmount = f.take(), hasCompleted = f.take(), completed = f.take(), hasOccurred = f.take(), hasDay = f.take()
+            var p = ProgressRecorded(goal: goal)
+            if hasAmount { p.amount = try r.double() }
+            if hasCompleted { p.completed = completed }
+            if hasOccurred { p.occurredAt = try r.instant() }
+            if hasDay { p.day = try r.day() }
+            return .progressRecorded(p)
+        case .progressRemoved:
+            return .progressRemoved(ProgressRemoved(goal: goal, entry: try r.uuid()))
+        case .tagAdded:
+            return .tagAdded(TagAdded(goal: goal, tag: try r.string()))
+        case .tagRemoved:
+            let tag = try r.string()
+            var observed: [UUID] = []
+            for _ in 0..<(try count(&r)) { observed.append(try r.uuid()) }
+            return .tagRemoved(TagRemoved(goal: goal, tag: tag, observed: observed))
+        case .deviceConfigured:
+            let tz = try r.string()
+            let fw = Int(try r.u8())
+            let locale = try r.string()
+            let strategy = try element(try r.u8(), in: strategies, "strategy")
+            let window = Int(try r.u8())
+            let capacity = Int(clamping: try r.varint())
+            return .deviceConfigured(DeviceConfigured(
+                timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity))
+        case .notificationAuthorization:
+            return .notificationAuthorization(NotificationAuthorization(status: try element(try r.u8(), in: statuses, "status")))
+        }
+    }
+}
+
+extension ReminderSet {
+    init(goal: UUID) { self.goal = goal }
+}
+
+extension ProgressRecorded {
+    init(goal: UUID) { self.goal = goal }
+}

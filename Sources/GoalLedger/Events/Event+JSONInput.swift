@@ -1,0 +1,305 @@
+import Foundation
+
+/// Limits of the JSON form, also stated in `Schemas/events.v2.schema.json`.
+public enum EventLimits {
+    public static let titleLength = 1...200
+    public static let detailsMaximum = 2000
+    public static let unitLength = 1...32
+    public static let tagLength = 1...64
+    public static let tagsMaximum = 32
+    public static let localeLength = 2...35
+}
+
+/// Reads the members of one JSON object, remembering which were used so that any other
+/// member can be refused as unknown.
+struct ObjectReader {
+    let path: String
+    private let members: [(String, JSONValue)]
+    private var used = Set<String>()
+
+    init(_ value: JSONValue, path: String) throws(FieldError) {
+        guard case .object(let m) = value else {
+            throw FieldError(path.isEmpty ? nil : path, "must be an object, got \(value.typeName)")
+        }
+        self.members = m
+        self.path = path
+    }
+
+    func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+    mutating func raw(_ key: String) -> JSONValue? {
+        used.insert(key)
+        return members.first(where: { $0.0 == key })?.1
+    }
+
+    func has(_ key: String) -> Bool { members.contains(where: { $0.0 == key }) }
+
+    /// Refuses members that no reader asked for.
+    func finish() throws(FieldError) {
+        for (key, _) in members where !used.contains(key) {
+            throw FieldError(name(key), "unknown field")
+        }
+    }
+
+    mutating func string(_ key: String, required: Bool = false) throws(FieldError) -> String? {
+        guard let v = raw(key) else {
+            if required { throw FieldError(name(key), "is required") }
+            return nil
+        }
+        guard case .string(let s) = v else { throw FieldError(name(key), "must be a string, got \(v.typeName)") }
+        return s
+    }
+
+    /// A string that may be JSON null: `.some(nil)` for null.
+    mutating func nullableString(_ key: String) throws(FieldError) -> String?? {
+        guard let v = raw(key) else { return nil }
+        if case .null = v { return .some(nil) }
+        guard case .string(let s) = v else { throw FieldError(name(key), "must be a string or null, got \(v.typeName)") }
+        return .some(s)
+    }
+
+    mutating func uuid(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
+        guard let s = try string(key, required: required) else { return nil }
+        guard let id = UUID(uuidString: s) else { throw FieldError(name(key), "must be a UUID, got \"\(s)\"") }
+        return id
+    }
+
+    mutating func number(_ key: String) throws(FieldError) -> Double? {
+        guard let v = raw(key) else { return nil }
+        guard case .number(let n) = v else { throw FieldError(name(key), "must be a number, got \(v.typeName)") }
+        return n
+    }
+
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+        guard let v = raw(key) else { return nil }
+        guard case .number(let n) = v else { throw FieldError(name(key), "must be an integer, got \(v.typeName)") }
+        guard n == n.rounded(), let i = Int(exactly: n) else { throw FieldError(name(key), "must be an integer, got \(JSONWriter.number(n))") }
+        guard range.contains(i) else {
+            throw FieldError(name(key), "must be between \(range.lowerBound) and \(range.upperBound), got \(i)")
+        }
+        return i
+    }
+
+    mutating func bool(_ key: String) throws(FieldError) -> Bool? {
+        guard let v = raw(key) else { return nil }
+        guard case .bool(let b) = v else { throw FieldError(name(key), "must be true or false, got \(v.typeName)") }
+        return b
+    }
+
+    mutating func day(_ key: String) throws(FieldError) -> Day? {
+        guard let s = try string(key) else { return nil }
+        return try Self.parseDay(s, field: name(key))
+    }
+
+    mutating func nullableDay(_ key: String) throws(FieldError) -> Day?? {
+        guard let s = try nullableString(key) else { return nil }
+        guard let s else { return .some(nil) }
+        return .some(try Self.parseDay(s, field: name(key)))
+    }
+
+    static func parseDay(_ s: String, field: String) throws(FieldError) -> Day {
+        guard let d = Day(iso: s) else { throw FieldError(field, "must be a real date as YYYY-MM-DD, got \"\(s)\"") }
+        return d
+    }
+
+    mutating func instant(_ key: String) throws(FieldError) -> Instant? {
+        guard let s = try string(key) else { return nil }
+        guard let i = Instant(rfc3339: s) else { throw FieldError(name(key), "must be an RFC 3339 instant, got \"\(s)\"") }
+        return i
+    }
+
+    mutating func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(FieldError) -> E?
+    where E.RawValue == String {
+        guard let s = try string(key) else { return nil }
+        guard let e = E(rawValue: s) else {
+            let names = E.allCases.map(\.rawValue).joined(separator: ", ")
+            throw FieldError(name(key), "must be one of \(names), got \"\(s)\"")
+        }
+        return e
+    }
+}
+
+/// Checks on field values shared by decoding and validation.
+enum FieldRules {
+    static func title(_ s: String, field: String) throws(FieldError) -> String {
+        let n = s.count
+        guard EventLimits.titleLength.contains(n) else {
+            throw FieldError(field, "must be 1 to 200 characters, got \(n)")
+        }
+        guard !s.allSatisfy(\.isWhitespace) else { throw FieldError(field, "must not be blank") }
+        return s
+    }
+
+    static func details(_ s: String, field: String) throws(FieldError) -> String {
+        guard s.count <= EventLimits.detailsMaximum else {
+            throw FieldError(field, "must be at most \(EventLimits.detailsMaximum) characters, got \(s.count)")
+        }
+        return s
+    }
+
+    static func unit(_ s: String, field: String) throws(FieldError) -> String {
+        guard EventLimits.unitLength.contains(s.count), !s.allSatisfy(\.isWhitespace) else {
+            throw FieldError(field, "must be 1 to 32 characters, not blank")
+        }
+        return s
+    }
+
+    static func tag(_ s: String, field: String) throws(FieldError) -> String {
+        guard EventLimits.tagLength.contains(s.count), !s.allSatisfy(\.isWhitespace) else {
+            throw FieldError(field, "must be 1 to 64 characters, not blank")
+        }
+        return s
+    }
+
+    static func target(_ v: Double, field: String) throws(FieldError) -> Double {
+        guard v > 0 else { throw FieldError(field, "must be greater than 0, got \(JSONWriter.number(v))") }
+        return v
+    }
+
+    static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
+        guard TimeZone(identifier: s) != nil else { throw FieldError(field, "must be an IANA time zone, got \"\(s)\"") }
+        return s
+    }
+
+    static func locale(_ s: String, field: String) throws(FieldError) -> String {
+        // language[_REGION], e.g. en, en_US, ja_JP, zh_Hant_TW.
+        let parts = s.split(separator: "_", omittingEmptySubsequences: false)
+        let ok = EventLimits.localeLength.contains(s.count)
+            && (2...3).contains(parts[0].count) && parts[0].allSatisfy({ $0.isASCII && $0.isLowercase })
+            && parts.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) })
+        guard ok else { throw FieldError(field, "must be a locale such as en_US, got \"\(s)\"") }
+        return s
+    }
+}
+
+extension EventDraft {
+    /// Decodes one event in the JSON form of the spec's catalog (schema 2). Refuses unknown
+    /// types and fields, wrong types and out-of-range values, naming the field.
+    public init(json: JSONValue) throws(FieldError) {
+        var r = try ObjectReader(json, path: "")
+        guard let typeName = try r.string("type", required: true) else { throw FieldError("type", "is required") }
+        guard let type = EventType(name: typeName) else {
+            throw FieldError("type", "unknown event type \"\(typeName)\"")
+        }
+        let id = try r.uuid("id")
+        let at = try r.instant("at")
+        let payload = try Payload.decode(type, from: &r)
+        try r.finish()
+        self.init(id: id, at: at, payload: payload)
+    }
+
+    /// Decodes one line of text (JSON), naming the line in every error.
+    public init(line: String, number: Int) throws(LedgerError) {
+        do {
+            let value = try JSONParser.parse(line)
+            self = try EventDraft(json: value)
+        } catch let e as JSONSyntaxError {
+            throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
+        } catch let e as FieldError {
+            throw LedgerError.invalidLine(number, field: e.field, e.message)
+        } catch {
+            throw LedgerError.invalidLine(number, field: nil, "\(error)")
+        }
+    }
+}
+
+extension Payload {
+    static func decode(_ type: EventType, from r: inout ObjectReader) throws(FieldError) -> Payload {
+        func goal(_ r: inout ObjectReader) throws(FieldError) -> UUID { try r.uuid("goal", required: true)! }
+        switch type {
+        case .goalCreated:
+            let g = try goal(&r)
+            let title = try FieldRules.title(try r.string("title", required: true)!, field: "title")
+            let details = try r.string("details").map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") }
+            let cadence = try r.enumeration("cadence", Cadence.self) ?? .once
+            let targetDate = try r.day("targetDate")
+            var kind = ProgressKind.outcome
+            var target: Double?
+            var unit: String?
+            if let p = r.raw("progress") {
+                var pr = try ObjectReader(p, path: "progress")
+                guard let k = try pr.enumeration("kind", ProgressKind.self) else {
+                    throw FieldError("progress.kind", "is required")
+                }
+                kind = k
+                if kind == .measurable {
+                    guard let t = try pr.number("target") else { throw FieldError("progress.target", "is required for a measurable goal") }
+                    target = try FieldRules.target(t, field: "progress.target")
+                    unit = try pr.string("unit").map { (s) throws(FieldError) in try FieldRules.unit(s, field: "progress.unit") }
+                }
+                try pr.finish()
+            }
+            var reminder: ReminderTime?
+            if let rv = r.raw("reminder") {
+                var rr = try ObjectReader(rv, path: "reminder")
+                reminder = ReminderTime(
+                    hour: try rr.integer("hour", in: 0...23) ?? 9, minute: try rr.integer("minute", in: 0...59) ?? 0)
+                try rr.finish()
+            }
+            var tags: [String] = []
+            if let tv = r.raw("tags") {
+                guard case .array(let items) = tv else { throw FieldError("tags", "must be an array of strings, got \(tv.typeName)") }
+                guard items.count <= EventLimits.tagsMaximum else { throw FieldError("tags", "must hold at most \(EventLimits.tagsMaximum) tags") }
+                for (i, item) in items.enumerated() {
+                    guard case .string(let s) = item else { throw FieldError("tags[\(i)]", "must be a string, got \(item.typeName)") }
+                    tags.append(try FieldRules.tag(s, field: "tags[\(i)]"))
+                }
+            }
+            return .goalCreated(GoalCreated(
+                goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
+                progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags))
+        case .goalEdited:
+            let g = try goal(&r)
+            var e = GoalEdited(goal: g, replaces: [:])
+            e.title = try r.string("title").map { (s) throws(FieldError) in try FieldRules.title(s, field: "title") }
+            if let d = try r.nullableString("details") {
+                e.details = .some(try d.map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") })
+            }
+            e.cadence = try r.enumeration("cadence", Cadence.self)
+            e.targetDate = try r.nullableDay("targetDate")
+            e.target = try r.number("target").map { (t) throws(FieldError) in try FieldRules.target(t, field: "target") }
+            if let u = try r.nullableString("unit") {
+                e.unit = .some(try u.map { (s) throws(FieldError) in try FieldRules.unit(s, field: "unit") })
+            }
+            guard !e.changedFields.isEmpty else {
+                throw FieldError(nil, "goalEdited must change at least one of title, details, cadence, targetDate, target, unit")
+            }
+            return .goalEdited(e)
+        case .goalDeleted: return .goalDeleted(GoalRegisterWrite(goal: try goal(&r)))
+        case .goalRestored: return .goalRestored(GoalRegisterWrite(goal: try goal(&r)))
+        case .reminderCleared: return .reminderCleared(GoalRegisterWrite(goal: try goal(&r)))
+        case .reminderSet:
+            let g = try goal(&r)
+            return .reminderSet(ReminderSet(goal: g, hour: try r.integer("hour", in: 0...23), minute: try r.integer("minute", in: 0...59)))
+        case .progressRecorded:
+            let g = try goal(&r)
+            let amount = try r.number("amount")
+            let completed = try r.bool("completed")
+            if amount != nil && completed != nil { throw FieldError("completed", "give either amount (measurable) or completed (outcome), not both") }
+            if amount == nil && completed == nil { throw FieldError("amount", "is required (or completed, for an outcome goal)") }
+            return .progressRecorded(ProgressRecorded(
+                goal: g, amount: amount, completed: completed, occurredAt: try r.instant("occurredAt"), day: try r.day("day")))
+        case .progressRemoved:
+            let g = try goal(&r)
+            return .progressRemoved(ProgressRemoved(goal: g, entry: try r.uuid("entry", required: true)!))
+        case .tagAdded:
+            let g = try goal(&r)
+            return .tagAdded(TagAdded(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag")))
+        case .tagRemoved:
+            let g = try goal(&r)
+            return .tagRemoved(TagRemoved(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag"), observed: []))
+        case .deviceConfigured:
+            let d = DeviceConfigured.defaults
+            return .deviceConfigured(DeviceConfigured(
+                timeZone: try FieldRules.timeZone(try r.string("timeZone", required: true)!, field: "timeZone"),
+                firstWeekday: try r.integer("firstWeekday", in: 1...7) ?? d.firstWeekday,
+                locale: try r.string("locale").map { (s) throws(FieldError) in try FieldRules.locale(s, field: "locale") } ?? d.locale,
+                strategy: try r.enumeration("strategy", NotificationStrategy.self) ?? d.strategy,
+                windowDays: try r.integer("windowDays", in: 1...30) ?? d.windowDays,
+                capacity: try r.integer("capacity", in: 1...512) ?? d.capacity))
+        case .notificationAuthorization:
+            guard let s = try r.enumeration("status", AuthorizationStatus.self) else { throw FieldError("status", "is required") }
+            return .notificationAuthorization(NotificationAuthorization(status: s))
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+
+/// How often a goal's progress resets.
+public enum Cadence: String, CaseIterable, Sendable, Codable {
+    case once, daily, weekly, monthly, yearly
+}
+
+/// How progress is measured: a completion flag, or an amount against a target.
+public enum ProgressKind: String, CaseIterable, Sendable { case outcome, measurable }
+
+public struct ReminderTime: Equatable, Hashable, Sendable {
+    public var hour: Int
+    public var minute: Int
+    public static let `default` = ReminderTime(hour: 9, minute: 0)
+    public init(hour: Int, minute: Int) { self.hour = hour; self.minute = minute }
+}
+
+/// The goal fields that `goalEdited` can change; each is its own last-writer register.
+public enum GoalField: String, CaseIterable, Sendable, Comparable {
+    case title, details, cadence, targetDate, target, unit
+    public static func < (a: GoalField, b: GoalField) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+public enum NotificationStrategy: String, CaseIterable, Sendable { case repeating, window }
+
+public enum AuthorizationStatus: String, CaseIterable, Sendable {
+    case notDetermined, denied, authorized, provisional, ephemeral
+}
+
+// MARK: Payloads
+
+public struct GoalCreated: Equatable, Sendable {
+    public var goal: UUID
+    public var title: String
+    public var details: String?
+    public var cadence: Cadence
+    public var targetDate: Day?
+    public var progressKind: ProgressKind
+    public var target: Double?
+    public var unit: String?
+    public var reminder: ReminderTime?
+    public var tags: [String]
+}
+
+/// A change of one or more fields. `nil` means "not changed"; `.some(nil)` clears an optional field.
+public struct GoalEdited: Equatable, Sendable {
+    public var goal: UUID
+    public var title: String?
+    public var details: String??
+    public var cadence: Cadence?
+    public var targetDate: Day??
+    public var target: Double?
+    public var unit: String??
+    /// For each changed field, the event whose value the author replaced (filled in at append).
+    public var replaces: [GoalField: UUID]
+
+    public var changedFields: [GoalField] {
+        var fields: [GoalField] = []
+        if title != nil { fields.append(.title) }
+        if details != nil { fields.append(.details) }
+        if cadence != nil { fields.append(.cadence) }
+        if targetDate != nil { fields.append(.targetDate) }
+        if target != nil { fields.append(.target) }
+        if unit != nil { fields.append(.unit) }
+        return fields
+    }
+}
+
+/// An event about a goal that writes one register (deletion or reminder), with the event whose
+/// value its author replaced.
+public struct GoalRegisterWrite: Equatable, Sendable {
+    public var goal: UUID
+    public var replaces: UUID?
+}
+
+public struct ReminderSet: Equatable, Sendable {
+    public var goal: UUID
+    /// Omitted components keep the current time, or default to 09:00 (filled in at append).
+    public var hour: Int?
+    public var minute: Int?
+    public var replaces: UUID?
+}
+
+public struct ProgressRecorded: Equatable, Sendable {
+    public var goal: UUID
+    public var amount: Double?
+    public var completed: Bool?
+    /// Defaults to the event's `at` (filled in at append).
+    public var occurredAt: Instant?
+    /// Defaults to `occurredAt`'s day in the author's time zone (filled in at append).
+    public var day: Day?
+}
+
+public struct ProgressRemoved: Equatable, Sendable {
+    public var goal: UUID
+    public var entry: UUID
+}
+
+public struct TagAdded: Equatable, Sendable {
+    public var goal: UUID
+    public var tag: String
+}
+
+public struct TagRemoved: Equatable, Sendable {
+    public var goal: UUID
+    public var tag: String
+    /// The adds of this tag the author had seen (filled in at append). Adds not listed here,
+    /// made concurrently elsewhere, keep the tag: add wins.
+    public var observed: [UUID]
+}
+
+public struct DeviceConfigured: Equatable, Sendable {
+    public var timeZone: String
+    public var firstWeekday: Int
+    public var locale: String
+    public var strategy: NotificationStrategy
+    public var windowDays: Int
+    public var capacity: Int
+
+    public static let defaults = DeviceConfigured(
+        timeZone: "UTC", firstWeekday: 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64)
+}
+
+public struct NotificationAuthorization: Equatable, Sendable {
+    public var status: AuthorizationStatus
+}
+
+/// What an event says, by type.
+public enum Payload: Equatable, Sendable {
+    case goalCreated(GoalCreated)
+    case goalEdited(GoalEdited)
+    case goalDeleted(GoalRegisterWrite)
+    case goalRestored(GoalRegisterWrite)
+    case reminderSet(ReminderSet)
+    case reminderCleared(GoalRegisterWrite)
+    case progressRecorded(ProgressRecorded)
+    case progressRemoved(ProgressRemoved)
+    case tagAdded(TagAdded)
+    case tagRemoved(TagRemoved)
+    case deviceConfigured(DeviceConfigured)
+    case notificationAuthorization(NotificationAuthorization)
+
+    public var type: EventType {
+        switch self {
+        case .goalCreated: return .goalCreated
+        case .goalEdited: return .goalEdited
+        case .goalDeleted: return .goalDeleted
+        case .goalRestored: return .goalRestored
+        case .reminderSet: return .reminderSet
+        case .reminderCleared: return .reminderCleared
+        case .progressRecorded: return .progressRecorded
+        case .progressRemoved: return .progressRemoved
+        case .tagAdded: return .tagAdded
+        case .tagRemoved: return .tagRemoved
+        case .deviceConfigured: return .deviceConfigured
+        case .notificationAuthorization: return .notificationAuthorization
+        }
+    }
+
+    /// The goal the event is about, or nil for device events.
+    public var goal: UUID? {
+        switch self {
+        case .goalCreated(let p): return p.goal
+        case .goalEdited(let p): return p.goal
+        case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p): return p.goal
+        case .reminderSet(let p): return p.goal
+        case .progressRecorded(let p): return p.goal
+        case .progressRemoved(let p): return p.goal
+        case .tagAdded(let p): return p.goal
+        case .tagRemoved(let p): return p.goal
+        case .deviceConfigured, .notificationAuthorization: return nil
+        }
+    }
+}
+
+/// The event types, with their stable one-byte codes in the binary encoding.
+public enum EventType: UInt8, CaseIterable, Sendable {
+    case goalCreated = 1
+    case goalEdited = 2
+    case goalDeleted = 3
+    case goalRestored = 4
+    case reminderSet = 5
+    case reminderCleared = 6
+    case progressRecorded = 7
+    case progressRemoved = 8
+    case tagAdded = 9
+    case tagRemoved = 10
+    case deviceConfigured = 11
+    case notificationAuthorization = 12
+
+    public var name: String { "\(self)" }
+
+    public init?(name: String) {
+        guard let t = EventType.allCases.first(where: { $0.name == name }) else { return nil }
+        self = t
+    }
+}
+
+/// The position of an event in canonical order: hybrid logical clock, then origin device.
+public struct CanonicalKey: Comparable, Hashable, Sendable {
+    public var hlc: HLC
+    public var device: String
+    public static func < (a: CanonicalKey, b: CanonicalKey) -> Bool {
+        a.hlc != b.hlc ? a.hlc < b.hlc : a.device.utf8.lexicographicallyPrecedes(b.device.utf8)
+    }
+}
+
+/// A hybrid logical clock reading: 48 bits of milliseconds and a 16-bit counter.
+public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public init(milliseconds: Int64, counter: UInt16) {
+        rawValue = UInt64(clamping: max(0, milliseconds)) << 16 | UInt64(counter)
+    }
+    public var milliseconds: Int64 { Int64(rawValue >> 16) }
+    public var counter: UInt16 { UInt16(truncatingIfNeeded: rawValue) }
+    public static func < (a: HLC, b: HLC) -> Bool { a.rawValue < b.rawValue }
+
+    /// The next reading after `self` for a local event at wall time `now`: never earlier than
+    /// `now`, always later than `self`.
+    public func advanced(to now: Instant) -> HLC {
+        let wall = HLC(milliseconds: now.milliseconds, counter: 0)
+        return wall > self ? wall : HLC(rawValue: rawValue + 1)
+    }
+
+    /// Sixteen hex digits: sorts as the clock does, and survives JSON readers that lose
+    /// precision past 2^53.
+    public var description: String {
+        let hex = String(rawValue, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    public init?(hex: String) {
+        guard hex.count == 16, let v = UInt64(hex, radix: 16) else { return nil }
+        rawValue = v
+    }
+}
+
+/// One stored event: the envelope of SPEC section 2 and its payload.
+public struct Event: Equatable, Sendable {
+    public var id: UUID
+    public var origin: String
+    public var sequence: UInt64
+    public var hlc: HLC
+    public var at: Instant
+    public var schema: UInt8
+    public var payload: Payload
+
+    public init(id: UUID, origin: String, sequence: UInt64, hlc: HLC, at: Instant, schema: UInt8, payload: Payload) {
+        self.id = id
+        self.origin = origin
+        self.sequence = sequence
+        self.hlc = hlc
+        self.at = at
+        self.schema = schema
+        self.payload = payload
+    }
+
+    public var type: EventType { payload.type }
+    public var key: CanonicalKey { CanonicalKey(hlc: hlc, device: origin) }
+}
+
+/// An event as a caller submits it to `append`: the payload with optional id and wall time;
+/// the ledger assigns the envelope.
+public struct EventDraft: Equatable, Sendable {
+    public var id: UUID?
+    public var at: Instant?
+    public var payload: Payload
+    public init(id: UUID? = nil, at: Instant? = nil, payload: Payload) {
+        self.id = id
+        self.at = at
+        self.payload = payload
+    }
+}

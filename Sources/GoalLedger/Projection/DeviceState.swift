@@ -1,0 +1,27 @@
+import Foundation
+
+/// What the ledger knows about one device: its settings and its notification authorization,
+/// each the latest the device itself reported (in canonical order).
+public struct DeviceState: Equatable, Sendable {
+    public let name: String
+    public internal(set) var configuration: Register<DeviceConfigured>?
+    public internal(set) var authorization: Register<AuthorizationStatus>?
+
+    public init(name: String) { self.name = name }
+
+    /// The settings in effect: the device's own, or the defaults (UTC, Sunday first) before it
+    /// has reported any.
+    public var settings: DeviceConfigured { configuration?.value ?? .defaults }
+
+    public var calendar: DeviceCalendar {
+        DeviceCalendar(timeZoneIdentifier: settings.timeZone, firstWeekday: settings.firstWeekday)
+    }
+
+    public mutating func apply(_ e: Event) {
+        switch e.payload {
+        case .deviceConfigured(let p): configuration.offer(p, Stamp(e))
+        case .notificationAuthorization(let p): authorization.offer(p.status, Stamp(e))
+        default: break
+        }
+    }
+}

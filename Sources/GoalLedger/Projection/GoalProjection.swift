@@ -1,0 +1,73 @@
+import Foundation
+
+/// The current state of every goal and device, as a pure fold of events.
+///
+/// Folding is order-independent: any two projections that folded the same set of events are
+/// equal and encode to the same bytes, whatever order the events came in.
+public struct GoalProjection: Equatable, Sendable {
+    public private(set) var goals: [UUID: GoalState] = [:]
+    public private(set) var devices: [String: DeviceState] = [:]
+    /// The last local position folded (0 before any).
+    public var position: UInt64 = 0
+
+    public init() {}
+
+    public mutating func apply(_ e: Event) {
+        if let goal = e.payload.goal {
+            goals[goal, default: GoalState(id: goal)].apply(e)
+        } else {
+            devices[e.origin, default: DeviceState(name: e.origin)].apply(e)
+        }
+    }
+
+    public func device(_ name: String) -> DeviceState { devices[name] ?? DeviceState(name: name) }
+
+    /// Goals that have been created, sorted by id.
+    public var existingGoals: [GoalState] {
+        goals.values.filter(\.exists).sorted { $0.id.uuidString < $1.id.uuidString }
+    }
+
+    /// The canonical encoding of the facts: the goals array of `replay --json`.
+    public var canonicalJSON: JSONValue { .array(existingGoals.map { $0.json }) }
+
+    /// SHA-256 of the canonical encoding, in hex.
+    public var digest: String { SHA256.hex(JSONWriter.string(canonicalJSON).utf8) }
+}
+
+extension GoalState {
+    /// The facts of the goal in the JSON shape of SPEC section 7.
+    public var json: JSONValue {
+        var progress: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]
+        if kind == .measurable {
+            progress.append(("target", .number((target?.value ?? nil) ?? 0)))
+            progress.append(("unit", (unit?.value ?? nil).map { .string($0) } ?? .null))
+        }
+        let reminderValue: JSONValue = (reminder?.value ?? nil).map {
+            .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
+        } ?? .null
+        return .object([
+            ("id", .string(id.uuidString)),
+            ("title", .string(title?.value ?? "")),
+            ("details", (details?.value ?? nil).map { .string($0) } ?? .null),
+            ("cadence", .string((cadence?.value ?? .once).rawValue)),
+            ("targetDate", (targetDate?.value ?? nil).map { .string($0.description) } ?? .null),
+            ("progress", .object(progress)),
+            ("reminder", reminderValue),
+            ("tags", .array(tags.map { .string($0) })),
+            ("deleted", .bool(isDeleted)),
+            ("entries", .array(entries.map { $0.json })),
+        ])
+    }
+}
+
+extension ProgressEntry {
+    public var json: JSONValue {
+        var m: [(String, JSONValue)] = [("id", .string(id.uuidString))]
+        if let amount { m.append(("amount", .number(amount))) }
+        if let completed { m.append(("completed", .bool(completed))) }
+        m.append(("occurredAt", .string(occurredAt.rfc3339)))
+        m.append(("day", .string(day.description)))
+        m.append(("device", .string(device)))
+        return .object(m)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import LMDB
+
+/// What `append` did with one submitted event.
+public struct AppendResult: Equatable, Sendable {
+    public var id: UUID
+    public var position: UInt64
+    public var hlc: HLC
+    /// True when an event with this id was already in the store (nothing was written for it).
+    public var duplicate: Bool
+
+    public var json: JSONValue {
+        .object([
+            ("id", .string(id.uuidString)), ("position", .number(Double(position))),
+            ("hlc", .string(hlc.description)), ("duplicate", .bool(duplicate)),
+        ])
+    }
+}
+
+extension LedgerStore {
+    /// Appends `drafts` as one atomic batch authored by the local device.
+    ///
+    /// - An event whose id is already stored (or earlier in the batch) is not written again; its
+    ///   result reports the original position with `duplicate` set.
+    /// - Any invalid event refuses the whole batch: nothing is written. Errors name the event by
+    ///   its number in `lines` (default: 1, 2, 3, …).
+    /// - `expectedVersion`: the batch must be about exactly one goal, whose version (the number of
+    ///   events about it in this store) must equal this value before the batch; 0 means the goal
+    ///   does not exist yet. A mismatch throws `versionConflict`.
+    /// - `now` is the wall time of events that carry no `at`.
+    @discardableResult
+    public func append(
+        _ drafts: [EventDraft], lines: [Int]? = nil, expectedVersion: Int? = nil, now: Instant
+    ) throws(LedgerError) -> [AppendResult] {
+        let lineNumbers = lines ?? Array(1...max(1, drafts.count))
+        let device = self.device
+        let layout = self.layout
+        do {
+            return try env.write { txn in
+                var clock = HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
+                var sequence = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+                var position = try Self.lastPosition(txn, layout)
+                var goals: [UUID: GoalState] = [:]
+                var author = try Self.deviceState(device, txn, layout)
+                var seen: [UUID: AppendResult] = [:]
+                var results: [AppendResult] = []
+                results.reserveCapacity(drafts.count)
+
+                func goalState(_ id: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+                    if let s = goals[id] { return s }
+                    let s = try Self.goalState(id, txn, layout)
+                    goals[id] = s
+                    return s
+                }
+
+                if let expectedVersion {
+                    let touched = Set(drafts.compactMap(\.payload.goal))
+                    guard touched.count == 1, let goal = touched.first else {
+                        throw LedgerError(.usage, "--expect-version needs a batch about exactly one goal (this one is about \(touched.count))")
+                    }
+                    let actual = try goalState(goal, txn).version
+                    guard actual == expectedVersion else {
+                        throw LedgerError(.versionConflict, "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended")
+                    }
+                }
+
+                for (index, draft) in drafts.enumerated() {
+                    let line = index < lineNumbers.count ? lineNumbers[index] : index + 1
+                    if let id = draft.id {
+                        if let earlier = seen[id] {
+                            results.append(AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true))
+                            continue
+                        }
+                        if let stored = try txn.get(layout.eventIds, key: id.bytes) {
+                            let p = stored.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+                            guard let original = try Self.event(at: p, txn, layout) else {
+                                throw LedgerError(.store, "the id index names position \(p), which holds no event")
+                            }
+                            results.append(AppendResult(id: id, position: p, hlc: original.hlc, duplicate: true))
+                            continue
+                        }
+                    }
+                    let id = draft.id ?? UUID()
+                    let at = draft.at ?? now
+                    let state = try draft.payload.goal.map { g in try goalState(g, txn) }
+                    let payload: Payload
+                    do throws(FieldError) {
+                        payload = try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author)
+                    } catch {
+                        throw LedgerError.invalidLine(line, field: error.field, error.message)
+                    }
+                    clock = clock.advanced(to: at)
+                    sequence += 1
+                    position += 1
+                    let event = Event(id: id, origin: device, sequence: sequence, hlc: clock, at: at,
+                                      schema: UInt8(Self.currentSchema), payload: payload)
+                    try Self.index(event, at: position, txn, layout)
+                    if let g = payload.goal { goals[g, default: GoalState(id: g)].apply(event) } else { author.apply(event) }
+                    let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
+                    seen[id] = result
+                    results.append(result)
+                }
+                try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+                try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
+                return results
+            }
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "appending to \(path) failed: \(error)")
+        }
+    }
+
+    /// Writes one event and its index entries at `position`.
+    static func index(_ event: Event, at position: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+        let p = position.bigEndianBytes
+        try txn.put(layout.events, key: p, value: EventCodec.encode(event), options: .append)
+        try txn.put(layout.eventIds, key: event.id.bytes, value: p, options: .noOverwrite)
+        try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
+        try txn.put(layout.canonical, key: StoreLayout.canonicalKey(event), value: p, options: .noOverwrite)
+        if let goal = event.payload.goal {
+            try txn.put(layout.goalEvents, key: StoreLayout.goalKey(goal, position), value: [])
+        } else {
+            try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position), value: [])
+        }
+    }
+}

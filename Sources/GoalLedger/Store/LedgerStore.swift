@@ -1,0 +1,273 @@
+import Foundation
+import LMDB
+
+/// One device's copy of the ledger: an LMDB environment holding the event log and its indexes.
+///
+/// Every append is one LMDB write transaction: the events, every index and the clock are
+/// written together or not at all, so a crash leaves either the whole batch or none of it.
+public final class LedgerStore: @unchecked Sendable {
+    /// The store format this code writes; stores with a newer one are refused.
+    public static let format: UInt64 = 1
+    /// The event schema of new stores.
+    public static let currentSchema = 2
+
+    public let path: String
+    public let ledgerID: UUID
+    public let device: String
+    public let schema: Int
+    let env: Environment
+    let layout: StoreLayout
+
+    private init(path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, schema: Int) {
+        self.path = path
+        self.env = env
+        self.layout = layout
+        self.ledgerID = ledgerID
+        self.device = device
+        self.schema = schema
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a store for a new ledger (or, with `ledger`, for an existing one) in `path`.
+    public static func create(
+        at path: String, device: String, ledger: UUID = UUID(), schema: Int = currentSchema,
+        options: Environment.Options = Environment.Options()
+    ) throws(LedgerError) -> LedgerStore {
+        guard DeviceName.isValid(device) else {
+            throw LedgerError(.usage, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
+        }
+        guard schema == currentSchema else {
+            throw LedgerError(.usage, "schema \(schema) is not supported (this version creates schema \(currentSchema) stores)")
+        }
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw LedgerError(.store, "\(path) exists and is not a directory") }
+        } else {
+            do {
+                try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw LedgerError(.store, "cannot create \(path): \(error.localizedDescription)")
+            }
+        }
+        let env = try openEnvironment(path, options: options)
+        do {
+            let layout = try env.write { txn in
+                let layout = try StoreLayout { name in try txn.openDatabase(named: name, create: true) }
+                if try txn.get(layout.meta, key: MetaKey.ledger) != nil {
+                    throw LedgerError(.store, "a ledger store already exists at \(path)")
+                }
+                try txn.put(layout.meta, key: MetaKey.format, value: format.bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.ledger, value: ledger.bytes)
+                try txn.put(layout.meta, key: MetaKey.device, value: Array(device.utf8))
+                try txn.put(layout.meta, key: MetaKey.schema, value: UInt64(schema).bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.hlc, value: UInt64(0).bigEndianBytes)
+                return layout
+            }
+            return LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, schema: schema)
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "cannot initialize the store at \(path): \(error)")
+        }
+    }
+
+    /// Opens an existing store.
+    public static func open(at path: String, options: Environment.Options = Environment.Options()) throws(LedgerError) -> LedgerStore {
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
+            throw LedgerError(.store, "no ledger store at \(path) (create one with `ledger init --device NAME`)")
+        }
+        let env = try openEnvironment(path, options: options)
+        do {
+            let layout = try StoreLayout { name in try env.existingDatabase(named: name) }
+            return try env.read { txn in
+                guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
+                    let device = try txn.get(layout.meta, key: MetaKey.device),
+                    let schema = try txn.get(layout.meta, key: MetaKey.schema),
+                    let format = try txn.get(layout.meta, key: MetaKey.format)
+                else { throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)") }
+                let storeFormat = format.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+                guard storeFormat <= Self.format else {
+                    throw LedgerError(.store, "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
+                }
+                let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
+                let schemaValue = Int(schema.withUnsafeBytes { UInt64(bigEndianBytes: $0) })
+                return LedgerStore(path: path, env: env, layout: layout, ledgerID: id,
+                                   device: String(decoding: device, as: UTF8.self), schema: schemaValue)
+            }
+        } catch let e as LedgerError {
+            throw e
+        } catch let e as LMDBError where e.isNotFound {
+            throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
+        } catch {
+            throw LedgerError(.store, "cannot open the store at \(path): \(error)")
+        }
+    }
+
+    private static func openEnvironment(_ path: String, options: Environment.Options) throws(LedgerError) -> Environment {
+        do {
+            return try Environment(path: path, options: options)
+        } catch {
+            throw LedgerError(.store, "cannot open the LMDB environment at \(path): \(error.message)")
+        }
+    }
+
+    /// Runs a read, turning storage failures into store errors.
+    func read<R>(_ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
+        do {
+            return try env.read(body)
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "reading \(path) failed: \(error)")
+        }
+    }
+
+    // MARK: Reading
+
+    /// The number of events (the last position).
+    public func lastPosition() throws(LedgerError) -> UInt64 {
+        try read { txn in try Self.lastPosition(txn, layout) }
+    }
+
+    static func lastPosition(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64 {
+        guard let last = try txn.last(layout.events) else { return 0 }
+        return last.key.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+    }
+
+    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, position: UInt64) throws(LedgerError) -> Event {
+        do {
+            return try EventCodec.decode(bytes)
+        } catch {
+            throw LedgerError(.store, "the event at position \(position) is damaged: \(error.reason)")
+        }
+    }
+
+    static func event(at position: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Event? {
+        let key = position.bigEndianBytes
+        var decoded: Event?
+        _ = try txn.withValue(layout.events, key: key) { bytes in decoded = try decodeRecord(bytes, position: position) }
+        return decoded
+    }
+
+    /// The event stored at `position`.
+    public func event(at position: UInt64) throws(LedgerError) -> Event? {
+        try read { txn in try Self.event(at: position, txn, layout) }
+    }
+
+    /// Visits events in local position order from `start`, until `body` returns false.
+    public func scanEvents(from start: UInt64 = 1, _ body: (UInt64, Event) throws -> Bool) throws(LedgerError) {
+        try read { txn in
+            try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
+                let position = UInt64(bigEndianBytes: key)
+                return try body(position, try Self.decodeRecord(value, position: position))
+            }
+        }
+    }
+
+    /// Events about `goal`, in local position order.
+    public func events(ofGoal goal: UUID) throws(LedgerError) -> [(position: UInt64, event: Event)] {
+        try read { txn in try Self.events(ofGoal: goal, txn, layout) }
+    }
+
+    static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)] {
+        let prefix = goal.bytes
+        var positions: [UInt64] = []
+        try txn.scan(layout.goalEvents, from: prefix) { key, _ in
+            guard key.count == 24, key.prefix(16).elementsEqual(prefix) else { return false }
+            positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16...])))
+            return true
+        }
+        return try positions.map { p in
+            guard let e = try event(at: p, txn, layout) else {
+                throw LedgerError(.store, "the goal index names position \(p), which holds no event")
+            }
+            return (p, e)
+        }
+    }
+
+    /// Every event in canonical order (hybrid logical clock, then origin device).
+    public func canonicalEvents(goal: UUID? = nil) throws(LedgerError) -> [(position: UInt64, event: Event)] {
+        try read { txn in
+            if let goal {
+                return try Self.events(ofGoal: goal, txn, layout).sorted { $0.event.key < $1.event.key }
+            }
+            var out: [(UInt64, Event)] = []
+            try txn.scan(layout.canonical) { _, value in
+                let p = UInt64(bigEndianBytes: value)
+                guard let e = try Self.event(at: p, txn, layout) else {
+                    throw LedgerError(.store, "the canonical index names position \(p), which holds no event")
+                }
+                out.append((p, e))
+                return true
+            }
+            return out
+        }
+    }
+
+    /// The current state of one goal, folded from its events.
+    public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
+        try read { txn in try Self.goalState(goal, txn, layout) }
+    }
+
+    static func goalState(_ goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> GoalState {
+        var state = GoalState(id: goal)
+        for (_, e) in try events(ofGoal: goal, txn, layout) { state.apply(e) }
+        return state
+    }
+
+    /// What the ledger knows about a device, folded from the events it authored about itself.
+    public func deviceState(_ name: String) throws(LedgerError) -> DeviceState {
+        try read { txn in try Self.deviceState(name, txn, layout) }
+    }
+
+    static func deviceState(_ name: String, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> DeviceState {
+        var state = DeviceState(name: name)
+        let prefix = Array(name.utf8) + [0]
+        var positions: [UInt64] = []
+        try txn.scan(layout.deviceEvents, from: prefix) { key, _ in
+            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+            positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])))
+            return true
+        }
+        for p in positions {
+            if let e = try event(at: p, txn, layout) { state.apply(e) }
+        }
+        return state
+    }
+
+    /// Folds the log from scratch: every event, or those up to `position`, or those whose wall
+    /// time `at` is at or before `asOf`.
+    public func replay(through position: UInt64? = nil, asOf: Instant? = nil) throws(LedgerError) -> GoalProjection {
+        var projection = GoalProjection()
+        try scanEvents { p, e in
+            if let position, p > position { return false }
+            if let asOf, e.at > asOf { return true }
+            projection.apply(e)
+            projection.position = p
+            return true
+        }
+        if let position { projection.position = min(position, projection.position) }
+        return projection
+    }
+
+    /// For each origin device, the last origin sequence this store holds.
+    public func originHeads() throws(LedgerError) -> [String: UInt64] {
+        try read { txn in
+            var heads: [String: UInt64] = [:]
+            try txn.scan(layout.originHeads) { key, value in
+                heads[String(decoding: key, as: UTF8.self)] = UInt64(bigEndianBytes: value)
+                return true
+            }
+            return heads
+        }
+    }
+
+    /// The latest hybrid logical clock reading of this store.
+    public func clock() throws(LedgerError) -> HLC {
+        try read { txn in
+            HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
+        }
+    }
+}

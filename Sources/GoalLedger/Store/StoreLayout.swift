@@ -1,0 +1,78 @@
+import Foundation
+import LMDB
+
+/// The named LMDB databases of a store and the form of their keys.
+///
+/// | database       | key                               | value                    |
+/// |----------------|-----------------------------------|--------------------------|
+/// | `meta`         | name (UTF-8)                      | see `MetaKey`            |
+/// | `events`       | position (u64 BE)                 | `EventCodec` record      |
+/// | `eventIds`     | event id (16)                     | position (u64 BE)        |
+/// | `origins`      | origin device · 0x00 · seq (u64 BE) | position (u64 BE)      |
+/// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
+/// | `canonical`    | hlc (u64 BE) · origin device      | position (u64 BE)        |
+/// | `goalEvents`   | goal id (16) · position (u64 BE)  | empty                    |
+/// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
+struct StoreLayout {
+    static let names = ["meta", "events", "eventIds", "origins", "originHeads", "canonical", "goalEvents", "deviceEvents"]
+
+    let meta: Database
+    let events: Database
+    let eventIds: Database
+    let origins: Database
+    let originHeads: Database
+    let canonical: Database
+    let goalEvents: Database
+    let deviceEvents: Database
+
+    init(_ open: (String) throws -> Database) rethrows {
+        meta = try open("meta")
+        events = try open("events")
+        eventIds = try open("eventIds")
+        origins = try open("origins")
+        originHeads = try open("originHeads")
+        canonical = try open("canonical")
+        goalEvents = try open("goalEvents")
+        deviceEvents = try open("deviceEvents")
+    }
+
+    static func originKey(_ device: String, _ sequence: UInt64) -> [UInt8] {
+        Array(device.utf8) + [0] + sequence.bigEndianBytes
+    }
+
+    static func canonicalKey(_ e: Event) -> [UInt8] {
+        e.hlc.rawValue.bigEndianBytes + Array(e.origin.utf8)
+    }
+
+    static func goalKey(_ goal: UUID, _ position: UInt64) -> [UInt8] { goal.bytes + position.bigEndianBytes }
+
+    static func deviceKey(_ device: String, _ position: UInt64) -> [UInt8] {
+        Array(device.utf8) + [0] + position.bigEndianBytes
+    }
+}
+
+/// Keys of the `meta` database.
+enum MetaKey {
+    /// Store format (u64 BE); a store newer than the code is refused.
+    static let format = Array("format".utf8)
+    /// The ledger's id (16 bytes).
+    static let ledger = Array("ledger".utf8)
+    /// The local device's name (UTF-8).
+    static let device = Array("device".utf8)
+    /// The event schema the store accepts (u64 BE).
+    static let schema = Array("schema".utf8)
+    /// The latest hybrid logical clock reading (u64 BE).
+    static let hlc = Array("hlc".utf8)
+}
+
+/// Device names: `[a-z0-9][a-z0-9._-]{0,63}`.
+public enum DeviceName {
+    public static func isValid(_ name: String) -> Bool {
+        let b = Array(name.utf8)
+        guard (1...64).contains(b.count) else { return false }
+        func ok(_ c: UInt8, first: Bool) -> Bool {
+            (97...122).contains(c) || (48...57).contains(c) || (!first && (c == 46 || c == 95 || c == 45))
+        }
+        return ok(b[0], first: true) && b.dropFirst().allSatisfy { ok($0, first: false) }
+    }
+}

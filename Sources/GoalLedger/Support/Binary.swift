@@ -1,0 +1,136 @@
+import Foundation
+
+/// Appends values in the ledger's binary forms: unsigned LEB128 varints, zig-zag signed varints,
+/// big-endian fixed-width integers (sortable keys), length-prefixed UTF-8 strings.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    mutating func varint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func signed(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+    mutating func u64BE(_ v: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+
+    mutating func double(_ v: Double) { u64BE(v.bitPattern) }
+
+    mutating func string(_ s: String) {
+        let utf8 = s.utf8
+        varint(UInt64(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+
+    mutating func uuid(_ id: UUID) {
+        withUnsafeBytes(of: id.uuid) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func day(_ d: Day) { signed(Int64(d.daysSinceEpoch)) }
+    mutating func instant(_ i: Instant) { signed(i.milliseconds) }
+}
+
+/// Why stored bytes could not be decoded.
+public struct DecodingError: Error, CustomStringConvertible, Sendable {
+    public let reason: String
+    public var description: String { reason }
+}
+
+/// Reads the forms `ByteWriter` writes, refusing truncated or out-of-range input.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var isAtEnd: Bool { index == bytes.count }
+
+    mutating func u8() throws(DecodingError) -> UInt8 {
+        guard index < bytes.count else { throw DecodingError(reason: "truncated record") }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    mutating func varint() throws(DecodingError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try u8()
+            guard shift < 64 else { throw DecodingError(reason: "varint too long") }
+            result |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws(DecodingError) -> Int64 {
+        let v = try varint()
+        return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
+    }
+
+    mutating func u64BE() throws(DecodingError) -> UInt64 {
+        guard index + 8 <= bytes.count else { throw DecodingError(reason: "truncated record") }
+        var v: UInt64 = 0
+        for i in 0..<8 { v = v << 8 | UInt64(bytes[index + i]) }
+        index += 8
+        return v
+    }
+
+    mutating func double() throws(DecodingError) -> Double { Double(bitPattern: try u64BE()) }
+
+    mutating func string() throws(DecodingError) -> String {
+        let count = Int(clamping: try varint())
+        guard count <= bytes.count - index else { throw DecodingError(reason: "truncated string") }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[index..<index + count])
+        index += count
+        guard let s = String(validating: slice, as: UTF8.self) else { throw DecodingError(reason: "invalid UTF-8") }
+        return s
+    }
+
+    mutating func uuid() throws(DecodingError) -> UUID {
+        guard index + 16 <= bytes.count else { throw DecodingError(reason: "truncated id") }
+        let b = bytes
+        let i = index
+        index += 16
+        return UUID(uuid: (b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7],
+                           b[i + 8], b[i + 9], b[i + 10], b[i + 11], b[i + 12], b[i + 13], b[i + 14], b[i + 15]))
+    }
+
+    mutating func day() throws(DecodingError) -> Day {
+        let v = try signed()
+        guard let d = Int32(exactly: v) else { throw DecodingError(reason: "day out of range") }
+        return Day(daysSinceEpoch: d)
+    }
+
+    mutating func instant() throws(DecodingError) -> Instant { Instant(milliseconds: try signed()) }
+}
+
+extension UUID {
+    /// The 16 bytes of the id, as stored in keys.
+    var bytes: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
+}
+
+extension UInt64 {
+    /// Big-endian bytes: sort order of keys equals numeric order.
+    var bigEndianBytes: [UInt8] {
+        var w = ByteWriter(capacity: 8)
+        w.u64BE(self)
+        return w.bytes
+    }
+
+    init(bigEndianBytes b: UnsafeRawBufferPointer) {
+        var v: UInt64 = 0
+        for i in 0..<Swift.min(8, b.count) { v = v << 8 | UInt64(b[i]) }
+        self = v
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A moment in time, in whole milliseconds since 1970-01-01T00:00:00Z.
+public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var milliseconds: Int64
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    /// The current time of this machine. Only the command line's default clock uses it.
+    public static var systemNow: Instant {
+        Instant(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    public static func < (a: Instant, b: Instant) -> Bool { a.milliseconds < b.milliseconds }
+
+    /// Parses an RFC 3339 timestamp (`2026-11-02T07:00:00Z`, `…T08:00:00.250+01:00`).
+    /// Fractions finer than a millisecond are truncated.
+    public init?(rfc3339 text: String) {
+        let b = Array(text.utf8)
+        func num(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= b.count else { return nil }
+            var v = 0
+            for i in from..<from + count {
+                guard (48...57).contains(b[i]) else { return nil }
+                v = v * 10 + Int(b[i] - 48)
+            }
+            return v
+        }
+        guard b.count >= 20,
+            let year = num(0, 4), b[4] == UInt8(ascii: "-"), let month = num(5, 2), b[7] == UInt8(ascii: "-"),
+            let dayOfMonth = num(8, 2), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
+            let hour = num(11, 2), b[13] == UInt8(ascii: ":"), let minute = num(14, 2), b[16] == UInt8(ascii: ":"),
+            let second = num(17, 2),
+            let day = Day(year: year, month: month, day: dayOfMonth),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var i = 19
+        var millis = 0
+        if b[i] == UInt8(ascii: ".") {
+            i += 1
+            let start = i
+            while i < b.count, (48...57).contains(b[i]) {
+                if i - start < 3 { millis = millis * 10 + Int(b[i] - 48) }
+                i += 1
+            }
+            guard i > start else { return nil }
+            for _ in 0..<max(0, 3 - (i - start)) { millis *= 10 }
+        }
+        guard i < b.count else { return nil }
+        var offsetSeconds = 0
+        if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+            i += 1
+        } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            guard let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == UInt8(ascii: ":"), let om = num(i + 4, 2),
+                oh < 24, om < 60
+            else { return nil }
+            offsetSeconds = (oh * 3600 + om * 60) * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let seconds = Int64(day.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
+        self.milliseconds = seconds * 1000 + Int64(millis)
+    }
+
+    /// RFC 3339 in UTC; milliseconds appear only when they are not zero.
+    public var rfc3339: String {
+        let (secs, ms) = milliseconds.floorDivided(by: 1000)
+        let (days, secOfDay) = secs.floorDivided(by: 86_400)
+        let day = Day(daysSinceEpoch: Int32(days))
+        let h = secOfDay / 3600, m = secOfDay % 3600 / 60, s = secOfDay % 60
+        var out = day.description + "T" + pad2(Int(h)) + ":" + pad2(Int(m)) + ":" + pad2(Int(s))
+        if ms != 0 {
+            let t = String(ms)
+            out += "." + String(repeating: "0", count: 3 - t.count) + t
+        }
+        return out + "Z"
+    }
+
+    public var description: String { rfc3339 }
+
+    /// The local calendar day of this instant in `timeZone`.
+    public func day(in timeZone: TimeZone) -> Day {
+        let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
+        let local = milliseconds.floorDivided(by: 1000).quotient + offset
+        return Day(daysSinceEpoch: Int32(local.floorDivided(by: 86_400).quotient))
+    }
+}
+
+/// A calendar date without a time zone (`YYYY-MM-DD`), stored as days since 1970-01-01.
+public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var daysSinceEpoch: Int32
+
+    public init(daysSinceEpoch: Int32) { self.daysSinceEpoch = daysSinceEpoch }
+
+    /// A valid Gregorian date in years 1…9999, or nil.
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
+            day <= Day.daysInMonth(year: year, month: month)
+        else { return nil }
+        // Days from civil (proleptic Gregorian), after H. Hinnant's algorithm.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        self.daysSinceEpoch = Int32(era * 146_097 + doe - 719_468)
+    }
+
+    /// Parses exactly `YYYY-MM-DD`.
+    public init?(iso text: String) {
+        let b = Array(text.utf8)
+        guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
+        var parts: [Int] = []
+        for (from, count) in [(0, 4), (5, 2), (8, 2)] {
+            var v = 0
+            for i in from..<from + count {
+                guard (48...57).contains(b[i]) else { return nil }
+                v = v * 10 + Int(b[i] - 48)
+            }
+            parts.append(v)
+        }
+        self.init(year: parts[0], month: parts[1], day: parts[2])
+    }
+
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    public static func < (a: Day, b: Day) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
+
+    public var components: (year: Int, month: Int, day: Int) {
+        let z = Int(daysSinceEpoch) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// 1 = Sunday … 7 = Saturday, as Foundation's `Calendar` numbers weekdays.
+    public var weekday: Int { Int((Int64(daysSinceEpoch) + 4).floorDivided(by: 7).remainder) + 1 }
+
+    public func adding(days: Int) -> Day { Day(daysSinceEpoch: daysSinceEpoch + Int32(days)) }
+
+    public var description: String {
+        let (y, m, d) = components
+        let ys = String(y)
+        return String(repeating: "0", count: max(0, 4 - ys.count)) + ys + "-" + pad2(m) + "-" + pad2(d)
+    }
+}
+
+@inline(__always)
+func pad2(_ v: Int) -> String { v < 10 ? "0" + String(v) : String(v) }
+
+extension Int64 {
+    /// Division rounding toward negative infinity, with a non-negative remainder.
+    func floorDivided(by d: Int64) -> (quotient: Int64, remainder: Int64) {
+        var q = self / d
+        var r = self % d
+        if r < 0 { q -= 1; r += d }
+        return (q, r)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// The calendar a device sees goals through: its time zone and first weekday.
+public struct DeviceCalendar: Equatable, Sendable {
+    public var timeZoneIdentifier: String
+    public var firstWeekday: Int
+
+    public init(timeZoneIdentifier: String, firstWeekday: Int) {
+        self.timeZoneIdentifier = timeZoneIdentifier
+        self.firstWeekday = firstWeekday
+    }
+
+    public var timeZone: TimeZone { TimeZone(identifier: timeZoneIdentifier) ?? TimeZone(identifier: "UTC")! }
+
+    public func day(of instant: Instant) -> Day { instant.day(in: timeZone) }
+}
+
+/// A span of whole local days, both ends included.
+public struct Period: Equatable, Hashable, Sendable {
+    public var start: Day
+    public var end: Day
+}
+
+extension Cadence {
+    /// The period of this cadence that contains `day`; nil for one-time goals (all time).
+    public func period(containing day: Day, firstWeekday: Int) -> Period? {
+        switch self {
+        case .once:
+            return nil
+        case .daily:
+            return Period(start: day, end: day)
+        case .weekly:
+            let back = (day.weekday - firstWeekday + 7) % 7
+            let start = day.adding(days: -back)
+            return Period(start: start, end: start.adding(days: 6))
+        case .monthly:
+            let (y, m, _) = day.components
+            let start = Day(year: y, month: m, day: 1)!
+            return Period(start: start, end: start.adding(days: Day.daysInMonth(year: y, month: m) - 1))
+        case .yearly:
+            let (y, _, _) = day.components
+            return Period(start: Day(year: y, month: 1, day: 1)!, end: Day(year: y, month: 12, day: 31)!)
+        }
+    }
+}
+
+/// A goal as one device sees it at one moment: the current period, its value, whether it is
+/// complete, and the streak of completed periods.
+public struct GoalView: Equatable, Sendable {
+    public var period: Period?
+    /// Measurable: the sum of amounts in the period. Outcome: nil (see `completed`).
+    public var value: Double?
+    public var completed: Bool
+    public var streak: (current: Int, best: Int)?
+
+    public static func == (a: GoalView, b: GoalView) -> Bool {
+        a.period == b.period && a.value == b.value && a.completed == b.completed
+            && a.streak?.current == b.streak?.current && a.streak?.best == b.streak?.best
+    }
+
+    public init(goal: GoalState, calendar: DeviceCalendar, now: Instant) {
+        let cadence = goal.cadence?.value ?? .once
+        let kind = goal.kind
+        let target = (goal.target?.value ?? nil) ?? 0
+        // Entries of the wrong kind (possible only from another device's malformed history) do not count.
+        let entries = goal.entries.filter { kind == .measurable ? $0.amount != nil : $0.completed != nil }
+
+        func summarize(_ entries: [ProgressEntry]) -> (value: Double?, completed: Bool) {
+            switch kind {
+            case .measurable:
+                let sum = entries.reduce(0.0) { $0 + ($1.amount ?? 0) }
+                return (sum, sum >= target)
+            case .outcome:
+                let latest = entries.max { a, b in a.occurredAt != b.occurredAt ? a.occurredAt < b.occurredAt : a.key < b.key }
+                return (nil, latest?.completed ?? false)
+            }
+        }
+
+        let today = calendar.day(of: now)
+        guard let current = cadence.period(containing: today, firstWeekday: calendar.firstWeekday) else {
+            let s = summarize(entries)
+            self.period = nil
+            self.value = s.value
+            self.completed = s.completed
+            self.streak = nil
+            return
+        }
+        var byPeriod: [Day: [ProgressEntry]] = [:]
+        for e in entries {
+            let p = cadence.period(containing: e.day, firstWeekday: calendar.firstWeekday)!
+            byPeriod[p.start, default: []].append(e)
+        }
+        let completedStarts = Set(byPeriod.compactMap { start, es in summarize(es).completed ? start : nil })
+        let s = summarize(byPeriod[current.start] ?? [])
+        self.period = current
+        self.value = s.value
+        self.completed = s.completed
+
+        func previous(_ start: Day) -> Day {
+            cadence.period(containing: start.adding(days: -1), firstWeekday: calendar.firstWeekday)!.start
+        }
+        // Current streak: ends with the current period if it is complete, else with the previous one.
+        var cursor = s.completed ? current.start : previous(current.start)
+        var currentRun = 0
+        while completedStarts.contains(cursor) {
+            currentRun += 1
+            cursor = previous(cursor)
+        }
+        // Best streak: the longest run of consecutive completed periods (future periods, from
+        // entries dated ahead, count too: they are facts the user recorded).
+        var best = 0
+        for start in completedStarts where !completedStarts.contains(previous(start)) {
+            var run = 0
+            var p: Period? = Period(start: start, end: start)
+            while let q = p, completedStarts.contains(q.start) {
+                run += 1
+                let next = cadence.period(containing: q.start, firstWeekday: calendar.firstWeekday)!.end.adding(days: 1)
+                p = cadence.period(containing: next, firstWeekday: calendar.firstWeekday)
+            }
+            best = max(best, run)
+        }
+        self.streak = (currentRun, max(best, currentRun))
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("periodStart", period.map { .string($0.start.description) } ?? .null),
+            ("periodEnd", period.map { .string($0.end.description) } ?? .null),
+            // Outcome goals have no amount: their period value is whether the period is done.
+            ("value", value.map { .number($0) } ?? .bool(completed)),
+            ("completed", .bool(completed)),
+            ("streak", streak.map { .object([("current", .number(Double($0.current))), ("best", .number(Double($0.best)))]) } ?? .null),
+        ])
+    }
+}

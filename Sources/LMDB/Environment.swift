@@ -1,0 +1,154 @@
+import CLMDB
+import Glibc
+
+/// One LMDB environment: a directory holding a memory-mapped B+tree file and its lock file.
+///
+/// LMDB's rules are kept here so that no other module has to know them:
+/// - stale reader slots left by crashed processes are cleared when the environment opens;
+/// - a write that runs out of map space (`MDB_MAP_FULL`) is rolled back, the map is doubled,
+///   and the write is run again, so write bodies must only act through their transaction;
+/// - a transaction whose commit failed is never aborted (LMDB has already freed it);
+/// - transactions are scoped to a synchronous closure, so none can be held across an `await`.
+public final class Environment: @unchecked Sendable {
+    let env: OpaquePointer
+    public let path: String
+    /// How many stale reader slots were cleared when the environment opened.
+    public private(set) var staleReadersCleared: Int32 = 0
+    private let maximumMapSize: Int
+
+    public struct Options: Sendable {
+        public var maxDatabases: UInt32 = 16
+        public var initialMapSize: Int = 64 << 20
+        public var maximumMapSize: Int = 1 << 40
+        public var readOnly = false
+        /// File mode of the data and lock files.
+        public var fileMode: mode_t = 0o600
+        public init() {}
+    }
+
+    /// Opens (or creates the files of) the environment in the existing directory `path`.
+    public init(path: String, options: Options = Options()) throws(LMDBError) {
+        var handle: OpaquePointer?
+        var cleared: Int32 = 0
+        try LMDBError.check(mdb_env_create(&handle))
+        guard let handle else { throw LMDBError(code: EINVAL) }
+        do throws(LMDBError) {
+            try LMDBError.check(mdb_env_set_maxdbs(handle, options.maxDatabases))
+            try LMDBError.check(mdb_env_set_mapsize(handle, options.initialMapSize))
+            var flags = UInt32(MDB_NOTLS)
+            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            try LMDBError.check(mdb_env_open(handle, path, flags, options.fileMode))
+            var dead: Int32 = 0
+            try LMDBError.check(mdb_reader_check(handle, &dead))
+            cleared = dead
+        } catch {
+            mdb_env_close(handle)
+            throw error
+        }
+        self.env = handle
+        self.path = path
+        self.maximumMapSize = options.maximumMapSize
+        self.staleReadersCleared = cleared
+    }
+
+    deinit { mdb_env_close(env) }
+
+    /// The current size of the memory map in bytes.
+    public var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_mapsize
+    }
+
+    /// Opens a named database, creating it when `create` is set (which needs a writable environment).
+    public func database(named name: String, create: Bool) throws -> Database {
+        try write { txn throws(LMDBError) in
+            try txn.openDatabase(named: name, create: create)
+        }
+    }
+
+    /// Opens an existing named database inside a read transaction, so that opening never waits for a writer.
+    public func existingDatabase(named name: String) throws(LMDBError) -> Database {
+        let txn = try begin(readOnly: true)
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn, name, 0, &dbi)
+        if rc != 0 {
+            mdb_txn_abort(txn)
+            throw LMDBError(code: rc)
+        }
+        // Committing a read transaction keeps the handle open for the environment.
+        try LMDBError.check(mdb_txn_commit(txn))
+        return Database(dbi: dbi)
+    }
+
+    /// Runs `body` in a read-only snapshot of the store.
+    public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        let txn = try begin(readOnly: true)
+        defer { mdb_txn_abort(txn) }
+        return try body(Transaction(txn: txn, writable: false))
+    }
+
+    /// Runs `body` in the single write transaction and commits it; any error thrown by `body`
+    /// rolls everything back. When the map is full the write is retried on a larger map.
+    public func write<R, E: Error>(_ body: (borrowing Transaction) throws(E) -> R) throws -> R {
+        while true {
+            let txn = try begin(readOnly: false)
+            let result: R
+            do {
+                result = try body(Transaction(txn: txn, writable: true))
+            } catch let error as LMDBError where error.isMapFull {
+                mdb_txn_abort(txn)
+                try grow()
+                continue
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
+            }
+            // mdb_txn_commit frees the transaction whether or not it succeeds.
+            let rc = mdb_txn_commit(txn)
+            if rc == MDB_MAP_FULL {
+                try grow()
+                continue
+            }
+            try LMDBError.check(rc)
+            return result
+        }
+    }
+
+    /// Flushes the data file to disk (useful after writes made without sync).
+    public func sync() throws(LMDBError) {
+        try LMDBError.check(mdb_env_sync(env, 1))
+    }
+
+    /// Writes a consistent copy of the environment into the existing directory `path`.
+    public func copy(to path: String, compacting: Bool) throws(LMDBError) {
+        try LMDBError.check(mdb_env_copy2(env, path, compacting ? UInt32(MDB_CP_COMPACT) : 0))
+    }
+
+    private func begin(readOnly: Bool) throws(LMDBError) -> OpaquePointer {
+        var attempts = 0
+        while true {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            if rc == MDB_MAP_RESIZED && attempts < 8 {
+                // Another process grew the map: adopt its size and try again.
+                attempts += 1
+                try LMDBError.check(mdb_env_set_mapsize(env, 0))
+                continue
+            }
+            try LMDBError.check(rc)
+            return txn!
+        }
+    }
+
+    private func grow() throws(LMDBError) {
+        let current = mapSize
+        guard current < maximumMapSize else { throw LMDBError(code: MDB_MAP_FULL) }
+        try LMDBError.check(mdb_env_set_mapsize(env, min(current * 2, maximumMapSize)))
+    }
+}
+
+/// A handle on a named database inside an environment.
+public struct Database: Sendable, Hashable {
+    let dbi: MDB_dbi
+}

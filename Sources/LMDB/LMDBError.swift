@@ -1,0 +1,28 @@
+import CLMDB
+
+/// An error reported by LMDB, carrying its code and LMDB's own message.
+public struct LMDBError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+
+    public init(code: Int32) {
+        self.code = code
+        self.message = String(cString: mdb_strerror(code))
+    }
+
+    public static let notFoundCode = MDB_NOTFOUND
+    public static let mapFullCode = MDB_MAP_FULL
+    public static let mapResizedCode = MDB_MAP_RESIZED
+    public static let keyExistsCode = MDB_KEYEXIST
+
+    public var isMapFull: Bool { code == MDB_MAP_FULL }
+    public var isNotFound: Bool { code == MDB_NOTFOUND }
+    public var isKeyExists: Bool { code == MDB_KEYEXIST }
+
+    public var description: String { "LMDB error \(code): \(message)" }
+
+    @inline(__always)
+    static func check(_ rc: Int32) throws(LMDBError) {
+        if rc != 0 { throw LMDBError(code: rc) }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GoalLedger
+
+enum AppendCommand {
+    static let spec = CommandSpec(
+        name: "append", summary: "append JSON event lines (stdin, or --file) as one atomic batch",
+        options: [
+            OptionSpec(name: "--file", value: "F", help: "read the lines from F instead of stdin"),
+            OptionSpec(name: "--expect-version", value: "N", help: "refuse (exit 4) unless the batch's one goal is at version N"),
+        ],
+        run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let data: Data
+        if let file = inv.options["--file"] {
+            guard let d = FileManager.default.contents(atPath: file) else {
+                throw LedgerError(.invalidInput, "cannot read \(file)")
+            }
+            data = d
+        } else {
+            data = inv.readInput()
+        }
+        let expected = try inv.integerOption("--expect-version", minimum: 0)
+        let store = try inv.openStore()
+        let (drafts, lines) = try parseLines(data)
+        let results = try store.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now())
+        for r in results { inv.printJSON(r.json) }
+    }
+
+    /// One event per non-blank line; errors name the line number in the input.
+    static func parseLines(_ data: Data) throws(LedgerError) -> ([EventDraft], [Int]) {
+        var drafts: [EventDraft] = []
+        var lines: [Int] = []
+        var number = 0
+        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            let bytes = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw[...]
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                let value = try JSONParser.parse(bytes)
+                drafts.append(try EventDraft(json: value))
+            } catch let e as JSONSyntaxError {
+                throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
+            } catch let e as FieldError {
+                throw LedgerError.invalidLine(number, field: e.field, e.message)
+            } catch {
+                throw LedgerError.invalidLine(number, field: nil, "\(error)")
+            }
+            lines.append(number)
+        }
+        return (drafts, lines)
+    }
+}

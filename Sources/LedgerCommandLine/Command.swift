@@ -1,0 +1,97 @@
+import Foundation
+import GoalLedger
+
+/// One option a command accepts.
+struct OptionSpec: Sendable {
+    var name: String
+    /// The value's placeholder, or nil for a flag.
+    var value: String?
+    var help: String
+}
+
+/// One `ledger` subcommand: its name, how it is called, and what runs it. `--help` is
+/// generated from these fields.
+struct CommandSpec: Sendable {
+    var name: String
+    var arguments: String = ""
+    var summary: String
+    var options: [OptionSpec] = []
+    /// How many positional arguments it takes.
+    var positionals: ClosedRange<Int> = 0...0
+    var run: @Sendable (inout Invocation) throws(LedgerError) -> Void
+
+    var usage: String {
+        var parts = ["ledger [--store DIR] [--now INSTANT]", name]
+        if !arguments.isEmpty { parts.append(arguments) }
+        for o in options { parts.append(o.value.map { "[\(o.name) \($0)]" } ?? "[\(o.name)]") }
+        return parts.joined(separator: " ")
+    }
+
+    var help: String {
+        var lines = ["usage: \(usage)", "", summary]
+        let all = options + CommandLineTool.globalOptions
+        if !all.isEmpty {
+            lines.append("")
+            lines.append("options:")
+            for o in all {
+                let left = o.value.map { "\(o.name) \($0)" } ?? o.name
+                lines.append("  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + o.help)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The parsed command line of one run, with its input and output.
+struct Invocation {
+    var positionals: [String] = []
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    var environment: [String: String]
+    var readInput: () -> Data
+    var out = ""
+    var err = ""
+
+    var json: Bool { flags.contains("--json") }
+
+    var storePath: String {
+        options["--store"] ?? environment["LEDGER_STORE"] ?? "./.ledger"
+    }
+
+    /// `--now`, else the system clock.
+    func now() throws(LedgerError) -> Instant {
+        guard let text = options["--now"] else { return .systemNow }
+        guard let instant = Instant(rfc3339: text) else {
+            throw LedgerError(.usage, "--now must be an RFC 3339 instant such as 2026-11-02T07:00:00Z, got \"\(text)\"")
+        }
+        return instant
+    }
+
+    func instantOption(_ name: String) throws(LedgerError) -> Instant? {
+        guard let text = options[name] else { return nil }
+        guard let instant = Instant(rfc3339: text) else {
+            throw LedgerError(.usage, "\(name) must be an RFC 3339 instant, got \"\(text)\"")
+        }
+        return instant
+    }
+
+    func integerOption(_ name: String, minimum: Int = 0) throws(LedgerError) -> Int? {
+        guard let text = options[name] else { return nil }
+        guard let v = Int(text), v >= minimum else {
+            throw LedgerError(.usage, "\(name) must be a whole number ≥ \(minimum), got \"\(text)\"")
+        }
+        return v
+    }
+
+    func uuidArgument(_ index: Int, _ what: String) throws(LedgerError) -> UUID {
+        let text = positionals[index]
+        guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "\(what) must be a UUID, got \"\(text)\"") }
+        return id
+    }
+
+    func openStore() throws(LedgerError) -> LedgerStore { try LedgerStore.open(at: storePath) }
+
+    mutating func print(_ line: String) { out += line + "\n" }
+
+    mutating func printJSON(_ value: JSONValue) { print(JSONWriter.string(value)) }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import GoalLedger
+
+/// The `ledger` command: parses arguments, runs one command, and maps errors to exit codes
+/// (0 ok, 1 internal, 2 usage, 3 invalid input, 4 expected-version conflict, 5 store problem).
+public enum CommandLineTool {
+    public struct Result: Sendable {
+        public var exitCode: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    static let globalOptions = [
+        OptionSpec(name: "--store", value: "DIR", help: "the store (default: $LEDGER_STORE, else ./.ledger)"),
+        OptionSpec(name: "--now", value: "INSTANT", help: "the current time, RFC 3339 (default: the clock)"),
+        OptionSpec(name: "--json", value: nil, help: "print one JSON document instead of text"),
+    ]
+
+    static let commands: [CommandSpec] = [
+        InitCommand.spec, AppendCommand.spec, ReplayCommand.spec, GoalsCommand.spec, ShowCommand.spec,
+        LogCommand.spec, StatusCommand.spec,
+    ]
+
+    static var overview: String {
+        var lines = ["usage: ledger [--store DIR] [--now INSTANT] [--json] COMMAND …", "", "commands:"]
+        for c in commands {
+            lines.append("  " + c.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.summary)
+        }
+        lines.append("")
+        lines.append("`ledger COMMAND --help` describes one command.")
+        lines.append("exit codes: 0 ok, 1 internal, 2 usage, 3 invalid input, 4 version conflict, 5 store problem")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Runs one command line (without the program name).
+    public static func run(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        input: @escaping () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+    ) -> Result {
+        var invocation = Invocation(environment: environment, readInput: input)
+        do {
+            guard let spec = try parse(arguments, into: &invocation) else {
+                return Result(exitCode: 0, stdout: invocation.out, stderr: "")
+            }
+            try spec.run(&invocation)
+            return Result(exitCode: 0, stdout: invocation.out, stderr: invocation.err)
+        } catch {
+            var message = "ledger: \(error.message)\n"
+            if error.code == .usage, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
+            return Result(exitCode: error.code.exitCode, stdout: invocation.out, stderr: invocation.err + message)
+        }
+    }
+
+    /// Splits global options, the command, its options and positionals. Returns nil when help
+    /// was printed instead.
+    static func parse(_ arguments: [String], into inv: inout Invocation) throws(LedgerError) -> CommandSpec? {
+        var spec: CommandSpec?
+        var i = 0
+        var helpRequested = false
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if arg == "--help" || arg == "-h" { helpRequested = true; continue }
+            if arg.hasPrefix("--") {
+                var name = arg
+                var inlineValue: String?
+                if let eq = arg.firstIndex(of: "=") {
+                    name = String(arg[..<eq])
+                    inlineValue = String(arg[arg.index(after: eq)...])
+                }
+                let known = globalOptions + (spec?.options ?? [])
+                guard let option = known.first(where: { $0.name == name }) else {
+                    throw LedgerError(.usage, spec == nil ? "unknown option \(name)" : "unknown option \(name) for `\(spec!.name)`")
+                }
+                if option.value != nil {
+                    guard let value = inlineValue ?? (i < arguments.count ? arguments[i] : nil) else {
+                        throw LedgerError(.usage, "\(name) needs a value (\(option.value!))")
+                    }
+                    if inlineValue == nil { i += 1 }
+                    guard inv.options[name] == nil else { throw LedgerError(.usage, "\(name) is given twice") }
+                    inv.options[name] = value
+                } else {
+                    guard inlineValue == nil else { throw LedgerError(.usage, "\(name) takes no value") }
+                    inv.flags.insert(name)
+                }
+                continue
+            }
+            if spec == nil {
+                if arg == "help" { helpRequested = true; continue }
+                guard let found = commands.first(where: { $0.name == arg }) else {
+                    throw LedgerError(.usage, "unknown command \"\(arg)\"\n" + overview)
+                }
+                spec = found
+            } else {
+                inv.positionals.append(arg)
+            }
+        }
+        if helpRequested {
+            inv.print(spec?.help ?? overview)
+            return nil
+        }
+        guard let spec else { throw LedgerError(.usage, "no command given\n" + overview) }
+        guard spec.positionals.contains(inv.positionals.count) else {
+            throw LedgerError(.usage, "wrong number of arguments for `\(spec.name)`\nusage: \(spec.usage)")
+        }
+        return spec
+    }
+}

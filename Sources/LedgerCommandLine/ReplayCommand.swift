@@ -1,0 +1,29 @@
+import GoalLedger
+
+enum ReplayCommand {
+    static let spec = CommandSpec(
+        name: "replay", summary: "fold the log from scratch and print the goal state (facts only)",
+        options: [
+            OptionSpec(name: "--as-of", value: "INSTANT", help: "only events whose wall time is at or before INSTANT"),
+            OptionSpec(name: "--to", value: "POSITION", help: "only events up to local position POSITION"),
+        ],
+        run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let asOf = try inv.instantOption("--as-of")
+        let to = try inv.integerOption("--to", minimum: 0).map(UInt64.init)
+        let store = try inv.openStore()
+        let projection = try store.replay(through: to, asOf: asOf)
+        if inv.json {
+            inv.printJSON(.object([
+                ("position", .number(Double(projection.position))),
+                ("digest", .string(projection.digest)),
+                ("goals", projection.canonicalJSON),
+            ]))
+            return
+        }
+        let goals = projection.existingGoals
+        inv.print("position \(projection.position) · \(goals.count) goal\(goals.count == 1 ? "" : "s") · digest \(projection.digest)")
+        for g in goals { inv.print(GoalText.line(g)) }
+    }
+}

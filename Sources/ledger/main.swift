@@ -1,0 +1,8 @@
+import Foundation
+import LedgerCommandLine
+
+setlocale(LC_ALL, "C")
+let result = CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
+FileHandle.standardOutput.write(Data(result.stdout.utf8))
+FileHandle.standardError.write(Data(result.stderr.utf8))
+exit(result.exitCode)
