@@ -115,7 +115,7 @@ extension Payload {
             // Two bits per clearable field: changed, then has a value.
             var f = Presence()
             f.mark(p.title != nil)
-            f.mark(p.details != nil); f.mark(p.details??.isEmpty == false || (p.details ?? nil) != nil)
+            f.mark(p.details != nil); f.mark((p.details ?? nil) != nil)
             f.mark(p.cadence != nil)
             f.mark(p.targetDate != nil); f.mark((p.targetDate ?? nil) != nil)
             f.mark(p.target != nil)

@@ -78,7 +78,7 @@ public struct JSONParser {
     }
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
+        guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)

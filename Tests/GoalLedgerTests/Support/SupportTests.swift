@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import GoalLedger
+
+struct JSONParserTests {
+    @Test func parsesNestedValuesAndKeepsKeyOrder() throws {
+        let v = try JSONParser.parse(#"{"b":[1,2.5,-3e2,true,null],"a":{"x":"\u00e9\n\ud83d\ude00"}}"#)
+        #expect(v["b"] == .array([.number(1), .number(2.5), .number(-300), .bool(true), .null]))
+        #expect(v["a"]?["x"] == .string("é\n😀"))
+        guard case .object(let m) = v else { Issue.record("not an object"); return }
+        #expect(m.map(\.0) == ["b", "a"])
+    }
+
+    @Test(arguments: [
+        (#"{"a":1,"a":2}"#, "duplicate key"), ("[1,]", "unexpected character"), ("{\"a\":1", "unexpected end"),
+        ("01", "unexpected text"), ("1e999", "number out of range"), ("\"\\ud800\"", "unpaired surrogate"),
+        ("{\"a\":tru}", "invalid literal"), ("\"a\u{01}\"", "control character"), ("", "unexpected end"),
+    ])
+    func refusesInvalidText(_ text: String, _ reason: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
+        do { _ = try JSONParser.parse(text) } catch { #expect(error.reason.contains(reason), "\(text): \(error)") }
+    }
+
+    @Test func refusesInvalidUTF8AndDeepNesting() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(deep) }
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect((try? JSONParser.parse(ok)) != nil)
+    }
+
+    @Test func writerEscapesAndPrintsWholeNumbersPlainly() throws {
+        let v = JSONValue.object([("s", .string("a\"b\\\n\u{01}")), ("n", .number(6)), ("f", .number(2.5)), ("neg", .number(-0.125))])
+        #expect(JSONWriter.string(v) == #"{"s":"a\"b\\\n\u0001","n":6,"f":2.5,"neg":-0.125}"#)
+        #expect(try JSONParser.parse(JSONWriter.string(v)) == v)
+    }
+}
+
+struct TimeTests {
+    @Test func parsesRFC3339WithOffsetsAndFractions() {
+        #expect(instant("2026-11-02T07:00:00Z").milliseconds == 1_793_602_800_000)
+        #expect(instant("2026-11-02T08:00:00+01:00") == instant("2026-11-02T07:00:00Z"))
+        #expect(instant("2026-11-02T07:00:00.25Z").milliseconds == 1_793_602_800_250)
+        #expect(instant("2026-11-02T07:00:00.123456789Z").rfc3339 == "2026-11-02T07:00:00.123Z")
+        #expect(instant("1969-12-31T23:59:59.5Z").rfc3339 == "1969-12-31T23:59:59.500Z")
+    }
+
+    @Test(arguments: ["2026-02-30T00:00:00Z", "2026-11-02 07:00:00Z", "2026-11-02T24:00:00Z", "2026-11-02T07:00:00",
+                      "2026-11-02T07:00:60Z", "2026-11-02T07:00:00+1:00", "2026-11-02T07:00:00.Z", "yesterday"])
+    func refusesInvalidInstants(_ text: String) {
+        #expect(Instant(rfc3339: text) == nil)
+    }
+
+    @Test func daysRoundTripAndKnowLeapYears() {
+        #expect(Day(iso: "2028-02-29") != nil)
+        #expect(Day(iso: "2027-02-29") == nil)
+        #expect(Day(iso: "1900-02-29") == nil)
+        #expect(Day(iso: "2000-02-29") != nil)
+        #expect(Day(iso: "2026-13-01") == nil)
+        #expect(Day(iso: "2026-1-01") == nil)
+        for d in stride(from: Int32(-719_000), to: 2_900_000, by: 997) {
+            let day = Day(daysSinceEpoch: d)
+            #expect(Day(iso: day.description) == day)
+        }
+        #expect(day("2026-11-30").weekday == 2)  // a Monday
+        #expect(day("1970-01-01").weekday == 5)  // a Thursday
+    }
+
+    @Test func localDayFollowsTheTimeZone() {
+        let late = instant("2026-11-02T23:30:00Z")
+        #expect(late.day(in: TimeZone(identifier: "UTC")!) == day("2026-11-02"))
+        #expect(late.day(in: TimeZone(identifier: "Europe/Berlin")!) == day("2026-11-03"))
+        #expect(instant("2026-11-03T03:30:00Z").day(in: TimeZone(identifier: "America/New_York")!) == day("2026-11-02"))
+    }
+}
+
+struct ChecksumTests {
+    @Test func knownVectors() {
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.checksum($0) } == 0xE306_9283)
+        #expect(SHA256.hex("abc".utf8) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(SHA256.hex(million) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
