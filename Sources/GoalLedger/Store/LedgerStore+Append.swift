@@ -82,13 +82,16 @@ extension LedgerStore {
                     }
                     let id = draft.id ?? UUID()
                     let at = draft.at ?? now
-                    let state = try draft.payload.goal.map { g in try goalState(g, txn) }
-                    let payload: Payload
-                    do throws(FieldError) {
-                        payload = try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author)
-                    } catch {
-                        throw LedgerError.invalidLine(line, field: error.field, error.message)
-                    }
+                    // The state is read in its own scope: holding a copy while the cached state is
+                    // mutated below would copy its entries on every append.
+                    let payload = try {
+                        let state = try draft.payload.goal.map { g in try goalState(g, txn) }
+                        do throws(FieldError) {
+                            return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author)
+                        } catch {
+                            throw LedgerError.invalidLine(line, field: error.field, error.message)
+                        }
+                    }()
                     clock = clock.advanced(to: at)
                     sequence += 1
                     position += 1

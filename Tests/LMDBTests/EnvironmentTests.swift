@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import LMDB
+
+struct EnvironmentTests {
+    final class Directory {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-test-\(UUID().uuidString)").path
+        init() { try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    func key(_ i: Int) -> [UInt8] { withUnsafeBytes(of: UInt64(i).bigEndian) { Array($0) } }
+
+    @Test func aFullMapGrowsAndTheWriteIsRetried() throws {
+        let dir = Directory()
+        var options = Environment.Options()
+        options.initialMapSize = 64 << 10  // 64 KiB: full after a few pages
+        let env = try Environment(path: dir.path, options: options)
+        let db = try env.database(named: "data", create: true)
+        let value = [UInt8](repeating: 7, count: 1000)
+        var runs = 0
+        try env.write { txn in
+            runs += 1
+            for i in 0..<2000 { try txn.put(db, key: key(i), value: value) }
+        }
+        #expect(runs > 1)  // the body ran again after the map grew
+        #expect(env.mapSize > options.initialMapSize)
+        #expect(try env.read { try $0.count(db) } == 2000)
+    }
+
+    @Test func anErrorInTheBodyRollsEverythingBack() throws {
+        struct Refused: Error {}
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "data", create: true)
+        try env.write { try $0.put(db, key: key(1), value: [1]) }
+        #expect(throws: Refused.self) {
+            try env.write { txn in
+                try txn.put(db, key: key(2), value: [2])
+                try txn.delete(db, key: key(1))
+                throw Refused()
+            }
+        }
+        #expect(try env.read { try $0.get(db, key: key(1)) } == [1])
+        #expect(try env.read { try $0.get(db, key: key(2)) } == nil)
+    }
+
+    @Test func appendAndNoOverwriteReportLMDBErrors() throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "log", create: true)
+        try env.write { txn in
+            try txn.put(db, key: key(5), value: [5], options: .append)
+            #expect(throws: LMDBError.self) { try txn.put(db, key: key(3), value: [3], options: .append) }
+            do { try txn.put(db, key: key(5), value: [9], options: .noOverwrite) } catch let e as LMDBError { #expect(e.isKeyExists) }
+        }
+        #expect(try env.read { try $0.get(db, key: key(5)) } == [5])
+    }
+
+    @Test func scanStartsAtTheFirstKeyAtOrAfterTheStartAndStopsOnRequest() throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "data", create: true)
+        try env.write { txn in for i in stride(from: 0, to: 100, by: 10) { try txn.put(db, key: key(i), value: []) } }
+        var seen: [UInt64] = []
+        try env.read { txn in
+            try txn.scan(db, from: key(25)) { k, _ in
+                seen.append(k.loadUnaligned(as: UInt64.self).bigEndian)
+                return seen.count < 3
+            }
+        }
+        #expect(seen == [30, 40, 50])
+        #expect(try env.read { try $0.last(db)?.key } == key(90))
+    }
+
+    @Test func filesAreCreatedForTheOwnerOnly() throws {
+        let dir = Directory()
+        _ = try Environment(path: dir.path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir.path + "/data.mdb")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func missingDatabasesAreReportedWithLMDBsMessage() throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        do {
+            _ = try env.existingDatabase(named: "absent")
+            Issue.record("opened a database that does not exist")
+        } catch {
+            #expect(error.isNotFound)
+            #expect(error.message.contains("MDB_NOTFOUND"))
+        }
+    }
+}
