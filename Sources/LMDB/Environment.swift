@@ -17,7 +17,7 @@ public final class Environment: @unchecked Sendable {
     private let maximumMapSize: Int
 
     public struct Options: Sendable {
-        public var maxDatabases: UInt32 = 16
+        public var maxDatabases: UInt32 = 32
         public var initialMapSize: Int = 64 << 20
         public var maximumMapSize: Int = 1 << 40
         public var readOnly = false

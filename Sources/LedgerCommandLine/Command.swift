@@ -89,7 +89,13 @@ struct Invocation {
         return id
     }
 
-    func openStore() throws(LedgerError) -> LedgerStore { try LedgerStore.open(at: storePath) }
+    /// Opens the store; a projection rebuilt on open is announced on stderr.
+    mutating func openStore() throws(LedgerError) -> LedgerStore {
+        var notices: [String] = []
+        let store = try LedgerStore.open(at: storePath, onRebuild: { notices.append($0) })
+        for n in notices { err += "ledger: \(n)\n" }
+        return store
+    }
 
     mutating func print(_ line: String) { out += line + "\n" }
 

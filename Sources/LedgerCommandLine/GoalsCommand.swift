@@ -17,7 +17,7 @@ enum GoalsCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let now = try inv.now()
         let store = try inv.openStore()
-        let projection = try store.replay()
+        let projection = try store.projection()
         let calendar = projection.device(store.device).calendar
         let goals = projection.existingGoals.filter { inv.flags.contains("--all") || !$0.isDeleted }
         let views = goals.map { GoalView(goal: $0, calendar: calendar, now: now) }

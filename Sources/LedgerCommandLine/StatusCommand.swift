@@ -7,16 +7,20 @@ enum StatusCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let projection = try store.replay()
+        let projection = try store.projection()
+        let (version, checkpoint) = try store.projectionStatus()
+        let events = try store.lastPosition()
         let heads = try store.originHeads().sorted { $0.key < $1.key }
         if inv.json {
             inv.printJSON(.object([
                 ("ledger", .string(store.ledgerID.uuidString)),
                 ("device", .string(store.device)),
                 ("schema", .number(Double(store.schema))),
-                ("events", .number(Double(projection.position))),
+                ("events", .number(Double(events))),
                 ("origins", .object(heads.map { ($0.key, .number(Double($0.value))) })),
-                ("projections", .object([])),
+                ("projections", .object([
+                    ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))])),
+                ])),
                 ("digest", .string(projection.digest)),
             ]))
             return
@@ -24,9 +28,10 @@ enum StatusCommand {
         inv.print("ledger   \(store.ledgerID.uuidString)")
         inv.print("device   \(store.device)")
         inv.print("schema   \(store.schema)")
-        inv.print("events   \(projection.position)")
+        inv.print("events   \(events)")
         inv.print("goals    \(projection.existingGoals.count)")
         for (device, seq) in heads { inv.print("origin   \(device) at sequence \(seq)") }
+        inv.print("goals projection version \(version), checkpoint \(checkpoint)")
         inv.print("digest   \(projection.digest)")
     }
 }

@@ -5,8 +5,8 @@ import Foundation
 /// Folding is order-independent: any two projections that folded the same set of events are
 /// equal and encode to the same bytes, whatever order the events came in.
 public struct GoalProjection: Equatable, Sendable {
-    public private(set) var goals: [UUID: GoalState] = [:]
-    public private(set) var devices: [String: DeviceState] = [:]
+    public internal(set) var goals: [UUID: GoalState] = [:]
+    public internal(set) var devices: [String: DeviceState] = [:]
     /// The last local position folded (0 before any).
     public var position: UInt64 = 0
 

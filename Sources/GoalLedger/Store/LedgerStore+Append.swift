@@ -40,16 +40,22 @@ extension LedgerStore {
                 var clock = HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
                 var sequence = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
                 var position = try Self.lastPosition(txn, layout)
-                var goals: [UUID: GoalState] = [:]
-                var author = try Self.deviceState(device, txn, layout)
+                let tables = try StoredProjection.active(txn, layout)
                 var seen: [UUID: AppendResult] = [:]
                 var results: [AppendResult] = []
                 results.reserveCapacity(drafts.count)
 
-                func goalState(_ id: UUID, _ txn: borrowing Transaction) throws -> GoalState {
-                    if let s = goals[id] { return s }
-                    let s = try Self.goalState(id, txn, layout)
-                    goals[id] = s
+                /// The goal's stored state (registers and tags); entries are loaded only when a
+                /// rule needs one, so a goal with a long history costs no more to append to.
+                func goalState(_ id: UUID, entry: UUID? = nil, _ txn: borrowing Transaction) throws -> GoalState {
+                    var s = try StoredProjection.header(id, txn, tables) ?? GoalState(id: id)
+                    if let entry {
+                        let key = id.bytes + entry.bytes
+                        if let row = try txn.get(tables.entries, key: key) {
+                            s.recordedEntries[entry] = try row.withUnsafeBytes { try ProjectionCodec.decodeEntry($0, id: entry) }
+                        }
+                        if try txn.get(tables.removed, key: key) != nil { s.removedEntries.insert(entry) }
+                    }
                     return s
                 }
 
@@ -85,7 +91,10 @@ extension LedgerStore {
                     // The state is read in its own scope: holding a copy while the cached state is
                     // mutated below would copy its entries on every append.
                     let payload = try {
-                        let state = try draft.payload.goal.map { g in try goalState(g, txn) }
+                        var entry: UUID?
+                        if case .progressRemoved(let p) = draft.payload { entry = p.entry }
+                        let state = try draft.payload.goal.map { g in try goalState(g, entry: entry, txn) }
+                        let author = try StoredProjection.device(device, txn, tables)
                         do throws(FieldError) {
                             return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author)
                         } catch {
@@ -98,13 +107,14 @@ extension LedgerStore {
                     let event = Event(id: id, origin: device, sequence: sequence, hlc: clock, at: at,
                                       schema: UInt8(Self.currentSchema), payload: payload)
                     try Self.index(event, at: position, txn, layout)
-                    if let g = payload.goal { goals[g, default: GoalState(id: g)].apply(event) } else { author.apply(event) }
+                    try StoredProjection.apply(event, txn, tables)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
                     seen[id] = result
                     results.append(result)
                 }
                 try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                 try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
                 return results
             }
         } catch let e as LedgerError {

@@ -63,6 +63,9 @@ public final class LedgerStore: @unchecked Sendable {
                 try txn.put(layout.meta, key: MetaKey.device, value: Array(device.utf8))
                 try txn.put(layout.meta, key: MetaKey.schema, value: UInt64(schema).bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.hlc, value: UInt64(0).bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionActive, value: UInt64(0).bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionVersion, value: StoredProjection.version.bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: UInt64(0).bigEndianBytes)
                 return layout
             }
             return LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, schema: schema)
@@ -73,15 +76,32 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Opens an existing store.
-    public static func open(at path: String, options: Environment.Options = Environment.Options()) throws(LedgerError) -> LedgerStore {
+    /// Opens an existing store. A stored projection built by an older version of the fold is
+    /// rebuilt before the store is returned (never served stale); `onRebuild` is told why.
+    public static func open(
+        at path: String, options: Environment.Options = Environment.Options(),
+        onRebuild: ((String) -> Void)? = nil
+    ) throws(LedgerError) -> LedgerStore {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
             throw LedgerError(.store, "no ledger store at \(path) (create one with `ledger init --device NAME`)")
         }
         let env = try openEnvironment(path, options: options)
+        let store: LedgerStore
         do {
-            let layout = try StoreLayout { name in try env.existingDatabase(named: name) }
-            return try env.read { txn in
+            let layout: StoreLayout
+            do {
+                layout = try StoreLayout { name in try env.existingDatabase(named: name) }
+            } catch let e as LMDBError where e.isNotFound {
+                // A store from before a table existed: create what is missing (empty projection
+                // tables; the version check below then rebuilds them).
+                layout = try env.write { txn in
+                    guard try txn.get(try txn.openDatabase(named: "meta", create: false), key: MetaKey.ledger) != nil else {
+                        throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)")
+                    }
+                    return try StoreLayout { name in try txn.openDatabase(named: name, create: true) }
+                }
+            }
+            store = try env.read { txn in
                 guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
                     let device = try txn.get(layout.meta, key: MetaKey.device),
                     let schema = try txn.get(layout.meta, key: MetaKey.schema),
@@ -103,6 +123,8 @@ public final class LedgerStore: @unchecked Sendable {
         } catch {
             throw LedgerError(.store, "cannot open the store at \(path): \(error)")
         }
+        try store.ensureProjectionIsCurrent(onRebuild: onRebuild)
+        return store
     }
 
     private static func openEnvironment(_ path: String, options: Environment.Options) throws(LedgerError) -> Environment {
@@ -206,34 +228,34 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// The current state of one goal, folded from its events.
+    /// The current state of one goal, from the stored projection.
     public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
-        try read { txn in try Self.goalState(goal, txn, layout) }
+        try read { txn in try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout)) ?? GoalState(id: goal) }
     }
 
-    static func goalState(_ goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> GoalState {
+    /// What the ledger knows about a device (its latest settings and authorization), from the
+    /// stored projection.
+    public func deviceState(_ name: String) throws(LedgerError) -> DeviceState {
+        try read { txn in try StoredProjection.device(name, txn, try StoredProjection.active(txn, layout)) }
+    }
+
+    /// The stored projection: every goal and device, as of its checkpoint.
+    public func projection() throws(LedgerError) -> GoalProjection {
+        try read { txn in try StoredProjection.load(txn, layout) }
+    }
+
+    /// The stored projection's generation, version and checkpoint.
+    public func projectionStatus() throws(LedgerError) -> (version: UInt64, checkpoint: UInt64) {
+        try read { txn in
+            let s = try StoredProjection.status(txn, layout)
+            return (s.version, s.checkpoint)
+        }
+    }
+
+    /// Folds the goal's events from scratch (what the stored state must equal).
+    static func foldedGoal(_ goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> GoalState {
         var state = GoalState(id: goal)
         for (_, e) in try events(ofGoal: goal, txn, layout) { state.apply(e) }
-        return state
-    }
-
-    /// What the ledger knows about a device, folded from the events it authored about itself.
-    public func deviceState(_ name: String) throws(LedgerError) -> DeviceState {
-        try read { txn in try Self.deviceState(name, txn, layout) }
-    }
-
-    static func deviceState(_ name: String, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> DeviceState {
-        var state = DeviceState(name: name)
-        let prefix = Array(name.utf8) + [0]
-        var positions: [UInt64] = []
-        try txn.scan(layout.deviceEvents, from: prefix) { key, _ in
-            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
-            positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])))
-            return true
-        }
-        for p in positions {
-            if let e = try event(at: p, txn, layout) { state.apply(e) }
-        }
         return state
     }
 

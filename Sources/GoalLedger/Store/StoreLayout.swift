@@ -13,6 +13,9 @@ import LMDB
 /// | `canonical`    | hlc (u64 BE) · origin device      | position (u64 BE)        |
 /// | `goalEvents`   | goal id (16) · position (u64 BE)  | empty                    |
 /// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
+///
+/// The goal projection lives in two generations of tables, `p0.*` and `p1.*` (see
+/// `ProjectionTables`); `meta` names the active one, so a rebuild fills the other and switches.
 struct StoreLayout {
     static let names = ["meta", "events", "eventIds", "origins", "originHeads", "canonical", "goalEvents", "deviceEvents"]
 
@@ -24,6 +27,8 @@ struct StoreLayout {
     let canonical: Database
     let goalEvents: Database
     let deviceEvents: Database
+    /// The two generations of projection tables.
+    let projections: [ProjectionTables]
 
     init(_ open: (String) throws -> Database) rethrows {
         meta = try open("meta")
@@ -34,6 +39,7 @@ struct StoreLayout {
         canonical = try open("canonical")
         goalEvents = try open("goalEvents")
         deviceEvents = try open("deviceEvents")
+        projections = try [0, 1].map { g in try ProjectionTables(generation: g, open) }
     }
 
     static func originKey(_ device: String, _ sequence: UInt64) -> [UInt8] {
@@ -63,6 +69,14 @@ enum MetaKey {
     static let schema = Array("schema".utf8)
     /// The latest hybrid logical clock reading (u64 BE).
     static let hlc = Array("hlc".utf8)
+    /// The active projection generation (u64 BE: 0 or 1).
+    static let projectionActive = Array("projection.active".utf8)
+    /// The version of the projection code that built the active generation (u64 BE).
+    static let projectionVersion = Array("projection.version".utf8)
+    /// The last position folded into the active generation (u64 BE).
+    static let projectionCheckpoint = Array("projection.checkpoint".utf8)
+    /// Present while a rebuild fills the other generation: its last folded position (u64 BE).
+    static let rebuildCheckpoint = Array("rebuild.checkpoint".utf8)
 }
 
 /// Device names: `[a-z0-9][a-z0-9._-]{0,63}`.

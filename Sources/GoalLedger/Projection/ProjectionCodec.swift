@@ -1,0 +1,201 @@
+import Foundation
+
+/// The stored form of the goal projection's rows. Encodings are canonical (sets are written
+/// sorted), so a stored row and a row encoded from a fresh replay are equal exactly when the
+/// states are equal: `verify` compares bytes.
+///
+/// A goal is stored as a header (registers, tags, version) plus one row per recorded entry and
+/// one per removed entry, so that appending progress to a goal with a long history writes a
+/// small row instead of rewriting the history.
+enum ProjectionCodec {
+    static let version: UInt8 = 1
+
+    // MARK: Goal header
+
+    static func encodeHeader(_ g: GoalState) -> [UInt8] {
+        var w = ByteWriter(capacity: 256)
+        w.u8(version)
+        w.varint(UInt64(g.version))
+        var flags: UInt64 = 0
+        let present = [g.progressKind != nil, g.title != nil, g.details != nil, g.cadence != nil, g.targetDate != nil,
+                       g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil]
+        for (i, p) in present.enumerated() where p { flags |= 1 << UInt64(i) }
+        w.varint(flags)
+        if let r = g.progressKind { stamp(r.stamp, &w); w.u8(r.value == .measurable ? 1 : 0) }
+        if let r = g.title { stamp(r.stamp, &w); w.string(r.value) }
+        if let r = g.details { stamp(r.stamp, &w); optionalString(r.value, &w) }
+        if let r = g.cadence { stamp(r.stamp, &w); w.u8(UInt8(Cadence.allCases.firstIndex(of: r.value)!)) }
+        if let r = g.targetDate { stamp(r.stamp, &w); w.u8(r.value == nil ? 0 : 1); if let d = r.value { w.day(d) } }
+        if let r = g.target { stamp(r.stamp, &w); w.u8(r.value == nil ? 0 : 1); if let t = r.value { w.double(t) } }
+        if let r = g.unit { stamp(r.stamp, &w); optionalString(r.value, &w) }
+        if let r = g.reminder {
+            stamp(r.stamp, &w)
+            if let t = r.value { w.u8(1); w.u8(UInt8(t.hour)); w.u8(UInt8(t.minute)) } else { w.u8(0) }
+        }
+        if let r = g.deletion { stamp(r.stamp, &w); w.u8(r.value ? 1 : 0) }
+        let tags = g.tagAdds.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        w.varint(UInt64(tags.count))
+        for (tag, adds) in tags {
+            w.string(tag)
+            uuids(adds, &w)
+        }
+        uuids(g.removedTagAdds, &w)
+        return w.bytes
+    }
+
+    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, id: UUID) throws(DecodingError) -> GoalState {
+        var r = ByteReader(bytes)
+        guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
+        var g = GoalState(id: id)
+        g.version = Int(clamping: try r.varint())
+        var flags = try r.varint()
+        func take() -> Bool { defer { flags >>= 1 }; return flags & 1 != 0 }
+        if take() { let s = try stamp(&r); g.progressKind = Register(try r.u8() == 1 ? .measurable : .outcome, s) }
+        if take() { let s = try stamp(&r); g.title = Register(try r.string(), s) }
+        if take() { let s = try stamp(&r); g.details = Register(try optionalString(&r), s) }
+        if take() {
+            let s = try stamp(&r)
+            let i = Int(try r.u8())
+            guard i < Cadence.allCases.count else { throw DecodingError(reason: "unknown cadence") }
+            g.cadence = Register(Cadence.allCases[i], s)
+        }
+        if take() { let s = try stamp(&r); g.targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s) }
+        if take() { let s = try stamp(&r); g.target = Register(try r.u8() == 1 ? try r.double() : nil, s) }
+        if take() { let s = try stamp(&r); g.unit = Register(try optionalString(&r), s) }
+        if take() {
+            let s = try stamp(&r)
+            g.reminder = Register(try r.u8() == 1 ? ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) : nil, s)
+        }
+        if take() { let s = try stamp(&r); g.deletion = Register(try r.u8() == 1, s) }
+        let tagCount = try r.varint()
+        for _ in 0..<tagCount {
+            let tag = try r.string()
+            g.tagAdds[tag] = try uuids(&r)
+        }
+        g.removedTagAdds = try uuids(&r)
+        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a goal row") }
+        return g
+    }
+
+    // MARK: Entries
+
+    static func encodeEntry(_ e: ProgressEntry) -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.u8(version)
+        var flags: UInt8 = 0
+        if e.amount != nil { flags |= 1 }
+        if e.completed != nil { flags |= 2 }
+        if e.completed == true { flags |= 4 }
+        w.u8(flags)
+        if let a = e.amount { w.double(a) }
+        w.instant(e.occurredAt)
+        w.day(e.day)
+        w.u64BE(e.key.hlc.rawValue)
+        w.string(e.device)
+        return w.bytes
+    }
+
+    static func decodeEntry(_ bytes: UnsafeRawBufferPointer, id: UUID) throws(DecodingError) -> ProgressEntry {
+        var r = ByteReader(bytes)
+        guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
+        let flags = try r.u8()
+        let amount = flags & 1 != 0 ? try r.double() : nil
+        let completed: Bool? = flags & 2 != 0 ? flags & 4 != 0 : nil
+        let occurred = try r.instant()
+        let day = try r.day()
+        let hlc = HLC(rawValue: try r.u64BE())
+        let device = try r.string()
+        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in an entry row") }
+        return ProgressEntry(id: id, amount: amount, completed: completed, occurredAt: occurred, day: day, device: device,
+                             key: CanonicalKey(hlc: hlc, device: device))
+    }
+
+    // MARK: Devices
+
+    static func encodeDevice(_ d: DeviceState) -> [UInt8] {
+        var w = ByteWriter(capacity: 96)
+        w.u8(version)
+        if let c = d.configuration {
+            w.u8(1)
+            stamp(c.stamp, &w)
+            let v = c.value
+            w.string(v.timeZone); w.u8(UInt8(v.firstWeekday)); w.string(v.locale)
+            w.u8(UInt8(NotificationStrategy.allCases.firstIndex(of: v.strategy)!)); w.u8(UInt8(v.windowDays)); w.varint(UInt64(v.capacity))
+        } else {
+            w.u8(0)
+        }
+        if let a = d.authorization {
+            w.u8(1)
+            stamp(a.stamp, &w)
+            w.u8(UInt8(AuthorizationStatus.allCases.firstIndex(of: a.value)!))
+        } else {
+            w.u8(0)
+        }
+        return w.bytes
+    }
+
+    static func decodeDevice(_ bytes: UnsafeRawBufferPointer, name: String) throws(DecodingError) -> DeviceState {
+        var r = ByteReader(bytes)
+        guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
+        var d = DeviceState(name: name)
+        if try r.u8() == 1 {
+            let s = try stamp(&r)
+            let tz = try r.string(), fw = Int(try r.u8()), locale = try r.string()
+            let si = Int(try r.u8())
+            guard si < NotificationStrategy.allCases.count else { throw DecodingError(reason: "unknown strategy") }
+            let window = Int(try r.u8()), capacity = Int(clamping: try r.varint())
+            d.configuration = Register(DeviceConfigured(timeZone: tz, firstWeekday: fw, locale: locale,
+                                                        strategy: NotificationStrategy.allCases[si], windowDays: window, capacity: capacity), s)
+        }
+        if try r.u8() == 1 {
+            let s = try stamp(&r)
+            let ai = Int(try r.u8())
+            guard ai < AuthorizationStatus.allCases.count else { throw DecodingError(reason: "unknown authorization") }
+            d.authorization = Register(AuthorizationStatus.allCases[ai], s)
+        }
+        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a device row") }
+        return d
+    }
+
+    // MARK: Parts
+
+    private static func stamp(_ s: Stamp, _ w: inout ByteWriter) {
+        w.u64BE(s.key.hlc.rawValue)
+        w.string(s.key.device)
+        w.uuid(s.event)
+    }
+
+    private static func stamp(_ r: inout ByteReader) throws(DecodingError) -> Stamp {
+        let hlc = HLC(rawValue: try r.u64BE())
+        let device = try r.string()
+        return Stamp(key: CanonicalKey(hlc: hlc, device: device), event: try r.uuid())
+    }
+
+    private static func optionalString(_ s: String?, _ w: inout ByteWriter) {
+        if let s { w.u8(1); w.string(s) } else { w.u8(0) }
+    }
+
+    private static func optionalString(_ r: inout ByteReader) throws(DecodingError) -> String? {
+        try r.u8() == 1 ? try r.string() : nil
+    }
+
+    private static func uuids(_ set: Set<UUID>, _ w: inout ByteWriter) {
+        w.varint(UInt64(set.count))
+        for id in set.map(\.bytes).sorted(by: { $0.lexicographicallyPrecedes($1) }) { w.bytes.append(contentsOf: id) }
+    }
+
+    private static func uuids(_ r: inout ByteReader) throws(DecodingError) -> Set<UUID> {
+        let n = try r.varint()
+        guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw DecodingError(reason: "truncated id set") }
+        var out = Set<UUID>()
+        for _ in 0..<n { out.insert(try r.uuid()) }
+        return out
+    }
+}
+
+extension Stamp {
+    init(key: CanonicalKey, event: UUID) {
+        self.key = key
+        self.event = event
+    }
+}

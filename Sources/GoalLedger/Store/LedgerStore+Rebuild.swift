@@ -1,0 +1,99 @@
+import Foundation
+import LMDB
+
+/// Progress of a rebuild: events folded so far, and the number to fold.
+public typealias RebuildProgress = (_ folded: UInt64, _ total: UInt64) -> Void
+
+extension LedgerStore {
+    /// Events folded per write transaction while rebuilding.
+    static let rebuildChunk: UInt64 = 20_000
+
+    /// Rebuilds the stored projection from the log, blue/green: the inactive generation of tables
+    /// is cleared and filled in chunks (each its own transaction), then one transaction folds
+    /// whatever was appended meanwhile and makes it the active generation.
+    ///
+    /// Interrupted at any moment, the store keeps serving the old generation; running `rebuild`
+    /// again starts over. Readers and subscribers are never fed history again: positions in the
+    /// log do not change, only the tables behind them.
+    public func rebuild(progress: RebuildProgress? = nil) throws(LedgerError) {
+        let layout = self.layout
+        do {
+            let target = try env.write { txn in
+                let target = layout.projections[1 - (try StoredProjection.status(txn, layout).generation)]
+                try target.clear(txn)
+                try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: UInt64(0).bigEndianBytes)
+                return target
+            }
+            var folded: UInt64 = 0
+            while true {
+                let (last, done) = try env.write { txn in
+                    let last = try Self.lastPosition(txn, layout)
+                    let end = min(last, folded + Self.rebuildChunk)
+                    try Self.fold(from: folded + 1, through: end, into: target, txn, layout)
+                    try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: end.bigEndianBytes)
+                    return (last, end)
+                }
+                folded = done
+                progress?(folded, last)
+                if folded >= last { break }
+            }
+            // The switch: fold what arrived since the last chunk, then flip the active generation.
+            try env.write { txn in
+                let status = try StoredProjection.status(txn, layout)
+                let last = try Self.lastPosition(txn, layout)
+                try Self.fold(from: folded + 1, through: last, into: target, txn, layout)
+                try txn.put(layout.meta, key: MetaKey.projectionActive, value: UInt64(1 - status.generation).bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionVersion, value: StoredProjection.version.bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: last.bigEndianBytes)
+                try txn.delete(layout.meta, key: MetaKey.rebuildCheckpoint)
+                try layout.projections[status.generation].clear(txn)
+            }
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "rebuilding the projection of \(path) failed: \(error)")
+        }
+    }
+
+    static func fold(from start: UInt64, through end: UInt64, into tables: ProjectionTables,
+                     _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+        guard start <= end else { return }
+        try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
+            let position = UInt64(bigEndianBytes: key)
+            guard position <= end else { return false }
+            try StoredProjection.apply(try decodeRecord(value, position: position), txn, tables)
+            return true
+        }
+    }
+
+    /// Brings the stored projection in line with the code and the log: a projection written by an
+    /// older fold is rebuilt; one behind the log (which a store written by this code never is)
+    /// catches up. A projection newer than the code is refused.
+    func ensureProjectionIsCurrent(onRebuild: ((String) -> Void)?) throws(LedgerError) {
+        let (status, last) = try read { txn in (try StoredProjection.status(txn, layout), try Self.lastPosition(txn, layout)) }
+        if status.version > StoredProjection.version {
+            throw LedgerError(.store, "the projection of \(path) has version \(status.version), newer than this ledger (\(StoredProjection.version)); upgrade the ledger")
+        }
+        if status.version < StoredProjection.version {
+            onRebuild?("the stored projection has version \(status.version), older than \(StoredProjection.version): rebuilding it from \(last) events")
+            try rebuild()
+            return
+        }
+        if status.checkpoint < last {
+            onRebuild?("the stored projection stops at position \(status.checkpoint) of \(last): folding the rest")
+            let layout = self.layout
+            do {
+                try env.write { txn in
+                    let s = try StoredProjection.status(txn, layout)
+                    let end = try Self.lastPosition(txn, layout)
+                    try Self.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation], txn, layout)
+                    try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: end.bigEndianBytes)
+                }
+            } catch let e as LedgerError {
+                throw e
+            } catch {
+                throw LedgerError(.store, "catching up the projection of \(path) failed: \(error)")
+            }
+        }
+    }
+}

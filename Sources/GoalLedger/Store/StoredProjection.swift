@@ -1,0 +1,158 @@
+import Foundation
+import LMDB
+
+/// One generation of the stored goal projection.
+///
+/// | database        | key                        | value                              |
+/// |-----------------|----------------------------|------------------------------------|
+/// | `pN.goals`      | goal id (16)               | goal header (`ProjectionCodec`)    |
+/// | `pN.entries`    | goal id (16) · entry id (16) | progress entry                   |
+/// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed     |
+/// | `pN.devices`    | device name                | device state                       |
+struct ProjectionTables {
+    let goals: Database
+    let entries: Database
+    let removed: Database
+    let devices: Database
+
+    static func names(generation g: Int) -> [String] { ["p\(g).goals", "p\(g).entries", "p\(g).removed", "p\(g).devices"] }
+
+    init(generation g: Int, _ open: (String) throws -> Database) rethrows {
+        let n = Self.names(generation: g)
+        goals = try open(n[0])
+        entries = try open(n[1])
+        removed = try open(n[2])
+        devices = try open(n[3])
+    }
+
+    func clear(_ txn: borrowing Transaction) throws {
+        for db in [goals, entries, removed, devices] { try txn.clear(db) }
+    }
+}
+
+/// Reading and updating the stored projection inside a transaction. Append and rebuild both
+/// update it through `apply`, so there is one way an event reaches the stored state.
+enum StoredProjection {
+    /// Bumped whenever the fold or the stored form changes; stores built by an older version
+    /// are rebuilt before they are read.
+    static let version: UInt64 = 1
+
+    struct Status: Equatable, Sendable {
+        var generation: Int
+        var version: UInt64
+        var checkpoint: UInt64
+    }
+
+    static func u64(_ txn: borrowing Transaction, _ db: Database, _ key: [UInt8]) throws -> UInt64? {
+        try txn.withValue(db, key: key) { UInt64(bigEndianBytes: $0) }
+    }
+
+    static func status(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Status {
+        Status(
+            generation: Int(try u64(txn, layout.meta, MetaKey.projectionActive) ?? 0) & 1,
+            version: try u64(txn, layout.meta, MetaKey.projectionVersion) ?? 0,
+            checkpoint: try u64(txn, layout.meta, MetaKey.projectionCheckpoint) ?? 0)
+    }
+
+    static func active(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> ProjectionTables {
+        layout.projections[try status(txn, layout).generation]
+    }
+
+    // MARK: Reading
+
+    static func header(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalState? {
+        try txn.withValue(t.goals, key: goal.bytes) { bytes in try decoded { () throws(DecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) } }
+    }
+
+    /// A goal with its entries.
+    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalState? {
+        guard var state = try header(goal, txn, t) else { return nil }
+        let prefix = goal.bytes
+        try txn.scan(t.entries, from: prefix) { key, value in
+            guard key.count == 32, key.prefix(16).elementsEqual(prefix) else { return false }
+            let id = uuid(UnsafeRawBufferPointer(rebasing: key[16...]))
+            state.recordedEntries[id] = try decoded { () throws(DecodingError) in try ProjectionCodec.decodeEntry(value, id: id) }
+            return true
+        }
+        try txn.scan(t.removed, from: prefix) { key, _ in
+            guard key.count == 32, key.prefix(16).elementsEqual(prefix) else { return false }
+            state.removedEntries.insert(uuid(UnsafeRawBufferPointer(rebasing: key[16...])))
+            return true
+        }
+        return state
+    }
+
+    static func device(_ name: String, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> DeviceState {
+        try txn.withValue(t.devices, key: Array(name.utf8)) { bytes in
+            try decoded { () throws(DecodingError) in try ProjectionCodec.decodeDevice(bytes, name: name) }
+        } ?? DeviceState(name: name)
+    }
+
+    /// The whole projection, as `replay` would compute it.
+    static func load(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> GoalProjection {
+        let t = try active(txn, layout)
+        var projection = GoalProjection()
+        var ids: [UUID] = []
+        try txn.scan(t.goals) { key, _ in ids.append(uuid(key)); return true }
+        for id in ids { if let g = try goal(id, txn, t) { projection.insert(g) } }
+        try txn.scan(t.devices) { key, value in
+            let name = String(decoding: key, as: UTF8.self)
+            projection.insert(try decoded { () throws(DecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
+            return true
+        }
+        projection.position = try status(txn, layout).checkpoint
+        return projection
+    }
+
+    // MARK: Writing
+
+    /// Folds one event into the stored tables `t`.
+    static func apply(_ e: Event, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
+        if let goal = e.payload.goal {
+            var state = try header(goal, txn, t) ?? GoalState(id: goal)
+            state.apply(e)
+            // Entries live in their own rows; the header keeps registers and tags.
+            for (id, entry) in state.recordedEntries {
+                try txn.put(t.entries, key: goal.bytes + id.bytes, value: ProjectionCodec.encodeEntry(entry))
+            }
+            for id in state.removedEntries { try txn.put(t.removed, key: goal.bytes + id.bytes, value: []) }
+            state.recordedEntries = [:]
+            state.removedEntries = []
+            try txn.put(t.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(state))
+        } else {
+            var state = try device(e.origin, txn, t)
+            state.apply(e)
+            try txn.put(t.devices, key: Array(e.origin.utf8), value: ProjectionCodec.encodeDevice(state))
+        }
+    }
+
+    /// Every row a fresh replay produces, in the stored form, for `verify`.
+    static func rows(of p: GoalProjection) -> (goals: [[UInt8]: [UInt8]], entries: [[UInt8]: [UInt8]], removed: Set<[UInt8]>, devices: [[UInt8]: [UInt8]]) {
+        var goals: [[UInt8]: [UInt8]] = [:], entries: [[UInt8]: [UInt8]] = [:], removed = Set<[UInt8]>(), devices: [[UInt8]: [UInt8]] = [:]
+        for (id, g) in p.goals {
+            var header = g
+            header.recordedEntries = [:]
+            header.removedEntries = []
+            goals[id.bytes] = ProjectionCodec.encodeHeader(header)
+            for (eid, entry) in g.recordedEntries { entries[id.bytes + eid.bytes] = ProjectionCodec.encodeEntry(entry) }
+            for eid in g.removedEntries { removed.insert(id.bytes + eid.bytes) }
+        }
+        for (name, d) in p.devices { devices[Array(name.utf8)] = ProjectionCodec.encodeDevice(d) }
+        return (goals, entries, removed, devices)
+    }
+
+    static func uuid(_ b: UnsafeRawBufferPointer) -> UUID { UUID(uuid: b.loadUnaligned(as: uuid_t.self)) }
+
+    private static func decoded<T>(_ body: () throws(DecodingError) -> T) throws -> T {
+        do throws(DecodingError) {
+            return try body()
+        } catch {
+            throw LedgerError(.store, "a projection row is damaged: \(error.reason) (run `ledger rebuild`)")
+        }
+    }
+}
+
+extension GoalProjection {
+    mutating func insert(_ g: GoalState) { goals[g.id] = g }
+    mutating func insert(_ d: DeviceState) { devices[d.name] = d }
+}
