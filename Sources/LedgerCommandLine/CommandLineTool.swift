@@ -18,7 +18,7 @@ public enum CommandLineTool {
 
     static let commands: [CommandSpec] = [
         InitCommand.spec, AppendCommand.spec, ReplayCommand.spec, GoalsCommand.spec, ShowCommand.spec,
-        LogCommand.spec, StatusCommand.spec,
+        LogCommand.spec, AuditCommand.spec, StatusCommand.spec, RebuildCommand.spec, VerifyCommand.spec,
     ]
 
     static var overview: String {

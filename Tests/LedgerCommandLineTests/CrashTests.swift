@@ -46,3 +46,57 @@ struct CrashTests {
         #expect(f.run(["append"], input: #"{"type":"tagAdded","goal":"\#(goalIDs[0])","tag":"after"}"#).exitCode == 0)
     }
 }
+
+/// A `ledger rebuild` killed with SIGKILL at a random moment leaves a store that opens, serves
+/// the projection it had, and verifies; running `rebuild` again completes.
+struct RebuildCrashTests {
+    @Test func killedRebuildKeepsServingTheOldProjection() throws {
+        let binary = ledgerExecutable()
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the ledger executable first (\(binary.path))")
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
+        let store = try LedgerStore.open(at: f.store)
+        for chunk in 0..<2 {
+            let lines = (0..<10_000).map { i in
+                #"{"type":"progressRecorded","goal":"\#(goalIDs[3 + (i % 2) * 2])","amount":\#((i + chunk) % 5),"at":"2026-11-06T10:00:00Z"}"#
+            }
+            try store.append(try lines.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }, now: Instant(rfc3339: "2026-11-06T12:00:00Z")!)
+        }
+        let expected = try store.replay()
+
+        func runRebuild() throws -> Process {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["--store", f.store, "rebuild"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        // Calibrate: how long a whole rebuild takes here.
+        let started = Date()
+        let full = try runRebuild()
+        full.waitUntilExit()
+        #expect(full.terminationStatus == 0)
+        let duration = Date().timeIntervalSince(started)
+
+        var seed: UInt64 = 0xB10E
+        for attempt in 0..<5 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let process = try runRebuild()
+            Thread.sleep(forTimeInterval: duration * Double((seed >> 33) % 1000) / 1000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let reopened = try LedgerStore.open(at: f.store)
+            let report = try reopened.verify()
+            #expect(report.isClean, "attempt \(attempt): \(report.problems)")
+            #expect(try reopened.projection() == expected, "attempt \(attempt)")
+        }
+        let last = try runRebuild()
+        last.waitUntilExit()
+        #expect(last.terminationStatus == 0)
+        #expect(try LedgerStore.open(at: f.store).verify().isClean)
+        #expect(f.run(["verify"]).exitCode == 0)
+    }
+}

@@ -112,9 +112,12 @@ extension LedgerStore {
                     seen[id] = result
                     results.append(result)
                 }
-                try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
-                try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
-                try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+                // A batch of duplicates (or none) writes nothing at all.
+                if results.contains(where: { !$0.duplicate }) {
+                    try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+                    try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
+                    try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+                }
                 return results
             }
         } catch let e as LedgerError {

@@ -83,7 +83,7 @@ enum RandomHistory {
             let live = projection.existingGoals.filter { !$0.isDeleted }
             let deleted = projection.existingGoals.filter(\.isDeleted)
             var payload: Payload?
-            switch rng.next() % 10 {
+            switch live.isEmpty ? 0 : rng.next() % 10 {
             case 0:
                 let measurable = rng.next() % 2 == 0
                 payload = .goalCreated(GoalCreated(

@@ -1,0 +1,133 @@
+import Foundation
+
+/// A value an event wrote, with what the field held before.
+public struct AuditChange: Equatable, Sendable {
+    public var field: String
+    public var before: JSONValue
+    public var after: JSONValue
+}
+
+/// A value of one event that another event overwrote without its author having seen it.
+public struct AuditOverwrite: Equatable, Sendable {
+    public var field: String
+    public var event: UUID
+    public var device: String
+    public var value: JSONValue
+}
+
+/// One event in a goal's history, as `audit` shows it.
+public struct AuditStep: Sendable {
+    public var position: UInt64
+    public var event: Event
+    public var changes: [AuditChange] = []
+    /// Values this event overwrote that its author had not seen (concurrent edits it won).
+    public var overwrote: [AuditOverwrite] = []
+    /// This event's values that a concurrent event, later in canonical order, overwrote.
+    public var supersededBy: [AuditOverwrite] = []
+}
+
+/// Replays one goal's events in canonical order and explains each one.
+public enum GoalAudit {
+    public static func steps(_ events: [(position: UInt64, event: Event)]) -> [AuditStep] {
+        let ordered = events.sorted { $0.event.key < $1.event.key }
+        guard let goal = ordered.first?.event.payload.goal else { return [] }
+        var state = GoalState(id: goal)
+        var steps: [AuditStep] = []
+        var stepIndex: [UUID: Int] = [:]
+        for (position, e) in ordered {
+            var step = AuditStep(position: position, event: e)
+            let before = fields(state)
+            let beforeState = state
+            state.apply(e)
+            let after = fields(state)
+            let written: [String]
+            var replaced: [String: UUID?] = [:]
+            switch e.payload {
+            case .goalCreated: written = fieldNames
+            case .goalEdited(let p):
+                written = p.changedFields.map(\.rawValue)
+                for f in p.changedFields { replaced[f.rawValue] = .some(p.replaces[f]) }
+            case .goalDeleted(let p), .goalRestored(let p):
+                written = ["deleted"]
+                replaced["deleted"] = .some(p.replaces)
+            case .reminderSet(let p):
+                written = ["reminder"]
+                replaced["reminder"] = .some(p.replaces)
+            case .reminderCleared(let p):
+                written = ["reminder"]
+                replaced["reminder"] = .some(p.replaces)
+            case .tagAdded, .tagRemoved: written = ["tags"]
+            case .progressRecorded:
+                written = []
+                step.changes.append(AuditChange(field: "entry", before: .null, after: state.recordedEntries[e.id]?.json ?? .null))
+            case .progressRemoved(let p):
+                written = []
+                let removed = beforeState.isLiveEntry(p.entry) ? beforeState.recordedEntries[p.entry]?.json ?? .null : .null
+                step.changes.append(AuditChange(field: "entry", before: removed, after: .null))
+            case .deviceConfigured, .notificationAuthorization: written = []
+            }
+            for name in written {
+                if case .goalCreated = e.payload, after[name] == .null { continue }  // unset optional fields
+                step.changes.append(AuditChange(field: name, before: before[name] ?? .null, after: after[name] ?? .null))
+                // Whoever held the field before: if the author replaced someone else, the holder's
+                // value was overwritten unseen (a concurrent edit).
+                guard let expected = replaced[name], let holder = holderStamp(beforeState, name), expected != holder.event else { continue }
+                let overwrite = AuditOverwrite(field: name, event: holder.event, device: holder.key.device, value: before[name] ?? .null)
+                step.overwrote.append(overwrite)
+                if let i = stepIndex[holder.event] {
+                    steps[i].supersededBy.append(AuditOverwrite(field: name, event: e.id, device: e.origin, value: after[name] ?? .null))
+                }
+            }
+            stepIndex[e.id] = steps.count
+            steps.append(step)
+        }
+        return steps
+    }
+
+    static let fieldNames = ["title", "details", "cadence", "targetDate", "target", "unit", "reminder", "tags", "deleted"]
+
+    static func fields(_ g: GoalState) -> [String: JSONValue] {
+        guard g.exists else { return [:] }
+        let j = g.json
+        return [
+            "title": j["title"]!, "details": j["details"]!, "cadence": j["cadence"]!, "targetDate": j["targetDate"]!,
+            "target": j["progress"]?["target"] ?? .null, "unit": j["progress"]?["unit"] ?? .null,
+            "reminder": j["reminder"]!, "tags": j["tags"]!, "deleted": j["deleted"]!,
+        ]
+    }
+
+    static func holderStamp(_ g: GoalState, _ field: String) -> Stamp? {
+        switch field {
+        case "reminder": return g.reminder?.stamp
+        case "deleted": return g.deletion?.stamp
+        default: return GoalField(rawValue: field).flatMap { g.stamp(of: $0) }
+        }
+    }
+}
+
+extension AuditStep {
+    public var json: JSONValue {
+        func overwrite(_ o: AuditOverwrite) -> JSONValue {
+            .object([("field", .string(o.field)), ("event", .string(o.event.uuidString)), ("device", .string(o.device)), ("value", o.value)])
+        }
+        return .object([
+            ("position", .number(Double(position))),
+            ("event", .string(event.id.uuidString)),
+            ("type", .string(event.type.name)),
+            ("device", .string(event.origin)),
+            ("sequence", .number(Double(event.sequence))),
+            ("at", .string(event.at.rfc3339)),
+            ("hlc", .string(event.hlc.description)),
+            ("changes", .array(changes.map { .object([("field", .string($0.field)), ("before", $0.before), ("after", $0.after)]) })),
+            ("overwrote", .array(overwrote.map(overwrite))),
+            ("supersededBy", .array(supersededBy.map(overwrite))),
+        ])
+    }
+}
+
+extension LedgerStore {
+    /// Every change to `goal`, in canonical order.
+    public func audit(goal: UUID) throws(LedgerError) -> [AuditStep] {
+        GoalAudit.steps(try events(ofGoal: goal))
+    }
+}

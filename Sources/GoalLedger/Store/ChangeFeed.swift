@@ -1,0 +1,91 @@
+import Foundation
+import LMDB
+
+/// One change of the stored projection: the event at `position` changed a goal, or the settings
+/// of a device.
+public struct ProjectionChange: Equatable, Hashable, Sendable {
+    public var position: UInt64
+    public var goal: UUID?
+    public var device: String?
+}
+
+/// Follows the projection's changes from a checkpoint of the subscriber's own.
+///
+/// The contract, in the manner of GRDB's `ValueObservation`:
+/// - **Catch-up, then live.** Started after checkpoint `C`, a feed first delivers the changes of
+///   positions `C+1, C+2, …` already committed, then those committed later, by this process or
+///   another.
+/// - **Every change, once, in order.** Changes come in position order, one per event that
+///   changed a goal or a device; nothing is coalesced, so a subscriber that needs every change
+///   gets it. A subscriber that only needs the latest state may coalesce a batch by goal.
+/// - **Only committed changes.** A feed reads committed snapshots: a batch that was rolled back
+///   is never seen, and a batch is seen whole.
+/// - **The checkpoint is the subscriber's.** It advances as changes are delivered; persist it
+///   and start a new feed there to resume. Positions never change, so rebuilding the projection
+///   re-points subscribers without feeding them history again.
+/// - **No transaction is held** between deliveries: each `next` call is one short read.
+public final class ChangeFeed: @unchecked Sendable {
+    public let store: LedgerStore
+    public private(set) var checkpoint: UInt64
+
+    public init(store: LedgerStore, after checkpoint: UInt64) {
+        self.store = store
+        self.checkpoint = checkpoint
+    }
+
+    /// The next committed changes after the checkpoint (at most `limit`), advancing it. Returns
+    /// an empty array when the feed is caught up; never waits.
+    public func next(limit: Int = 1000) throws(LedgerError) -> [ProjectionChange] {
+        let (changes, last) = try store.changes(after: checkpoint, limit: limit)
+        checkpoint = last
+        return changes
+    }
+
+    /// The changes as an asynchronous sequence: catch-up first, then live changes, found by
+    /// looking again every `pollInterval` once caught up. Ends when the task is cancelled or
+    /// reading fails.
+    public func changes(pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<ProjectionChange, Error> {
+        let store = self.store
+        let start = checkpoint
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var checkpoint = start
+                do {
+                    while !Task.isCancelled {
+                        let (batch, last) = try store.changes(after: checkpoint, limit: 1000)
+                        checkpoint = last
+                        for change in batch { continuation.yield(change) }
+                        if batch.isEmpty { try await Task.sleep(for: pollInterval) }
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+extension LedgerStore {
+    /// Changes after `checkpoint` up to the projection's checkpoint, and the position reached.
+    func changes(after checkpoint: UInt64, limit: Int) throws(LedgerError) -> ([ProjectionChange], UInt64) {
+        try read { txn in
+            let committed = try StoredProjection.status(txn, layout).checkpoint
+            var out: [ProjectionChange] = []
+            var reached = checkpoint
+            guard checkpoint < committed else { return (out, max(checkpoint, committed)) }
+            try txn.scan(layout.events, from: (checkpoint + 1).bigEndianBytes) { key, value in
+                let position = UInt64(bigEndianBytes: key)
+                guard position <= committed, out.count < limit else { return false }
+                let e = try Self.decodeRecord(value, position: position)
+                out.append(ProjectionChange(position: position, goal: e.payload.goal, device: e.payload.goal == nil ? e.origin : nil))
+                reached = position
+                return true
+            }
+            return (out, reached)
+        }
+    }
+}

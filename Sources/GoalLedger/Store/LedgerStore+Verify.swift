@@ -1,0 +1,135 @@
+import Foundation
+import LMDB
+
+/// What `verify` found: one line per problem, each naming where it is.
+public struct VerificationReport: Sendable {
+    public var events: UInt64 = 0
+    public var goals = 0
+    public var problems: [String] = []
+    public var isClean: Bool { problems.isEmpty }
+}
+
+extension LedgerStore {
+    /// Checks the store against itself in one snapshot: every record's checksum, gapless
+    /// positions, every index against the log, gapless origin sequences, and the stored
+    /// projection byte for byte against a fresh replay.
+    public func verify() throws(LedgerError) -> VerificationReport {
+        try read { txn in
+            var report = VerificationReport()
+            var projection = GoalProjection()
+            var sequences: [String: [UInt64]] = [:]
+            var expected: UInt64 = 1
+            var goalIndexed = 0, deviceIndexed = 0
+            var damaged = 0
+            func problem(_ s: String) { if report.problems.count < 1000 { report.problems.append(s) } }
+
+            try txn.scan(layout.events) { key, value in
+                let position = UInt64(bigEndianBytes: key)
+                if key.count != 8 { problem("events: a key of \(key.count) bytes is not a position") }
+                if position != expected { problem("events: position \(expected) is missing (next is \(position))") }
+                expected = position + 1
+                report.events += 1
+                let event: Event
+                do {
+                    event = try EventCodec.decode(value)
+                } catch {
+                    damaged += 1
+                    problem("event at position \(position) is damaged: \(error)")
+                    return true
+                }
+                let p = position.bigEndianBytes
+                if try txn.get(layout.eventIds, key: event.id.bytes) != p {
+                    problem("eventIds: id \(event.id.uuidString) does not point to position \(position)")
+                }
+                if try txn.get(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence)) != p {
+                    problem("origins: \(event.origin)/\(event.sequence) does not point to position \(position)")
+                }
+                if try txn.get(layout.canonical, key: StoreLayout.canonicalKey(event)) != p {
+                    problem("canonical: \(event.hlc) \(event.origin) does not point to position \(position)")
+                }
+                if let goal = event.payload.goal {
+                    goalIndexed += 1
+                    if try txn.get(layout.goalEvents, key: StoreLayout.goalKey(goal, position)) == nil {
+                        problem("goalEvents: position \(position) is missing for goal \(goal.uuidString)")
+                    }
+                } else {
+                    deviceIndexed += 1
+                    if try txn.get(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position)) == nil {
+                        problem("deviceEvents: position \(position) is missing for device \(event.origin)")
+                    }
+                }
+                sequences[event.origin, default: []].append(event.sequence)
+                projection.apply(event)
+                return true
+            }
+            projection.position = report.events
+
+            // No index holds entries the log does not explain.
+            let logged = Int(report.events) - damaged
+            for (name, db, want) in [("eventIds", layout.eventIds, logged), ("origins", layout.origins, logged),
+                                     ("canonical", layout.canonical, logged), ("goalEvents", layout.goalEvents, goalIndexed),
+                                     ("deviceEvents", layout.deviceEvents, deviceIndexed)] {
+                let count = try txn.count(db)
+                if count != want, damaged == 0 { problem("\(name): \(count) entries for \(want) events") }
+            }
+
+            // Origin sequences: 1, 2, 3, … without gaps, and the recorded heads agree.
+            var heads: [String: UInt64] = [:]
+            try txn.scan(layout.originHeads) { k, v in heads[String(decoding: k, as: UTF8.self)] = UInt64(bigEndianBytes: v); return true }
+            for (origin, seqs) in sequences.sorted(by: { $0.key < $1.key }) {
+                let sorted = seqs.sorted()
+                if sorted != Array(1...UInt64(sorted.count)) {
+                    let missing = Set(1...max(sorted.last ?? 1, 1)).subtracting(sorted).sorted().prefix(5)
+                    problem("origin \(origin): sequences are not gapless (missing \(missing.map(String.init).joined(separator: ", ")))")
+                }
+                if heads[origin] != sorted.last {
+                    problem("originHeads: \(origin) is at \(heads[origin].map(String.init) ?? "nothing"), the log at \(sorted.last ?? 0)")
+                }
+            }
+            for origin in heads.keys where sequences[origin] == nil { problem("originHeads: \(origin) has no events") }
+
+            // The stored projection equals a fresh replay, row for row.
+            let status = try StoredProjection.status(txn, layout)
+            if status.version != StoredProjection.version {
+                problem("projection: version \(status.version), expected \(StoredProjection.version)")
+            }
+            if status.checkpoint != report.events {
+                problem("projection: checkpoint \(status.checkpoint), the log ends at \(report.events)")
+            }
+            let tables = layout.projections[status.generation]
+            let fresh = StoredProjection.rows(of: projection)
+            let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
+            for (name, db, want) in [("goals", tables.goals, fresh.goals), ("entries", tables.entries, fresh.entries),
+                                     ("removed", tables.removed, removedRows), ("devices", tables.devices, fresh.devices)] {
+                for p in try Self.compareRows(name, db, want, txn) { problem(p) }
+            }
+            report.goals = projection.existingGoals.count
+            return report
+        }
+    }
+
+    /// Differences between a stored projection table and the rows of a fresh replay.
+    static func compareRows(_ name: String, _ db: Database, _ want: [[UInt8]: [UInt8]], _ txn: borrowing Transaction) throws -> [String] {
+        var problems: [String] = []
+        var seen = 0
+        func describe(_ k: [UInt8]) -> String {
+            if name == "devices" { return "device " + String(decoding: k, as: UTF8.self) }
+            guard k.count >= 16 else { return "a key of \(k.count) bytes" }
+            var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
+            if k.count == 32 { s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString } }
+            return s
+        }
+        try txn.scan(db) { k, v in
+            let key = Array(k)
+            seen += 1
+            if let w = want[key] {
+                if !w.elementsEqual(v) { problems.append("projection \(name): \(describe(key)) differs from a fresh replay") }
+            } else {
+                problems.append("projection \(name): \(describe(key)) is not in a fresh replay")
+            }
+            return problems.count < 100
+        }
+        if seen != want.count { problems.append("projection \(name): \(seen) rows stored, a fresh replay has \(want.count)") }
+        return problems
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GoalLedger
+
+enum RebuildCommand {
+    static let spec = CommandSpec(
+        name: "rebuild", summary: "rebuild every projection from the log (beside the live one, then switch)",
+        run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let store = try inv.openStore()
+        let started = Date()
+        let terminal = isatty(STDERR_FILENO) == 1
+        var shown = false
+        try store.rebuild { folded, total in
+            // Progress only on a terminal, and only once it takes more than a moment.
+            guard terminal, Date().timeIntervalSince(started) > 0.5 else { return }
+            shown = true
+            FileHandle.standardError.write(Data("\rrebuilding: \(folded)/\(total) events".utf8))
+        }
+        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        let (version, checkpoint) = try store.projectionStatus()
+        if inv.json {
+            inv.printJSON(.object([("projections", .object([
+                ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))])),
+            ]))]))
+        } else {
+            inv.print("rebuilt the goal projection (version \(version)) from \(checkpoint) events")
+        }
+    }
+}
+
+enum VerifyCommand {
+    static let spec = CommandSpec(
+        name: "verify", summary: "check checksums, indexes, origin sequences and projections against a fresh replay",
+        run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let store = try inv.openStore()
+        let report = try store.verify()
+        if inv.json {
+            inv.printJSON(.object([
+                ("ok", .bool(report.isClean)), ("events", .number(Double(report.events))), ("goals", .number(Double(report.goals))),
+                ("problems", .array(report.problems.map { .string($0) })),
+            ]))
+        } else if report.isClean {
+            inv.print("ok: \(report.events) events, \(report.goals) goals; indexes, sequences and projections agree with the log")
+        } else {
+            for p in report.problems { inv.print(p) }
+        }
+        if !report.isClean {
+            throw LedgerError(.store, "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in \(store.path)")
+        }
+    }
+}
+
+enum AuditCommand {
+    static let spec = CommandSpec(
+        name: "audit", arguments: "GOAL", summary: "every change to a goal in canonical order: who, when, before and after, overwritten values",
+        positionals: 1...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let goal = try inv.uuidArgument(0, "GOAL")
+        let store = try inv.openStore()
+        let steps = try store.audit(goal: goal)
+        guard !steps.isEmpty else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
+        if inv.json {
+            inv.printJSON(.array(steps.map(\.json)))
+            return
+        }
+        for s in steps {
+            inv.print("#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)")
+            for c in s.changes {
+                inv.print("    \(c.field): \(JSONWriter.string(c.before)) → \(JSONWriter.string(c.after))")
+            }
+            for o in s.overwrote {
+                inv.print("    ! overwrote \(o.field) = \(JSONWriter.string(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen")
+            }
+            for o in s.supersededBy {
+                inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.string(o.value))")
+            }
+        }
+    }
+}

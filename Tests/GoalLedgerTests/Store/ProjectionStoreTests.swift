@@ -1,0 +1,148 @@
+import Foundation
+import LMDB
+import Testing
+@testable import GoalLedger
+
+struct ProjectionStoreTests {
+    let now = instant("2026-11-05T12:00:00Z")
+
+    func seededStore() throws -> TemporaryStore {
+        let t = try TemporaryStore()
+        try t.store.append(try drafts(dayOne), now: now)
+        return t
+    }
+
+    @Test func rebuildSwitchesGenerationsAndKeepsTheSameState() throws {
+        let t = try seededStore()
+        let before = try t.store.projection()
+        var reports: [(UInt64, UInt64)] = []
+        try t.store.rebuild { reports.append(($0, $1)) }
+        #expect(try t.store.projection() == before)
+        #expect(reports.last.map { $0 == (7, 7) } == true)
+        #expect(try t.store.verify().isClean)
+        let generation = try t.store.read { txn in try StoredProjection.status(txn, t.store.layout).generation }
+        #expect(generation == 1)
+        // The old generation's tables are emptied after the switch.
+        let leftover = try t.store.read { txn in try txn.count(t.store.layout.projections[0].goals) }
+        #expect(leftover == 0)
+    }
+
+    @Test func aProjectionFromAnOlderVersionIsRebuiltOnOpenNeverServedStale() throws {
+        let t = try seededStore()
+        let path = t.store.path
+        let expected = try t.store.replay()
+        // Simulate a store written by an older fold: wrong rows and an older version stamp.
+        try t.store.env.write { txn in
+            let tables = try StoredProjection.active(txn, t.store.layout)
+            try tables.clear(txn)
+            try txn.put(t.store.layout.meta, key: MetaKey.projectionVersion, value: UInt64(0).bigEndianBytes)
+        }
+        var notices: [String] = []
+        let reopened = try LedgerStore.open(at: path, onRebuild: { notices.append($0) })
+        #expect(notices.count == 1 && notices[0].contains("older"), "\(notices)")
+        #expect(try reopened.projection() == expected)
+        #expect(try reopened.verify().isClean)
+        // A projection newer than the code is refused, and the store is left as it was.
+        try reopened.env.write { txn in
+            try txn.put(reopened.layout.meta, key: MetaKey.projectionVersion, value: (StoredProjection.version + 1).bigEndianBytes)
+        }
+        let before = try reopened.snapshot()
+        #expect(ledgerError { _ = try LedgerStore.open(at: path) }?.code == .store)
+        #expect(try reopened.snapshot() == before)
+    }
+
+    @Test func verifyNamesTheDamagedEventByPosition() throws {
+        let t = try seededStore()
+        #expect(try t.store.verify().isClean)
+        let record = try #require(try t.store.read { txn in try txn.get(t.store.layout.events, key: UInt64(3).bigEndianBytes) })
+        let file = t.store.path + "/data.mdb"
+        var data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let range = try #require(data.range(of: Data(record)))
+        // Flip one byte inside the title of the third event.
+        data[range.lowerBound + record.count - 20] ^= 0x01
+        try data.write(to: URL(fileURLWithPath: file))
+        let damaged = try LedgerStore.open(at: t.store.path)
+        let report = try damaged.verify()
+        #expect(!report.isClean)
+        #expect(report.problems.contains { $0.contains("position 3 is damaged") }, "\(report.problems)")
+    }
+
+    @Test func verifyFindsIndexesAndProjectionsThatDisagreeWithTheLog() throws {
+        let t = try seededStore()
+        try t.store.env.write { txn in
+            try txn.delete(t.store.layout.eventIds, key: UUID(uuidString: "10000000-0000-4000-8000-000000000004")!.bytes)
+            let tables = try StoredProjection.active(txn, t.store.layout)
+            try txn.put(tables.goals, key: UUID(uuidString: runGoal)!.bytes, value: [1, 2, 3])
+        }
+        let report = try t.store.verify()
+        #expect(report.problems.contains { $0.hasPrefix("eventIds: id 10000000-0000-4000-8000-000000000004") }, "\(report.problems)")
+        #expect(report.problems.contains { $0.contains("projection goals: goal \(runGoal) differs") }, "\(report.problems)")
+    }
+
+    @Test func auditShowsEachStepWithBeforeAndAfter() throws {
+        let t = try seededStore()
+        try t.store.append(try drafts([
+            #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 6 km"}"#,
+            #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 7 km","details":"longer"}"#,
+            #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"10000000-0000-4000-8000-000000000004"}"#,
+        ]), now: now)
+        let steps = try t.store.audit(goal: UUID(uuidString: runGoal)!)
+        #expect(steps.map(\.event.type) == [.goalCreated, .progressRecorded, .goalEdited, .goalEdited, .progressRemoved])
+        #expect(steps.map(\.position) == [2, 4, 8, 9, 10])
+        #expect(steps[0].changes.first { $0.field == "title" } == AuditChange(field: "title", before: .null, after: .string("Run 5 km")))
+        #expect(steps[2].changes == [AuditChange(field: "title", before: .string("Run 5 km"), after: .string("Run 6 km"))])
+        #expect(steps[3].changes == [
+            AuditChange(field: "title", before: .string("Run 6 km"), after: .string("Run 7 km")),
+            AuditChange(field: "details", before: .null, after: .string("longer")),
+        ])
+        #expect(steps[1].changes[0].after["amount"] == .number(2.5))
+        #expect(steps[4].changes[0].before["amount"] == .number(2.5))
+        #expect(steps[4].changes[0].after == .null)
+        #expect(steps.allSatisfy { $0.overwrote.isEmpty && $0.supersededBy.isEmpty })
+    }
+
+    @Test func auditMarksConcurrentOverwrites() {
+        let goal = UUID()
+        let created = Event(id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1000, counter: 0), at: Instant(milliseconds: 1000), schema: 2,
+                            payload: .goalCreated(GoalCreated(goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil,
+                                                              progressKind: .outcome, target: nil, unit: nil, reminder: nil, tags: [])))
+        var a = GoalEdited(goal: goal, replaces: [.title: created.id]); a.title = "phone's"
+        var b = GoalEdited(goal: goal, replaces: [.title: created.id]); b.title = "tablet's"
+        let ea = Event(id: UUID(), origin: "phone", sequence: 2, hlc: HLC(milliseconds: 2000, counter: 0), at: Instant(milliseconds: 2000), schema: 2, payload: .goalEdited(a))
+        let eb = Event(id: UUID(), origin: "tablet", sequence: 1, hlc: HLC(milliseconds: 2500, counter: 0), at: Instant(milliseconds: 2500), schema: 2, payload: .goalEdited(b))
+        let steps = GoalAudit.steps([(3, eb), (1, created), (2, ea)])
+        #expect(steps.map(\.event.id) == [created.id, ea.id, eb.id])
+        #expect(steps[2].overwrote == [AuditOverwrite(field: "title", event: ea.id, device: "phone", value: .string("phone's"))])
+        #expect(steps[1].supersededBy == [AuditOverwrite(field: "title", event: eb.id, device: "tablet", value: .string("tablet's"))])
+        #expect(steps[1].overwrote.isEmpty)
+    }
+
+    @Test func aFeedDeliversEveryChangeOnceInOrderThenLiveChanges() async throws {
+        let t = try seededStore()
+        let feed = ChangeFeed(store: t.store, after: 0)
+        var caught: [ProjectionChange] = []
+        while case let batch = try feed.next(limit: 3), !batch.isEmpty { caught += batch }
+        #expect(caught.map(\.position) == Array(1...7))
+        #expect(caught[0].device == "phone" && caught[0].goal == nil)
+        #expect(caught[1].goal == UUID(uuidString: runGoal))
+        #expect(try feed.next().isEmpty)
+        #expect(feed.checkpoint == 7)
+
+        // A rolled-back batch is never seen; a committed one is seen whole.
+        _ = ledgerError { try t.store.append(try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, "{"]), now: now) }
+        #expect(try feed.next().isEmpty)
+
+        let live = ChangeFeed(store: t.store, after: 5)
+        var received: [UInt64] = []
+        let stream = live.changes(pollInterval: .milliseconds(5))
+        var iterator = stream.makeAsyncIterator()
+        for _ in 0..<2 { received.append(try #require(try await iterator.next()).position) }
+        try t.store.append(try drafts([
+            #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(meditateGoal)","tag":"y"}"#,
+        ]), now: now)
+        for _ in 0..<2 { received.append(try #require(try await iterator.next()).position) }
+        #expect(received == [6, 7, 8, 9])
+        let lastTwo = try ChangeFeed(store: t.store, after: 7).next()
+        #expect(lastTwo.map(\.goal) == [UUID(uuidString: runGoal), UUID(uuidString: meditateGoal)])
+    }
+}
