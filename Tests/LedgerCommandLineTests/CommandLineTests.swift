@@ -120,3 +120,52 @@ struct CommandLineTests {
         #expect(f.run(["append", "--help"]).stdout.contains("--expect-version"))
     }
 }
+
+struct ProjectionCommandTests {
+    @Test func rebuildVerifyAndAuditFromTheCommandLine() throws {
+        let f = CLIFixture()
+        f.run(["init", "--device", "phone"])
+        f.run(["append"], input: everyKindOfGoal.joined(separator: "\n"))
+        f.run(["append"], input: [
+            #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"first"}"#,
+            #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"second"}"#,
+        ].joined(separator: "\n"))
+        let before = try f.json(["replay"])["digest"]
+        let status = try f.json(["status"])
+        #expect(status["projections"]?["goals"]?["checkpoint"] == .number(23))
+        #expect(status["digest"] == before)
+        let rebuilt = f.run(["rebuild"])
+        #expect(rebuilt.exitCode == 0, "\(rebuilt.stderr)")
+        #expect(try f.json(["status"])["digest"] == before)
+        let verified = try f.json(["verify"])
+        #expect(verified["ok"] == .bool(true))
+        #expect(verified["events"] == .number(23))
+        guard case .array(let steps) = try f.json(["audit", goalIDs[0]]) else { Issue.record("audit is not an array"); return }
+        #expect(steps.count == 4)
+        #expect(steps[2]["changes"] == .array([.object([("field", .string("title")), ("before", .string("once outcome")), ("after", .string("first"))])]))
+        let text = f.run(["audit", goalIDs[0]]).stdout
+        #expect(text.contains(#"title: "first" → "second""#), "\(text)")
+        #expect(f.run(["audit", "B0000000-0000-4000-8000-000000000000"]).exitCode == 3)
+    }
+
+    @Test func verifyExitsWithAStoreProblemWhenTheLogIsDamaged() throws {
+        let f = CLIFixture()
+        f.run(["init", "--device", "phone"])
+        f.run(["append"], input: everyKindOfGoal.joined(separator: "\n"))
+        let store = try LedgerStore.open(at: f.store)
+        let title = Data("yearly measurable".utf8)
+        let file = URL(fileURLWithPath: store.path + "/data.mdb")
+        var data = try Data(contentsOf: file)
+        // The title is in the event record and in the projection row: damage every copy.
+        var found = 0
+        while let range = data.range(of: title) {
+            data[range.lowerBound] = UInt8(ascii: "Y")
+            found += 1
+        }
+        #expect(found >= 1)
+        try data.write(to: file)
+        let r = f.run(["verify"])
+        #expect(r.exitCode == 5)
+        #expect(r.stdout.contains("is damaged: checksum mismatch"), "\(r.stdout)")
+    }
+}

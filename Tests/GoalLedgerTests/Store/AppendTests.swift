@@ -96,6 +96,14 @@ struct AppendTests {
         #expect(try t.store.snapshot() == before, "\(bad.name) changed the store")
     }
 
+    @Test func anEmptyBatchWritesNothing() throws {
+        let t = try TemporaryStore()
+        try t.store.append(try drafts(dayOne), now: now)
+        let before = try t.store.snapshot()
+        #expect(try t.store.append([], now: now).isEmpty)
+        #expect(try t.store.snapshot() == before)
+    }
+
     @Test func expectedVersionGuardsOneGoal() throws {
         let t = try TemporaryStore()
         try t.store.append(try drafts(dayOne), now: now)
