@@ -63,8 +63,15 @@ enum AuditCommand {
         let store = try inv.openStore()
         let steps = try store.audit(goal: goal)
         guard !steps.isEmpty else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
+        let conflicts = try store.conflicts(goal: goal)
         if inv.json {
-            inv.printJSON(.array(steps.map(\.json)))
+            // Each step lists the conflicts it took part in, as winner or as overwritten.
+            inv.printJSON(.array(steps.map { step in
+                guard case .object(var m) = step.json else { return step.json }
+                let mine = conflicts.filter { c in c.winner.event == step.event.id || c.overwritten.contains { $0.event == step.event.id } }
+                m.append(("conflicts", .array(mine.map(\.json))))
+                return .object(m)
+            }))
             return
         }
         for s in steps {
@@ -78,6 +85,10 @@ enum AuditCommand {
             for o in s.supersededBy {
                 inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.string(o.value))")
             }
+        }
+        if !conflicts.isEmpty {
+            inv.print("conflicts:")
+            for c in conflicts { inv.print("  " + ConflictText.describe(c)) }
         }
     }
 }

@@ -132,9 +132,14 @@ extension Payload {
             w.varint(UInt64(replaced.count))
             for (field, id) in replaced { w.u8(index(field, in: GoalField.allCases)); w.uuid(id) }
         case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p):
-            w.varint(p.replaces == nil ? 0 : 1)
+            w.varint((p.replaces == nil ? 0 : 1) | (p.seen.isEmpty ? 0 : 2))
             w.uuid(p.goal)
             if let r = p.replaces { w.uuid(r) }
+            if !p.seen.isEmpty {
+                let seen = p.seen.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                w.varint(UInt64(seen.count))
+                for (device, sequence) in seen { w.string(device); w.varint(sequence) }
+            }
         case .reminderSet(let p):
             var f = Presence()
             f.mark(p.hour != nil); f.mark(p.minute != nil); f.mark(p.replaces != nil)
@@ -216,7 +221,13 @@ extension Payload {
             }
             return .goalEdited(p)
         case .goalDeleted, .goalRestored, .reminderCleared:
-            let p = GoalRegisterWrite(goal: goal, replaces: f.take() ? try r.uuid() : nil)
+            var p = GoalRegisterWrite(goal: goal, replaces: f.take() ? try r.uuid() : nil)
+            if f.take() {
+                for _ in 0..<(try count(&r)) {
+                    let device = try r.string()
+                    p.seen[device] = try r.varint()
+                }
+            }
             return type == .goalDeleted ? .goalDeleted(p) : type == .goalRestored ? .goalRestored(p) : .reminderCleared(p)
         case .reminderSet:
             let hasHour = f.take(), hasMinute = f.take(), hasReplaces = f.take()

@@ -56,6 +56,9 @@ extension Payload {
         case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p):
             m.append(("goal", id(p.goal)))
             if let r = p.replaces { m.append(("replaces", id(r))) }
+            if !p.seen.isEmpty {
+                m.append(("seen", .object(p.seen.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })))
+            }
         case .reminderSet(let p):
             m.append(("goal", id(p.goal)))
             if let h = p.hour { m.append(("hour", .number(Double(h)))) }

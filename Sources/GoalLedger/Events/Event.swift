@@ -73,6 +73,16 @@ public struct GoalEdited: Equatable, Sendable {
 public struct GoalRegisterWrite: Equatable, Sendable {
     public var goal: UUID
     public var replaces: UUID?
+    /// For `goalDeleted`: the last origin sequence of each device its author's store held
+    /// (filled in at append), so that changes made elsewhere without seeing the deletion can be
+    /// told apart from changes the author had seen.
+    public var seen: [String: UInt64] = [:]
+
+    public init(goal: UUID, replaces: UUID? = nil, seen: [String: UInt64] = [:]) {
+        self.goal = goal
+        self.replaces = replaces
+        self.seen = seen
+    }
 }
 
 public struct ReminderSet: Equatable, Sendable {

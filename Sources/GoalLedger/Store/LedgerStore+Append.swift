@@ -41,6 +41,7 @@ extension LedgerStore {
                 var sequence = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
                 var position = try Self.lastPosition(txn, layout)
                 let tables = try StoredProjection.active(txn, layout)
+                let heads = try Self.originHeads(txn, layout)
                 var seen: [UUID: AppendResult] = [:]
                 var results: [AppendResult] = []
                 results.reserveCapacity(drafts.count)
@@ -96,7 +97,8 @@ extension LedgerStore {
                         let state = try draft.payload.goal.map { g in try goalState(g, entry: entry, txn) }
                         let author = try StoredProjection.device(device, txn, tables)
                         do throws(FieldError) {
-                            return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author)
+                            return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author,
+                                                          seen: heads.merging([device: sequence]) { _, b in b })
                         } catch {
                             throw LedgerError.invalidLine(line, field: error.field, error.message)
                         }

@@ -276,14 +276,16 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// For each origin device, the last origin sequence this store holds.
     public func originHeads() throws(LedgerError) -> [String: UInt64] {
-        try read { txn in
-            var heads: [String: UInt64] = [:]
-            try txn.scan(layout.originHeads) { key, value in
-                heads[String(decoding: key, as: UTF8.self)] = UInt64(bigEndianBytes: value)
-                return true
-            }
-            return heads
+        try read { txn in try Self.originHeads(txn, layout) }
+    }
+
+    static func originHeads(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String: UInt64] {
+        var heads: [String: UInt64] = [:]
+        try txn.scan(layout.originHeads) { key, value in
+            heads[String(decoding: key, as: UTF8.self)] = UInt64(bigEndianBytes: value)
+            return true
         }
+        return heads
     }
 
     /// The latest hybrid logical clock reading of this store.

@@ -7,7 +7,8 @@ import Foundation
 enum LocalRules {
     /// Checks `payload` against the goal's current state and returns it with every default filled in.
     static func prepare(
-        _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState
+        _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState,
+        seen: @autoclosure () -> [String: UInt64] = [:]
     ) throws(FieldError) -> Payload {
         guard let goalID = payload.goal else { return payload }
         let state = state ?? GoalState(id: goalID)
@@ -36,6 +37,7 @@ enum LocalRules {
             return .goalEdited(p)
         case .goalDeleted(var p):
             p.replaces = state.deletion?.stamp.event
+            p.seen = seen()
             return .goalDeleted(p)
         case .goalRestored(var p):
             guard state.isDeleted else { throw FieldError("goal", "goal \(goalID.uuidString) is not deleted") }

@@ -1,0 +1,62 @@
+import Foundation
+
+extension Event {
+    /// Checks that an event from elsewhere is well formed: the limits of the JSON form hold and
+    /// every field the ledger fills in at append is present. Business rules (unknown goals,
+    /// deleted goals, …) are not checked: another device's events are facts.
+    public func checkWellFormed() throws(FieldError) {
+        guard DeviceName.isValid(origin) else { throw FieldError("device", "invalid device name \"\(origin)\"") }
+        guard sequence >= 1 else { throw FieldError("sequence", "must be at least 1") }
+        guard (1...UInt8(LedgerStore.currentSchema)).contains(schema) else { throw FieldError("schema", "unknown schema \(schema)") }
+        guard hlc.milliseconds >= 0, at.milliseconds > -62_135_596_800_000, at.milliseconds < 253_402_300_800_000 else {
+            throw FieldError("at", "out of range")
+        }
+        switch payload {
+        case .goalCreated(let p):
+            _ = try FieldRules.title(p.title, field: "title")
+            if let d = p.details { _ = try FieldRules.details(d, field: "details") }
+            if p.progressKind == .measurable {
+                guard let t = p.target, t.isFinite else { throw FieldError("progress.target", "is required for a measurable goal") }
+                _ = try FieldRules.target(t, field: "progress.target")
+            } else if p.target != nil || p.unit != nil {
+                throw FieldError("progress", "an outcome goal has no target or unit")
+            }
+            if let u = p.unit { _ = try FieldRules.unit(u, field: "progress.unit") }
+            if let r = p.reminder { try Self.check(r.hour, r.minute) }
+            guard p.tags.count <= EventLimits.tagsMaximum else { throw FieldError("tags", "too many tags") }
+            for t in p.tags { _ = try FieldRules.tag(t, field: "tags") }
+        case .goalEdited(let p):
+            guard !p.changedFields.isEmpty else { throw FieldError(nil, "goalEdited changes nothing") }
+            if let t = p.title { _ = try FieldRules.title(t, field: "title") }
+            if let d = p.details ?? nil { _ = try FieldRules.details(d, field: "details") }
+            if let t = p.target { guard t.isFinite else { throw FieldError("target", "must be finite") }; _ = try FieldRules.target(t, field: "target") }
+            if let u = p.unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
+        case .goalDeleted, .goalRestored, .reminderCleared, .progressRemoved:
+            break
+        case .reminderSet(let p):
+            guard let h = p.hour, let m = p.minute else { throw FieldError("hour", "a stored reminderSet carries hour and minute") }
+            try Self.check(h, m)
+        case .progressRecorded(let p):
+            guard (p.amount == nil) != (p.completed == nil) else { throw FieldError("amount", "exactly one of amount and completed") }
+            if let a = p.amount, !a.isFinite { throw FieldError("amount", "must be finite") }
+            guard p.occurredAt != nil, p.day != nil else { throw FieldError("day", "a stored progressRecorded carries occurredAt and day") }
+        case .tagAdded(let p):
+            _ = try FieldRules.tag(p.tag, field: "tag")
+        case .tagRemoved(let p):
+            _ = try FieldRules.tag(p.tag, field: "tag")
+        case .deviceConfigured(let p):
+            _ = try FieldRules.timeZone(p.timeZone, field: "timeZone")
+            _ = try FieldRules.locale(p.locale, field: "locale")
+            guard (1...7).contains(p.firstWeekday) else { throw FieldError("firstWeekday", "must be between 1 and 7") }
+            guard (1...30).contains(p.windowDays) else { throw FieldError("windowDays", "must be between 1 and 30") }
+            guard (1...512).contains(p.capacity) else { throw FieldError("capacity", "must be between 1 and 512") }
+        case .notificationAuthorization:
+            break
+        }
+    }
+
+    private static func check(_ hour: Int, _ minute: Int) throws(FieldError) {
+        guard (0...23).contains(hour) else { throw FieldError("hour", "must be between 0 and 23") }
+        guard (0...59).contains(minute) else { throw FieldError("minute", "must be between 0 and 59") }
+    }
+}

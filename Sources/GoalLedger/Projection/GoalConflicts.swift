@@ -1,0 +1,116 @@
+import Foundation
+
+/// One side of a conflict: an event and the value it wrote.
+public struct ConflictSide: Equatable, Sendable {
+    public var event: UUID
+    public var device: String
+    public var value: JSONValue
+
+    public var json: JSONValue {
+        .object([("event", .string(event.uuidString)), ("device", .string(device)), ("value", value)])
+    }
+}
+
+/// Concurrent changes and how they resolved (SPEC section 4).
+public struct Conflict: Equatable, Sendable {
+    public var goal: UUID
+    /// The field written concurrently, or `deleted` for a deletion against concurrent changes.
+    public var field: String
+    public var winner: ConflictSide
+    public var overwritten: [ConflictSide]
+
+    public var json: JSONValue {
+        .object([
+            ("goal", .string(goal.uuidString)), ("field", .string(field)), ("winner", winner.json),
+            ("overwritten", .array(overwritten.map(\.json))),
+        ])
+    }
+}
+
+/// Finds the conflicts in one goal's events.
+///
+/// - Two writes of one register (a field, the reminder, deletion) are concurrent when both
+///   replaced the same value: neither author had seen the other's write. The later in canonical
+///   order won; the others were overwritten.
+/// - A change is concurrent with a deletion when the deleting store had not seen it (the
+///   deletion records the origin sequences it had seen) and its author had not seen the
+///   deletion (it came before the deletion in canonical order, or after it with no restore in
+///   between: a store that had seen the deletion would have refused it). The deletion wins; the
+///   changes stay in the history and come back with a later restore.
+public enum GoalConflicts {
+    public static func find(_ events: [Event]) -> [Conflict] {
+        let ordered = events.sorted { $0.key < $1.key }
+        guard let goal = ordered.first?.payload.goal else { return [] }
+        var conflicts: [Conflict] = []
+
+        // Register writes grouped by the value they replaced.
+        struct Write { var event: Event; var value: JSONValue }
+        var groups: [String: [UUID: [Write]]] = [:]
+        var order: [String] = []
+        func add(_ field: String, _ replaces: UUID?, _ e: Event, _ value: JSONValue) {
+            guard let replaces else { return }
+            if groups[field] == nil { order.append(field) }
+            groups[field, default: [:]][replaces, default: []].append(Write(event: e, value: value))
+        }
+        for e in ordered {
+            switch e.payload {
+            case .goalEdited(let p):
+                for (name, value) in e.payload.jsonMembers where GoalField(rawValue: name) != nil {
+                    add(name, p.replaces[GoalField(rawValue: name)!], e, value)
+                }
+            case .reminderSet(let p):
+                add("reminder", p.replaces, e, .object([("hour", .number(Double(p.hour ?? 9))), ("minute", .number(Double(p.minute ?? 0)))]))
+            case .reminderCleared(let p): add("reminder", p.replaces, e, .null)
+            case .goalDeleted(let p): add("deleted", p.replaces, e, .bool(true))
+            case .goalRestored(let p): add("deleted", p.replaces, e, .bool(false))
+            default: break
+            }
+        }
+        let fieldOrder = GoalField.allCases.map(\.rawValue) + ["reminder", "deleted"]
+        for field in fieldOrder where groups[field] != nil {
+            for (_, writes) in groups[field]!.sorted(by: { $0.value[0].event.key < $1.value[0].event.key }) where writes.count > 1 {
+                let sorted = writes.sorted { $0.event.key < $1.event.key }
+                let w = sorted.last!
+                conflicts.append(Conflict(
+                    goal: goal, field: field, winner: ConflictSide(event: w.event.id, device: w.event.origin, value: w.value),
+                    overwritten: sorted.dropLast().map { ConflictSide(event: $0.event.id, device: $0.event.origin, value: $0.value) }))
+            }
+        }
+
+        // Deletions against changes their author had not seen.
+        for (i, d) in ordered.enumerated() {
+            guard case .goalDeleted(let deletion) = d.payload else { continue }
+            var overwritten: [ConflictSide] = []
+            for (j, e) in ordered.enumerated() where e.origin != d.origin {
+                switch e.payload {
+                case .goalDeleted, .goalRestored, .goalCreated: continue
+                default: break
+                }
+                guard e.sequence > deletion.seen[e.origin] ?? 0 else { continue }  // the deleting store had seen it
+                if j > i {
+                    let restoredBetween = ordered[(i + 1)..<j].contains { if case .goalRestored = $0.payload { return true } else { return false } }
+                    if restoredBetween { continue }
+                }
+                var change = e.payload.jsonMembers.filter { $0.0 != "goal" && $0.0 != "replaces" && $0.0 != "observed" }
+                change.insert(("type", .string(e.type.name)), at: 0)
+                overwritten.append(ConflictSide(event: e.id, device: e.origin, value: .object(change)))
+            }
+            if !overwritten.isEmpty {
+                conflicts.append(Conflict(goal: goal, field: "deleted", winner: ConflictSide(event: d.id, device: d.origin, value: .bool(true)),
+                                          overwritten: overwritten))
+            }
+        }
+        return conflicts
+    }
+}
+
+extension LedgerStore {
+    /// The conflicts of one goal, or of every goal (sorted by goal id).
+    public func conflicts(goal: UUID? = nil) throws(LedgerError) -> [Conflict] {
+        let goals: [UUID]
+        if let goal { goals = [goal] } else { goals = try projection().existingGoals.map(\.id) }
+        var out: [Conflict] = []
+        for g in goals { out += GoalConflicts.find(try events(ofGoal: g).map(\.event)) }
+        return out
+    }
+}

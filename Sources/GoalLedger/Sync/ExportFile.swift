@@ -1,0 +1,82 @@
+import Foundation
+
+/// The file `ledger export` writes and `ledger import` reads.
+///
+///     "GOALLEDG" · file version (1) · ledger id (16) · event count (u64 BE)
+///     count × ( record length (varint) · `EventCodec` record )
+///     "END!" · SHA-256 of everything before it (32)
+///
+/// Each record carries its own checksum; the trailer's hash covers the whole file, so a
+/// truncated or altered file is refused before anything is imported.
+public enum ExportFile {
+    static let magic = Array("GOALLEDG".utf8)
+    static let trailer = Array("END!".utf8)
+    static let version: UInt8 = 1
+
+    public static func encode(ledger: UUID, events: [Event]) -> [UInt8] {
+        var w = ByteWriter(capacity: 64 + events.count * 96)
+        w.bytes.append(contentsOf: magic)
+        w.u8(version)
+        w.uuid(ledger)
+        w.u64BE(UInt64(events.count))
+        for e in events {
+            let record = EventCodec.encode(e)
+            w.varint(UInt64(record.count))
+            w.bytes.append(contentsOf: record)
+        }
+        w.bytes.append(contentsOf: trailer)
+        var hash = SHA256()
+        hash.update(w.bytes.dropLast(trailer.count))
+        w.bytes.append(contentsOf: hash.finalize())
+        return w.bytes
+    }
+
+    /// Reads a whole file; every problem is an invalid-input error naming what is wrong.
+    public static func decode(_ bytes: [UInt8], name: String) throws(LedgerError) -> (ledger: UUID, events: [Event]) {
+        func bad(_ why: String) -> LedgerError { LedgerError(.invalidInput, "\(name) is not a usable export: \(why)") }
+        guard bytes.count >= magic.count + 1 + 16 + 8 + trailer.count + 32, Array(bytes.prefix(magic.count)) == magic else {
+            throw bad("it does not start like a ledger export, or is truncated")
+        }
+        let bodyEnd = bytes.count - 32 - trailer.count
+        guard Array(bytes[bodyEnd..<bodyEnd + trailer.count]) == trailer else { throw bad("it is truncated (no trailer)") }
+        var hash = SHA256()
+        hash.update(bytes[..<bodyEnd])
+        guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else { throw bad("its checksum does not match (altered or damaged)") }
+        let result: Result<(UUID, [Event]), DecodingError> = bytes.withUnsafeBytes { raw in
+            do throws(DecodingError) {
+                return .success(try body(UnsafeRawBufferPointer(rebasing: raw[..<bodyEnd])))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let v): return (v.0, v.1)
+        case .failure(let e): throw bad(e.reason)
+        }
+    }
+
+    private static func body(_ raw: UnsafeRawBufferPointer) throws(DecodingError) -> (UUID, [Event]) {
+        var r = ByteReader(raw)
+        r.index = magic.count
+        let v = try r.u8()
+        guard v == version else { throw DecodingError(reason: "file version \(v) is not supported") }
+        let ledger = try r.uuid()
+        let count = try r.u64BE()
+        guard count <= UInt64(raw.count) else { throw DecodingError(reason: "the event count is impossible") }
+        var events: [Event] = []
+        events.reserveCapacity(Int(count))
+        for i in 0..<count {
+            let length = Int(clamping: try r.varint())
+            guard length <= r.bytes.count - r.index else { throw DecodingError(reason: "record \(i + 1) is truncated") }
+            let record = UnsafeRawBufferPointer(rebasing: r.bytes[r.index..<r.index + length])
+            r.index += length
+            do throws(DecodingError) {
+                events.append(try EventCodec.decode(record))
+            } catch {
+                throw DecodingError(reason: "record \(i + 1): \(error.reason)")
+            }
+        }
+        guard r.isAtEnd else { throw DecodingError(reason: "bytes after the last record") }
+        return (ledger, events)
+    }
+}

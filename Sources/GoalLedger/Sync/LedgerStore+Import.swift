@@ -1,0 +1,121 @@
+import Foundation
+import LMDB
+
+/// What an import or one direction of a sync did.
+public struct ImportResult: Equatable, Sendable {
+    /// Events written (missing here before).
+    public var imported: Int = 0
+    /// Events offered that this store already held.
+    public var alreadyPresent: Int = 0
+}
+
+extension LedgerStore {
+    /// Imports events written by other stores of the same ledger, in one transaction.
+    ///
+    /// Events already held are skipped. The whole import is refused, with nothing written, when
+    /// any event is malformed, claims this store's own device as its origin without this store
+    /// having written it, takes an origin sequence that another event already holds, leaves a gap
+    /// in its origin's sequence, or reuses an event id. Business rules are not applied: another
+    /// device's events are facts. The clock advances past every imported event.
+    @discardableResult
+    public func importEvents(_ incoming: [Event], from source: String) throws(LedgerError) -> ImportResult {
+        let layout = self.layout
+        let device = self.device
+        do {
+            return try env.write { txn in
+                var result = ImportResult()
+                let heads = try Self.originHeads(txn, layout)
+                var byOrigin: [String: [Event]] = [:]
+                for e in incoming {
+                    do throws(FieldError) {
+                        try e.checkWellFormed()
+                    } catch {
+                        throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) (\(e.origin)/\(e.sequence)) is malformed: \(error.field.map { "field \"\($0)\": " } ?? "")\(error.message)")
+                    }
+                    byOrigin[e.origin, default: []].append(e)
+                }
+                var accepted: [Event] = []
+                var newIDs = Set<UUID>()
+                var newHeads: [String: UInt64] = [:]
+                for (origin, events) in byOrigin.sorted(by: { $0.key < $1.key }) {
+                    var head = heads[origin] ?? 0
+                    for e in events.sorted(by: { $0.sequence < $1.sequence }) {
+                        if e.sequence <= head {
+                            guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, e.sequence)),
+                                let held = try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+                            else { throw LedgerError(.store, "the origin index lacks \(origin)/\(e.sequence); run `ledger verify`") }
+                            guard held.id == e.id else {
+                                throw LedgerError(.invalidInput, "\(source): \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here: the origin sequence collides with a different event")
+                            }
+                            guard held == e else {
+                                throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) (\(origin)/\(e.sequence)) differs from the copy held here")
+                            }
+                            result.alreadyPresent += 1
+                            continue
+                        }
+                        if origin == device {
+                            throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)")
+                        }
+                        guard e.sequence == head + 1 else {
+                            throw LedgerError(.invalidInput, "\(source): origin \(origin) jumps from sequence \(head) to \(e.sequence): a gap (events \(head + 1)…\(e.sequence - 1) are missing)")
+                        }
+                        guard try txn.get(layout.eventIds, key: e.id.bytes) == nil, newIDs.insert(e.id).inserted else {
+                            throw LedgerError(.invalidInput, "\(source): event id \(e.id.uuidString) is already used by another event")
+                        }
+                        head = e.sequence
+                        accepted.append(e)
+                    }
+                    newHeads[origin] = head
+                }
+                guard !accepted.isEmpty else { return result }
+                // New events take local positions in canonical order.
+                accepted.sort { $0.key < $1.key }
+                var position = try Self.lastPosition(txn, layout)
+                let tables = try StoredProjection.active(txn, layout)
+                var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+                for e in accepted {
+                    position += 1
+                    guard try txn.get(layout.canonical, key: StoreLayout.canonicalKey(e)) == nil else {
+                        throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) has the same clock and device as an event held here")
+                    }
+                    try Self.index(e, at: position, txn, layout)
+                    try StoredProjection.apply(e, txn, tables)
+                    if e.hlc > clock { clock = e.hlc }
+                }
+                for (origin, head) in newHeads where head != (heads[origin] ?? 0) {
+                    try txn.put(layout.originHeads, key: Array(origin.utf8), value: head.bigEndianBytes)
+                }
+                try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+                try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+                result.imported = accepted.count
+                return result
+            }
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "importing into \(path) failed: \(error)")
+        }
+    }
+
+    /// The events this store holds that a store with origin heads `heads` lacks, in origin order.
+    public func events(missingFrom heads: [String: UInt64]) throws(LedgerError) -> [Event] {
+        try read { txn in
+            var out: [Event] = []
+            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { $0.key < $1.key }) {
+                let theirs = heads[origin] ?? 0
+                guard head > theirs else { continue }
+                let prefix = Array(origin.utf8) + [0]
+                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, theirs + 1)) { key, value in
+                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+                    let p = UInt64(bigEndianBytes: value)
+                    guard let e = try Self.event(at: p, txn, layout) else {
+                        throw LedgerError(.store, "the origin index names position \(p), which holds no event")
+                    }
+                    out.append(e)
+                    return true
+                }
+            }
+            return out
+        }
+    }
+}

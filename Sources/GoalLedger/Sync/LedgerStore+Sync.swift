@@ -1,0 +1,63 @@
+import Foundation
+
+/// What `sync` moved in each direction.
+public struct SyncResult: Equatable, Sendable {
+    /// Events the local store received from the peer.
+    public var pulled: ImportResult
+    /// Events the peer received from the local store.
+    public var pushed: ImportResult
+}
+
+extension LedgerStore {
+    /// Exchanges events with `peer` both ways: each side receives exactly the events it lacks,
+    /// decided by comparing their last origin sequences. Each direction is one transaction.
+    public func sync(with peer: LedgerStore) throws(LedgerError) -> SyncResult {
+        try checkSameLedger(peer.ledgerID, source: peer.path)
+        guard peer.device != device else {
+            throw LedgerError(.store, "\(peer.path) is also device \(device): two stores of one ledger cannot share a device")
+        }
+        let pulled = try importEvents(try peer.events(missingFrom: try originHeads()), from: peer.path)
+        let pushed = try peer.importEvents(try events(missingFrom: try peer.originHeads()), from: path)
+        return SyncResult(pulled: pulled, pushed: pushed)
+    }
+
+    /// Writes every event of the store to an export file at `path` (atomically: a temporary
+    /// file renamed into place).
+    public func export(to file: String) throws(LedgerError) -> Int {
+        let events = try self.events(missingFrom: [:])
+        let bytes = ExportFile.encode(ledger: ledgerID, events: events)
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+            throw LedgerError(.invalidInput, "cannot write \(file): \(error.localizedDescription)")
+        }
+        return events.count
+    }
+
+    /// Imports the events of an export file that this store lacks.
+    public func importFile(_ file: String) throws(LedgerError) -> ImportResult {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw LedgerError(.invalidInput, "cannot read \(file)")
+        }
+        let (ledger, events) = try ExportFile.decode(Array(data), name: file)
+        try checkSameLedger(ledger, source: file)
+        return try importEvents(events, from: file)
+    }
+
+    /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
+    public func clone(to path: String, device: String) throws(LedgerError) -> LedgerStore {
+        let origins = try originHeads()
+        guard origins[device] == nil, device != self.device else {
+            throw LedgerError(.usage, "device \(device) already belongs to this ledger; choose another name")
+        }
+        let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
+        try store.importEvents(try events(missingFrom: [:]), from: self.path)
+        return store
+    }
+
+    func checkSameLedger(_ other: UUID, source: String) throws(LedgerError) {
+        guard other == ledgerID else {
+            throw LedgerError(.store, "\(source) belongs to ledger \(other.uuidString), this store to \(ledgerID.uuidString): stores of different ledgers never exchange events")
+        }
+    }
+}
