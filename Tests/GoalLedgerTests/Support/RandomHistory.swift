@@ -118,7 +118,15 @@ enum RandomHistory {
             case 7:
                 if let g = live.randomElement(using: &rng) { payload = .goalDeleted(GoalRegisterWrite(goal: g.id)) }
             case 8:
-                if let g = deleted.randomElement(using: &rng) { payload = .goalRestored(GoalRegisterWrite(goal: g.id)) }
+                if let g = deleted.randomElement(using: &rng) {
+                    payload = .goalRestored(GoalRegisterWrite(goal: g.id))
+                } else if rng.next() % 2 == 0 {
+                    payload = .deviceConfigured(DeviceConfigured(
+                        timeZone: ["Europe/Berlin", "Asia/Tokyo", "America/New_York"].randomElement(using: &rng)!,
+                        firstWeekday: Int(rng.next() % 7) + 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64))
+                } else {
+                    payload = .notificationAuthorization(NotificationAuthorization(status: AuthorizationStatus.allCases.randomElement(using: &rng)!))
+                }
             default:
                 if let g = live.randomElement(using: &rng) {
                     payload = rng.next() % 2 == 0 ? .reminderSet(ReminderSet(goal: g.id, hour: 6, minute: nil))

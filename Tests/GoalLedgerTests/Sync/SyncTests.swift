@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import GoalLedger
+
+struct SyncTests {
+    let now = instant("2026-11-05T12:00:00Z")
+
+    /// Three devices append and sync at random; after a final full exchange every store prints
+    /// the same replay, no recorded entry is lost unless it was removed, and each verifies.
+    @Test(arguments: 0..<150)
+    func randomMultiDeviceHistoriesConverge(_ seed: Int) throws {
+        let dir = TemporaryDirectory()
+        let a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
+        let b = try a.clone(to: dir.path + "/b", device: "tablet")
+        let c = try a.clone(to: dir.path + "/c", device: "watch")
+        let stores = [a, b, c]
+        var rng = SeededRandom(seed: UInt64(seed) &* 31 &+ 7)
+        var recorded = Set<UUID>()
+        var removed = Set<UUID>()
+        for step in 0..<24 {
+            let store = stores[Int(rng.next() % 3)]
+            if rng.next() % 4 == 0 {
+                let other = stores.filter { $0 !== store }[Int(rng.next() % 2)]
+                _ = try store.sync(with: other)
+                continue
+            }
+            let batch = try RandomHistory.validBatch(for: store, rng: &rng, size: 1 + Int(rng.next() % 4), step: step)
+            try store.append(batch, now: now)
+            for d in batch {
+                if case .progressRecorded = d.payload { recorded.insert(d.id!) }
+                if case .progressRemoved(let p) = d.payload { removed.insert(p.entry) }
+            }
+        }
+        _ = try a.sync(with: b)
+        _ = try b.sync(with: c)
+        _ = try a.sync(with: b)
+        let replays = try stores.map { s in try s.replay() }
+        let texts = replays.map { JSONWriter.string($0.canonicalJSON) }
+        #expect(texts[0] == texts[1] && texts[1] == texts[2])
+        #expect(Set(replays.map(\.position)).count == 1)
+        #expect(Set(try stores.map { try $0.projection().digest }).count == 1)
+        let live = Set(replays[0].goals.values.flatMap { $0.entries.map(\.id) })
+        #expect(recorded.subtracting(removed).isSubset(of: live), "entries lost: \(recorded.subtracting(removed).subtracting(live))")
+        for s in stores {
+            let report = try s.verify()
+            #expect(report.isClean, "\(s.device): \(report.problems)")
+        }
+    }
+
+    @Test func onlyMissingEventsMoveAndASecondSyncMovesNone() throws {
+        let dir = TemporaryDirectory()
+        let a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
+        try a.append(try drafts(dayOne), now: now)
+        let b = try a.clone(to: dir.path + "/b", device: "tablet")
+        let progress = { (n: Int, goal: String) in
+            try drafts((0..<n).map { _ in #"{"type":"progressRecorded","goal":"\#(goal)","amount":1}"# })
+        }
+        try a.append(try progress(200, runGoal), now: now)
+        try b.append(try progress(500, runGoal), now: now)
+        let first = try a.sync(with: b)
+        #expect(first.pulled.imported == 500 && first.pushed.imported == 200)
+        #expect(first.pulled.alreadyPresent == 0 && first.pushed.alreadyPresent == 0)
+        let second = try b.sync(with: a)
+        #expect(second == SyncResult(pulled: ImportResult(), pushed: ImportResult()))
+        #expect(try a.lastPosition() == 707 && b.lastPosition() == 707)
+        #expect(try a.originHeads() == ["phone": 207, "tablet": 500])
+    }
+
+    @Test func theClockAdvancesPastImportedEvents() throws {
+        let dir = TemporaryDirectory()
+        let a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
+        try a.append(try drafts(dayOne), now: now)
+        let b = try a.clone(to: dir.path + "/b", device: "tablet")
+        let future = try b.append(try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x","at":"2030-01-01T00:00:00Z"}"#]), now: now)
+        _ = try a.sync(with: b)
+        let local = try a.append(try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"y","at":"2026-11-06T00:00:00Z"}"#]), now: now)
+        #expect(local[0].hlc > future[0].hlc)
+    }
+
+    /// Two stores of one ledger and events crafted against the receiving store `a`.
+    struct Refusals {
+        let dir = TemporaryDirectory()
+        let a: LedgerStore
+        let b: LedgerStore
+        let tabletEvents: [Event]
+
+        init() throws {
+            a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
+            try a.append(try drafts(dayOne), now: instant("2026-11-05T12:00:00Z"))
+            b = try a.clone(to: dir.path + "/b", device: "tablet")
+            try b.append(try drafts([
+                #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"y"}"#,
+            ]), now: instant("2026-11-06T12:00:00Z"))
+            tabletEvents = try b.events(missingFrom: ["phone": 7])
+        }
+
+        func refused(_ code: LedgerError.Code, _ body: () throws -> Void) throws -> Bool {
+            let before = try a.snapshot()
+            let error = ledgerError(body)
+            let after = try a.snapshot()
+            return error?.code == code && after == before
+        }
+    }
+
+    @Test func anotherLedgersEventsAreRefused() throws {
+        let r = try Refusals()
+        let stranger = try LedgerStore.create(at: r.dir.path + "/stranger", device: "laptop")
+        #expect(try r.refused(.store) { _ = try r.a.sync(with: stranger) })
+        _ = try stranger.export(to: r.dir.path + "/stranger.export")
+        #expect(try r.refused(.store) { _ = try r.a.importFile(r.dir.path + "/stranger.export") })
+    }
+
+    @Test func forgedCollidingGappedAndMalformedEventsAreRefused() throws {
+        let r = try Refusals()
+        var forged = r.tabletEvents[0]
+        forged.origin = "phone"
+        forged.sequence = 8
+        forged.id = UUID()
+        #expect(try r.refused(.invalidInput) { try r.a.importEvents([forged], from: "test") })
+        _ = try r.a.importEvents([r.tabletEvents[0]], from: "test")
+        var colliding = r.tabletEvents[0]
+        colliding.id = UUID()
+        #expect(try r.refused(.invalidInput) { try r.a.importEvents([colliding], from: "test") })
+        var altered = r.tabletEvents[0]
+        altered.at = instant("2027-01-01T00:00:00Z")
+        #expect(try r.refused(.invalidInput) { try r.a.importEvents([altered], from: "test") })
+        var gap = r.tabletEvents[1]
+        gap.sequence = 3
+        #expect(try r.refused(.invalidInput) { try r.a.importEvents([gap], from: "test") })
+        var reused = r.tabletEvents[1]
+        reused.id = r.tabletEvents[0].id
+        #expect(try r.refused(.invalidInput) { try r.a.importEvents([reused], from: "test") })
+        var malformed = r.tabletEvents[1]
+        malformed.payload = .tagAdded(TagAdded(goal: UUID(uuidString: runGoal)!, tag: ""))
+        #expect(try r.refused(.invalidInput) { try r.a.importEvents([malformed], from: "test") })
+        // The good event still imports afterwards.
+        #expect(try r.a.importEvents([r.tabletEvents[1]], from: "test").imported == 1)
+        #expect(try r.a.verify().isClean)
+    }
+
+    @Test func truncatedOrDamagedExportFilesAreRefused() throws {
+        let r = try Refusals()
+        let file = r.dir.path + "/b.export"
+        #expect(try r.b.export(to: file) == 9)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        for cut in [0, 10, 40, bytes.count / 2, bytes.count - 1] {
+            try bytes.prefix(cut).write(to: URL(fileURLWithPath: file))
+            #expect(try r.refused(.invalidInput) { _ = try r.a.importFile(file) }, "cut at \(cut)")
+        }
+        for offset in [9, 30, bytes.count / 2, bytes.count - 5] {
+            var damaged = bytes
+            damaged[offset] ^= 0x40
+            try damaged.write(to: URL(fileURLWithPath: file))
+            #expect(try r.refused(.invalidInput) { _ = try r.a.importFile(file) }, "flip at \(offset)")
+        }
+        try bytes.write(to: URL(fileURLWithPath: file))
+        #expect(try r.a.importFile(file) == ImportResult(imported: 2, alreadyPresent: 7))
+        #expect(try r.a.importFile(file) == ImportResult(imported: 0, alreadyPresent: 9))
+    }
+
+    @Test func cloneRefusesADeviceTheLedgerAlreadyHas() throws {
+        let r = try Refusals()
+        _ = try r.a.sync(with: r.b)
+        #expect(ledgerError { _ = try r.a.clone(to: r.dir.path + "/c", device: "tablet") }?.code == .usage)
+        #expect(ledgerError { _ = try r.a.sync(with: try LedgerStore.open(at: r.a.path)) }?.code == .store)
+    }
+}
