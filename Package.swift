@@ -21,8 +21,12 @@ let package = Package(
         // The `ledger` command as a library, so tests can run it in-process.
         .target(name: "LedgerCommandLine", dependencies: ["GoalLedger"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
+        // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
+        .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB"]),
+        .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"]),
+        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks"]),
         .testTarget(
             name: "LedgerCommandLineTests",
             dependencies: ["LedgerCommandLine", "ledger"]

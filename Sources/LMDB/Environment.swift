@@ -60,6 +60,15 @@ public final class Environment: @unchecked Sendable {
         return info.me_mapsize
     }
 
+    /// Bytes of the data file in use (pages up to the last one written), whatever the map size.
+    public var usedBytes: Int {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        mdb_env_info(env, &info)
+        mdb_env_stat(env, &stat)
+        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+    }
+
     /// Opens a named database, creating it when `create` is set (which needs a writable environment).
     public func database(named name: String, create: Bool) throws -> Database {
         try write { txn throws(LMDBError) in

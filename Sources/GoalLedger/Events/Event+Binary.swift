@@ -267,11 +267,3 @@ extension Payload {
         }
     }
 }
-
-extension ReminderSet {
-    init(goal: UUID) { self.goal = goal }
-}
-
-extension ProgressRecorded {
-    init(goal: UUID) { self.goal = goal }
-}

@@ -42,6 +42,21 @@ public struct GoalCreated: Equatable, Sendable {
     public var unit: String?
     public var reminder: ReminderTime?
     public var tags: [String]
+
+    public init(goal: UUID, title: String, details: String? = nil, cadence: Cadence = .once, targetDate: Day? = nil,
+                progressKind: ProgressKind = .outcome, target: Double? = nil, unit: String? = nil,
+                reminder: ReminderTime? = nil, tags: [String] = []) {
+        self.goal = goal
+        self.title = title
+        self.details = details
+        self.cadence = cadence
+        self.targetDate = targetDate
+        self.progressKind = progressKind
+        self.target = target
+        self.unit = unit
+        self.reminder = reminder
+        self.tags = tags
+    }
 }
 
 /// A change of one or more fields. `nil` means "not changed"; `.some(nil)` clears an optional field.
@@ -65,6 +80,18 @@ public struct GoalEdited: Equatable, Sendable {
         if target != nil { fields.append(.target) }
         if unit != nil { fields.append(.unit) }
         return fields
+    }
+
+    public init(goal: UUID, title: String? = nil, details: String?? = nil, cadence: Cadence? = nil, targetDate: Day?? = nil,
+                target: Double? = nil, unit: String?? = nil, replaces: [GoalField: UUID] = [:]) {
+        self.goal = goal
+        self.title = title
+        self.details = details
+        self.cadence = cadence
+        self.targetDate = targetDate
+        self.target = target
+        self.unit = unit
+        self.replaces = replaces
     }
 }
 
@@ -91,6 +118,13 @@ public struct ReminderSet: Equatable, Sendable {
     public var hour: Int?
     public var minute: Int?
     public var replaces: UUID?
+
+    public init(goal: UUID, hour: Int? = nil, minute: Int? = nil, replaces: UUID? = nil) {
+        self.goal = goal
+        self.hour = hour
+        self.minute = minute
+        self.replaces = replaces
+    }
 }
 
 public struct ProgressRecorded: Equatable, Sendable {
@@ -101,16 +135,34 @@ public struct ProgressRecorded: Equatable, Sendable {
     public var occurredAt: Instant?
     /// Defaults to `occurredAt`'s day in the author's time zone (filled in at append).
     public var day: Day?
+
+    public init(goal: UUID, amount: Double? = nil, completed: Bool? = nil, occurredAt: Instant? = nil, day: Day? = nil) {
+        self.goal = goal
+        self.amount = amount
+        self.completed = completed
+        self.occurredAt = occurredAt
+        self.day = day
+    }
 }
 
 public struct ProgressRemoved: Equatable, Sendable {
     public var goal: UUID
     public var entry: UUID
+
+    public init(goal: UUID, entry: UUID) {
+        self.goal = goal
+        self.entry = entry
+    }
 }
 
 public struct TagAdded: Equatable, Sendable {
     public var goal: UUID
     public var tag: String
+
+    public init(goal: UUID, tag: String) {
+        self.goal = goal
+        self.tag = tag
+    }
 }
 
 public struct TagRemoved: Equatable, Sendable {
@@ -119,6 +171,12 @@ public struct TagRemoved: Equatable, Sendable {
     /// The adds of this tag the author had seen (filled in at append). Adds not listed here,
     /// made concurrently elsewhere, keep the tag: add wins.
     public var observed: [UUID]
+
+    public init(goal: UUID, tag: String, observed: [UUID] = []) {
+        self.goal = goal
+        self.tag = tag
+        self.observed = observed
+    }
 }
 
 public struct DeviceConfigured: Equatable, Sendable {
@@ -131,10 +189,22 @@ public struct DeviceConfigured: Equatable, Sendable {
 
     public static let defaults = DeviceConfigured(
         timeZone: "UTC", firstWeekday: 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64)
+
+    public init(timeZone: String, firstWeekday: Int = 1, locale: String = "en_US", strategy: NotificationStrategy = .repeating,
+                windowDays: Int = 7, capacity: Int = 64) {
+        self.timeZone = timeZone
+        self.firstWeekday = firstWeekday
+        self.locale = locale
+        self.strategy = strategy
+        self.windowDays = windowDays
+        self.capacity = capacity
+    }
 }
 
 public struct NotificationAuthorization: Equatable, Sendable {
     public var status: AuthorizationStatus
+
+    public init(status: AuthorizationStatus) { self.status = status }
 }
 
 /// What an event says, by type.

@@ -1,0 +1,279 @@
+import Foundation
+import GoalLedger
+import LMDB
+
+/// One measured figure beside its raw-LMDB baseline from the same run.
+public struct Figure: Sendable {
+    public var name: String
+    public var unit: String
+    public var value: Double
+    public var baseline: Double?
+    public var baselineName: String?
+    /// `value / baseline` for costs (time, bytes); the table says which way is better.
+    public var ratio: Double? { baseline.map { $0 > 0 ? value / $0 : 0 } }
+    public var note: String = ""
+
+    public var json: JSONValue {
+        .object([
+            ("name", .string(name)), ("unit", .string(unit)), ("value", .number(value)),
+            ("baseline", baseline.map { .number($0) } ?? .null), ("baselineName", baselineName.map { .string($0) } ?? .null),
+            ("ratio", ratio.map { .number(($0 * 1000).rounded() / 1000) } ?? .null), ("note", .string(note)),
+        ])
+    }
+}
+
+/// The sizes of a run; the full run uses the defaults, tests use tiny ones.
+public struct BenchmarkSizes: Sendable {
+    public var events = 1_000_000
+    public var goals = 1_000
+    public var syncEvents = 100_000
+    public var reconcileGoalsSmall = 1_000
+    public var reconcileGoalsLarge = 100_000
+    public init() {}
+
+    public static let quick: BenchmarkSizes = {
+        var s = BenchmarkSizes()
+        s.events = 3_000
+        s.goals = 50
+        s.syncEvents = 1_000
+        s.reconcileGoalsSmall = 20
+        s.reconcileGoalsLarge = 200
+        return s
+    }()
+}
+
+/// Runs every figure. Each ledger measurement has its raw-LMDB counterpart on the same bytes,
+/// with the same commit sizes, in the same process.
+public struct Benchmark {
+    public var sizes: BenchmarkSizes
+    public var directory: String
+    /// The executable to run child processes with (for peak memory); nil skips those figures.
+    public var executable: String?
+    public var log: (String) -> Void = { _ in }
+
+    public init(sizes: BenchmarkSizes, directory: String, executable: String?) {
+        self.sizes = sizes
+        self.directory = directory
+        self.executable = executable
+    }
+
+    static let now = Instant(rfc3339: "2026-11-02T07:00:00Z")!
+
+    public func run() throws -> [Figure] {
+        var figures: [Figure] = []
+        for batch in [1_000, 10_000] {
+            figures += try appendFigures(batch: batch)
+        }
+        figures += try syncFigures()
+        figures += try reconcileFigures()
+        return figures
+    }
+
+    // MARK: Workload
+
+    /// Goal creations, then progress spread over the goals, with a few edits and tags.
+    func workload(count: Int, goals: Int, seed: UInt64) -> [EventDraft] {
+        var rng = SplitMix(seed: seed)
+        let ids = (0..<goals).map { _ in rng.uuid() }
+        var out: [EventDraft] = []
+        out.reserveCapacity(count)
+        for (i, id) in ids.enumerated() where out.count < count {
+            out.append(EventDraft(id: rng.uuid(), at: Instant(milliseconds: Self.now.milliseconds + Int64(i)), payload: .goalCreated(GoalCreated(
+                goal: id, title: "Goal \(i)", details: nil, cadence: [.daily, .weekly, .monthly][i % 3], targetDate: nil,
+                progressKind: .measurable, target: 5, unit: "km", reminder: ReminderTime(hour: 7, minute: 30), tags: ["bench"]))))
+        }
+        var t = Self.now.milliseconds + Int64(goals)
+        while out.count < count {
+            t += 1_000
+            let goal = ids[Int(rng.next() % UInt64(goals))]
+            let payload: Payload
+            switch rng.next() % 50 {
+            case 0: payload = .goalEdited(GoalEdited(goal: goal, title: "Edited \(out.count)", replaces: [:]))
+            case 1: payload = .tagAdded(TagAdded(goal: goal, tag: "t\(rng.next() % 5)"))
+            default: payload = .progressRecorded(ProgressRecorded(goal: goal, amount: Double(rng.next() % 5), completed: nil))
+            }
+            out.append(EventDraft(id: rng.uuid(), at: Instant(milliseconds: t), payload: payload))
+        }
+        return out
+    }
+
+    func fresh(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// The stored records of a ledger store, in position order.
+    func records(of store: String) throws -> [[UInt8]] {
+        let env = try Environment(path: store)
+        let db = try env.existingDatabase(named: "events")
+        return try env.read { txn in
+            var out: [[UInt8]] = []
+            try txn.scan(db) { _, v in out.append(Array(v)); return true }
+            return out
+        }
+    }
+
+    // MARK: Append, replay, rebuild, memory, size
+
+    func appendFigures(batch: Int) throws -> [Figure] {
+        let n = sizes.events
+        log("append: \(n) events, \(batch) per commit")
+        let drafts = workload(count: n, goals: sizes.goals, seed: 42)
+        let path = try fresh("append-\(batch)")
+        let store = try LedgerStore.create(at: path + "/ledger", device: "bench")
+        let ledgerTime = try Self.seconds {
+            var i = 0
+            while i < drafts.count {
+                try store.append(Array(drafts[i..<min(i + batch, drafts.count)]), now: Self.now)
+                i += batch
+            }
+        }
+        let records = try records(of: store.path)
+        let rawPath = try fresh("raw-\(batch)")
+        let raw = try Environment(path: rawPath)
+        let rawDB = try raw.database(named: "events", create: true)
+        let rawTime = try Self.seconds {
+            var i = 0
+            while i < records.count {
+                let end = min(i + batch, records.count)
+                try raw.write { txn in
+                    for p in i..<end {
+                        try txn.put(rawDB, key: UInt64(p + 1).bigEndianKey, value: records[p], options: .append)
+                    }
+                }
+                i = end
+            }
+        }
+        var figures = [
+            Figure(name: "append (\(batch)/commit)", unit: "events/s", value: Double(n) / ledgerTime, baseline: Double(n) / rawTime,
+                   baselineName: "raw MDB_APPEND of the same records", note: "higher is better; ratio = ledger/raw"),
+        ]
+        guard batch == 10_000 else { return figures }
+
+        // Replay and rebuild of the same store against a raw cursor scan of its events table.
+        log("replay and rebuild: \(n) events")
+        var scanned = 0
+        let scanTime = try Self.seconds {
+            let env = try Environment(path: store.path)
+            let db = try env.existingDatabase(named: "events")
+            try env.read { txn in try txn.scan(db) { _, v in scanned &+= v.count; return true } }
+        }
+        var digest = ""
+        let replayTime = try Self.seconds { digest = try store.replay().digest }
+        let rebuildTime = try Self.seconds { try store.rebuild() }
+        figures.append(Figure(name: "replay", unit: "events/s", value: Double(n) / replayTime, baseline: Double(n) / scanTime,
+                              baselineName: "raw cursor scan of the events table", note: "higher is better; digest \(digest.prefix(12))"))
+        figures.append(Figure(name: "rebuild", unit: "events/s", value: Double(n) / rebuildTime, baseline: Double(n) / scanTime,
+                              baselineName: "raw cursor scan of the events table", note: "higher is better"))
+
+        // Peak resident memory of a replay in a child process, beside a raw scan in another.
+        if let executable {
+            let ledgerPeak = try childPeak(executable, ["--child-replay", store.path])
+            let rawPeak = try childPeak(executable, ["--child-scan", store.path])
+            figures.append(Figure(name: "replay peak memory", unit: "MiB", value: ledgerPeak, baseline: rawPeak,
+                                  baselineName: "raw scan process", note: "lower is better; target < 512 MiB at 1M events"))
+        }
+        let encoded = records.reduce(0) { $0 + $1.count }
+        let env = try Environment(path: store.path)
+        figures.append(Figure(name: "store size", unit: "MiB", value: Double(env.usedBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
+                              baselineName: "encoded event bytes", note: "lower is better; target ratio ≤ 2.5"))
+        figures.append(Figure(name: "raw table size", unit: "MiB", value: Double(raw.usedBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
+                              baselineName: "encoded event bytes", note: "LMDB's own overhead on the same records"))
+        return figures
+    }
+
+    func childPeak(_ executable: String, _ arguments: [String]) throws -> Double {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Peak resident set of this process in MiB (VmHWM).
+    public static func peakResidentMiB() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        let kb = Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "0") ?? 0
+        return kb / 1024
+    }
+
+    // MARK: Sync
+
+    func syncFigures() throws -> [Figure] {
+        let n = sizes.syncEvents
+        log("sync: \(n) events")
+        let a = try LedgerStore.create(at: try fresh("sync-a") + "/s", device: "phone")
+        let drafts = workload(count: n, goals: min(sizes.goals, n / 10 + 1), seed: 7)
+        var i = 0
+        while i < drafts.count {
+            try a.append(Array(drafts[i..<min(i + 10_000, drafts.count)]), now: Self.now)
+            i += 10_000
+        }
+        let b = try LedgerStore.create(at: try fresh("sync-b") + "/s", device: "tablet", ledger: a.ledgerID)
+        var first: SyncResult?
+        let syncTime = try Self.seconds { first = try b.sync(with: a) }
+        var second: SyncResult?
+        let noopTime = try Self.seconds { second = try b.sync(with: a) }
+        let records = try records(of: a.path)
+        let raw = try Environment(path: try fresh("sync-raw"))
+        let rawDB = try raw.database(named: "events", create: true)
+        let rawTime = try Self.seconds {
+            try raw.write { txn in
+                for (p, r) in records.enumerated() { try txn.put(rawDB, key: UInt64(p + 1).bigEndianKey, value: r, options: .append) }
+            }
+        }
+        return [
+            Figure(name: "sync (\(n) events)", unit: "s", value: syncTime, baseline: rawTime,
+                   baselineName: "raw copy of the records in one transaction",
+                   note: "lower is better; moved \(first!.pulled.imported), then \(second!.pulled.imported + second!.pushed.imported) on a second sync"),
+            Figure(name: "sync, nothing missing", unit: "s", value: noopTime, baseline: nil, baselineName: nil, note: "a second sync moves no events"),
+        ]
+    }
+
+    // MARK: Reconcile
+
+    func reconcileFigures() throws -> [Figure] {
+        try ReconcileBenchmark(benchmark: self).figures()
+    }
+}
+
+extension UInt64 {
+    var bigEndianKey: [UInt8] { withUnsafeBytes(of: self.bigEndian) { Array($0) } }
+}
+
+/// SplitMix64: repeatable workloads.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uuid() -> UUID {
+        let a = next(), b = next()
+        return withUnsafeBytes(of: (a, b)) { UUID(uuid: $0.load(as: uuid_t.self)) }
+    }
+}
+
+/// Placeholder until the reconciler exists: reports that the figure is not available.
+struct ReconcileBenchmark {
+    var benchmark: Benchmark
+    func figures() throws -> [Figure] { [] }
+}

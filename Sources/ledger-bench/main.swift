@@ -1,0 +1,60 @@
+import Foundation
+import GoalLedger
+import LMDB
+import LedgerBenchmarks
+
+// ledger-bench [--quick] [--json] [--events N] [--goals N] [--sync-events N] [--dir DIR]
+// Child modes (used for peak memory): --child-replay STORE, --child-scan STORE.
+setlocale(LC_ALL, "C")
+let args = Array(CommandLine.arguments.dropFirst())
+@MainActor func value(_ name: String) -> String? {
+    guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+    return args[i + 1]
+}
+
+if let store = value("--child-replay") {
+    let s = try LedgerStore.open(at: store)
+    _ = try s.replay().digest
+    print(Benchmark.peakResidentMiB())
+    exit(0)
+}
+if let store = value("--child-scan") {
+    let env = try Environment(path: store)
+    let db = try env.existingDatabase(named: "events")
+    var total = 0
+    try env.read { txn in try txn.scan(db) { _, v in total &+= v.count; return true } }
+    print(Benchmark.peakResidentMiB())
+    exit(total >= 0 ? 0 : 1)
+}
+
+var sizes = args.contains("--quick") ? BenchmarkSizes.quick : BenchmarkSizes()
+if let v = value("--events").flatMap(Int.init) { sizes.events = v }
+if let v = value("--goals").flatMap(Int.init) { sizes.goals = v }
+if let v = value("--sync-events").flatMap(Int.init) { sizes.syncEvents = v }
+if let v = value("--reconcile-goals").flatMap(Int.init) { sizes.reconcileGoalsLarge = v }
+let dir = value("--dir") ?? FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-\(getpid())").path
+try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: dir) }
+
+var bench = Benchmark(sizes: sizes, directory: dir, executable: CommandLine.arguments[0])
+bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
+let figures = try bench.run()
+if args.contains("--json") {
+    print(JSONWriter.string(.object([
+        ("sizes", .object([("events", .number(Double(sizes.events))), ("goals", .number(Double(sizes.goals))),
+                           ("syncEvents", .number(Double(sizes.syncEvents)))])),
+        ("figures", .array(figures.map(\.json))),
+    ])))
+} else {
+    func fmt(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : String(format: "%.3g", v) }
+    print("figure".padding(toLength: 28, withPad: " ", startingAt: 0) + "ledger".padding(toLength: 14, withPad: " ", startingAt: 0)
+          + "raw LMDB".padding(toLength: 14, withPad: " ", startingAt: 0) + "ratio   unit / note")
+    for f in figures {
+        let line = f.name.padding(toLength: 28, withPad: " ", startingAt: 0)
+            + fmt(f.value).padding(toLength: 14, withPad: " ", startingAt: 0)
+            + (f.baseline.map(fmt) ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0)
+            + (f.ratio.map { String(format: "%.3f", $0) } ?? "-").padding(toLength: 8, withPad: " ", startingAt: 0)
+            + f.unit + (f.note.isEmpty ? "" : "; " + f.note)
+        print(line)
+    }
+}
