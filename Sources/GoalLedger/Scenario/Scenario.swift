@@ -38,6 +38,8 @@ public struct Scenario: Sendable {
         public var pending: [String]?
         public var center: [String]?
         public var issues: [String]?
+        public var scheduled: [String]?
+        public var cancelled: [String]?
     }
 
     public struct ExpectedConflict: Equatable, Sendable {
@@ -147,7 +149,8 @@ extension Scenario {
             } else if let e = s["expect"] {
                 try keys(s, ["expect"], at)
                 try keys(e, ["device", "goal", "now", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted",
-                             "exists", "entries", "entryCount", "periodValue", "completed", "conflicts", "converged", "pending", "center", "issues"], at + ".expect")
+                             "exists", "entries", "entryCount", "periodValue", "completed", "conflicts", "converged", "pending", "center", "issues",
+                             "scheduled", "cancelled"], at + ".expect")
                 var x = Expectation(label: at)
                 if let d = e["device"] { x.device = try device(d, at + ".expect.device") }
                 if let g = e["goal"] { x.goal = try uuid(g, at + ".expect.goal") }
@@ -174,7 +177,10 @@ extension Scenario {
                 if let v = e["pending"] { x.pending = try strings(v, at + ".expect.pending") }
                 if let v = e["center"] { x.center = try strings(v, at + ".expect.center") }
                 if let v = e["issues"] { x.issues = try strings(v, at + ".expect.issues") }
-                if (x.goal != nil || !x.facts.isEmpty || x.entries != nil || x.pending != nil || x.center != nil || x.conflicts != nil) && x.device == nil {
+                if let v = e["scheduled"] { x.scheduled = try strings(v, at + ".expect.scheduled") }
+                if let v = e["cancelled"] { x.cancelled = try strings(v, at + ".expect.cancelled") }
+                if (x.goal != nil || !x.facts.isEmpty || x.entries != nil || x.pending != nil || x.center != nil || x.conflicts != nil
+                    || x.issues != nil || x.scheduled != nil || x.cancelled != nil) && x.device == nil {
                     throw bad(at + ".expect", "needs a device")
                 }
                 if (!x.facts.isEmpty || x.entries != nil || x.entryCount != nil || x.periodValue != nil || x.completed != nil || x.exists != nil) && x.goal == nil {

@@ -28,6 +28,7 @@ public enum ScenarioRunner {
             if !setup.isEmpty { try stores[d.name]!.append(setup, now: scenario.start) }
         }
         var clock = scenario.start
+        var lastReports: [String: ReconcileReport] = [:]
         for (index, step) in scenario.steps.enumerated() {
             report.steps += 1
             let label = "steps[\(index)]"
@@ -53,15 +54,16 @@ public enum ScenarioRunner {
                 _ = try stores[a]!.sync(with: stores[b]!)
             case .reconcile(let device, let at, let full):
                 clock = max(clock, at)
-                report.failures += try ScenarioHooks.reconcile(stores[device]!, at: at, full: full, label: label)
+                lastReports[device] = try ScenarioHooks.reconcile(stores[device]!, at: at, full: full)
             case .expect(let x):
-                report.failures += try check(x, stores: stores, now: x.now ?? clock, checks: &report.checks)
+                report.failures += try check(x, stores: stores, now: x.now ?? clock, lastReports: lastReports, checks: &report.checks)
             }
         }
         return report
     }
 
-    static func check(_ x: Scenario.Expectation, stores: [String: LedgerStore], now: Instant, checks: inout Int) throws(LedgerError) -> [String] {
+    static func check(_ x: Scenario.Expectation, stores: [String: LedgerStore], now: Instant, lastReports: [String: ReconcileReport],
+                      checks: inout Int) throws(LedgerError) -> [String] {
         var failures: [String] = []
         func expect(_ what: String, _ expected: JSONValue, _ found: JSONValue) {
             checks += 1
@@ -109,22 +111,40 @@ public enum ScenarioRunner {
             }
         }
         if let store = device {
-            failures += try ScenarioHooks.checkReminders(x, store: store, now: now, checks: &checks)
+            failures += try ScenarioHooks.checkReminders(x, store: store, now: now, lastReport: lastReports[store.device], checks: &checks)
         }
         return failures
     }
 }
 
-/// Reminder steps and checks; the reminders engine provides them.
+/// Reminder steps and checks.
 enum ScenarioHooks {
-    static func reconcile(_ store: LedgerStore, at: Instant, full: Bool, label: String) throws(LedgerError) -> [String] {
-        ["\(label): reconcile is not available in this version of the ledger"]
+    static func reconcile(_ store: LedgerStore, at: Instant, full: Bool) throws(LedgerError) -> ReconcileReport {
+        try Reconciler(store: store).reconcile(now: at, full: full)
     }
 
-    static func checkReminders(_ x: Scenario.Expectation, store: LedgerStore, now: Instant, checks: inout Int) throws(LedgerError) -> [String] {
-        if x.pending != nil || x.center != nil || x.issues != nil {
-            return ["\(x.label): reminder expectations are not available in this version of the ledger"]
+    static func checkReminders(_ x: Scenario.Expectation, store: LedgerStore, now: Instant, lastReport: ReconcileReport?,
+                               checks: inout Int) throws(LedgerError) -> [String] {
+        var failures: [String] = []
+        func expect(_ what: String, _ expected: [String], _ found: [String]) {
+            checks += 1
+            if expected.sorted() != found.sorted() {
+                failures.append("\(x.label): device \(store.device) \(what): expected \(expected.sorted()), found \(found.sorted())")
+            }
         }
-        return []
+        if let pending = x.pending {
+            let (_, plan) = try Reconciler.pending(store: store, device: store.device, now: now)
+            expect("pending at \(now)", pending, plan.requests.map(\.id))
+        }
+        if let center = x.center {
+            let file = try NotificationCenterFile.load(Reconciler(store: store).centerPath, defaultCapacity: 64)
+            expect("center", center, file.requests.map(\.id))
+        }
+        if let issues = x.issues {
+            expect("issues of the last reconcile", issues, lastReport?.issues.map { "\($0.kind.rawValue) \($0.goal.uuidString)" } ?? [])
+        }
+        if let scheduled = x.scheduled { expect("scheduled by the last reconcile", scheduled, lastReport?.scheduled ?? []) }
+        if let cancelled = x.cancelled { expect("cancelled by the last reconcile", cancelled, lastReport?.cancelled ?? []) }
+        return failures
     }
 }
