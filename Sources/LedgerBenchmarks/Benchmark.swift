@@ -272,8 +272,57 @@ struct SplitMix {
     }
 }
 
-/// Placeholder until the reconciler exists: reports that the figure is not available.
+/// Reconcile at two ledger sizes: a full pass, and an incremental pass after one change. Most
+/// goals have no reminder (as in life); 50 do, so the plan fits the device's capacity.
 struct ReconcileBenchmark {
     var benchmark: Benchmark
-    func figures() throws -> [Figure] { [] }
+
+    func figures() throws -> [Figure] {
+        var out: [Figure] = []
+        var smallIncremental: Double?
+        for goals in [benchmark.sizes.reconcileGoalsSmall, benchmark.sizes.reconcileGoalsLarge] {
+            benchmark.log("reconcile: \(goals) goals")
+            let path = try benchmark.fresh("reconcile-\(goals)")
+            let store = try LedgerStore.create(at: path + "/s", device: "phone")
+            try store.append([
+                EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
+                EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
+            ], now: Benchmark.now)
+            var rng = SplitMix(seed: UInt64(goals))
+            let ids = (0..<goals).map { _ in rng.uuid() }
+            var i = 0
+            while i < goals {
+                let drafts = ids[i..<min(i + 10_000, goals)].enumerated().map { offset, id in
+                    EventDraft(payload: .goalCreated(GoalCreated(
+                        goal: id, title: "Goal \(i + offset)", cadence: .daily,
+                        reminder: i + offset < 50 ? ReminderTime(hour: 7, minute: (i + offset) % 60) : nil)))
+                }
+                try store.append(drafts, now: Benchmark.now)
+                i += 10_000
+            }
+            let reconciler = Reconciler(store: store)
+            var first: ReconcileReport?
+            let fullTime = try Benchmark.seconds { first = try reconciler.reconcile(now: Benchmark.now, full: true) }
+            // A raw scan of the goal rows the full pass reads.
+            let env = try Environment(path: store.path)
+            let goalsTable = try env.existingDatabase(named: "p0.goals")
+            var bytes = 0
+            let scanTime = try Benchmark.seconds { try env.read { txn in try txn.scan(goalsTable) { _, v in bytes &+= v.count; return true } } }
+            var times: [Double] = []
+            for round in 0..<5 {
+                try store.append([EventDraft(payload: .goalEdited(GoalEdited(goal: ids[round], title: "Renamed \(round)")))], now: Benchmark.now)
+                var r: ReconcileReport?
+                times.append(try Benchmark.seconds { r = try reconciler.reconcile(now: Benchmark.now) })
+                precondition(r?.full == false && r?.scheduled.count == 1, "an incremental pass after one change")
+            }
+            let incremental = times.sorted()[times.count / 2]
+            out.append(Figure(name: "reconcile full (\(goals) goals)", unit: "s", value: fullTime, baseline: scanTime,
+                              baselineName: "raw scan of the goal rows", note: "lower is better; scheduled \(first?.scheduled.count ?? 0)"))
+            out.append(Figure(name: "reconcile incremental (\(goals) goals)", unit: "s", value: incremental, baseline: smallIncremental,
+                              baselineName: smallIncremental == nil ? nil : "incremental at \(benchmark.sizes.reconcileGoalsSmall) goals",
+                              note: smallIncremental == nil ? "median of 5 passes after one change" : "target ratio ≤ 3 (cost of a change does not grow with the ledger)"))
+            smallIncremental = smallIncremental ?? incremental
+        }
+        return out
+    }
 }
