@@ -6,7 +6,7 @@ extension Event {
     public func json(position: UInt64? = nil) -> JSONValue {
         var m: [(String, JSONValue)] = []
         if let position { m.append(("position", .number(Double(position)))) }
-        m.append(("id", .string(id.uuidString)))
+        m.append(("id", .string(id.upperString)))
         m.append(("type", .string(type.name)))
         m.append(("device", .string(origin)))
         m.append(("sequence", .number(Double(sequence))))
@@ -21,7 +21,7 @@ extension Event {
 extension Payload {
     /// The payload's fields in their JSON form, in a stable order.
     public var jsonMembers: [(String, JSONValue)] {
-        func id(_ u: UUID?) -> JSONValue { u.map { .string($0.uuidString) } ?? .null }
+        func id(_ u: UUID?) -> JSONValue { u.map { .string($0.upperString) } ?? .null }
         func str(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
         func day(_ d: Day?) -> JSONValue { d.map { .string($0.description) } ?? .null }
         var m: [(String, JSONValue)] = []

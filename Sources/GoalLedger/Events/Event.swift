@@ -270,10 +270,27 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case deviceConfigured = 11
     case notificationAuthorization = 12
 
-    public var name: String { "\(self)" }
+    public var name: String {
+        switch self {
+        case .goalCreated: return "goalCreated"
+        case .goalEdited: return "goalEdited"
+        case .goalDeleted: return "goalDeleted"
+        case .goalRestored: return "goalRestored"
+        case .reminderSet: return "reminderSet"
+        case .reminderCleared: return "reminderCleared"
+        case .progressRecorded: return "progressRecorded"
+        case .progressRemoved: return "progressRemoved"
+        case .tagAdded: return "tagAdded"
+        case .tagRemoved: return "tagRemoved"
+        case .deviceConfigured: return "deviceConfigured"
+        case .notificationAuthorization: return "notificationAuthorization"
+        }
+    }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
 
     public init?(name: String) {
-        guard let t = EventType.allCases.first(where: { $0.name == name }) else { return nil }
+        guard let t = Self.byName[name] else { return nil }
         self = t
     }
 }

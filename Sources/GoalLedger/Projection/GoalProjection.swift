@@ -24,14 +24,27 @@ public struct GoalProjection: Equatable, Sendable {
 
     /// Goals that have been created, sorted by id.
     public var existingGoals: [GoalState] {
-        goals.values.filter(\.exists).sorted { $0.id.uuidString < $1.id.uuidString }
+        goals.values.filter(\.exists).sorted { UUID.precedes($0.id, $1.id) }
     }
 
     /// The canonical encoding of the facts: the goals array of `replay --json`.
     public var canonicalJSON: JSONValue { .array(existingGoals.map { $0.json }) }
 
-    /// SHA-256 of the canonical encoding, in hex.
-    public var digest: String { SHA256.hex(JSONWriter.string(canonicalJSON).utf8) }
+    /// SHA-256 of the canonical encoding, in hex. Computed goal by goal, so a large projection
+    /// is never held as one JSON text.
+    public var digest: String {
+        var hash = SHA256()
+        var buffer: [UInt8] = [UInt8(ascii: "[")]
+        for (i, goal) in existingGoals.enumerated() {
+            if i > 0 { buffer.append(UInt8(ascii: ",")) }
+            JSONWriter.write(goal.json, into: &buffer)
+            hash.update(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+        buffer.append(UInt8(ascii: "]"))
+        hash.update(buffer)
+        return SHA256.hexString(hash.finalize())
+    }
 }
 
 extension GoalState {
@@ -46,7 +59,7 @@ extension GoalState {
             .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
         } ?? .null
         return .object([
-            ("id", .string(id.uuidString)),
+            ("id", .string(id.upperString)),
             ("title", .string(title?.value ?? "")),
             ("details", (details?.value ?? nil).map { .string($0) } ?? .null),
             ("cadence", .string((cadence?.value ?? .once).rawValue)),
@@ -62,7 +75,7 @@ extension GoalState {
 
 extension ProgressEntry {
     public var json: JSONValue {
-        var m: [(String, JSONValue)] = [("id", .string(id.uuidString))]
+        var m: [(String, JSONValue)] = [("id", .string(id.upperString))]
         if let amount { m.append(("amount", .number(amount))) }
         if let completed { m.append(("completed", .bool(completed))) }
         m.append(("occurredAt", .string(occurredAt.rfc3339)))

@@ -46,10 +46,12 @@ extension LedgerStore {
                 var results: [AppendResult] = []
                 results.reserveCapacity(drafts.count)
 
+                var batch = StoredProjection.Batch(tables: tables)
+
                 /// The goal's stored state (registers and tags); entries are loaded only when a
                 /// rule needs one, so a goal with a long history costs no more to append to.
                 func goalState(_ id: UUID, entry: UUID? = nil, _ txn: borrowing Transaction) throws -> GoalState {
-                    var s = try StoredProjection.header(id, txn, tables) ?? GoalState(id: id)
+                    var s = try batch.header(id, txn)
                     if let entry {
                         let key = id.bytes + entry.bytes
                         if let row = try txn.get(tables.entries, key: key) {
@@ -95,7 +97,7 @@ extension LedgerStore {
                         var entry: UUID?
                         if case .progressRemoved(let p) = draft.payload { entry = p.entry }
                         let state = try draft.payload.goal.map { g in try goalState(g, entry: entry, txn) }
-                        let author = try StoredProjection.device(device, txn, tables)
+                        let author = try batch.device(device, txn)
                         do throws(FieldError) {
                             return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author,
                                                           seen: heads.merging([device: sequence]) { _, b in b })
@@ -109,13 +111,14 @@ extension LedgerStore {
                     let event = Event(id: id, origin: device, sequence: sequence, hlc: clock, at: at,
                                       schema: UInt8(Self.currentSchema), payload: payload)
                     try Self.index(event, at: position, txn, layout)
-                    try StoredProjection.apply(event, txn, tables)
+                    try batch.apply(event, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
                     seen[id] = result
                     results.append(result)
                 }
                 // A batch of duplicates (or none) writes nothing at all.
                 if results.contains(where: { !$0.duplicate }) {
+                    try batch.flush(txn)
                     try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                     try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
                     try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)

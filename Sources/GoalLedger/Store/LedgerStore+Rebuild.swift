@@ -58,12 +58,14 @@ extension LedgerStore {
     static func fold(from start: UInt64, through end: UInt64, into tables: ProjectionTables,
                      _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
         guard start <= end else { return }
+        var batch = StoredProjection.Batch(tables: tables)
         try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard position <= end else { return false }
-            try StoredProjection.apply(try decodeRecord(value, position: position), txn, tables)
+            try batch.apply(try decodeRecord(value, position: position), txn)
             return true
         }
+        try batch.flush(txn)
     }
 
     /// Brings the stored projection in line with the code and the log: a projection written by an

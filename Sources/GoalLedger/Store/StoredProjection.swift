@@ -30,8 +30,8 @@ struct ProjectionTables {
     }
 }
 
-/// Reading and updating the stored projection inside a transaction. Append and rebuild both
-/// update it through `apply`, so there is one way an event reaches the stored state.
+/// Reading and updating the stored projection inside a transaction. Append, import and rebuild
+/// all update it through `Batch`, so there is one way an event reaches the stored state.
 enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
@@ -106,23 +106,57 @@ enum StoredProjection {
 
     // MARK: Writing
 
-    /// Folds one event into the stored tables `t`.
-    static func apply(_ e: Event, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
-        if let goal = e.payload.goal {
-            var state = try header(goal, txn, t) ?? GoalState(id: goal)
-            state.apply(e)
-            // Entries live in their own rows; the header keeps registers and tags.
-            for (id, entry) in state.recordedEntries {
-                try txn.put(t.entries, key: goal.bytes + id.bytes, value: ProjectionCodec.encodeEntry(entry))
+    /// Folds many events in one transaction: goal headers and device rows are read once, kept
+    /// in memory while the batch runs, and written once at the end; entry rows are written as
+    /// they come.
+    struct Batch {
+        let tables: ProjectionTables
+        private(set) var headers: [UUID: GoalState] = [:]
+        private(set) var devices: [String: DeviceState] = [:]
+        /// Rows changed by `apply` (rows only read are not written back).
+        private var dirtyGoals = Set<UUID>()
+        private var dirtyDevices = Set<String>()
+
+        init(tables: ProjectionTables) { self.tables = tables }
+
+        /// The goal's header state (registers, tags, version; no entries).
+        mutating func header(_ goal: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+            if let h = headers[goal] { return h }
+            let h = try StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
+            headers[goal] = h
+            return h
+        }
+
+        mutating func device(_ name: String, _ txn: borrowing Transaction) throws -> DeviceState {
+            if let d = devices[name] { return d }
+            let d = try StoredProjection.device(name, txn, tables)
+            devices[name] = d
+            return d
+        }
+
+        mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
+            if let goal = e.payload.goal {
+                if headers[goal] == nil { headers[goal] = try StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal) }
+                headers[goal]!.apply(e)
+                dirtyGoals.insert(goal)
+                // Entries live in their own rows; the header keeps registers and tags.
+                if case .progressRecorded = e.payload, let entry = headers[goal]!.recordedEntries.removeValue(forKey: e.id) {
+                    try txn.put(tables.entries, key: goal.bytes + e.id.bytes, value: ProjectionCodec.encodeEntry(entry))
+                }
+                if case .progressRemoved(let p) = e.payload {
+                    headers[goal]!.removedEntries.remove(p.entry)
+                    try txn.put(tables.removed, key: goal.bytes + p.entry.bytes, value: [])
+                }
+            } else {
+                if devices[e.origin] == nil { devices[e.origin] = try StoredProjection.device(e.origin, txn, tables) }
+                devices[e.origin]!.apply(e)
+                dirtyDevices.insert(e.origin)
             }
-            for id in state.removedEntries { try txn.put(t.removed, key: goal.bytes + id.bytes, value: []) }
-            state.recordedEntries = [:]
-            state.removedEntries = []
-            try txn.put(t.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(state))
-        } else {
-            var state = try device(e.origin, txn, t)
-            state.apply(e)
-            try txn.put(t.devices, key: Array(e.origin.utf8), value: ProjectionCodec.encodeDevice(state))
+        }
+
+        func flush(_ txn: borrowing Transaction) throws {
+            for goal in dirtyGoals { try txn.put(tables.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(headers[goal]!)) }
+            for name in dirtyDevices { try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!)) }
         }
     }
 

@@ -134,3 +134,29 @@ extension UInt64 {
         self = v
     }
 }
+
+extension UUID {
+    private static let hex = Array("0123456789ABCDEF".utf8)
+
+    /// The upper-case string form, as `uuidString` prints it, without going through `snprintf`:
+    /// digests and JSON output format millions of ids.
+    public var upperString: String {
+        withUnsafeBytes(of: uuid) { b in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var j = 0
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { out[j] = UInt8(ascii: "-"); j += 1 }
+                    out[j] = Self.hex[Int(b[i] >> 4)]
+                    out[j + 1] = Self.hex[Int(b[i] & 0xF)]
+                    j += 2
+                }
+                return 36
+            }
+        }
+    }
+
+    /// Orders ids as their string forms order (hex digits sort as the bytes they encode).
+    static func precedes(_ a: UUID, _ b: UUID) -> Bool {
+        withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+    }
+}

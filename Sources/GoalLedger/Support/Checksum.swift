@@ -15,8 +15,8 @@ enum CRC32C {
     }
 }
 
-/// SHA-256 (FIPS 180-4), for projection digests. Foundation on Linux has no hash API and no
-/// outside package can be used, so this small implementation lives here.
+/// SHA-256 (FIPS 180-4), for projection digests and export files. Foundation on Linux has no
+/// hash API and no outside package can be used, so this small implementation lives here.
 struct SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -33,51 +33,85 @@ struct SHA256 {
     ]
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
+    private var w = [UInt32](repeating: 0, count: 64)
+
+    init() { buffer.reserveCapacity(64) }
 
     mutating func update(_ data: some Sequence<UInt8>) {
-        for b in data {
-            buffer.append(b)
-            length += 1
-            if buffer.count == 64 { compress(); buffer.removeAll(keepingCapacity: true) }
+        let handled: Void? = data.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if handled == nil {
+            let copy = Array(data)
+            copy.withUnsafeBytes { update($0) }
         }
     }
 
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        length += UInt64(bytes.count)
+        var i = 0
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, bytes.count)
+            buffer.append(contentsOf: bytes[0..<take])
+            i = take
+            if buffer.count == 64 {
+                buffer.withUnsafeBytes { compress($0) }
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        while bytes.count - i >= 64 {
+            compress(UnsafeRawBufferPointer(rebasing: bytes[i..<i + 64]))
+            i += 64
+        }
+        if i < bytes.count { buffer.append(contentsOf: bytes[i...]) }
+    }
+
     mutating func finalize() -> [UInt8] {
-        let bits = length * 8
-        update([0x80])
-        while buffer.count != 56 { update([0]) }
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        compress()
+        let bits = length &* 8
+        var tail: [UInt8] = [0x80]
+        let used = (buffer.count + 1) % 64
+        tail += [UInt8](repeating: 0, count: used <= 56 ? 56 - used : 120 - used)
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        let savedLength = length
+        tail.withUnsafeBytes { update($0) }
+        length = savedLength
         return h.flatMap { v in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> UInt32($0)) } }
     }
 
     static func hex(_ data: some Sequence<UInt8>) -> String {
         var s = SHA256()
         s.update(data)
-        return s.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return hexString(s.finalize())
     }
 
-    private mutating func compress() {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(buffer[4 * i]) << 24 | UInt32(buffer[4 * i + 1]) << 16 | UInt32(buffer[4 * i + 2]) << 8 | UInt32(buffer[4 * i + 3])
+    static func hexString(_ digest: [UInt8]) -> String {
+        String(decoding: digest.flatMap { [JSONWriter.hexDigits[Int($0 >> 4)], JSONWriter.hexDigits[Int($0 & 0xF)]] }, as: UTF8.self)
+    }
+
+    private mutating func compress(_ block: UnsafeRawBufferPointer) {
+        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
+        w.withUnsafeMutableBufferPointer { w in
+            for i in 0..<16 {
+                w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            Self.k.withUnsafeBufferPointer { k in
+                h.withUnsafeMutableBufferPointer { h in
+                    var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+                    for i in 0..<64 {
+                        let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                        let ch = (e & f) ^ (~e & g)
+                        let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                        let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                        let maj = (a & b) ^ (a & c) ^ (b & c)
+                        let t2 = s0 &+ maj
+                        hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                    }
+                    h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+                }
+            }
         }
-        func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ ch &+ Self.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-        }
-        h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
     }
 }

@@ -1,35 +1,41 @@
 /// Writes JSON with keys in the order they are given, so that equal values always produce the
 /// same bytes. Numbers that are whole print without a fraction; others print in Swift's
-/// shortest round-trip form.
+/// shortest round-trip form. Writes UTF-8 bytes directly: digests of large projections are
+/// computed over this output.
 public enum JSONWriter {
     public static func string(_ value: JSONValue) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(value, into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func write(_ value: JSONValue, into out: inout String) {
+        out += string(value)
+    }
+
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += number(n)
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+        case .number(let n): out.append(contentsOf: number(n).utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 write(item, into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, item)) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 write(item, into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
@@ -40,24 +46,32 @@ public enum JSONWriter {
         return "\(n)"
     }
 
-    static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            // Fast path: nothing to escape.
+            if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for b in bytes {
+                switch b {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case ..<0x20:
+                    out.append(contentsOf: Array("\\u00".utf8))
+                    out.append(hexDigits[Int(b >> 4)])
+                    out.append(hexDigits[Int(b & 0xF)])
+                default: out.append(b)
                 }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

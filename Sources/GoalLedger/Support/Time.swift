@@ -68,14 +68,21 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var rfc3339: String {
         let (secs, ms) = milliseconds.floorDivided(by: 1000)
         let (days, secOfDay) = secs.floorDivided(by: 86_400)
-        let day = Day(daysSinceEpoch: Int32(days))
-        let h = secOfDay / 3600, m = secOfDay % 3600 / 60, s = secOfDay % 60
-        var out = day.description + "T" + pad2(Int(h)) + ":" + pad2(Int(m)) + ":" + pad2(Int(s))
-        if ms != 0 {
-            let t = String(ms)
-            out += "." + String(repeating: "0", count: 3 - t.count) + t
+        let (y, mo, d) = Day(daysSinceEpoch: Int32(days)).components
+        let h = Int(secOfDay / 3600), m = Int(secOfDay % 3600 / 60), s = Int(secOfDay % 60)
+        guard (0...9999).contains(y) else { return Day(daysSinceEpoch: Int32(days)).description + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z" }
+        let length = ms == 0 ? 20 : 24
+        return String(unsafeUninitializedCapacity: length) { out in
+            func put(_ v: Int, _ at: Int, _ width: Int) {
+                var v = v
+                for i in stride(from: at + width - 1, through: at, by: -1) { out[i] = UInt8(48 + v % 10); v /= 10 }
+            }
+            put(y, 0, 4); out[4] = 45; put(mo, 5, 2); out[7] = 45; put(d, 8, 2); out[10] = 84
+            put(h, 11, 2); out[13] = 58; put(m, 14, 2); out[16] = 58; put(s, 17, 2)
+            if ms != 0 { out[19] = 46; put(Int(ms), 20, 3) }
+            out[length - 1] = 90
+            return length
         }
-        return out + "Z"
     }
 
     public var description: String { rfc3339 }

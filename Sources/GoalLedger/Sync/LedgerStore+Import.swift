@@ -73,15 +73,17 @@ extension LedgerStore {
                 var position = try Self.lastPosition(txn, layout)
                 let tables = try StoredProjection.active(txn, layout)
                 var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+                var batch = StoredProjection.Batch(tables: tables)
                 for e in accepted {
                     position += 1
                     guard try txn.get(layout.canonical, key: StoreLayout.canonicalKey(e)) == nil else {
                         throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) has the same clock and device as an event held here")
                     }
                     try Self.index(e, at: position, txn, layout)
-                    try StoredProjection.apply(e, txn, tables)
+                    try batch.apply(e, txn)
                     if e.hlc > clock { clock = e.hlc }
                 }
+                try batch.flush(txn)
                 for (origin, head) in newHeads where head != (heads[origin] ?? 0) {
                     try txn.put(layout.originHeads, key: Array(origin.utf8), value: head.bigEndianBytes)
                 }

@@ -11,6 +11,8 @@ struct GoalProjectionTests {
         var reference = GoalProjection()
         for e in events { reference.apply(e) }
         let bytes = JSONWriter.string(reference.canonicalJSON)
+        // The digest, computed goal by goal, is the hash of the whole canonical text.
+        #expect(reference.digest == SHA256.hex(bytes.utf8))
         for _ in 0..<5 {
             var shuffled = GoalProjection()
             for e in events.shuffled(using: &rng) { shuffled.apply(e) }

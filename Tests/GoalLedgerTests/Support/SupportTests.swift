@@ -74,6 +74,15 @@ struct TimeTests {
     }
 }
 
+struct UUIDFormTests {
+    @Test func upperStringMatchesFoundationAndSortsLikeIt() {
+        var rng = SeededRandom(seed: 5)
+        let ids = (0..<500).map { _ in rng.uuid() }
+        for id in ids { #expect(id.upperString == id.uuidString) }
+        #expect(ids.sorted(by: UUID.precedes).map(\.uuidString) == ids.map(\.uuidString).sorted())
+    }
+}
+
 struct ChecksumTests {
     @Test func knownVectors() {
         #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.checksum($0) } == 0xE306_9283)
@@ -81,5 +90,15 @@ struct ChecksumTests {
         #expect(SHA256.hex([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         #expect(SHA256.hex(million) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // Fed in uneven pieces, the hash is the same.
+        var pieces = SHA256()
+        var offset = 0
+        for size in [1, 63, 64, 65, 1000, 7] + Array(repeating: 997, count: 1000) where offset < million.count {
+            let end = min(offset + size, million.count)
+            pieces.update(million[offset..<end])
+            offset = end
+        }
+        pieces.update(million[offset...])
+        #expect(SHA256.hexString(pieces.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
