@@ -36,6 +36,22 @@ public struct GoalState: Equatable, Sendable {
 
     public init(id: UUID) { self.id = id }
 
+    /// A state carrying only existence, deletion and kind (what the rules for recording
+    /// progress read), from a stored header's status bytes.
+    init(id: UUID, status: (deleted: Bool, kind: ProgressKind)?) {
+        self.id = id
+        guard let status else { return }
+        let placeholder = Stamp(key: CanonicalKey(hlc: HLC(rawValue: 0), device: ""), event: id)
+        progressKind = Register(status.kind, placeholder)
+        deletion = Register(status.deleted, placeholder)
+    }
+
+    /// Whether any event other than progress has been folded (the stored header exists).
+    var hasHeader: Bool {
+        progressKind != nil || title != nil || deletion != nil || reminder != nil || !tagAdds.isEmpty || !removedTagAdds.isEmpty
+            || details != nil || cadence != nil || targetDate != nil || target != nil || unit != nil
+    }
+
     /// True once a `goalCreated` has been folded (events can arrive before it by sync).
     public var exists: Bool { progressKind != nil }
     public var isDeleted: Bool { deletion?.value ?? false }
@@ -69,6 +85,17 @@ public struct GoalState: Equatable, Sendable {
         }
     }
 
+    /// Adds the entry a `progressRecorded` event is.
+    mutating func record(_ e: Event) {
+        guard case .progressRecorded(let p) = e.payload else { return }
+        let occurred = p.occurredAt ?? e.at
+        recordedEntries[e.id] = ProgressEntry(
+            id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred,
+            day: p.day ?? occurred.day(in: Self.utc), device: e.origin, key: e.key)
+    }
+
+    static let utc = TimeZone(identifier: "UTC")!
+
     /// Folds one event about this goal.
     public mutating func apply(_ e: Event) {
         let s = Stamp(e)
@@ -97,11 +124,8 @@ public struct GoalState: Equatable, Sendable {
         case .reminderSet(let p):
             reminder.offer(ReminderTime(hour: p.hour ?? ReminderTime.default.hour, minute: p.minute ?? ReminderTime.default.minute), s)
         case .reminderCleared: reminder.offer(nil, s)
-        case .progressRecorded(let p):
-            let occurred = p.occurredAt ?? e.at
-            recordedEntries[e.id] = ProgressEntry(
-                id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred,
-                day: p.day ?? occurred.day(in: TimeZone(identifier: "UTC")!), device: e.origin, key: e.key)
+        case .progressRecorded:
+            record(e)
         case .progressRemoved(let p): removedEntries.insert(p.entry)
         case .tagAdded(let p): tagAdds[p.tag, default: []].insert(e.id)
         case .tagRemoved(let p): removedTagAdds.formUnion(p.observed)

@@ -4,18 +4,23 @@ import Foundation
 /// sorted), so a stored row and a row encoded from a fresh replay are equal exactly when the
 /// states are equal: `verify` compares bytes.
 ///
-/// A goal is stored as a header (registers, tags, version) plus one row per recorded entry and
-/// one per removed entry, so that appending progress to a goal with a long history writes a
-/// small row instead of rewriting the history.
+/// A goal is stored as a header (registers and tags) plus one row per removed entry; its
+/// entries are its `progressRecorded` events and its version is the number of its events, both
+/// read through the log's goal index, so recording progress writes no projection row.
 enum ProjectionCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     // MARK: Goal header
 
     static func encodeHeader(_ g: GoalState) -> [UInt8] {
         var w = ByteWriter(capacity: 256)
         w.u8(version)
-        w.varint(UInt64(g.version))
+        // Status first, so the rules for recording progress read two bytes, not the header.
+        var status: UInt8 = 0
+        if g.exists { status |= 1 }
+        if g.isDeleted { status |= 2 }
+        if g.kind == .measurable { status |= 4 }
+        w.u8(status)
         var flags: UInt64 = 0
         let present = [g.progressKind != nil, g.title != nil, g.details != nil, g.cadence != nil, g.targetDate != nil,
                        g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil]
@@ -47,7 +52,7 @@ enum ProjectionCodec {
         var r = ByteReader(bytes)
         guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
         var g = GoalState(id: id)
-        g.version = Int(clamping: try r.varint())
+        _ = try r.u8()  // status: derived from the registers below
         var flags = try r.varint()
         func take() -> Bool { defer { flags >>= 1 }; return flags & 1 != 0 }
         if take() { let s = try stamp(&r); g.progressKind = Register(try r.u8() == 1 ? .measurable : .outcome, s) }
@@ -77,37 +82,11 @@ enum ProjectionCodec {
         return g
     }
 
-    // MARK: Entries
-
-    static func encodeEntry(_ e: ProgressEntry) -> [UInt8] {
-        var w = ByteWriter(capacity: 64)
-        w.u8(version)
-        var flags: UInt8 = 0
-        if e.amount != nil { flags |= 1 }
-        if e.completed != nil { flags |= 2 }
-        if e.completed == true { flags |= 4 }
-        w.u8(flags)
-        if let a = e.amount { w.double(a) }
-        w.instant(e.occurredAt)
-        w.day(e.day)
-        w.u64BE(e.key.hlc.rawValue)
-        w.string(e.device)
-        return w.bytes
-    }
-
-    static func decodeEntry(_ bytes: UnsafeRawBufferPointer, id: UUID) throws(DecodingError) -> ProgressEntry {
-        var r = ByteReader(bytes)
-        guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
-        let flags = try r.u8()
-        let amount = flags & 1 != 0 ? try r.double() : nil
-        let completed: Bool? = flags & 2 != 0 ? flags & 4 != 0 : nil
-        let occurred = try r.instant()
-        let day = try r.day()
-        let hlc = HLC(rawValue: try r.u64BE())
-        let device = try r.string()
-        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in an entry row") }
-        return ProgressEntry(id: id, amount: amount, completed: completed, occurredAt: occurred, day: day, device: device,
-                             key: CanonicalKey(hlc: hlc, device: device))
+    /// Whether the goal exists, is deleted, and its kind, from a header's first bytes; nil when
+    /// the goal was never created.
+    static func decodeStatus(_ bytes: UnsafeRawBufferPointer) -> (deleted: Bool, kind: ProgressKind)? {
+        guard bytes.count >= 2, bytes[0] == version, bytes[1] & 1 != 0 else { return nil }
+        return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome)
     }
 
     // MARK: Devices

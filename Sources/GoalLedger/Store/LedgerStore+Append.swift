@@ -48,18 +48,27 @@ extension LedgerStore {
 
                 var batch = StoredProjection.Batch(tables: tables)
 
-                /// The goal's stored state (registers and tags); entries are loaded only when a
-                /// rule needs one, so a goal with a long history costs no more to append to.
-                func goalState(_ id: UUID, entry: UUID? = nil, _ txn: borrowing Transaction) throws -> GoalState {
-                    var s = try batch.header(id, txn)
-                    if let entry {
-                        let key = id.bytes + entry.bytes
-                        if let row = try txn.get(tables.entries, key: key) {
-                            s.recordedEntries[entry] = try row.withUnsafeBytes { try ProjectionCodec.decodeEntry($0, id: entry) }
-                        }
-                        if try txn.get(tables.removed, key: key) != nil { s.removedEntries.insert(entry) }
+                /// What the rules need of the goal's stored state: for progress, only whether it
+                /// exists, is deleted and its kind (no header decode); for a removal, that one
+                /// entry; otherwise the registers and tags. A goal with a long history costs no
+                /// more to append to.
+                func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing Transaction) throws -> GoalState {
+                    switch payload {
+                    case .progressRecorded:
+                        return try batch.status(id, txn)
+                    case .goalCreated:
+                        // The id must be new: no event at all may name it yet.
+                        var s = try batch.header(id, txn)
+                        s.version = try StoredProjection.version(of: id, txn, layout)
+                        return s
+                    case .progressRemoved(let p):
+                        var s = try batch.header(id, txn)
+                        if let entry = try StoredProjection.entry(p.entry, of: id, txn, layout) { s.recordedEntries[p.entry] = entry }
+                        if try txn.get(tables.removed, key: id.bytes + p.entry.bytes) != nil { s.removedEntries.insert(p.entry) }
+                        return s
+                    default:
+                        return try batch.header(id, txn)
                     }
-                    return s
                 }
 
                 if let expectedVersion {
@@ -67,7 +76,7 @@ extension LedgerStore {
                     guard touched.count == 1, let goal = touched.first else {
                         throw LedgerError(.usage, "--expect-version needs a batch about exactly one goal (this one is about \(touched.count))")
                     }
-                    let actual = try goalState(goal, txn).version
+                    let actual = try StoredProjection.version(of: goal, txn, layout)
                     guard actual == expectedVersion else {
                         throw LedgerError(.versionConflict, "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended")
                     }
@@ -94,9 +103,7 @@ extension LedgerStore {
                     // The state is read in its own scope: holding a copy while the cached state is
                     // mutated below would copy its entries on every append.
                     let payload = try {
-                        var entry: UUID?
-                        if case .progressRemoved(let p) = draft.payload { entry = p.entry }
-                        let state = try draft.payload.goal.map { g in try goalState(g, entry: entry, txn) }
+                        let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
                         let author = try batch.device(device, txn)
                         do throws(FieldError) {
                             return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author,
@@ -138,7 +145,6 @@ extension LedgerStore {
         try txn.put(layout.events, key: p, value: EventCodec.encode(event), options: .append)
         try txn.put(layout.eventIds, key: event.id.bytes, value: p, options: .noOverwrite)
         try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
-        try txn.put(layout.canonical, key: StoreLayout.canonicalKey(event), value: p, options: .noOverwrite)
         if let goal = event.payload.goal {
             try txn.put(layout.goalEvents, key: StoreLayout.goalKey(goal, position), value: [])
         } else {

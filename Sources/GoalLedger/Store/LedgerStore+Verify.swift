@@ -44,9 +44,6 @@ extension LedgerStore {
                 if try txn.get(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence)) != p {
                     problem("origins: \(event.origin)/\(event.sequence) does not point to position \(position)")
                 }
-                if try txn.get(layout.canonical, key: StoreLayout.canonicalKey(event)) != p {
-                    problem("canonical: \(event.hlc) \(event.origin) does not point to position \(position)")
-                }
                 if let goal = event.payload.goal {
                     goalIndexed += 1
                     if try txn.get(layout.goalEvents, key: StoreLayout.goalKey(goal, position)) == nil {
@@ -67,7 +64,7 @@ extension LedgerStore {
             // No index holds entries the log does not explain.
             let logged = Int(report.events) - damaged
             for (name, db, want) in [("eventIds", layout.eventIds, logged), ("origins", layout.origins, logged),
-                                     ("canonical", layout.canonical, logged), ("goalEvents", layout.goalEvents, goalIndexed),
+                                     ("goalEvents", layout.goalEvents, goalIndexed),
                                      ("deviceEvents", layout.deviceEvents, deviceIndexed)] {
                 let count = try txn.count(db)
                 if count != want, damaged == 0 { problem("\(name): \(count) entries for \(want) events") }
@@ -99,8 +96,8 @@ extension LedgerStore {
             let tables = layout.projections[status.generation]
             let fresh = StoredProjection.rows(of: projection)
             let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
-            for (name, db, want) in [("goals", tables.goals, fresh.goals), ("entries", tables.entries, fresh.entries),
-                                     ("removed", tables.removed, removedRows), ("devices", tables.devices, fresh.devices)] {
+            for (name, db, want) in [("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
+                                     ("devices", tables.devices, fresh.devices)] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
             }
             report.goals = projection.existingGoals.count

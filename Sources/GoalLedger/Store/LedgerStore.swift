@@ -193,7 +193,8 @@ public final class LedgerStore: @unchecked Sendable {
         try read { txn in try Self.events(ofGoal: goal, txn, layout) }
     }
 
-    static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)] {
+    /// Local positions of the events about `goal`, in order.
+    static func positions(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [UInt64] {
         let prefix = goal.bytes
         var positions: [UInt64] = []
         try txn.scan(layout.goalEvents, from: prefix) { key, _ in
@@ -201,7 +202,11 @@ public final class LedgerStore: @unchecked Sendable {
             positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16...])))
             return true
         }
-        return try positions.map { p in
+        return positions
+    }
+
+    static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)] {
+        try positions(ofGoal: goal, txn, layout).map { p in
             guard let e = try event(at: p, txn, layout) else {
                 throw LedgerError(.store, "the goal index names position \(p), which holds no event")
             }
@@ -215,22 +220,21 @@ public final class LedgerStore: @unchecked Sendable {
             if let goal {
                 return try Self.events(ofGoal: goal, txn, layout).sorted { $0.event.key < $1.event.key }
             }
-            var out: [(UInt64, Event)] = []
-            try txn.scan(layout.canonical) { _, value in
-                let p = UInt64(bigEndianBytes: value)
-                guard let e = try Self.event(at: p, txn, layout) else {
-                    throw LedgerError(.store, "the canonical index names position \(p), which holds no event")
-                }
-                out.append((p, e))
+            // Canonical order is sorted when asked for: it is needed for reading a whole log
+            // (`ledger log`), never on the append or replay paths.
+            var out: [(position: UInt64, event: Event)] = []
+            try txn.scan(layout.events) { key, value in
+                let p = UInt64(bigEndianBytes: key)
+                out.append((p, try Self.decodeRecord(value, position: p)))
                 return true
             }
-            return out
+            return out.sorted { $0.event.key < $1.event.key }
         }
     }
 
     /// The current state of one goal, from the stored projection.
     public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
-        try read { txn in try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout)) ?? GoalState(id: goal) }
+        try read { txn in try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout) ?? GoalState(id: goal) }
     }
 
     /// What the ledger knows about a device (its latest settings and authorization), from the

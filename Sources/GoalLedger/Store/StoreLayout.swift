@@ -10,21 +10,19 @@ import LMDB
 /// | `eventIds`     | event id (16)                     | position (u64 BE)        |
 /// | `origins`      | origin device · 0x00 · seq (u64 BE) | position (u64 BE)      |
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
-/// | `canonical`    | hlc (u64 BE) · origin device      | position (u64 BE)        |
 /// | `goalEvents`   | goal id (16) · position (u64 BE)  | empty                    |
 /// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
 ///
 /// The goal projection lives in two generations of tables, `p0.*` and `p1.*` (see
 /// `ProjectionTables`); `meta` names the active one, so a rebuild fills the other and switches.
 struct StoreLayout {
-    static let names = ["meta", "events", "eventIds", "origins", "originHeads", "canonical", "goalEvents", "deviceEvents"]
+    static let names = ["meta", "events", "eventIds", "origins", "originHeads", "goalEvents", "deviceEvents"]
 
     let meta: Database
     let events: Database
     let eventIds: Database
     let origins: Database
     let originHeads: Database
-    let canonical: Database
     let goalEvents: Database
     let deviceEvents: Database
     /// The two generations of projection tables.
@@ -36,7 +34,6 @@ struct StoreLayout {
         eventIds = try open("eventIds")
         origins = try open("origins")
         originHeads = try open("originHeads")
-        canonical = try open("canonical")
         goalEvents = try open("goalEvents")
         deviceEvents = try open("deviceEvents")
         projections = try [0, 1].map { g in try ProjectionTables(generation: g, open) }
@@ -44,10 +41,6 @@ struct StoreLayout {
 
     static func originKey(_ device: String, _ sequence: UInt64) -> [UInt8] {
         Array(device.utf8) + [0] + sequence.bigEndianBytes
-    }
-
-    static func canonicalKey(_ e: Event) -> [UInt8] {
-        e.hlc.rawValue.bigEndianBytes + Array(e.origin.utf8)
     }
 
     static func goalKey(_ goal: UUID, _ position: UInt64) -> [UInt8] { goal.bytes + position.bigEndianBytes }

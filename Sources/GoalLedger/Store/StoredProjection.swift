@@ -3,30 +3,30 @@ import LMDB
 
 /// One generation of the stored goal projection.
 ///
-/// | database        | key                        | value                              |
-/// |-----------------|----------------------------|------------------------------------|
-/// | `pN.goals`      | goal id (16)               | goal header (`ProjectionCodec`)    |
-/// | `pN.entries`    | goal id (16) · entry id (16) | progress entry                   |
-/// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed     |
-/// | `pN.devices`    | device name                | device state                       |
+/// | database        | key                          | value                           |
+/// |-----------------|------------------------------|---------------------------------|
+/// | `pN.goals`      | goal id (16)                 | goal header (`ProjectionCodec`) |
+/// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed    |
+/// | `pN.devices`    | device name                  | device state                    |
+///
+/// Progress entries are not copied: an entry is its `progressRecorded` event, found through the
+/// log's goal index. Recording progress therefore writes no projection row at all.
 struct ProjectionTables {
     let goals: Database
-    let entries: Database
     let removed: Database
     let devices: Database
 
-    static func names(generation g: Int) -> [String] { ["p\(g).goals", "p\(g).entries", "p\(g).removed", "p\(g).devices"] }
+    static func names(generation g: Int) -> [String] { ["p\(g).goals", "p\(g).removed", "p\(g).devices"] }
 
     init(generation g: Int, _ open: (String) throws -> Database) rethrows {
         let n = Self.names(generation: g)
         goals = try open(n[0])
-        entries = try open(n[1])
-        removed = try open(n[2])
-        devices = try open(n[3])
+        removed = try open(n[1])
+        devices = try open(n[2])
     }
 
     func clear(_ txn: borrowing Transaction) throws {
-        for db in [goals, entries, removed, devices] { try txn.clear(db) }
+        for db in [goals, removed, devices] { try txn.clear(db) }
     }
 }
 
@@ -35,7 +35,7 @@ struct ProjectionTables {
 enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
-    static let version: UInt64 = 1
+    static let version: UInt64 = 2
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -64,22 +64,40 @@ enum StoredProjection {
         try txn.withValue(t.goals, key: goal.bytes) { bytes in try decoded { () throws(DecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) } }
     }
 
-    /// A goal with its entries.
-    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalState? {
+    /// A goal with its entries and version: the header, then the goal's events through the
+    /// log's goal index (each `progressRecorded` is an entry), then the removals.
+    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout) throws -> GoalState? {
         guard var state = try header(goal, txn, t) else { return nil }
-        let prefix = goal.bytes
-        try txn.scan(t.entries, from: prefix) { key, value in
-            guard key.count == 32, key.prefix(16).elementsEqual(prefix) else { return false }
-            let id = uuid(UnsafeRawBufferPointer(rebasing: key[16...]))
-            state.recordedEntries[id] = try decoded { () throws(DecodingError) in try ProjectionCodec.decodeEntry(value, id: id) }
-            return true
+        for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
+            state.version += 1
+            guard let e = try LedgerStore.event(at: p, txn, layout) else {
+                throw LedgerError(.store, "the goal index names position \(p), which holds no event")
+            }
+            if case .progressRecorded = e.payload { state.record(e) }
         }
+        let prefix = goal.bytes
         try txn.scan(t.removed, from: prefix) { key, _ in
             guard key.count == 32, key.prefix(16).elementsEqual(prefix) else { return false }
             state.removedEntries.insert(uuid(UnsafeRawBufferPointer(rebasing: key[16...])))
             return true
         }
         return state
+    }
+
+    /// The entry `entry` of `goal`, if that id is a `progressRecorded` of that goal.
+    static func entry(_ entry: UUID, of goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> ProgressEntry? {
+        guard let p = try txn.get(layout.eventIds, key: entry.bytes),
+            let e = try LedgerStore.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout),
+            case .progressRecorded(let r) = e.payload, r.goal == goal
+        else { return nil }
+        var state = GoalState(id: goal)
+        state.record(e)
+        return state.recordedEntries[entry]
+    }
+
+    /// The number of events about `goal` in the store (its stream version).
+    static func version(of goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Int {
+        try LedgerStore.positions(ofGoal: goal, txn, layout).count
     }
 
     static func device(_ name: String, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> DeviceState {
@@ -94,7 +112,7 @@ enum StoredProjection {
         var projection = GoalProjection()
         var ids: [UUID] = []
         try txn.scan(t.goals) { key, _ in ids.append(uuid(key)); return true }
-        for id in ids { if let g = try goal(id, txn, t) { projection.insert(g) } }
+        for id in ids { if let g = try goal(id, txn, t, layout) { projection.insert(g) } }
         try txn.scan(t.devices) { key, value in
             let name = String(decoding: key, as: UTF8.self)
             projection.insert(try decoded { () throws(DecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
@@ -134,18 +152,27 @@ enum StoredProjection {
             return d
         }
 
+        /// Only what the rules for recording progress need: whether the goal exists, is
+        /// deleted, and its kind, read from the header's first bytes.
+        mutating func status(_ goal: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+            if let h = headers[goal] { return h }
+            let status = try txn.withValue(tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+            return GoalState(id: goal, status: status)
+        }
+
         mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
             if let goal = e.payload.goal {
-                if headers[goal] == nil { headers[goal] = try StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal) }
-                headers[goal]!.apply(e)
-                dirtyGoals.insert(goal)
-                // Entries live in their own rows; the header keeps registers and tags.
-                if case .progressRecorded = e.payload, let entry = headers[goal]!.recordedEntries.removeValue(forKey: e.id) {
-                    try txn.put(tables.entries, key: goal.bytes + e.id.bytes, value: ProjectionCodec.encodeEntry(entry))
-                }
-                if case .progressRemoved(let p) = e.payload {
-                    headers[goal]!.removedEntries.remove(p.entry)
+                switch e.payload {
+                case .progressRecorded:
+                    // The entry is the event itself; no row changes.
+                    return
+                case .progressRemoved(let p):
                     try txn.put(tables.removed, key: goal.bytes + p.entry.bytes, value: [])
+                    return
+                default:
+                    if headers[goal] == nil { headers[goal] = try StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal) }
+                    headers[goal]!.apply(e)
+                    dirtyGoals.insert(goal)
                 }
             } else {
                 if devices[e.origin] == nil { devices[e.origin] = try StoredProjection.device(e.origin, txn, tables) }
@@ -161,18 +188,14 @@ enum StoredProjection {
     }
 
     /// Every row a fresh replay produces, in the stored form, for `verify`.
-    static func rows(of p: GoalProjection) -> (goals: [[UInt8]: [UInt8]], entries: [[UInt8]: [UInt8]], removed: Set<[UInt8]>, devices: [[UInt8]: [UInt8]]) {
-        var goals: [[UInt8]: [UInt8]] = [:], entries: [[UInt8]: [UInt8]] = [:], removed = Set<[UInt8]>(), devices: [[UInt8]: [UInt8]] = [:]
+    static func rows(of p: GoalProjection) -> (goals: [[UInt8]: [UInt8]], removed: Set<[UInt8]>, devices: [[UInt8]: [UInt8]]) {
+        var goals: [[UInt8]: [UInt8]] = [:], removed = Set<[UInt8]>(), devices: [[UInt8]: [UInt8]] = [:]
         for (id, g) in p.goals {
-            var header = g
-            header.recordedEntries = [:]
-            header.removedEntries = []
-            goals[id.bytes] = ProjectionCodec.encodeHeader(header)
-            for (eid, entry) in g.recordedEntries { entries[id.bytes + eid.bytes] = ProjectionCodec.encodeEntry(entry) }
+            if g.hasHeader { goals[id.bytes] = ProjectionCodec.encodeHeader(g) }
             for eid in g.removedEntries { removed.insert(id.bytes + eid.bytes) }
         }
         for (name, d) in p.devices { devices[Array(name.utf8)] = ProjectionCodec.encodeDevice(d) }
-        return (goals, entries, removed, devices)
+        return (goals, removed, devices)
     }
 
     static func uuid(_ b: UnsafeRawBufferPointer) -> UUID { UUID(uuid: b.loadUnaligned(as: uuid_t.self)) }

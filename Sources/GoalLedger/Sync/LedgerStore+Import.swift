@@ -39,6 +39,10 @@ extension LedgerStore {
                 var newHeads: [String: UInt64] = [:]
                 for (origin, events) in byOrigin.sorted(by: { $0.key < $1.key }) {
                     var head = heads[origin] ?? 0
+                    // An origin's clock rises with its sequence: a device never wrote two events
+                    // at one clock reading.
+                    var lastClock = try head == 0 ? nil : txn.get(layout.origins, key: StoreLayout.originKey(origin, head))
+                        .flatMap { p in try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)?.hlc }
                     for e in events.sorted(by: { $0.sequence < $1.sequence }) {
                         if e.sequence <= head {
                             guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, e.sequence)),
@@ -62,6 +66,10 @@ extension LedgerStore {
                         guard try txn.get(layout.eventIds, key: e.id.bytes) == nil, newIDs.insert(e.id).inserted else {
                             throw LedgerError(.invalidInput, "\(source): event id \(e.id.uuidString) is already used by another event")
                         }
+                        if let lastClock, e.hlc <= lastClock {
+                            throw LedgerError(.invalidInput, "\(source): \(origin)/\(e.sequence) has clock \(e.hlc), not after its predecessor's \(lastClock)")
+                        }
+                        lastClock = e.hlc
                         head = e.sequence
                         accepted.append(e)
                     }
@@ -76,9 +84,6 @@ extension LedgerStore {
                 var batch = StoredProjection.Batch(tables: tables)
                 for e in accepted {
                     position += 1
-                    guard try txn.get(layout.canonical, key: StoreLayout.canonicalKey(e)) == nil else {
-                        throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) has the same clock and device as an event held here")
-                    }
                     try Self.index(e, at: position, txn, layout)
                     try batch.apply(e, txn)
                     if e.hlc > clock { clock = e.hlc }

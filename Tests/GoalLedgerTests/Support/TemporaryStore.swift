@@ -59,11 +59,13 @@ func decodeError(_ json: JSONValue) -> FieldError? {
 extension LedgerStore {
     /// Every key and value of every database, to show that a refused operation changed nothing.
     func snapshot() throws -> [String: [[UInt8]]] {
-        let dbs: [(String, LMDB.Database)] = [
+        var dbs: [(String, LMDB.Database)] = [
             ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
-            ("originHeads", layout.originHeads), ("canonical", layout.canonical), ("goalEvents", layout.goalEvents),
-            ("deviceEvents", layout.deviceEvents),
+            ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
         ]
+        for (g, t) in layout.projections.enumerated() {
+            dbs += [("p\(g).goals", t.goals), ("p\(g).removed", t.removed), ("p\(g).devices", t.devices)]
+        }
         return try env.read { txn in
             var out: [String: [[UInt8]]] = [:]
             for (name, db) in dbs {
