@@ -15,10 +15,14 @@ public struct Transaction: ~Copyable {
         public static let noOverwrite = PutOptions(rawValue: UInt32(MDB_NOOVERWRITE))
     }
 
-    /// Opens (or with `create`, creates) a named database within this transaction.
-    public func openDatabase(named name: String, create: Bool) throws(LMDBError) -> Database {
+    /// Opens (or with `create`, creates) a named database within this transaction. With
+    /// `duplicates`, a key holds a sorted set of fixed-size values (MDB_DUPSORT|MDB_DUPFIXED),
+    /// stored compactly under one key.
+    public func openDatabase(named name: String, create: Bool, duplicates: Bool = false) throws(LMDBError) -> Database {
         var dbi: MDB_dbi = 0
-        try LMDBError.check(mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi))
+        var flags: UInt32 = create ? UInt32(MDB_CREATE) : 0
+        if duplicates { flags |= UInt32(MDB_DUPSORT | MDB_DUPFIXED) }
+        try LMDBError.check(mdb_dbi_open(txn, name, flags, &dbi))
         return Database(dbi: dbi)
     }
 
@@ -109,6 +113,42 @@ public struct Transaction: ~Copyable {
             rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
         }
         if rc != MDB_NOTFOUND { try LMDBError.check(rc) }
+    }
+
+    /// Visits the values stored under `key` in a duplicates database, in order, until `body`
+    /// returns false.
+    public func scanDuplicates(_ db: Database, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var k = MDB_val()
+        var v = MDB_val()
+        var rc: Int32 = key.withUnsafeBytes { kb in
+            k = MDB_val(mv_size: kb.count, mv_data: UnsafeMutableRawPointer(mutating: kb.baseAddress))
+            return mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY)
+        }
+        while rc == 0 {
+            if try !body(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)) { return }
+            rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT_DUP)
+        }
+        if rc != MDB_NOTFOUND { try LMDBError.check(rc) }
+    }
+
+    /// Whether `key` holds `value` in a duplicates database.
+    public func contains(_ db: Database, key: [UInt8], value: [UInt8]) throws -> Bool {
+        var cursor: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        let rc: Int32 = key.withUnsafeBytes { kb in
+            value.withUnsafeBytes { vb in
+                var k = MDB_val(mv_size: kb.count, mv_data: UnsafeMutableRawPointer(mutating: kb.baseAddress))
+                var v = MDB_val(mv_size: vb.count, mv_data: UnsafeMutableRawPointer(mutating: vb.baseAddress))
+                return mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH)
+            }
+        }
+        if rc == MDB_NOTFOUND { return false }
+        try LMDBError.check(rc)
+        return true
     }
 
     /// The last entry of `db` in key order, copied out of the map.

@@ -146,7 +146,7 @@ extension LedgerStore {
         try txn.put(layout.eventIds, key: event.id.bytes, value: p, options: .noOverwrite)
         try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
         if let goal = event.payload.goal {
-            try txn.put(layout.goalEvents, key: StoreLayout.goalKey(goal, position), value: [])
+            try txn.put(layout.goalEvents, key: goal.bytes, value: p)
         } else {
             try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position), value: [])
         }

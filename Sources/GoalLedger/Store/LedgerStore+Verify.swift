@@ -46,7 +46,7 @@ extension LedgerStore {
                 }
                 if let goal = event.payload.goal {
                     goalIndexed += 1
-                    if try txn.get(layout.goalEvents, key: StoreLayout.goalKey(goal, position)) == nil {
+                    if try !txn.contains(layout.goalEvents, key: goal.bytes, value: p) {
                         problem("goalEvents: position \(position) is missing for goal \(goal.uuidString)")
                     }
                 } else {

@@ -54,7 +54,9 @@ public final class LedgerStore: @unchecked Sendable {
         let env = try openEnvironment(path, options: options)
         do {
             let layout = try env.write { txn in
-                let layout = try StoreLayout { name in try txn.openDatabase(named: name, create: true) }
+                let layout = try StoreLayout { name in
+                    try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
+                }
                 if try txn.get(layout.meta, key: MetaKey.ledger) != nil {
                     throw LedgerError(.store, "a ledger store already exists at \(path)")
                 }
@@ -90,7 +92,7 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             let layout: StoreLayout
             do {
-                layout = try StoreLayout { name in try env.existingDatabase(named: name) }
+                layout = try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name)) }
             } catch let e as LMDBError where e.isNotFound {
                 // A store from before a table existed: create what is missing (empty projection
                 // tables; the version check below then rebuilds them).
@@ -98,7 +100,9 @@ public final class LedgerStore: @unchecked Sendable {
                     guard try txn.get(try txn.openDatabase(named: "meta", create: false), key: MetaKey.ledger) != nil else {
                         throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)")
                     }
-                    return try StoreLayout { name in try txn.openDatabase(named: name, create: true) }
+                    return try StoreLayout { name in
+                        try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
+                    }
                 }
             }
             store = try env.read { txn in
@@ -195,11 +199,9 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// Local positions of the events about `goal`, in order.
     static func positions(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [UInt64] {
-        let prefix = goal.bytes
         var positions: [UInt64] = []
-        try txn.scan(layout.goalEvents, from: prefix) { key, _ in
-            guard key.count == 24, key.prefix(16).elementsEqual(prefix) else { return false }
-            positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16...])))
+        try txn.scanDuplicates(layout.goalEvents, key: goal.bytes) { value in
+            positions.append(UInt64(bigEndianBytes: value))
             return true
         }
         return positions

@@ -10,7 +10,7 @@ import LMDB
 /// | `eventIds`     | event id (16)                     | position (u64 BE)        |
 /// | `origins`      | origin device · 0x00 · seq (u64 BE) | position (u64 BE)      |
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
-/// | `goalEvents`   | goal id (16) · position (u64 BE)  | empty                    |
+/// | `goalEvents`   | goal id (16)                      | positions (u64 BE), a sorted set of duplicates |
 /// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
 ///
 /// The goal projection lives in two generations of tables, `p0.*` and `p1.*` (see
@@ -28,6 +28,9 @@ struct StoreLayout {
     /// The two generations of projection tables.
     let projections: [ProjectionTables]
 
+    /// Databases whose keys hold sorted sets of fixed-size values.
+    static let duplicates: Set<String> = ["goalEvents"]
+
     init(_ open: (String) throws -> Database) rethrows {
         meta = try open("meta")
         events = try open("events")
@@ -43,7 +46,6 @@ struct StoreLayout {
         Array(device.utf8) + [0] + sequence.bigEndianBytes
     }
 
-    static func goalKey(_ goal: UUID, _ position: UInt64) -> [UInt8] { goal.bytes + position.bigEndianBytes }
 
     static func deviceKey(_ device: String, _ position: UInt64) -> [UInt8] {
         Array(device.utf8) + [0] + position.bigEndianBytes
