@@ -79,6 +79,13 @@ public struct Transaction: ~Copyable {
         try LMDBError.check(mdb_drop(txn, db.dbi, 0))
     }
 
+    /// Pages (branch, leaf and overflow) holding `db`'s data, and its page size.
+    public func pages(_ db: Database) throws(LMDBError) -> (pages: Int, pageSize: Int) {
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_stat(txn, db.dbi, &stat))
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages, Int(stat.ms_psize))
+    }
+
     /// The number of entries in `db`.
     public func count(_ db: Database) throws(LMDBError) -> Int {
         var stat = MDB_stat()

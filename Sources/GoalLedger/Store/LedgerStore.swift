@@ -294,6 +294,24 @@ public final class LedgerStore: @unchecked Sendable {
         return heads
     }
 
+    /// Bytes of live data pages per table (the log, each index, each projection table), and the
+    /// extent of the data file, which also holds pages freed by earlier transactions for reuse.
+    public func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
+        try read { txn in
+            var tables: [(String, LMDB.Database)] = [
+                ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
+                ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
+            ]
+            for (g, t) in layout.projections.enumerated() {
+                tables += [("p\(g).goals", t.goals), ("p\(g).removed", t.removed), ("p\(g).devices", t.devices)]
+            }
+            return (try tables.map { name, db in
+                let (pages, size) = try txn.pages(db)
+                return (name, pages * size)
+            }, env.usedBytes)
+        }
+    }
+
     /// The latest hybrid logical clock reading of this store.
     public func clock() throws(LedgerError) -> HLC {
         try read { txn in
