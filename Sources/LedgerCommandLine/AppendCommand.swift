@@ -22,13 +22,13 @@ enum AppendCommand {
         }
         let expected = try inv.integerOption("--expect-version", minimum: 0)
         let store = try inv.openStore()
-        let (drafts, lines) = try parseLines(data)
+        let (drafts, lines) = try parseLines(data, schema: store.schema)
         let results = try store.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now())
         for r in results { inv.printJSON(r.json) }
     }
 
     /// One event per non-blank line; errors name the line number in the input.
-    static func parseLines(_ data: Data) throws(LedgerError) -> ([EventDraft], [Int]) {
+    static func parseLines(_ data: Data, schema: Int) throws(LedgerError) -> ([EventDraft], [Int]) {
         var drafts: [EventDraft] = []
         var lines: [Int] = []
         var number = 0
@@ -38,7 +38,7 @@ enum AppendCommand {
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             do {
                 let value = try JSONParser.parse(bytes)
-                drafts.append(try EventDraft(json: value))
+                drafts.append(try EventDraft(json: value, schema: schema))
             } catch let e as JSONSyntaxError {
                 throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
             } catch let e as FieldError {

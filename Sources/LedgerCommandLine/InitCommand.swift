@@ -5,7 +5,7 @@ enum InitCommand {
         name: "init", summary: "create a store for a new ledger, with this store's device",
         options: [
             OptionSpec(name: "--device", value: "NAME", help: "the local device: [a-z0-9][a-z0-9._-]{0,63} (required)"),
-            OptionSpec(name: "--schema", value: "N", help: "event schema of the store (default and only choice: 2)"),
+            OptionSpec(name: "--schema", value: "N", help: "event schema: 2 (default), or 1 to behave like the old app"),
         ],
         run: run)
 

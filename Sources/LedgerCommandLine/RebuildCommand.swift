@@ -29,6 +29,28 @@ enum RebuildCommand {
     }
 }
 
+enum MigrateCommand {
+    static let spec = CommandSpec(
+        name: "migrate", summary: "upgrade the store to the current event schema, then rebuild its projections",
+        run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let store = try inv.openStore()
+        let before = store.schema
+        let report = try store.migrate()
+        if inv.json {
+            inv.printJSON(.object([
+                ("from", .number(Double(before))), ("schema", .number(Double(report.schema))),
+                ("applied", .array(report.applied.map { .string($0) })), ("rebuilt", .bool(report.rebuilt)),
+            ]))
+        } else if report.applied.isEmpty && !report.rebuilt {
+            inv.print("already on schema \(report.schema); nothing to do")
+        } else {
+            inv.print("migrated from schema \(before) to \(report.schema)" + (report.applied.isEmpty ? "" : " (\(report.applied.joined(separator: ", ")))") + "; projections rebuilt")
+        }
+    }
+}
+
 enum VerifyCommand {
     static let spec = CommandSpec(
         name: "verify", summary: "check checksums, indexes, origin sequences and projections against a fresh replay",
@@ -79,6 +101,9 @@ enum AuditCommand {
             for c in s.changes {
                 inv.print("    \(c.field): \(JSONWriter.string(c.before)) → \(JSONWriter.string(c.after))")
             }
+            if !s.historyAdded.isEmpty { inv.print("    history added \(s.historyAdded.map(\.uuidString).joined(separator: ", "))") }
+            if !s.historyRemoved.isEmpty { inv.print("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))") }
+            for id in s.recovered { inv.print("    + \(id.uuidString) recovered by migration (the schema-1 view had lost it)") }
             for o in s.overwrote {
                 inv.print("    ! overwrote \(o.field) = \(JSONWriter.string(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen")
             }

@@ -22,12 +22,13 @@ enum StatusCommand {
                     ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))])),
                 ])),
                 ("digest", .string(projection.digest)),
+                ("migrations", .array(try store.appliedMigrations().map { .string($0) })),
             ]))
             return
         }
         inv.print("ledger   \(store.ledgerID.uuidString)")
         inv.print("device   \(store.device)")
-        inv.print("schema   \(store.schema)")
+        inv.print("schema   \(store.schema)" + (store.schema < LedgerStore.currentSchema ? " (legacy: run `ledger migrate`)" : ""))
         inv.print("events   \(events)")
         inv.print("goals    \(projection.existingGoals.count)")
         for (device, seq) in heads { inv.print("origin   \(device) at sequence \(seq)") }

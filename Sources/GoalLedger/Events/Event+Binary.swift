@@ -175,6 +175,20 @@ extension Payload {
         case .notificationAuthorization(let p):
             w.varint(0)
             w.u8(index(p.status, in: statuses))
+        case .progressHistoryReplaced(let p):
+            w.varint(p.base == nil ? 0 : 1)
+            w.uuid(p.goal)
+            if let b = p.base { w.uuid(b) }
+            w.varint(UInt64(p.entries.count))
+            for e in p.entries {
+                var f = Presence()
+                f.mark(e.amount != nil); f.mark(e.completed != nil); f.mark(e.completed == true); f.mark(e.day != nil)
+                w.varint(f.bits)
+                w.uuid(e.id)
+                if let a = e.amount { w.double(a) }
+                w.instant(e.occurredAt)
+                if let d = e.day { w.day(d) }
+            }
         }
     }
 
@@ -264,6 +278,19 @@ extension Payload {
                 timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity))
         case .notificationAuthorization:
             return .notificationAuthorization(NotificationAuthorization(status: try element(try r.u8(), in: statuses, "status")))
+        case .progressHistoryReplaced:
+            let base = f.take() ? try r.uuid() : nil
+            var entries: [HistoryEntry] = []
+            for _ in 0..<(try count(&r)) {
+                var g = PresenceReader(try r.varint())
+                let hasAmount = g.take(), hasCompleted = g.take(), completed = g.take(), hasDay = g.take()
+                let id = try r.uuid()
+                let amount = hasAmount ? try r.double() : nil
+                let occurred = try r.instant()
+                entries.append(HistoryEntry(id: id, amount: amount, completed: hasCompleted ? completed : nil, occurredAt: occurred,
+                                            day: hasDay ? try r.day() : nil))
+            }
+            return .progressHistoryReplaced(ProgressHistoryReplaced(goal: goal, entries: entries, base: base))
         }
     }
 }

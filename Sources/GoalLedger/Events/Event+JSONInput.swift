@@ -173,13 +173,20 @@ enum FieldRules {
 }
 
 extension EventDraft {
-    /// Decodes one event in the JSON form of the spec's catalog (schema 2). Refuses unknown
-    /// types and fields, wrong types and out-of-range values, naming the field.
-    public init(json: JSONValue) throws(FieldError) {
+    /// Decodes one event in the JSON form of a schema's catalog (default: the current one).
+    /// Refuses unknown types and fields, wrong types and out-of-range values, naming the field;
+    /// an event of the other schema is refused with a message naming its replacement.
+    public init(json: JSONValue, schema: Int = LedgerStore.currentSchema) throws(FieldError) {
         var r = try ObjectReader(json, path: "")
         guard let typeName = try r.string("type", required: true) else { throw FieldError("type", "is required") }
         guard let type = EventType(name: typeName) else {
             throw FieldError("type", "unknown event type \"\(typeName)\"")
+        }
+        guard EventType.catalog(schema: schema).contains(type) else {
+            if type == .progressHistoryReplaced {
+                throw FieldError("type", "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved")
+            }
+            throw FieldError("type", "\(typeName) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
         }
         let id = try r.uuid("id")
         let at = try r.instant("at")
@@ -189,10 +196,10 @@ extension EventDraft {
     }
 
     /// Decodes one line of text (JSON), naming the line in every error.
-    public init(line: String, number: Int) throws(LedgerError) {
+    public init(line: String, number: Int, schema: Int = LedgerStore.currentSchema) throws(LedgerError) {
         do {
             let value = try JSONParser.parse(line)
-            self = try EventDraft(json: value)
+            self = try EventDraft(json: value, schema: schema)
         } catch let e as JSONSyntaxError {
             throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
         } catch let e as FieldError {
@@ -300,6 +307,26 @@ extension Payload {
         case .notificationAuthorization:
             guard let s = try r.enumeration("status", AuthorizationStatus.self) else { throw FieldError("status", "is required") }
             return .notificationAuthorization(NotificationAuthorization(status: s))
+        case .progressHistoryReplaced:
+            let g = try goal(&r)
+            guard let list = r.raw("entries") else { throw FieldError("entries", "is required") }
+            guard case .array(let items) = list else { throw FieldError("entries", "must be an array, got \(list.typeName)") }
+            var entries: [HistoryEntry] = []
+            var ids = Set<UUID>()
+            for (i, item) in items.enumerated() {
+                var er = try ObjectReader(item, path: "entries[\(i)]")
+                let id = try er.uuid("id", required: true)!
+                guard ids.insert(id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
+                let amount = try er.number("amount")
+                let completed = try er.bool("completed")
+                if amount != nil && completed != nil { throw FieldError("entries[\(i)].completed", "give either amount or completed, not both") }
+                if amount == nil && completed == nil { throw FieldError("entries[\(i)].amount", "is required (or completed, for an outcome goal)") }
+                guard let occurred = try er.instant("occurredAt") else { throw FieldError("entries[\(i)].occurredAt", "is required") }
+                let day = try er.day("day")
+                try er.finish()
+                entries.append(HistoryEntry(id: id, amount: amount, completed: completed, occurredAt: occurred, day: day))
+            }
+            return .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: try r.uuid("base")))
         }
     }
 }

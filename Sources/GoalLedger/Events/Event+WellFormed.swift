@@ -52,6 +52,12 @@ extension Event {
             guard (1...512).contains(p.capacity) else { throw FieldError("capacity", "must be between 1 and 512") }
         case .notificationAuthorization:
             break
+        case .progressHistoryReplaced(let p):
+            guard Set(p.entries.map(\.id)).count == p.entries.count else { throw FieldError("entries", "an entry id appears twice") }
+            for e in p.entries {
+                guard (e.amount == nil) != (e.completed == nil) else { throw FieldError("entries", "exactly one of amount and completed") }
+                if let a = e.amount, !a.isFinite { throw FieldError("entries", "amounts must be finite") }
+            }
         }
     }
 

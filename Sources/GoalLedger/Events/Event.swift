@@ -201,6 +201,38 @@ public struct DeviceConfigured: Equatable, Sendable {
     }
 }
 
+/// One entry of a schema-1 progress history: its own id (not an event id), and the value.
+public struct HistoryEntry: Equatable, Sendable {
+    public var id: UUID
+    public var amount: Double?
+    public var completed: Bool?
+    public var occurredAt: Instant
+    /// Defaults to `occurredAt`'s day in the author's time zone (filled in at append).
+    public var day: Day?
+
+    public init(id: UUID, amount: Double? = nil, completed: Bool? = nil, occurredAt: Instant, day: Day? = nil) {
+        self.id = id
+        self.amount = amount
+        self.completed = completed
+        self.occurredAt = occurredAt
+        self.day = day
+    }
+}
+
+/// Schema 1: the whole progress history of a goal, written at once. `base` is the history write
+/// its author had read before writing, if the old app recorded it.
+public struct ProgressHistoryReplaced: Equatable, Sendable {
+    public var goal: UUID
+    public var entries: [HistoryEntry]
+    public var base: UUID?
+
+    public init(goal: UUID, entries: [HistoryEntry], base: UUID? = nil) {
+        self.goal = goal
+        self.entries = entries
+        self.base = base
+    }
+}
+
 public struct NotificationAuthorization: Equatable, Sendable {
     public var status: AuthorizationStatus
 
@@ -221,6 +253,7 @@ public enum Payload: Equatable, Sendable {
     case tagRemoved(TagRemoved)
     case deviceConfigured(DeviceConfigured)
     case notificationAuthorization(NotificationAuthorization)
+    case progressHistoryReplaced(ProgressHistoryReplaced)
 
     public var type: EventType {
         switch self {
@@ -236,6 +269,7 @@ public enum Payload: Equatable, Sendable {
         case .tagRemoved: return .tagRemoved
         case .deviceConfigured: return .deviceConfigured
         case .notificationAuthorization: return .notificationAuthorization
+        case .progressHistoryReplaced: return .progressHistoryReplaced
         }
     }
 
@@ -250,6 +284,7 @@ public enum Payload: Equatable, Sendable {
         case .progressRemoved(let p): return p.goal
         case .tagAdded(let p): return p.goal
         case .tagRemoved(let p): return p.goal
+        case .progressHistoryReplaced(let p): return p.goal
         case .deviceConfigured, .notificationAuthorization: return nil
         }
     }
@@ -269,6 +304,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case tagRemoved = 10
     case deviceConfigured = 11
     case notificationAuthorization = 12
+    /// Schema 1 only.
+    case progressHistoryReplaced = 13
 
     public var name: String {
         switch self {
@@ -284,10 +321,19 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .tagRemoved: return "tagRemoved"
         case .deviceConfigured: return "deviceConfigured"
         case .notificationAuthorization: return "notificationAuthorization"
+        case .progressHistoryReplaced: return "progressHistoryReplaced"
         }
     }
 
     private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
+
+    /// The event types of each schema's catalog. The device events belong to every schema.
+    public static func catalog(schema: Int) -> [EventType] {
+        switch schema {
+        case 1: return allCases.filter { $0 != .progressRecorded && $0 != .progressRemoved }
+        default: return allCases.filter { $0 != .progressHistoryReplaced }
+        }
+    }
 
     public init?(name: String) {
         guard let t = Self.byName[name] else { return nil }

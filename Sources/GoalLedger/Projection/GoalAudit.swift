@@ -24,6 +24,11 @@ public struct AuditStep: Sendable {
     public var overwrote: [AuditOverwrite] = []
     /// This event's values that a concurrent event, later in canonical order, overwrote.
     public var supersededBy: [AuditOverwrite] = []
+    /// For a schema-1 history write: the entries it added and removed relative to its base,
+    /// and those of its additions the schema-1 view had lost (recovered by migration).
+    public var historyAdded: [UUID] = []
+    public var historyRemoved: [UUID] = []
+    public var recovered: [UUID] = []
 }
 
 /// Replays one goal's events in canonical order and explains each one.
@@ -32,6 +37,9 @@ public enum GoalAudit {
         let ordered = events.sorted { $0.event.key < $1.event.key }
         guard let goal = ordered.first?.event.payload.goal else { return [] }
         var state = GoalState(id: goal)
+        var final = GoalState(id: goal)
+        for (_, e) in ordered { final.apply(e) }
+        let lost = Set(final.entries(under: .recordLevel).map(\.id)).subtracting(final.entries(under: .lastWriteWins).map(\.id))
         var steps: [AuditStep] = []
         var stepIndex: [UUID: Int] = [:]
         for (position, e) in ordered {
@@ -64,6 +72,17 @@ public enum GoalAudit {
                 written = []
                 let removed = beforeState.isLiveEntry(p.entry) ? beforeState.recordedEntries[p.entry]?.json ?? .null : .null
                 step.changes.append(AuditChange(field: "entry", before: removed, after: .null))
+            case .progressHistoryReplaced(let p):
+                written = []
+                let base = p.base.flatMap { beforeState.historyWrites[$0] }
+                let baseIDs = base.map { Set($0.entries.map(\.id)) } ?? []
+                let ids = p.entries.map(\.id)
+                step.historyAdded = ids.filter { !baseIDs.contains($0) }
+                step.historyRemoved = base.map { b in b.entries.map(\.id).filter { !Set(ids).contains($0) } } ?? []
+                step.recovered = step.historyAdded.filter { lost.contains($0) }
+                step.changes.append(AuditChange(
+                    field: "history", before: base.map { .array($0.entries.map { .string($0.id.upperString) }) } ?? .null,
+                    after: .array(ids.map { .string($0.upperString) })))
             case .deviceConfigured, .notificationAuthorization: written = []
             }
             for name in written {
@@ -121,6 +140,9 @@ extension AuditStep {
             ("changes", .array(changes.map { .object([("field", .string($0.field)), ("before", $0.before), ("after", $0.after)]) })),
             ("overwrote", .array(overwrote.map(overwrite))),
             ("supersededBy", .array(supersededBy.map(overwrite))),
+            ("historyAdded", .array(historyAdded.map { .string($0.upperString) })),
+            ("historyRemoved", .array(historyRemoved.map { .string($0.upperString) })),
+            ("recovered", .array(recovered.map { .string($0.upperString) })),
         ])
     }
 }

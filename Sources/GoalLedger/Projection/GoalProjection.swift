@@ -9,12 +9,14 @@ public struct GoalProjection: Equatable, Sendable {
     public internal(set) var devices: [String: DeviceState] = [:]
     /// The last local position folded (0 before any).
     public var position: UInt64 = 0
+    /// How schema-1 history writes count: the store's schema decides.
+    public let historyRule: HistoryRule
 
-    public init() {}
+    public init(historyRule: HistoryRule = .recordLevel) { self.historyRule = historyRule }
 
     public mutating func apply(_ e: Event) {
         if let goal = e.payload.goal {
-            goals[goal, default: GoalState(id: goal)].apply(e)
+            goals[goal, default: GoalState(id: goal, rule: historyRule)].apply(e)
         } else {
             devices[e.origin, default: DeviceState(name: e.origin)].apply(e)
         }

@@ -9,6 +9,27 @@ public struct ProgressEntry: Equatable, Sendable {
     public var day: Day
     public var device: String
     public var key: CanonicalKey
+    /// The event the entry came from: its `progressRecorded`, or the schema-1 history write
+    /// that added it.
+    public var source: UUID
+}
+
+/// How schema-1 history writes (`progressHistoryReplaced`) become entries.
+public enum HistoryRule: Equatable, Sendable {
+    /// Schema 1, the old app's rule: the last history write in canonical order is the history.
+    case lastWriteWins
+    /// After migration: each write is upcast to record-level changes: the entries it added
+    /// relative to its base write, and the base's entries it left out as removals; a write with
+    /// no (known) base only adds. Nothing another device recorded is lost.
+    case recordLevel
+}
+
+/// A schema-1 history write, kept as written: its entries are derived by the history rule.
+public struct HistoryWrite: Equatable, Sendable {
+    public var event: UUID
+    public var key: CanonicalKey
+    public var entries: [ProgressEntry]
+    public var base: UUID?
 }
 
 /// The facts about one goal, folded from its events. Every part is a merge that does not depend
@@ -33,8 +54,17 @@ public struct GoalState: Equatable, Sendable {
     public internal(set) var removedEntries: Set<UUID> = []
     /// How many events about this goal were folded (the goal's stream version).
     public internal(set) var version: Int = 0
+    /// Schema-1 history writes by event id.
+    public internal(set) var historyWrites: [UUID: HistoryWrite] = [:]
+    /// How history writes count (the store's schema decides).
+    public internal(set) var historyRule: HistoryRule = .recordLevel
 
     public init(id: UUID) { self.id = id }
+
+    init(id: UUID, rule: HistoryRule) {
+        self.id = id
+        historyRule = rule
+    }
 
     /// A state carrying only existence, deletion and kind (what the rules for recording
     /// progress read), from a stored header's status bytes.
@@ -66,12 +96,44 @@ public struct GoalState: Equatable, Sendable {
         (tagAdds[tag] ?? []).subtracting(removedTagAdds).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 
-    /// Live entries in canonical order.
+    /// Live entries in canonical order (entries of one history write in id order).
     public var entries: [ProgressEntry] {
-        recordedEntries.values.filter { !removedEntries.contains($0.id) }.sorted { $0.key < $1.key }
+        entries(under: historyRule)
     }
 
-    public func isLiveEntry(_ id: UUID) -> Bool { recordedEntries[id] != nil && !removedEntries.contains(id) }
+    public func entries(under rule: HistoryRule) -> [ProgressEntry] {
+        var live = recordedEntries.values.filter { !removedEntries.contains($0.id) }
+        if !historyWrites.isEmpty { live += historyEntries(under: rule) }
+        return live.sorted { $0.key != $1.key ? $0.key < $1.key : UUID.precedes($0.id, $1.id) }
+    }
+
+    /// The entries schema-1 history writes contribute under `rule`.
+    func historyEntries(under rule: HistoryRule) -> [ProgressEntry] {
+        let writes = historyWrites.values.sorted { $0.key != $1.key ? $0.key < $1.key : UUID.precedes($0.event, $1.event) }
+        switch rule {
+        case .lastWriteWins:
+            return (writes.last?.entries ?? []).filter { !removedEntries.contains($0.id) }
+        case .recordLevel:
+            var added: [UUID: ProgressEntry] = [:]
+            var removed = Set<UUID>()
+            for w in writes {
+                let base = w.base.flatMap { historyWrites[$0] }
+                let baseIDs = Set(base?.entries.map(\.id) ?? [])
+                // The earliest write (canonical order) that added an entry is where it came from.
+                for e in w.entries where !baseIDs.contains(e.id) && added[e.id] == nil { added[e.id] = e }
+                if let base {
+                    let kept = Set(w.entries.map(\.id))
+                    for e in base.entries where !kept.contains(e.id) { removed.insert(e.id) }
+                }
+            }
+            return added.values.filter { !removed.contains($0.id) && !removedEntries.contains($0.id) }
+        }
+    }
+
+    public func isLiveEntry(_ id: UUID) -> Bool {
+        if recordedEntries[id] != nil { return !removedEntries.contains(id) }
+        return !historyWrites.isEmpty && entries.contains { $0.id == id }
+    }
 
     /// The stamp of the value each editable field currently holds.
     public func stamp(of field: GoalField) -> Stamp? {
@@ -85,13 +147,26 @@ public struct GoalState: Equatable, Sendable {
         }
     }
 
-    /// Adds the entry a `progressRecorded` event is.
+    /// Adds the entry a `progressRecorded` event is, or the history a `progressHistoryReplaced`
+    /// event wrote.
     mutating func record(_ e: Event) {
-        guard case .progressRecorded(let p) = e.payload else { return }
-        let occurred = p.occurredAt ?? e.at
-        recordedEntries[e.id] = ProgressEntry(
-            id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred,
-            day: p.day ?? occurred.day(in: Self.utc), device: e.origin, key: e.key)
+        switch e.payload {
+        case .progressRecorded(let p):
+            let occurred = p.occurredAt ?? e.at
+            recordedEntries[e.id] = ProgressEntry(
+                id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred,
+                day: p.day ?? occurred.day(in: Self.utc), device: e.origin, key: e.key, source: e.id)
+        case .progressHistoryReplaced(let p):
+            historyWrites[e.id] = HistoryWrite(
+                event: e.id, key: e.key,
+                entries: p.entries.map {
+                    ProgressEntry(id: $0.id, amount: $0.amount, completed: $0.completed, occurredAt: $0.occurredAt,
+                                  day: $0.day ?? $0.occurredAt.day(in: Self.utc), device: e.origin, key: e.key, source: e.id)
+                },
+                base: p.base)
+        default:
+            break
+        }
     }
 
     static let utc = TimeZone(identifier: "UTC")!
@@ -129,6 +204,7 @@ public struct GoalState: Equatable, Sendable {
         case .progressRemoved(let p): removedEntries.insert(p.entry)
         case .tagAdded(let p): tagAdds[p.tag, default: []].insert(e.id)
         case .tagRemoved(let p): removedTagAdds.formUnion(p.observed)
+        case .progressHistoryReplaced: record(e)
         case .deviceConfigured, .notificationAuthorization: break
         }
     }

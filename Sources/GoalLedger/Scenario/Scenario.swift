@@ -16,6 +16,8 @@ public struct Scenario: Sendable {
         case append(device: String, at: Instant, events: [EventDraft], expectError: Int32?)
         case sync(String, String)
         case reconcile(device: String, at: Instant, full: Bool)
+        /// `ledger migrate` on a device's store.
+        case migrate(String)
         case expect(Expectation)
     }
 
@@ -50,6 +52,8 @@ public struct Scenario: Sendable {
     }
 
     public var name: String
+    /// The event schema the stores are created with (1 behaves like the old app).
+    public var schema: Int
     public var start: Instant
     public var devices: [Device]
     public var steps: [Step]
@@ -82,7 +86,12 @@ extension Scenario {
             for (k, _) in m where !allowed.contains(k) { throw bad(at, "unknown field \"\(k)\"") }
         }
 
-        try keys(json, ["name", "description", "start", "devices", "steps"], "scenario")
+        try keys(json, ["name", "description", "schema", "start", "devices", "steps"], "scenario")
+        schema = LedgerStore.currentSchema
+        if let s = json["schema"] {
+            guard case .number(let n) = s, n == 1 || n == 2 else { throw bad("schema", "must be 1 or 2") }
+            schema = Int(n)
+        }
         name = json["name"].map { v in if case .string(let s) = v { return s } else { return fallback } } ?? fallback
         start = try json["start"].map { (v) throws(LedgerError) in try instant(v, "start") } ?? Instant(rfc3339: "2026-01-01T00:00:00Z")!
         guard case .array(let deviceList) = json["devices"], !deviceList.isEmpty else { throw bad("devices", "must list at least one device") }
@@ -128,7 +137,12 @@ extension Scenario {
                 var drafts: [EventDraft] = []
                 for (j, line) in lines.enumerated() {
                     do throws(FieldError) {
-                        drafts.append(try EventDraft(json: line))
+                        // Checked against both catalogs here; the store checks its own schema.
+                        if let legacy = try? EventDraft(json: line, schema: 1) {
+                            drafts.append(legacy)
+                        } else {
+                            drafts.append(try EventDraft(json: line, schema: 2))
+                        }
                     } catch {
                         throw bad("\(at).events[\(j)]" + (error.field.map { ".\($0)" } ?? ""), error.message)
                     }
@@ -146,6 +160,9 @@ extension Scenario {
                 var full = false
                 if case .bool(let b) = s["full"] { full = b }
                 steps.append(.reconcile(device: try device(s["reconcile"], at + ".reconcile"), at: try instant(s["at"], at + ".at"), full: full))
+            } else if s["migrate"] != nil {
+                try keys(s, ["migrate"], at)
+                steps.append(.migrate(try device(s["migrate"], at + ".migrate")))
             } else if let e = s["expect"] {
                 try keys(s, ["expect"], at)
                 try keys(e, ["device", "goal", "now", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted",
@@ -188,7 +205,7 @@ extension Scenario {
                 }
                 steps.append(.expect(x))
             } else {
-                throw bad(at, "a step is one of append, sync, reconcile, expect")
+                throw bad(at, "a step is one of append, sync, reconcile, migrate, expect")
             }
         }
     }

@@ -16,7 +16,7 @@ public enum ScenarioRunner {
         var report = ScenarioReport(name: scenario.name)
         var stores: [String: LedgerStore] = [:]
         let first = scenario.devices[0]
-        let origin = try LedgerStore.create(at: directory + "/" + first.name, device: first.name)
+        let origin = try LedgerStore.create(at: directory + "/" + first.name, device: first.name, schema: scenario.schema)
         stores[first.name] = origin
         for d in scenario.devices.dropFirst() {
             stores[d.name] = try origin.clone(to: directory + "/" + d.name, device: d.name)
@@ -52,6 +52,8 @@ public enum ScenarioRunner {
                 }
             case .sync(let a, let b):
                 _ = try stores[a]!.sync(with: stores[b]!)
+            case .migrate(let device):
+                _ = try stores[device]!.migrate()
             case .reconcile(let device, let at, let full):
                 clock = max(clock, at)
                 lastReports[device] = try ScenarioHooks.reconcile(stores[device]!, at: at, full: full)

@@ -34,6 +34,8 @@ extension LedgerStore {
     ) throws(LedgerError) -> [AppendResult] {
         let lineNumbers = lines ?? Array(1...max(1, drafts.count))
         let device = self.device
+        let schema = self.schema
+        let rule = self.historyRule
         let layout = self.layout
         do {
             return try env.write { txn in
@@ -63,9 +65,15 @@ extension LedgerStore {
                         return s
                     case .progressRemoved(let p):
                         var s = try batch.header(id, txn)
-                        if let entry = try StoredProjection.entry(p.entry, of: id, txn, layout) { s.recordedEntries[p.entry] = entry }
-                        if try txn.get(tables.removed, key: id.bytes + p.entry.bytes) != nil { s.removedEntries.insert(p.entry) }
-                        return s
+                        if let entry = try StoredProjection.entry(p.entry, of: id, txn, layout) {
+                            s.recordedEntries[p.entry] = entry
+                            if try txn.get(tables.removed, key: id.bytes + p.entry.bytes) != nil { s.removedEntries.insert(p.entry) }
+                            return s
+                        }
+                        // Not a progressRecorded: perhaps an entry of a migrated schema-1 history.
+                        return try StoredProjection.withEntries(s, txn, tables, layout, rule: rule)
+                    case .progressHistoryReplaced:
+                        return try StoredProjection.withEntries(try batch.header(id, txn), txn, tables, layout, rule: rule)
                     default:
                         return try batch.header(id, txn)
                     }
@@ -106,7 +114,7 @@ extension LedgerStore {
                         let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
                         let author = try batch.device(device, txn)
                         do throws(FieldError) {
-                            return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author,
+                            return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
                                                           seen: heads.merging([device: sequence]) { _, b in b })
                         } catch {
                             throw LedgerError.invalidLine(line, field: error.field, error.message)
@@ -116,7 +124,7 @@ extension LedgerStore {
                     sequence += 1
                     position += 1
                     let event = Event(id: id, origin: device, sequence: sequence, hlc: clock, at: at,
-                                      schema: UInt8(Self.currentSchema), payload: payload)
+                                      schema: UInt8(schema), payload: payload)
                     try Self.index(event, at: position, txn, layout)
                     try batch.apply(event, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)

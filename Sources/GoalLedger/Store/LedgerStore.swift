@@ -14,8 +14,12 @@ public final class LedgerStore: @unchecked Sendable {
     public let path: String
     public let ledgerID: UUID
     public let device: String
-    public let schema: Int
+    /// The event schema the store accepts: 1 (legacy) until `migrate`, then 2.
+    public internal(set) var schema: Int
     let env: Environment
+
+    /// How schema-1 history writes count in this store: the old rule until migration.
+    public var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
     let layout: StoreLayout
 
     private init(path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, schema: Int) {
@@ -37,8 +41,8 @@ public final class LedgerStore: @unchecked Sendable {
         guard DeviceName.isValid(device) else {
             throw LedgerError(.usage, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
         }
-        guard schema == currentSchema else {
-            throw LedgerError(.usage, "schema \(schema) is not supported (this version creates schema \(currentSchema) stores)")
+        guard (1...currentSchema).contains(schema) else {
+            throw LedgerError(.usage, "schema \(schema) is not supported (this version creates schema 1 or \(currentSchema) stores)")
         }
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -68,6 +72,11 @@ public final class LedgerStore: @unchecked Sendable {
                 try txn.put(layout.meta, key: MetaKey.projectionActive, value: UInt64(0).bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionVersion, value: StoredProjection.version.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: UInt64(0).bigEndianBytes)
+                // A new store of the current schema needs none of the migrations; a legacy one
+                // needs them all.
+                if schema == currentSchema {
+                    for m in Migrator.migrations { try txn.put(layout.meta, key: Migrator.key(m.identifier), value: []) }
+                }
                 return layout
             }
             return LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, schema: schema)
@@ -117,6 +126,13 @@ public final class LedgerStore: @unchecked Sendable {
                 }
                 let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
                 let schemaValue = Int(schema.withUnsafeBytes { UInt64(bigEndianBytes: $0) })
+                guard schemaValue <= currentSchema else {
+                    throw LedgerError(.store, "the store at \(path) uses event schema \(schemaValue), newer than this ledger (\(currentSchema)); upgrade the ledger")
+                }
+                let known = Set(Migrator.migrations.map(\.identifier))
+                if let unknown = try Migrator.applied(txn, layout).first(where: { !known.contains($0) }) {
+                    throw LedgerError(.store, "the store at \(path) records migration \"\(unknown)\", which this ledger does not know: the store is newer; upgrade the ledger")
+                }
                 return LedgerStore(path: path, env: env, layout: layout, ledgerID: id,
                                    device: String(decoding: device, as: UTF8.self), schema: schemaValue)
             }
@@ -236,7 +252,9 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// The current state of one goal, from the stored projection.
     public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
-        try read { txn in try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout) ?? GoalState(id: goal) }
+        try read { txn in
+            try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout, rule: historyRule) ?? GoalState(id: goal, rule: historyRule)
+        }
     }
 
     /// What the ledger knows about a device (its latest settings and authorization), from the
@@ -247,7 +265,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// The stored projection: every goal and device, as of its checkpoint.
     public func projection() throws(LedgerError) -> GoalProjection {
-        try read { txn in try StoredProjection.load(txn, layout) }
+        try read { txn in try StoredProjection.load(txn, layout, rule: historyRule) }
     }
 
     /// The stored projection's generation, version and checkpoint.
@@ -268,7 +286,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// Folds the log from scratch: every event, or those up to `position`, or those whose wall
     /// time `at` is at or before `asOf`.
     public func replay(through position: UInt64? = nil, asOf: Instant? = nil) throws(LedgerError) -> GoalProjection {
-        var projection = GoalProjection()
+        var projection = GoalProjection(historyRule: historyRule)
         try scanEvents { p, e in
             if let position, p > position { return false }
             if let asOf, e.at > asOf { return true }

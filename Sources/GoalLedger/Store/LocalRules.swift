@@ -7,9 +7,15 @@ import Foundation
 enum LocalRules {
     /// Checks `payload` against the goal's current state and returns it with every default filled in.
     static func prepare(
-        _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState,
+        _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState, schema: Int = LedgerStore.currentSchema,
         seen: @autoclosure () -> [String: UInt64] = [:]
     ) throws(FieldError) -> Payload {
+        guard EventType.catalog(schema: schema).contains(payload.type) else {
+            if payload.type == .progressHistoryReplaced {
+                throw FieldError("type", "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved")
+            }
+            throw FieldError("type", "\(payload.type.name) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
+        }
         guard let goalID = payload.goal else { return payload }
         let state = state ?? GoalState(id: goalID)
         if case .goalCreated = payload {
@@ -71,6 +77,21 @@ enum LocalRules {
             return payload
         case .tagAdded:
             return payload
+        case .progressHistoryReplaced(var p):
+            for (i, e) in p.entries.enumerated() {
+                switch state.kind {
+                case .measurable where e.amount == nil:
+                    throw FieldError("entries[\(i)].completed", "the goal is measurable: record an amount, not completed")
+                case .outcome where e.completed == nil:
+                    throw FieldError("entries[\(i)].amount", "the goal measures an outcome: record completed, not an amount")
+                default: break
+                }
+                p.entries[i].day = e.day ?? e.occurredAt.day(in: author.calendar.timeZone)
+            }
+            if let base = p.base, state.historyWrites[base] == nil {
+                throw FieldError("base", "\(base.uuidString) is not a history write of goal \(goalID.uuidString)")
+            }
+            return .progressHistoryReplaced(p)
         case .tagRemoved(var p):
             let adds = state.liveAdds(of: p.tag)
             guard !adds.isEmpty else { throw FieldError("tag", "goal \(goalID.uuidString) has no tag \"\(p.tag)\"") }

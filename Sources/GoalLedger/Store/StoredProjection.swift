@@ -66,14 +66,27 @@ enum StoredProjection {
 
     /// A goal with its entries and version: the header, then the goal's events through the
     /// log's goal index (each `progressRecorded` is an entry), then the removals.
-    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout) throws -> GoalState? {
-        guard var state = try header(goal, txn, t) else { return nil }
+    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule) throws -> GoalState? {
+        guard let state = try header(goal, txn, t) else { return nil }
+        return try withEntries(state, txn, t, layout, rule: rule)
+    }
+
+    /// `header` completed with the goal's entries, history writes, removals and version.
+    static func withEntries(_ header: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout,
+                            rule: HistoryRule) throws -> GoalState {
+        var state = header
+        let goal = header.id
+        state.historyRule = rule
+        state.version = 0
         for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
             state.version += 1
             guard let e = try LedgerStore.event(at: p, txn, layout) else {
                 throw LedgerError(.store, "the goal index names position \(p), which holds no event")
             }
-            if case .progressRecorded = e.payload { state.record(e) }
+            switch e.payload {
+            case .progressRecorded, .progressHistoryReplaced: state.record(e)
+            default: break
+            }
         }
         let prefix = goal.bytes
         try txn.scan(t.removed, from: prefix) { key, _ in
@@ -107,12 +120,12 @@ enum StoredProjection {
     }
 
     /// The whole projection, as `replay` would compute it.
-    static func load(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> GoalProjection {
+    static func load(_ txn: borrowing Transaction, _ layout: StoreLayout, rule: HistoryRule) throws -> GoalProjection {
         let t = try active(txn, layout)
-        var projection = GoalProjection()
+        var projection = GoalProjection(historyRule: rule)
         var ids: [UUID] = []
         try txn.scan(t.goals) { key, _ in ids.append(uuid(key)); return true }
-        for id in ids { if let g = try goal(id, txn, t, layout) { projection.insert(g) } }
+        for id in ids { if let g = try goal(id, txn, t, layout, rule: rule) { projection.insert(g) } }
         try txn.scan(t.devices) { key, value in
             let name = String(decoding: key, as: UTF8.self)
             projection.insert(try decoded { () throws(DecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
@@ -163,8 +176,8 @@ enum StoredProjection {
         mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
             if let goal = e.payload.goal {
                 switch e.payload {
-                case .progressRecorded:
-                    // The entry is the event itself; no row changes.
+                case .progressRecorded, .progressHistoryReplaced:
+                    // The entries are the event itself; no row changes.
                     return
                 case .progressRemoved(let p):
                     try txn.put(tables.removed, key: goal.bytes + p.entry.bytes, value: [])

@@ -21,6 +21,9 @@ extension LedgerStore {
     public func importEvents(_ incoming: [Event], from source: String) throws(LedgerError) -> ImportResult {
         let layout = self.layout
         let device = self.device
+        if let newer = incoming.first(where: { Int($0.schema) > schema }) {
+            throw LedgerError(.store, "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema): run `ledger migrate` first")
+        }
         do {
             return try env.write { txn in
                 var result = ImportResult()

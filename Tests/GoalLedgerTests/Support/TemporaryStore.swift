@@ -47,9 +47,9 @@ func day(_ text: String) -> Day { Day(iso: text)! }
 func draft(_ line: String) throws -> EventDraft { try EventDraft(line: line, number: 1) }
 
 /// The error decoding `json` as an event gives, or nil when it decodes.
-func decodeError(_ json: JSONValue) -> FieldError? {
+func decodeError(_ json: JSONValue, schema: Int = LedgerStore.currentSchema) -> FieldError? {
     do throws(FieldError) {
-        _ = try EventDraft(json: json)
+        _ = try EventDraft(json: json, schema: schema)
         return nil
     } catch {
         return error

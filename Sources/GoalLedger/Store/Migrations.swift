@@ -1,0 +1,82 @@
+import Foundation
+import LMDB
+
+/// One step of a store's upgrade, identified for ever by its `identifier`.
+public struct Migration: Sendable {
+    public let identifier: String
+    let apply: @Sendable (borrowing Transaction, StoreLayout) throws -> Void
+}
+
+/// The store's migrations as data, in the manner of GRDB's `DatabaseMigrator`: ordered
+/// identifiers, each applied in its own transaction together with the record that it was
+/// applied (`migration:<identifier>` in `meta`), forward only. A store that records a
+/// migration this code does not know is newer than the code and is refused.
+///
+/// Stored events are never rewritten: the log is byte for byte the same before and after. What
+/// changes is how it is read (schema 2 upcasts schema-1 history writes to record-level changes).
+public enum Migrator {
+    public static let migrations: [Migration] = [
+        Migration(identifier: "2-record-level-progress") { txn, layout in
+            // Schema 2: per-entry progress events; schema-1 history writes are upcast when read.
+            try txn.put(layout.meta, key: MetaKey.schema, value: UInt64(2).bigEndianBytes)
+        }
+    ]
+
+    static func key(_ identifier: String) -> [UInt8] { Array("migration:\(identifier)".utf8) }
+
+    /// Identifiers recorded as applied in the store, in the code's order (unknown ones last).
+    static func applied(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String] {
+        var found: [String] = []
+        let prefix = Array("migration:".utf8)
+        try txn.scan(layout.meta, from: prefix) { k, _ in
+            guard k.starts(with: prefix) else { return false }
+            found.append(String(decoding: k.dropFirst(prefix.count), as: UTF8.self))
+            return true
+        }
+        let order = migrations.map(\.identifier)
+        return found.sorted { (order.firstIndex(of: $0) ?? Int.max, $0) < (order.firstIndex(of: $1) ?? Int.max, $1) }
+    }
+}
+
+/// What `migrate` did.
+public struct MigrationReport: Sendable {
+    public var applied: [String]
+    public var schema: Int
+    public var rebuilt: Bool
+}
+
+extension LedgerStore {
+    /// Migration identifiers recorded in the store.
+    public func appliedMigrations() throws(LedgerError) -> [String] {
+        try read { txn in try Migrator.applied(txn, layout) }
+    }
+
+    /// Applies pending migrations (each in its own transaction, with its record), then rebuilds
+    /// every projection, blue/green. Interrupted at any moment, the store is on the old schema
+    /// or the new one, never between; running `migrate` again finishes the job.
+    public func migrate(progress: RebuildProgress? = nil) throws(LedgerError) -> MigrationReport {
+        let layout = self.layout
+        var applied: [String] = []
+        do {
+            for m in Migrator.migrations {
+                let done = try env.write { txn in
+                    if try txn.get(layout.meta, key: Migrator.key(m.identifier)) != nil { return false }
+                    try m.apply(txn, layout)
+                    try txn.put(layout.meta, key: Migrator.key(m.identifier), value: [])
+                    return true
+                }
+                if done { applied.append(m.identifier) }
+            }
+            schema = try read { txn in Int(try StoredProjection.u64(txn, layout.meta, MetaKey.schema) ?? 1) }
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "migrating \(path) failed: \(error)")
+        }
+        let unfinished = try read { txn in try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil }
+        if !applied.isEmpty || unfinished {
+            try rebuild(progress: progress)
+        }
+        return MigrationReport(applied: applied, schema: schema, rebuilt: !applied.isEmpty || unfinished)
+    }
+}
