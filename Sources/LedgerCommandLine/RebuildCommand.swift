@@ -86,14 +86,22 @@ enum AuditCommand {
         let steps = try store.audit(goal: goal)
         guard !steps.isEmpty else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
         let conflicts = try store.conflicts(goal: goal)
+        let sources = GoalAudit.entrySources(try store.events(ofGoal: goal).map(\.event), rule: store.historyRule)
         if inv.json {
             // Each step lists the conflicts it took part in, as winner or as overwritten.
-            inv.printJSON(.array(steps.map { step in
-                guard case .object(var m) = step.json else { return step.json }
-                let mine = conflicts.filter { c in c.winner.event == step.event.id || c.overwritten.contains { $0.event == step.event.id } }
-                m.append(("conflicts", .array(mine.map(\.json))))
-                return .object(m)
-            }))
+            inv.printJSON(.object([
+                ("goal", .string(goal.uuidString)),
+                ("steps", .array(steps.map { step in
+                    guard case .object(var m) = step.json else { return step.json }
+                    let mine = conflicts.filter { c in c.winner.event == step.event.id || c.overwritten.contains { $0.event == step.event.id } }
+                    m.append(("conflicts", .array(mine.map(\.json))))
+                    return .object(m)
+                })),
+                ("entries", .array(sources.map { s in
+                    .object([("entry", .string(s.entry.id.uuidString)), ("event", .string(s.event.uuidString)), ("recovered", .bool(s.recovered))])
+                })),
+                ("conflicts", .array(conflicts.map(\.json))),
+            ]))
             return
         }
         for s in steps {
@@ -109,6 +117,13 @@ enum AuditCommand {
             }
             for o in s.supersededBy {
                 inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.string(o.value))")
+            }
+        }
+        if !sources.isEmpty {
+            inv.print("entries:")
+            for s in sources {
+                let value = s.entry.amount.map(GoalText.number) ?? ((s.entry.completed ?? false) ? "completed" : "not completed")
+                inv.print("  \(s.entry.id.uuidString) \(s.entry.day) \(value) from event \(s.event.uuidString)" + (s.recovered ? " (recovered by migration)" : ""))
             }
         }
         if !conflicts.isEmpty {

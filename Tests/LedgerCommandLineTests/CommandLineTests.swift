@@ -140,7 +140,7 @@ struct ProjectionCommandTests {
         let verified = try f.json(["verify"])
         #expect(verified["ok"] == .bool(true))
         #expect(verified["events"] == .number(23))
-        guard case .array(let steps) = try f.json(["audit", goalIDs[0]]) else { Issue.record("audit is not an array"); return }
+        guard case .array(let steps) = try f.json(["audit", goalIDs[0]])["steps"] else { Issue.record("audit has no steps"); return }
         #expect(steps.count == 4)
         #expect(steps[2]["changes"] == .array([.object([("field", .string("title")), ("before", .string("once outcome")), ("after", .string("first"))])]))
         let text = f.run(["audit", goalIDs[0]]).stdout

@@ -100,3 +100,78 @@ struct RebuildCrashTests {
         #expect(f.run(["verify"]).exitCode == 0)
     }
 }
+
+/// `ledger migrate` killed with SIGKILL at random moments leaves a store that opens on one
+/// schema or the other and verifies; running `migrate` again finishes.
+struct MigrateCrashTests {
+    @Test func killedMigrationLeavesOneSchemaOrTheOther() throws {
+        let binary = ledgerExecutable()
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the ledger executable first (\(binary.path))")
+        let f = CLIFixture()
+        let pristine = f.root + "/pristine"
+        let legacy = try LedgerStore.create(at: pristine, device: "phone", schema: 1)
+        let now = Instant(rfc3339: "2026-10-05T12:00:00Z")!
+        let goals = (0..<20).map { _ in UUID() }
+        try legacy.append(goals.map { EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 5))) }, now: now)
+        var last: [UUID: UUID] = [:]
+        var histories: [UUID: [HistoryEntry]] = [:]
+        for round in 0..<4 {
+            var batch: [EventDraft] = []
+            for i in 0..<4_000 {
+                let g = goals[(i + round) % goals.count]
+                var entries = histories[g] ?? []
+                entries.append(HistoryEntry(id: UUID(), amount: 1, occurredAt: now))
+                if entries.count > 4 { entries.removeFirst() }
+                histories[g] = entries
+                let id = UUID()
+                batch.append(EventDraft(id: id, payload: .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
+                last[g] = id
+            }
+            try legacy.append(batch, now: now)
+        }
+        let files = ["data.mdb", "lock.mdb"]
+        func restore() throws {
+            try? FileManager.default.removeItem(atPath: f.store)
+            try FileManager.default.createDirectory(atPath: f.store, withIntermediateDirectories: true)
+            for file in files { try FileManager.default.copyItem(atPath: pristine + "/" + file, toPath: f.store + "/" + file) }
+        }
+        func runMigrate() throws -> Process {
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["--store", f.store, "migrate"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            return p
+        }
+        try restore()
+        let started = Date()
+        let full = try runMigrate()
+        full.waitUntilExit()
+        #expect(full.terminationStatus == 0)
+        let duration = Date().timeIntervalSince(started)
+        var seed: UInt64 = 0x316
+        var schemas: [Int] = []
+        for attempt in 0..<5 {
+            try restore()
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let p = try runMigrate()
+            Thread.sleep(forTimeInterval: duration * Double((seed >> 33) % 1000) / 1000)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let store = try LedgerStore.open(at: f.store)
+            schemas.append(store.schema)
+            #expect(store.schema == 1 || store.schema == 2)
+            #expect(try store.appliedMigrations().isEmpty == (store.schema == 1), "attempt \(attempt)")
+            let report = try store.verify()
+            #expect(report.isClean, "attempt \(attempt): \(report.problems)")
+            #expect(try store.projection() == store.replay(), "attempt \(attempt)")
+            let again = try runMigrate()
+            again.waitUntilExit()
+            #expect(again.terminationStatus == 0)
+            let finished = try LedgerStore.open(at: f.store)
+            #expect(finished.schema == 2)
+            #expect(try finished.verify().isClean)
+        }
+    }
+}

@@ -103,6 +103,23 @@ public enum GoalAudit {
         return steps
     }
 
+    /// Each live entry under `rule`, the event it came from (its `progressRecorded`, or the
+    /// schema-1 history write that added it), and whether the schema-1 view had lost it.
+    public static func entrySources(_ events: [Event], rule: HistoryRule) -> [(entry: ProgressEntry, event: UUID, recovered: Bool)] {
+        guard let goal = events.first?.payload.goal else { return [] }
+        var state = GoalState(id: goal, rule: rule)
+        var byKey: [CanonicalKey: UUID] = [:]
+        for e in events {
+            state.apply(e)
+            byKey[e.key] = e.id
+        }
+        let schema1 = Set(state.entries(under: .lastWriteWins).map(\.id))
+        return state.entries.map { entry in
+            let recovered = !state.historyWrites.isEmpty && state.recordedEntries[entry.id] == nil && !schema1.contains(entry.id)
+            return (entry, byKey[entry.key] ?? entry.id, recovered)
+        }
+    }
+
     static let fieldNames = ["title", "details", "cadence", "targetDate", "target", "unit", "reminder", "tags", "deleted"]
 
     static func fields(_ g: GoalState) -> [String: JSONValue] {

@@ -8,10 +8,10 @@ public struct ProgressEntry: Equatable, Sendable {
     public var occurredAt: Instant
     public var day: Day
     public var device: String
-    public var key: CanonicalKey
-    /// The event the entry came from: its `progressRecorded`, or the schema-1 history write
-    /// that added it.
-    public var source: UUID
+    /// The clock of the event the entry came from (with `device`, its canonical position).
+    public var hlc: HLC
+
+    public var key: CanonicalKey { CanonicalKey(hlc: hlc, device: device) }
 }
 
 /// How schema-1 history writes (`progressHistoryReplaced`) become entries.
@@ -155,13 +155,13 @@ public struct GoalState: Equatable, Sendable {
             let occurred = p.occurredAt ?? e.at
             recordedEntries[e.id] = ProgressEntry(
                 id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred,
-                day: p.day ?? occurred.day(in: Self.utc), device: e.origin, key: e.key, source: e.id)
+                day: p.day ?? occurred.day(in: Self.utc), device: e.origin, hlc: e.hlc)
         case .progressHistoryReplaced(let p):
             historyWrites[e.id] = HistoryWrite(
                 event: e.id, key: e.key,
                 entries: p.entries.map {
                     ProgressEntry(id: $0.id, amount: $0.amount, completed: $0.completed, occurredAt: $0.occurredAt,
-                                  day: $0.day ?? $0.occurredAt.day(in: Self.utc), device: e.origin, key: e.key, source: e.id)
+                                  day: $0.day ?? $0.occurredAt.day(in: Self.utc), device: e.origin, hlc: e.hlc)
                 },
                 base: p.base)
         default:

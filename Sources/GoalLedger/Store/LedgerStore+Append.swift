@@ -72,8 +72,15 @@ extension LedgerStore {
                         }
                         // Not a progressRecorded: perhaps an entry of a migrated schema-1 history.
                         return try StoredProjection.withEntries(s, txn, tables, layout, rule: rule)
-                    case .progressHistoryReplaced:
-                        return try StoredProjection.withEntries(try batch.header(id, txn), txn, tables, layout, rule: rule)
+                    case .progressHistoryReplaced(let p):
+                        // The rules need the base write only: look it up by id, not the history.
+                        var s = try batch.header(id, txn)
+                        if let base = p.base, let pos = try txn.get(layout.eventIds, key: base.bytes),
+                            let e = try Self.event(at: pos.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout),
+                            case .progressHistoryReplaced(let b) = e.payload, b.goal == id {
+                            s.record(e)
+                        }
+                        return s
                     default:
                         return try batch.header(id, txn)
                     }

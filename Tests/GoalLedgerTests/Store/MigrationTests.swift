@@ -1,0 +1,103 @@
+import Foundation
+import LMDB
+import Testing
+@testable import GoalLedger
+
+struct MigrationTests {
+    let goal = UUID(uuidString: "3D2C1B0A-9F8E-4D7C-8B6A-5F4E3D2C1B0A")!
+    let now = instant("2026-10-05T12:00:00Z")
+    func e(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
+    func w(_ n: Int) -> UUID { UUID(uuidString: String(format: "F0000000-0000-4000-8000-%012d", n))! }
+
+    func legacyStore() throws -> (TemporaryDirectory, LedgerStore) {
+        let dir = TemporaryDirectory()
+        let store = try LedgerStore.create(at: dir.path + "/s", device: "phone", schema: 1)
+        try store.append([EventDraft(at: instant("2026-10-01T08:00:00Z"), payload: .goalCreated(GoalCreated(
+            goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))], now: now)
+        return (dir, store)
+    }
+
+    func history(_ id: UUID, _ entries: [Int], base: UUID?, at: String) -> EventDraft {
+        EventDraft(id: id, at: instant(at), payload: .progressHistoryReplaced(ProgressHistoryReplaced(
+            goal: goal, entries: entries.map { HistoryEntry(id: e($0), amount: Double($0), occurredAt: instant("2026-10-0\($0 % 9 + 1)T20:00:00Z")) },
+            base: base)))
+    }
+
+    func liveIDs(_ store: LedgerStore) throws -> Set<UUID> { Set(try store.goalState(goal).entries.map(\.id)) }
+
+    @Test func withABaseAnIntendedRemovalStaysRemoved() throws {
+        let (_, store) = try legacyStore()
+        try store.append([history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
+                          history(w(2), [1, 3], base: w(1), at: "2026-10-04T21:00:00Z")], now: now)
+        #expect(try liveIDs(store) == [e(1), e(3)])
+        let logBefore = try store.read { txn in try txn.count(store.layout.events) }
+        let events = try store.snapshot()["events"]
+        let report = try store.migrate()
+        #expect(report.applied == ["2-record-level-progress"] && report.schema == 2 && report.rebuilt)
+        #expect(try liveIDs(store) == [e(1), e(3)])
+        // The log is byte for byte what it was.
+        #expect(try store.snapshot()["events"] == events)
+        #expect(try store.read { txn in try txn.count(store.layout.events) } == logBefore)
+        #expect(try store.verify().isClean)
+    }
+
+    @Test func withoutABaseNothingIsLost() throws {
+        let (_, store) = try legacyStore()
+        try store.append([history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
+                          history(w(2), [1], base: nil, at: "2026-10-04T21:00:00Z")], now: now)
+        #expect(try liveIDs(store) == [e(1)])
+        _ = try store.migrate()
+        #expect(try liveIDs(store) == [e(1), e(2), e(3)])
+        let sources = GoalAudit.entrySources(try store.events(ofGoal: goal).map(\.event), rule: store.historyRule)
+        #expect(Set(sources.filter(\.recovered).map(\.entry.id)) == [e(2), e(3)])
+        #expect(sources.first { $0.entry.id == e(2) }?.event == w(1))
+        let steps = try store.audit(goal: goal)
+        #expect(steps.last?.historyAdded == [e(1)] && steps.last?.historyRemoved == [])
+        #expect(Set(steps[1].recovered) == [e(2), e(3)])
+    }
+
+    @Test func afterMigrationTheCurrentCatalogAppliesAndEntriesCanBeRemoved() throws {
+        let (_, store) = try legacyStore()
+        try store.append([history(w(1), [1, 2], base: nil, at: "2026-10-03T21:00:00Z")], now: now)
+        let refusedBefore = ledgerError { try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now) }
+        #expect(refusedBefore?.message.contains("ledger migrate") == true, "\(refusedBefore?.message ?? "")")
+        _ = try store.migrate()
+        let refused = ledgerError { try store.append([history(w(2), [1], base: w(1), at: "2026-10-04T21:00:00Z")], now: now) }
+        #expect(refused?.code == .invalidInput)
+        #expect(refused?.message.contains("progressRecorded") == true, "\(refused?.message ?? "")")
+        try store.append([EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: e(2)))),
+                          EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 3)))], now: now)
+        #expect(try liveIDs(store).count == 2 && !(try liveIDs(store).contains(e(2))))
+        // Migrating again does nothing.
+        let again = try store.migrate()
+        #expect(again.applied.isEmpty && !again.rebuilt)
+        #expect(try store.verify().isClean)
+    }
+
+    @Test func aStoreNewerThanTheCodeIsRefusedUnchanged() throws {
+        let (dir, store) = try legacyStore()
+        try store.env.write { txn in try txn.put(store.layout.meta, key: MetaKey.schema, value: UInt64(3).bigEndianBytes) }
+        let before = try store.snapshot()
+        #expect(ledgerError { _ = try LedgerStore.open(at: dir.path + "/s") }?.code == .store)
+        try store.env.write { txn in
+            try txn.put(store.layout.meta, key: MetaKey.schema, value: UInt64(2).bigEndianBytes)
+            try txn.put(store.layout.meta, key: Migrator.key("9-from-the-future"), value: [])
+        }
+        let error = ledgerError { _ = try LedgerStore.open(at: dir.path + "/s") }
+        #expect(error?.code == .store && error?.message.contains("9-from-the-future") == true)
+        #expect(try store.snapshot()["events"] == before["events"])
+    }
+
+    @Test func aLegacyStoreRefusesEventsOfTheNewSchema() throws {
+        let (dir, legacy) = try legacyStore()
+        let migrated = try legacy.clone(to: dir.path + "/m", device: "tablet")
+        _ = try migrated.migrate()
+        try migrated.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
+        let before = try legacy.snapshot()
+        let error = ledgerError { _ = try legacy.sync(with: migrated) }
+        #expect(error?.code == .store && error?.message.contains("ledger migrate") == true, "\(error?.message ?? "")")
+        #expect(try legacy.snapshot() == before)
+        _ = try legacy.migrate()
+        #expect(try legacy.sync(with: migrated).pulled.imported == 1)
+    }
+}
