@@ -65,6 +65,7 @@ public struct Benchmark {
             figures += try appendFigures(batch: batch)
         }
         figures += try syncFigures()
+        figures += try migrateFigures()
         figures += try reconcileFigures()
         return figures
     }
@@ -248,6 +249,49 @@ public struct Benchmark {
                    note: "lower is better; moved \(first!.pulled.imported), then \(second!.pulled.imported + second!.pushed.imported) on a second sync"),
             Figure(name: "sync, nothing missing", unit: "s", value: noopTime, baseline: nil, baselineName: nil, note: "a second sync moves no events"),
         ]
+    }
+
+    // MARK: Migrate
+
+    /// A schema-1 store of `events` events (goals, then history writes of up to five entries,
+    /// each on the previous write of its goal), migrated to schema 2.
+    func migrateFigures() throws -> [Figure] {
+        let n = sizes.events
+        log("migrate: \(n) schema-1 events")
+        let store = try LedgerStore.create(at: try fresh("migrate") + "/s", device: "phone", schema: 1)
+        var rng = SplitMix(seed: 11)
+        let goals = (0..<min(sizes.goals, max(1, n / 10))).map { _ in rng.uuid() }
+        var drafts = goals.map { EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 20))) }
+        var last: [UUID: UUID] = [:]
+        var histories: [UUID: [HistoryEntry]] = [:]
+        var t = Self.now.milliseconds
+        func flush() throws {
+            try store.append(drafts, now: Self.now)
+            drafts.removeAll(keepingCapacity: true)
+        }
+        for i in goals.count..<n {
+            let g = goals[Int(rng.next() % UInt64(goals.count))]
+            t += 1000
+            var entries = histories[g] ?? []
+            entries.append(HistoryEntry(id: rng.uuid(), amount: Double(i % 5), occurredAt: Instant(milliseconds: t)))
+            if entries.count > 5 { entries.removeFirst() }
+            histories[g] = entries
+            let id = rng.uuid()
+            drafts.append(EventDraft(id: id, at: Instant(milliseconds: t), payload: .progressHistoryReplaced(
+                ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
+            last[g] = id
+            if drafts.count == 10_000 { try flush() }
+        }
+        try flush()
+        var report: MigrationReport?
+        let migrateTime = try Self.seconds { report = try store.migrate() }
+        let env = try Environment(path: store.path)
+        let db = try env.existingDatabase(named: "events")
+        var bytes = 0
+        let scanTime = try Self.seconds { try env.read { txn in try txn.scan(db) { _, v in bytes &+= v.count; return true } } }
+        return [Figure(name: "migrate (\(n) events)", unit: "s", value: migrateTime, baseline: scanTime,
+                       baselineName: "raw cursor scan of the events table",
+                       note: "lower is better; schema \(report?.schema ?? 0), rebuilt \(report?.rebuilt ?? false)")]
     }
 
     // MARK: Reconcile

@@ -11,7 +11,7 @@ struct BenchmarkTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let figures = try Benchmark(sizes: .quick, directory: dir, executable: nil).run()
         let names = figures.map(\.name)
-        for expected in ["append (1000/commit)", "append (10000/commit)", "replay", "rebuild", "store size (live pages)", "store size (file)", "sync (1000 events)",
+        for expected in ["append (1000/commit)", "append (10000/commit)", "replay", "rebuild", "store size (live pages)", "store size (file)", "sync (1000 events)", "migrate (3000 events)",
                          "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
                          "reconcile incremental (200 goals)"] {
             #expect(names.contains(expected), "missing \(expected) in \(names)")
