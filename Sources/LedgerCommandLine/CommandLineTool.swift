@@ -19,7 +19,7 @@ public enum CommandLineTool {
     static let commands: [CommandSpec] = [
         InitCommand.spec, AppendCommand.spec, ReplayCommand.spec, GoalsCommand.spec, ShowCommand.spec,
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
-        ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
+        ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec, BackupCommand.spec,
         VerifyCommand.spec, ScenarioCommand.spec,
     ]
 

@@ -51,6 +51,25 @@ enum MigrateCommand {
     }
 }
 
+enum BackupCommand {
+    static let spec = CommandSpec(
+        name: "backup", arguments: "DEST", summary: "write a consistent, compacted copy of the store to a new directory (appends may go on)",
+        positionals: 1...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let store = try inv.openStore()
+        let destination = inv.positionals[0]
+        try store.backup(to: destination)
+        let copy = try LedgerStore.open(at: destination)
+        let events = try copy.lastPosition()
+        if inv.json {
+            inv.printJSON(.object([("backup", .string(destination)), ("events", .number(Double(events)))]))
+        } else {
+            inv.print("backed up \(events) events to \(destination)")
+        }
+    }
+}
+
 enum VerifyCommand {
     static let spec = CommandSpec(
         name: "verify", summary: "check checksums, indexes, origin sequences and projections against a fresh replay",

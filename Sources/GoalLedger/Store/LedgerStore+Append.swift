@@ -39,6 +39,7 @@ extension LedgerStore {
         let layout = self.layout
         do {
             return try env.write { txn in
+                try self.checkBeforeWriting(txn, layout)
                 var clock = HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
                 var sequence = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
                 var position = try Self.lastPosition(txn, layout)

@@ -26,6 +26,7 @@ extension LedgerStore {
         }
         do {
             return try env.write { txn in
+                try self.checkBeforeWriting(txn, layout)
                 var result = ImportResult()
                 let heads = try Self.originHeads(txn, layout)
                 var byOrigin: [String: [Event]] = [:]

@@ -1,0 +1,63 @@
+import Foundation
+import LMDB
+
+extension LedgerStore {
+    /// Writes a consistent, compacted copy of the store into `destination` (a new or empty
+    /// directory). LMDB copies from one read snapshot, so appends may go on meanwhile: the copy
+    /// holds every batch committed before it started and none after. Free pages are left out.
+    public func backup(to destination: String) throws(LedgerError) {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: destination, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw LedgerError(.invalidInput, "\(destination) exists and is not a directory") }
+            let contents = (try? fm.contentsOfDirectory(atPath: destination)) ?? []
+            guard contents.isEmpty else { throw LedgerError(.invalidInput, "\(destination) is not empty; choose a new directory for the backup") }
+        } else {
+            do {
+                try fm.createDirectory(atPath: destination, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw LedgerError(.invalidInput, "cannot create \(destination): \(error.localizedDescription)")
+            }
+        }
+        do {
+            try env.copy(to: destination, compacting: true)
+        } catch {
+            try? fm.removeItem(atPath: destination + "/data.mdb")
+            throw LedgerError(.store, "backing up \(path) to \(destination) failed: \(error.message)")
+        }
+        // The copy is a data file only: owner-only, like the store's own files.
+        _ = chmod(destination + "/data.mdb", 0o600)
+    }
+}
+
+extension LedgerStore {
+    /// Events at the end of the log checked before every write.
+    static let tailCheck = 64
+
+    /// Refuses to build on a damaged store: the last events' checksums and the projection's
+    /// checkpoint are checked before a write (cheap; `verify` checks everything). Damage found
+    /// while a write reads the log refuses that write too.
+    func checkBeforeWriting(_ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+        let last = try Self.lastPosition(txn, layout)
+        let status = try StoredProjection.status(txn, layout)
+        guard status.checkpoint == last else {
+            throw LedgerError(.store, "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); run `ledger verify`, then `ledger rebuild`; nothing was written")
+        }
+        guard last > 0 else { return }
+        let first = last > UInt64(Self.tailCheck) ? last - UInt64(Self.tailCheck) + 1 : 1
+        var expected = first
+        try txn.scan(layout.events, from: first.bigEndianBytes) { key, value in
+            let position = UInt64(bigEndianBytes: key)
+            guard position == expected else {
+                throw LedgerError(.store, "the store at \(path) is missing position \(expected); run `ledger verify`; nothing was written")
+            }
+            expected += 1
+            do {
+                _ = try EventCodec.decode(value)
+            } catch {
+                throw LedgerError(.store, "the store at \(path) is damaged at position \(position) (\(error)); run `ledger verify` and restore a backup; nothing was written")
+            }
+            return true
+        }
+    }
+}
