@@ -2,111 +2,148 @@ import Foundation
 import GoalLedger
 import Testing
 
-/// A `ledger append` killed with SIGKILL at a random moment leaves a store that opens and holds
-/// all of its batch or none of it.
-struct CrashTests {
-    @Test func killedAppendLeavesAllOrNothing() throws {
-        let binary = ledgerExecutable()
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the ledger executable first (\(binary.path))")
-        let f = CLIFixture()
-        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
-        #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
-        let batchSize = 20_000
-        let batch = (0..<batchSize).map { i in
-            #"{"type":"progressRecorded","goal":"\#(goalIDs[3])","amount":\#(i % 7),"at":"2026-11-06T10:00:00Z"}"#
-        }.joined(separator: "\n")
-        let file = f.root + "/batch.jsonl"
-        try batch.write(toFile: file, atomically: true, encoding: .utf8)
+/// Runs a `ledger` child process and kills it with SIGKILL at seeded random moments within
+/// the time a whole run takes, then checks the store it left behind.
+struct KillLoop {
+    let binary = ledgerExecutable()
+    var seed: UInt64
 
-        // Kill delays come from a fixed seed, so runs are repeatable; the batch takes about a
-        // second to append in a debug build, so most kills land in the middle of it.
-        var seed: UInt64 = 0x5EED
-        var expected = 21
-        for attempt in 0..<6 {
+    struct Outcome {
+        /// What the child printed before it died (a command prints only after its commit).
+        var stdout: String
+        var attempt: Int
+    }
+
+    func spawn(_ arguments: [String], stdout: Pipe? = nil) throws -> Process {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.standardOutput = stdout ?? FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// How long an uninterrupted run takes here (run once, to completion).
+    func calibrate(_ arguments: [String]) throws -> Double {
+        let started = Date()
+        let p = try spawn(arguments)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "calibration run of \(arguments) failed")
+        return Date().timeIntervalSince(started)
+    }
+
+    mutating func run(times: Int, duration: Double, prepare: (Int) throws -> Void, arguments: [String],
+                      check: (Outcome) throws -> Void) throws {
+        for attempt in 0..<times {
+            try prepare(attempt)
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            let delay = Double(seed >> 40 % 1000) / 1000 * 0.8  // 0 … 0.8 s
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["--store", f.store, "--now", "2026-11-06T12:00:00Z", "append", "--file", file]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            Thread.sleep(forTimeInterval: delay)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let store = try LedgerStore.open(at: f.store)
-            let count = Int(try store.lastPosition())
-            #expect(count == expected || count == expected + batchSize, "attempt \(attempt): \(count) events")
-            // Every stored event decodes and its checksum holds.
-            let replayed = try store.replay()
-            #expect(Int(replayed.position) == count)
-            expected = count
+            let pipe = Pipe()
+            let p = try spawn(arguments, stdout: pipe)
+            // Up to 1.2× the run's length, so some kills land after it finished.
+            Thread.sleep(forTimeInterval: duration * 1.2 * Double((seed >> 33) % 1000) / 1000)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            try check(Outcome(stdout: out, attempt: attempt))
         }
-        // A later append still works on the store the kills left behind.
-        #expect(f.run(["append"], input: #"{"type":"tagAdded","goal":"\#(goalIDs[0])","tag":"after"}"#).exitCode == 0)
     }
 }
 
-/// A `ledger rebuild` killed with SIGKILL at a random moment leaves a store that opens, serves
-/// the projection it had, and verifies; running `rebuild` again completes.
-struct RebuildCrashTests {
-    @Test func killedRebuildKeepsServingTheOldProjection() throws {
-        let binary = ledgerExecutable()
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the ledger executable first (\(binary.path))")
+struct CrashTests {
+    static let kills = 50
+
+    func requireBinary() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ledgerExecutable().path), "build the ledger executable first")
+    }
+
+    func progressLines(_ n: Int, goal: String) -> String {
+        (0..<n).map { i in #"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(i % 7),"at":"2026-11-06T10:00:00Z"}"# }
+            .joined(separator: "\n")
+    }
+
+    @Test func killedAppendsKeepEveryReportedBatchAndNothingHalfWritten() throws {
+        try requireBinary()
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
+        let batchSize = 3_000
+        let file = f.root + "/batch.jsonl"
+        try progressLines(batchSize, goal: goalIDs[3]).write(toFile: file, atomically: true, encoding: .utf8)
+        var loop = KillLoop(seed: 0x5EED)
+        let arguments = ["--store", f.store, "--now", "2026-11-06T12:00:00Z", "append", "--file", file]
+        let duration = try loop.calibrate(arguments)
+        var expected = 21 + batchSize
+        var outcomes = [0, 0]
+        try loop.run(times: Self.kills, duration: duration, prepare: { _ in }, arguments: arguments) { o in
+            let store = try LedgerStore.open(at: f.store)
+            let count = Int(try store.lastPosition())
+            #expect(count == expected || count == expected + batchSize, "attempt \(o.attempt): \(count) events")
+            if !o.stdout.isEmpty { #expect(count == expected + batchSize, "attempt \(o.attempt): a reported batch is missing") }
+            outcomes[count == expected ? 0 : 1] += 1
+            expected = count
+            let report = try store.verify()
+            #expect(report.isClean, "attempt \(o.attempt): \(report.problems.prefix(3))")
+        }
+        #expect(outcomes[0] > 0 && outcomes[1] > 0, "kills landed \(outcomes)")
+    }
+
+    @Test func killedImportsLeaveAllOrNothing() throws {
+        try requireBinary()
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
+        // A second device writes 3,000 events; its export is imported into copies of phone's store.
+        let tablet = f.root + "/tablet"
+        #expect(CLIFixture.runAt(tablet, ["clone", f.store, "--device", "tablet"]).exitCode == 0)
+        #expect(CLIFixture.runAt(tablet, ["append"], input: progressLines(3_000, goal: goalIDs[5])).exitCode == 0)
+        let export = f.root + "/tablet.export"
+        #expect(CLIFixture.runAt(tablet, ["export", "--out", export]).exitCode == 0)
+        let pristine = f.root + "/pristine"
+        try FileManager.default.copyItem(atPath: f.store, toPath: pristine)
+        func restore() throws {
+            try? FileManager.default.removeItem(atPath: f.store)
+            try FileManager.default.copyItem(atPath: pristine, toPath: f.store)
+        }
+        var loop = KillLoop(seed: 0x1A9)
+        let arguments = ["--store", f.store, "import", export]
+        try restore()
+        let duration = try loop.calibrate(arguments)
+        try loop.run(times: Self.kills, duration: duration, prepare: { _ in try restore() }, arguments: arguments) { o in
+            let store = try LedgerStore.open(at: f.store)
+            let count = try store.lastPosition()
+            #expect(count == 21 || count == 3_021, "attempt \(o.attempt): \(count) events")
+            if !o.stdout.isEmpty { #expect(count == 3_021) }
+            #expect(try store.verify().isClean, "attempt \(o.attempt)")
+        }
+    }
+
+    @Test func killedRebuildsKeepServingTheOldProjection() throws {
+        try requireBinary()
         let f = CLIFixture()
         #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
         #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
         let store = try LedgerStore.open(at: f.store)
-        for chunk in 0..<2 {
-            let lines = (0..<10_000).map { i in
-                #"{"type":"progressRecorded","goal":"\#(goalIDs[3 + (i % 2) * 2])","amount":\#((i + chunk) % 5),"at":"2026-11-06T10:00:00Z"}"#
-            }
-            try store.append(try lines.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }, now: Instant(rfc3339: "2026-11-06T12:00:00Z")!)
+        let edits = (0..<15_000).map { i in
+            #"{"type":"goalEdited","goal":"\#(goalIDs[i % 10])","title":"title \#(i)","at":"2026-11-06T10:00:00Z"}"#
         }
+        try store.append(try edits.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }, now: Instant(rfc3339: "2026-11-06T12:00:00Z")!)
         let expected = try store.replay()
-
-        func runRebuild() throws -> Process {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["--store", f.store, "rebuild"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
-        }
-        // Calibrate: how long a whole rebuild takes here.
-        let started = Date()
-        let full = try runRebuild()
-        full.waitUntilExit()
-        #expect(full.terminationStatus == 0)
-        let duration = Date().timeIntervalSince(started)
-
-        var seed: UInt64 = 0xB10E
-        for attempt in 0..<5 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            let process = try runRebuild()
-            Thread.sleep(forTimeInterval: duration * Double((seed >> 33) % 1000) / 1000)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        var loop = KillLoop(seed: 0xB10E)
+        let arguments = ["--store", f.store, "rebuild"]
+        let duration = try loop.calibrate(arguments)
+        try loop.run(times: Self.kills, duration: duration, prepare: { _ in }, arguments: arguments) { o in
             let reopened = try LedgerStore.open(at: f.store)
             let report = try reopened.verify()
-            #expect(report.isClean, "attempt \(attempt): \(report.problems)")
-            #expect(try reopened.projection() == expected, "attempt \(attempt)")
+            #expect(report.isClean, "attempt \(o.attempt): \(report.problems.prefix(3))")
+            #expect(try reopened.projection() == expected, "attempt \(o.attempt)")
         }
-        let last = try runRebuild()
-        last.waitUntilExit()
-        #expect(last.terminationStatus == 0)
-        #expect(try LedgerStore.open(at: f.store).verify().isClean)
+        #expect(f.run(["rebuild"]).exitCode == 0)
         #expect(f.run(["verify"]).exitCode == 0)
     }
-}
 
-/// `ledger migrate` killed with SIGKILL at random moments leaves a store that opens on one
-/// schema or the other and verifies; running `migrate` again finishes.
-struct MigrateCrashTests {
-    @Test func killedMigrationLeavesOneSchemaOrTheOther() throws {
-        let binary = ledgerExecutable()
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the ledger executable first (\(binary.path))")
+    @Test func killedMigrationsLeaveOneSchemaOrTheOther() throws {
+        try requireBinary()
         let f = CLIFixture()
         let pristine = f.root + "/pristine"
         let legacy = try LedgerStore.create(at: pristine, device: "phone", schema: 1)
@@ -115,63 +152,73 @@ struct MigrateCrashTests {
         try legacy.append(goals.map { EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 5))) }, now: now)
         var last: [UUID: UUID] = [:]
         var histories: [UUID: [HistoryEntry]] = [:]
-        for round in 0..<4 {
-            var batch: [EventDraft] = []
-            for i in 0..<4_000 {
-                let g = goals[(i + round) % goals.count]
-                var entries = histories[g] ?? []
-                entries.append(HistoryEntry(id: UUID(), amount: 1, occurredAt: now))
-                if entries.count > 4 { entries.removeFirst() }
-                histories[g] = entries
-                let id = UUID()
-                batch.append(EventDraft(id: id, payload: .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
-                last[g] = id
-            }
-            try legacy.append(batch, now: now)
+        var batch: [EventDraft] = []
+        for i in 0..<12_000 {
+            let g = goals[i % goals.count]
+            var entries = histories[g] ?? []
+            entries.append(HistoryEntry(id: UUID(), amount: 1, occurredAt: now))
+            if entries.count > 4 { entries.removeFirst() }
+            histories[g] = entries
+            let id = UUID()
+            batch.append(EventDraft(id: id, payload: .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
+            last[g] = id
         }
-        let files = ["data.mdb", "lock.mdb"]
+        try legacy.append(batch, now: now)
         func restore() throws {
             try? FileManager.default.removeItem(atPath: f.store)
-            try FileManager.default.createDirectory(atPath: f.store, withIntermediateDirectories: true)
-            for file in files { try FileManager.default.copyItem(atPath: pristine + "/" + file, toPath: f.store + "/" + file) }
+            try FileManager.default.copyItem(atPath: pristine, toPath: f.store)
         }
-        func runMigrate() throws -> Process {
-            let p = Process()
-            p.executableURL = binary
-            p.arguments = ["--store", f.store, "migrate"]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            return p
-        }
+        var loop = KillLoop(seed: 0x316)
+        let arguments = ["--store", f.store, "migrate"]
         try restore()
-        let started = Date()
-        let full = try runMigrate()
-        full.waitUntilExit()
-        #expect(full.terminationStatus == 0)
-        let duration = Date().timeIntervalSince(started)
-        var seed: UInt64 = 0x316
-        var schemas: [Int] = []
-        for attempt in 0..<5 {
-            try restore()
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            let p = try runMigrate()
-            Thread.sleep(forTimeInterval: duration * Double((seed >> 33) % 1000) / 1000)
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+        let duration = try loop.calibrate(arguments)
+        var schemas = Set<Int>()
+        try loop.run(times: Self.kills, duration: duration, prepare: { _ in try restore() }, arguments: arguments) { o in
             let store = try LedgerStore.open(at: f.store)
-            schemas.append(store.schema)
-            #expect(store.schema == 1 || store.schema == 2)
-            #expect(try store.appliedMigrations().isEmpty == (store.schema == 1), "attempt \(attempt)")
-            let report = try store.verify()
-            #expect(report.isClean, "attempt \(attempt): \(report.problems)")
-            #expect(try store.projection() == store.replay(), "attempt \(attempt)")
-            let again = try runMigrate()
-            again.waitUntilExit()
-            #expect(again.terminationStatus == 0)
-            let finished = try LedgerStore.open(at: f.store)
-            #expect(finished.schema == 2)
-            #expect(try finished.verify().isClean)
+            schemas.insert(store.schema)
+            #expect(try store.appliedMigrations().isEmpty == (store.schema == 1), "attempt \(o.attempt)")
+            #expect(try store.verify().isClean, "attempt \(o.attempt)")
+            #expect(try store.projection() == store.replay(), "attempt \(o.attempt)")
+            if o.attempt % 10 == 0 {
+                // Running migrate again finishes the job.
+                let again = try KillLoop(seed: 0).spawn(arguments)
+                again.waitUntilExit()
+                #expect(again.terminationStatus == 0)
+                let finished = try LedgerStore.open(at: f.store)
+                #expect(finished.schema == 2)
+                #expect(try finished.verify().isClean)
+            }
         }
+        #expect(schemas == [1, 2], "kills landed on \(schemas)")
+    }
+
+    @Test func killedReconcilesLeaveAReadableCenterAndTheNextPassFinishes() throws {
+        try requireBinary()
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        var lines = [
+            #"{"type":"deviceConfigured","timeZone":"Europe/Berlin","capacity":512,"at":"2026-11-01T00:00:00Z"}"#,
+            #"{"type":"notificationAuthorization","status":"authorized","at":"2026-11-01T00:00:00Z"}"#,
+        ]
+        for i in 0..<400 {
+            lines.append(#"{"type":"goalCreated","goal":"\#(String(format: "C0000000-0000-4000-8000-%012d", i))","title":"Goal \#(i)","cadence":"daily","reminder":{"hour":\#(i % 24),"minute":\#(i % 60)}}"#)
+        }
+        #expect(f.run(["append"], input: lines.joined(separator: "\n")).exitCode == 0)
+        let center = f.root + "/center.json"
+        var loop = KillLoop(seed: 0xCE7)
+        let arguments = ["--store", f.store, "--now", "2026-11-05T12:00:00Z", "reconcile", "--full", "--center", center]
+        let duration = try loop.calibrate(arguments)
+        try loop.run(times: Self.kills, duration: duration, prepare: { _ in try? FileManager.default.removeItem(atPath: center) },
+                     arguments: arguments) { o in
+            // The center file is whole or absent (written atomically), never half written.
+            if FileManager.default.fileExists(atPath: center) {
+                let file = try NotificationCenterFile.load(center, defaultCapacity: 64)
+                #expect(file.requests.count == 400, "attempt \(o.attempt)")
+            }
+            #expect(try LedgerStore.open(at: f.store).verify().isClean)
+        }
+        let finish = f.run(["reconcile", "--full", "--center", center, "--json"])
+        #expect(finish.exitCode == 0)
+        #expect(try NotificationCenterFile.load(center, defaultCapacity: 64).requests.count == 400)
     }
 }

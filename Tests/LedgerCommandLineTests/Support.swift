@@ -23,6 +23,11 @@ final class CLIFixture {
         return try JSONParser.parse(r.stdout)
     }
 
+    /// Runs `ledger` in-process on another store.
+    static func runAt(_ store: String, _ args: [String], input: String = "") -> CommandLineTool.Result {
+        CommandLineTool.run(["--store", store, "--now", "2026-11-05T12:00:00Z"] + args, environment: ["TZ": "UTC", "LANG": "C"], input: { Data(input.utf8) })
+    }
+
     /// The whole store as bytes of its log: to compare before and after a refused command.
     func replayText() -> String { run(["replay", "--json"]).stdout + run(["log", "--json"]).stdout + run(["status", "--json"]).stdout }
 }
