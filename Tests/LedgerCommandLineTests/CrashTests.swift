@@ -222,3 +222,41 @@ struct CrashTests {
         #expect(try NotificationCenterFile.load(center, defaultCapacity: 64).requests.count == 400)
     }
 }
+
+/// Several `ledger` processes on one store: LMDB allows one writer at a time, so the second
+/// appender waits for the first; readers run beside them.
+struct ConcurrentProcessTests {
+    @Test func twoAppendersAndAReaderOnOneStore() throws {
+        let binary = ledgerExecutable()
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the ledger executable first")
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
+        var processes: [Process] = []
+        for (n, goal) in [(0, goalIDs[3]), (1, goalIDs[5])] {
+            let file = f.root + "/batch\(n).jsonl"
+            try (0..<3_000).map { i in #"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(i % 3)}"# }
+                .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            for _ in 0..<2 {
+                let p = Process()
+                p.executableURL = binary
+                p.arguments = ["--store", f.store, "--now", "2026-11-06T12:00:00Z", "append", "--file", file]
+                p.standardOutput = FileHandle.nullDevice
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                processes.append(p)
+            }
+        }
+        // Readers meanwhile.
+        for _ in 0..<5 {
+            let r = f.run(["status", "--json"])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+        }
+        for p in processes { p.waitUntilExit() }
+        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        let store = try LedgerStore.open(at: f.store)
+        #expect(try store.lastPosition() == 21 + 4 * 3_000)
+        #expect(try store.originHeads() == ["phone": 21 + 4 * 3_000])
+        #expect(try store.verify().isClean)
+    }
+}
