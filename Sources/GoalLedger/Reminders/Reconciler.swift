@@ -85,6 +85,7 @@ public struct Reconciler: Sendable {
         state.checkpoint = feed.checkpoint
         var full = requestedFull || previous == nil || deviceChanged || state.overCapacity
 
+        report.full = full
         var center = try NotificationCenterFile.load(centerPath, defaultCapacity: device.settings.capacity)
         pruneDelivered(&center, device: device, now: now)
 
