@@ -83,6 +83,12 @@ struct Invocation {
         return v
     }
 
+    func uuidOption(_ name: String) throws(LedgerError) -> UUID? {
+        guard let text = options[name] else { return nil }
+        guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "\(name) must be a UUID, got \"\(text)\"") }
+        return id
+    }
+
     func uuidArgument(_ index: Int, _ what: String) throws(LedgerError) -> UUID {
         let text = positionals[index]
         guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "\(what) must be a UUID, got \"\(text)\"") }

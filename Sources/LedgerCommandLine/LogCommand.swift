@@ -8,11 +8,7 @@ enum LogCommand {
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        var goal: UUID?
-        if let text = inv.options["--goal"] {
-            guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "--goal must be a UUID, got \"\(text)\"") }
-            goal = id
-        }
+        let goal = try inv.uuidOption("--goal")
         let store = try inv.openStore()
         let events = try store.canonicalEvents(goal: goal)
         if inv.json {
