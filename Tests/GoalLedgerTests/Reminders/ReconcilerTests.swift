@@ -149,6 +149,24 @@ struct ReconcilerTests {
         #expect(!r.full)
     }
 
+    @Test func deletingAGoalOrClearingItsReminderCancelsItsRequest() throws {
+        let t = try store(.authorized)
+        try t.store.append(try drafts([goal(1), goal(2), goal(3, cadence: "once", extra: #","targetDate":"2026-12-01""#)]), now: now)
+        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled.count == 3)
+        try t.store.append(try drafts([
+            #"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#,
+            #"{"type":"reminderCleared","goal":"\#(goalID(2).uuidString)"}"#,
+            #"{"type":"progressRecorded","goal":"\#(goalID(3).uuidString)","completed":true}"#,
+        ]), now: now)
+        let r = try Reconciler(store: t.store).reconcile(now: now)
+        #expect(!r.full)
+        #expect(r.cancelled == [rid(1), rid(2), rid(3)].sorted())
+        #expect(try center(t).requests.isEmpty)
+        // Restored with its reminder, the goal is scheduled again.
+        try t.store.append(try drafts([#"{"type":"goalRestored","goal":"\#(goalID(1).uuidString)"}"#]), now: now)
+        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
+    }
+
     @Test func dryRunChangesNothing() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1)]), now: now)
