@@ -124,11 +124,6 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
-    /// Flushes the data file to disk (useful after writes made without sync).
-    public func sync() throws(LMDBError) {
-        try LMDBError.check(mdb_env_sync(env, 1))
-    }
-
     /// Writes a consistent copy of the environment into the existing directory `path`.
     public func copy(to path: String, compacting: Bool) throws(LMDBError) {
         try LMDBError.check(mdb_env_copy2(env, path, compacting ? UInt32(MDB_CP_COMPACT) : 0))

@@ -276,12 +276,6 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Folds the goal's events from scratch (what the stored state must equal).
-    static func foldedGoal(_ goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> GoalState {
-        var state = GoalState(id: goal)
-        for (_, e) in try events(ofGoal: goal, txn, layout) { state.apply(e) }
-        return state
-    }
 
     /// Folds the log from scratch: every event, or those up to `position`, or those whose wall
     /// time `at` is at or before `asOf`.

@@ -10,10 +10,6 @@ public enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public static func write(_ value: JSONValue, into out: inout String) {
-        out += string(value)
-    }
-
     public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
