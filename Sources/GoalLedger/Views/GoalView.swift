@@ -1,4 +1,18 @@
 import Foundation
+import Synchronization
+
+/// Time zones by identifier, resolved once per process: planning and appending look the
+/// device's zone up for every event.
+enum TimeZones {
+    private static let cache = Mutex<[String: TimeZone]>([:])
+
+    static func zone(_ identifier: String) -> TimeZone {
+        if let z = cache.withLock({ $0[identifier] }) { return z }
+        let z = TimeZone(identifier: identifier) ?? TimeZone(identifier: "UTC")!
+        cache.withLock { $0[identifier] = z }
+        return z
+    }
+}
 
 /// The calendar a device sees goals through: its time zone and first weekday.
 public struct DeviceCalendar: Equatable, Sendable {
@@ -10,7 +24,7 @@ public struct DeviceCalendar: Equatable, Sendable {
         self.firstWeekday = firstWeekday
     }
 
-    public var timeZone: TimeZone { TimeZone(identifier: timeZoneIdentifier) ?? TimeZone(identifier: "UTC")! }
+    public var timeZone: TimeZone { TimeZones.zone(timeZoneIdentifier) }
 
     public func day(of instant: Instant) -> Day { instant.day(in: timeZone) }
 }
