@@ -79,9 +79,14 @@ public struct Benchmark {
         var out: [EventDraft] = []
         out.reserveCapacity(count)
         for (i, id) in ids.enumerated() where out.count < count {
-            out.append(EventDraft(id: rng.uuid(), at: Instant(milliseconds: Self.now.milliseconds + Int64(i)), payload: .goalCreated(GoalCreated(
-                goal: id, title: "Goal \(i)", details: nil, cadence: [.daily, .weekly, .monthly][i % 3], targetDate: nil,
-                progressKind: .measurable, target: 5, unit: "km", reminder: ReminderTime(hour: 7, minute: 30), tags: ["bench"]))))
+            out.append(
+                EventDraft(
+                    id: rng.uuid(), at: Instant(milliseconds: Self.now.milliseconds + Int64(i)),
+                    payload: .goalCreated(
+                        GoalCreated(
+                            goal: id, title: "Goal \(i)", details: nil, cadence: [.daily, .weekly, .monthly][i % 3], targetDate: nil,
+                            progressKind: .measurable, target: 5, unit: "km", reminder: ReminderTime(hour: 7, minute: 30), tags: ["bench"]))
+                ))
         }
         var t = Self.now.milliseconds + Int64(goals)
         while out.count < count {
@@ -117,7 +122,10 @@ public struct Benchmark {
         let db = try env.existingDatabase(named: "events")
         return try env.read { txn in
             var out: [[UInt8]] = []
-            try txn.scan(db) { _, v in out.append(Array(v)); return true }
+            try txn.scan(db) { _, v in
+                out.append(Array(v))
+                return true
+            }
             return out
         }
     }
@@ -158,8 +166,9 @@ public struct Benchmark {
             }
         }
         var figures = [
-            Figure(name: "append (\(batch)/commit)", unit: "events/s", value: Double(n) / ledgerTime, baseline: Double(n) / rawTime,
-                   baselineName: "raw MDB_APPEND of the same records", note: "higher is better; ratio = ledger/raw"),
+            Figure(
+                name: "append (\(batch)/commit)", unit: "events/s", value: Double(n) / ledgerTime, baseline: Double(n) / rawTime,
+                baselineName: "raw MDB_APPEND of the same records", note: "higher is better; ratio = ledger/raw")
         ]
         guard batch == 10_000 else { return figures }
 
@@ -169,31 +178,48 @@ public struct Benchmark {
         let scanTime = try Self.seconds {
             let env = try Environment(path: store.path)
             let db = try env.existingDatabase(named: "events")
-            try env.read { txn in try txn.scan(db) { _, v in scanned &+= v.count; return true } }
+            try env.read { txn in
+                try txn.scan(db) { _, v in
+                    scanned &+= v.count
+                    return true
+                }
+            }
         }
         var digest = ""
         let replayTime = try Self.seconds { digest = try store.replay().digest }
         let rebuildTime = try Self.seconds { try store.rebuild() }
-        figures.append(Figure(name: "replay", unit: "events/s", value: Double(n) / replayTime, baseline: Double(n) / scanTime,
-                              baselineName: "raw cursor scan of the events table", note: "higher is better; digest \(digest.prefix(12))"))
-        figures.append(Figure(name: "rebuild", unit: "events/s", value: Double(n) / rebuildTime, baseline: Double(n) / scanTime,
-                              baselineName: "raw cursor scan of the events table", note: "higher is better"))
+        figures.append(
+            Figure(
+                name: "replay", unit: "events/s", value: Double(n) / replayTime, baseline: Double(n) / scanTime,
+                baselineName: "raw cursor scan of the events table", note: "higher is better; digest \(digest.prefix(12))"))
+        figures.append(
+            Figure(
+                name: "rebuild", unit: "events/s", value: Double(n) / rebuildTime, baseline: Double(n) / scanTime,
+                baselineName: "raw cursor scan of the events table", note: "higher is better"))
 
         // Peak resident memory of a replay in a child process, beside a raw scan in another.
         if let executable {
             let ledgerPeak = try childPeak(executable, ["--child-replay", store.path])
             let rawPeak = try childPeak(executable, ["--child-scan", store.path])
-            figures.append(Figure(name: "replay peak memory", unit: "MiB", value: ledgerPeak, baseline: rawPeak,
-                                  baselineName: "raw scan process", note: "lower is better; target < 512 MiB at 1M events"))
+            figures.append(
+                Figure(
+                    name: "replay peak memory", unit: "MiB", value: ledgerPeak, baseline: rawPeak,
+                    baselineName: "raw scan process", note: "lower is better; target < 512 MiB at 1M events"))
         }
         let encoded = records.reduce(0) { $0 + $1.count }
         let perTable = storage.tables.filter { $0.bytes > 0 }.map { "\($0.name) \($0.bytes / 1_048_576)" }.joined(separator: ", ")
-        figures.append(Figure(name: "store size (live pages)", unit: "MiB", value: Double(liveBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
-                              baselineName: "encoded event bytes", note: "lower is better; target ratio ≤ 2.5; MiB by table: \(perTable)"))
-        figures.append(Figure(name: "store size (file)", unit: "MiB", value: Double(storage.fileBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
-                              baselineName: "encoded event bytes", note: "the data file's extent, including free pages LMDB reuses"))
-        figures.append(Figure(name: "raw table size", unit: "MiB", value: Double(raw.usedBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
-                              baselineName: "encoded event bytes", note: "LMDB's own overhead on the same records"))
+        figures.append(
+            Figure(
+                name: "store size (live pages)", unit: "MiB", value: Double(liveBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
+                baselineName: "encoded event bytes", note: "lower is better; target ratio ≤ 2.5; MiB by table: \(perTable)"))
+        figures.append(
+            Figure(
+                name: "store size (file)", unit: "MiB", value: Double(storage.fileBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
+                baselineName: "encoded event bytes", note: "the data file's extent, including free pages LMDB reuses"))
+        figures.append(
+            Figure(
+                name: "raw table size", unit: "MiB", value: Double(raw.usedBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
+                baselineName: "encoded event bytes", note: "LMDB's own overhead on the same records"))
         return figures
     }
 
@@ -244,10 +270,15 @@ public struct Benchmark {
             }
         }
         return [
-            Figure(name: "sync (\(n) events)", unit: "s", value: syncTime, baseline: rawTime,
-                   baselineName: "raw copy of the records in one transaction",
-                   note: "lower is better; moved \(first!.pulled.imported), then \(second!.pulled.imported + second!.pushed.imported) on a second sync"),
-            Figure(name: "sync, nothing missing", unit: "s", value: noopTime, baseline: nil, baselineName: nil, note: "a second sync moves no events"),
+            Figure(
+                name: "sync (\(n) events)", unit: "s", value: syncTime, baseline: rawTime,
+                baselineName: "raw copy of the records in one transaction",
+                note:
+                    "lower is better; moved \(first!.pulled.imported), then \(second!.pulled.imported + second!.pushed.imported) on a second sync"
+            ),
+            Figure(
+                name: "sync, nothing missing", unit: "s", value: noopTime, baseline: nil, baselineName: nil,
+                note: "a second sync moves no events"),
         ]
     }
 
@@ -261,7 +292,9 @@ public struct Benchmark {
         let store = try LedgerStore.create(at: try fresh("migrate") + "/s", device: "phone", schema: 1)
         var rng = SplitMix(seed: 11)
         let goals = (0..<min(sizes.goals, max(1, n / 10))).map { _ in rng.uuid() }
-        var drafts = goals.map { EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 20))) }
+        var drafts = goals.map {
+            EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))
+        }
         var last: [UUID: UUID] = [:]
         var histories: [UUID: [HistoryEntry]] = [:]
         var t = Self.now.milliseconds
@@ -277,8 +310,11 @@ public struct Benchmark {
             if entries.count > 5 { entries.removeFirst() }
             histories[g] = entries
             let id = rng.uuid()
-            drafts.append(EventDraft(id: id, at: Instant(milliseconds: t), payload: .progressHistoryReplaced(
-                ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
+            drafts.append(
+                EventDraft(
+                    id: id, at: Instant(milliseconds: t),
+                    payload: .progressHistoryReplaced(
+                        ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
             last[g] = id
             if drafts.count == 10_000 { try flush() }
         }
@@ -288,10 +324,20 @@ public struct Benchmark {
         let env = try Environment(path: store.path)
         let db = try env.existingDatabase(named: "events")
         var bytes = 0
-        let scanTime = try Self.seconds { try env.read { txn in try txn.scan(db) { _, v in bytes &+= v.count; return true } } }
-        return [Figure(name: "migrate (\(n) events)", unit: "s", value: migrateTime, baseline: scanTime,
-                       baselineName: "raw cursor scan of the events table",
-                       note: "lower is better; schema \(report?.schema ?? 0), rebuilt \(report?.rebuilt ?? false)")]
+        let scanTime = try Self.seconds {
+            try env.read { txn in
+                try txn.scan(db) { _, v in
+                    bytes &+= v.count
+                    return true
+                }
+            }
+        }
+        return [
+            Figure(
+                name: "migrate (\(n) events)", unit: "s", value: migrateTime, baseline: scanTime,
+                baselineName: "raw cursor scan of the events table",
+                note: "lower is better; schema \(report?.schema ?? 0), rebuilt \(report?.rebuilt ?? false)")
+        ]
     }
 
     // MARK: Reconcile
@@ -317,7 +363,8 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
     mutating func uuid() -> UUID {
-        let a = next(), b = next()
+        let a = next()
+        let b = next()
         return withUnsafeBytes(of: (a, b)) { UUID(uuid: $0.load(as: uuid_t.self)) }
     }
 }
@@ -334,18 +381,21 @@ struct ReconcileBenchmark {
             benchmark.log("reconcile: \(goals) goals")
             let path = try benchmark.fresh("reconcile-\(goals)")
             let store = try LedgerStore.create(at: path + "/s", device: "phone")
-            try store.append([
-                EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
-                EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
-            ], now: Benchmark.now)
+            try store.append(
+                [
+                    EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
+                    EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
+                ], now: Benchmark.now)
             var rng = SplitMix(seed: UInt64(goals))
             let ids = (0..<goals).map { _ in rng.uuid() }
             var i = 0
             while i < goals {
                 let drafts = ids[i..<min(i + 10_000, goals)].enumerated().map { offset, id in
-                    EventDraft(payload: .goalCreated(GoalCreated(
-                        goal: id, title: "Goal \(i + offset)", cadence: .daily,
-                        reminder: i + offset < 50 ? ReminderTime(hour: 7, minute: (i + offset) % 60) : nil)))
+                    EventDraft(
+                        payload: .goalCreated(
+                            GoalCreated(
+                                goal: id, title: "Goal \(i + offset)", cadence: .daily,
+                                reminder: i + offset < 50 ? ReminderTime(hour: 7, minute: (i + offset) % 60) : nil)))
                 }
                 try store.append(drafts, now: Benchmark.now)
                 i += 10_000
@@ -357,20 +407,33 @@ struct ReconcileBenchmark {
             let env = try Environment(path: store.path)
             let goalsTable = try env.existingDatabase(named: "p0.goals")
             var bytes = 0
-            let scanTime = try Benchmark.seconds { try env.read { txn in try txn.scan(goalsTable) { _, v in bytes &+= v.count; return true } } }
+            let scanTime = try Benchmark.seconds {
+                try env.read { txn in
+                    try txn.scan(goalsTable) { _, v in
+                        bytes &+= v.count
+                        return true
+                    }
+                }
+            }
             var times: [Double] = []
             for round in 0..<5 {
-                try store.append([EventDraft(payload: .goalEdited(GoalEdited(goal: ids[round], title: "Renamed \(round)")))], now: Benchmark.now)
+                try store.append(
+                    [EventDraft(payload: .goalEdited(GoalEdited(goal: ids[round], title: "Renamed \(round)")))], now: Benchmark.now)
                 var r: ReconcileReport?
                 times.append(try Benchmark.seconds { r = try reconciler.reconcile(now: Benchmark.now) })
                 precondition(r?.full == false && r?.scheduled.count == 1, "an incremental pass after one change")
             }
             let incremental = times.sorted()[times.count / 2]
-            out.append(Figure(name: "reconcile full (\(goals) goals)", unit: "s", value: fullTime, baseline: scanTime,
-                              baselineName: "raw scan of the goal rows", note: "lower is better; scheduled \(first?.scheduled.count ?? 0)"))
-            out.append(Figure(name: "reconcile incremental (\(goals) goals)", unit: "s", value: incremental, baseline: smallIncremental,
-                              baselineName: smallIncremental == nil ? nil : "incremental at \(benchmark.sizes.reconcileGoalsSmall) goals",
-                              note: smallIncremental == nil ? "median of 5 passes after one change" : "target ratio ≤ 3 (cost of a change does not grow with the ledger)"))
+            out.append(
+                Figure(
+                    name: "reconcile full (\(goals) goals)", unit: "s", value: fullTime, baseline: scanTime,
+                    baselineName: "raw scan of the goal rows", note: "lower is better; scheduled \(first?.scheduled.count ?? 0)"))
+            out.append(
+                Figure(
+                    name: "reconcile incremental (\(goals) goals)", unit: "s", value: incremental, baseline: smallIncremental,
+                    baselineName: smallIncremental == nil ? nil : "incremental at \(benchmark.sizes.reconcileGoalsSmall) goals",
+                    note: smallIncremental == nil
+                        ? "median of 5 passes after one change" : "target ratio ≤ 3 (cost of a change does not grow with the ledger)"))
             smallIncremental = smallIncremental ?? incremental
         }
         return out

@@ -19,7 +19,8 @@ public enum CommandLineTool {
     static let commands: [CommandSpec] = [
         InitCommand.spec, AppendCommand.spec, ReplayCommand.spec, GoalsCommand.spec, ShowCommand.spec,
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
-        ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec, BackupCommand.spec,
+        ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
+        BackupCommand.spec,
         VerifyCommand.spec, ScenarioCommand.spec,
     ]
 
@@ -30,7 +31,7 @@ public enum CommandLineTool {
         }
         lines.append("")
         lines.append("`ledger COMMAND --help` describes one command.")
-        lines.append("exit codes: 0 ok, 1 internal, 2 usage, 3 invalid input, 4 version conflict, 5 store problem")
+        lines.append("exit codes: 0 ok, 1 internal (and a failed scenario), 2 usage, 3 invalid input, 4 version conflict, 5 store problem")
         return lines.joined(separator: "\n")
     }
 
@@ -62,7 +63,10 @@ public enum CommandLineTool {
         while i < arguments.count {
             let arg = arguments[i]
             i += 1
-            if arg == "--help" || arg == "-h" { helpRequested = true; continue }
+            if arg == "--help" || arg == "-h" {
+                helpRequested = true
+                continue
+            }
             if arg.hasPrefix("--") {
                 var name = arg
                 var inlineValue: String?
@@ -88,7 +92,10 @@ public enum CommandLineTool {
                 continue
             }
             if spec == nil {
-                if arg == "help" { helpRequested = true; continue }
+                if arg == "help" {
+                    helpRequested = true
+                    continue
+                }
                 guard let found = commands.first(where: { $0.name == arg }) else {
                     throw LedgerError(.usage, "unknown command \"\(arg)\"\n" + overview)
                 }

@@ -20,9 +20,15 @@ enum RebuildCommand {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
         let (version, checkpoint) = try store.projectionStatus()
         if inv.json {
-            inv.printJSON(.object([("projections", .object([
-                ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))])),
-            ]))]))
+            inv.printJSON(
+                .object([
+                    (
+                        "projections",
+                        .object([
+                            ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))]))
+                        ])
+                    )
+                ]))
         } else {
             inv.print("rebuilt the goal projection (version \(version)) from \(checkpoint) events")
         }
@@ -39,21 +45,25 @@ enum MigrateCommand {
         let before = store.schema
         let report = try store.migrate()
         if inv.json {
-            inv.printJSON(.object([
-                ("from", .number(Double(before))), ("schema", .number(Double(report.schema))),
-                ("applied", .array(report.applied.map { .string($0) })), ("rebuilt", .bool(report.rebuilt)),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("from", .number(Double(before))), ("schema", .number(Double(report.schema))),
+                    ("applied", .array(report.applied.map { .string($0) })), ("rebuilt", .bool(report.rebuilt)),
+                ]))
         } else if report.applied.isEmpty && !report.rebuilt {
             inv.print("already on schema \(report.schema); nothing to do")
         } else {
-            inv.print("migrated from schema \(before) to \(report.schema)" + (report.applied.isEmpty ? "" : " (\(report.applied.joined(separator: ", ")))") + "; projections rebuilt")
+            inv.print(
+                "migrated from schema \(before) to \(report.schema)"
+                    + (report.applied.isEmpty ? "" : " (\(report.applied.joined(separator: ", ")))") + "; projections rebuilt")
         }
     }
 }
 
 enum BackupCommand {
     static let spec = CommandSpec(
-        name: "backup", arguments: "DEST", summary: "write a consistent, compacted copy of the store to a new directory (appends may go on)",
+        name: "backup", arguments: "DEST",
+        summary: "write a consistent, compacted copy of the store to a new directory (appends may go on)",
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
@@ -79,24 +89,27 @@ enum VerifyCommand {
         let store = try inv.openStore()
         let report = try store.verify()
         if inv.json {
-            inv.printJSON(.object([
-                ("ok", .bool(report.isClean)), ("events", .number(Double(report.events))), ("goals", .number(Double(report.goals))),
-                ("problems", .array(report.problems.map { .string($0) })),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("ok", .bool(report.isClean)), ("events", .number(Double(report.events))), ("goals", .number(Double(report.goals))),
+                    ("problems", .array(report.problems.map { .string($0) })),
+                ]))
         } else if report.isClean {
             inv.print("ok: \(report.events) events, \(report.goals) goals; indexes, sequences and projections agree with the log")
         } else {
             for p in report.problems { inv.print(p) }
         }
         if !report.isClean {
-            throw LedgerError(.store, "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in \(store.path)")
+            throw LedgerError(
+                .store, "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in \(store.path)")
         }
     }
 }
 
 enum AuditCommand {
     static let spec = CommandSpec(
-        name: "audit", arguments: "GOAL", summary: "every change to a goal in canonical order: who, when, before and after, overwritten values",
+        name: "audit", arguments: "GOAL",
+        summary: "every change to a goal in canonical order: who, when, before and after, overwritten values",
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
@@ -108,23 +121,39 @@ enum AuditCommand {
         let sources = GoalAudit.entrySources(try store.events(ofGoal: goal).map(\.event), rule: store.historyRule)
         if inv.json {
             // Each step lists the conflicts it took part in, as winner or as overwritten.
-            inv.printJSON(.object([
-                ("goal", .string(goal.uuidString)),
-                ("steps", .array(steps.map { step in
-                    guard case .object(var m) = step.json else { return step.json }
-                    let mine = conflicts.filter { c in c.winner.event == step.event.id || c.overwritten.contains { $0.event == step.event.id } }
-                    m.append(("conflicts", .array(mine.map(\.json))))
-                    return .object(m)
-                })),
-                ("entries", .array(sources.map { s in
-                    .object([("entry", .string(s.entry.id.uuidString)), ("event", .string(s.event.uuidString)), ("recovered", .bool(s.recovered))])
-                })),
-                ("conflicts", .array(conflicts.map(\.json))),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("goal", .string(goal.uuidString)),
+                    (
+                        "steps",
+                        .array(
+                            steps.map { step in
+                                guard case .object(var m) = step.json else { return step.json }
+                                let mine = conflicts.filter { c in
+                                    c.winner.event == step.event.id || c.overwritten.contains { $0.event == step.event.id }
+                                }
+                                m.append(("conflicts", .array(mine.map(\.json))))
+                                return .object(m)
+                            })
+                    ),
+                    (
+                        "entries",
+                        .array(
+                            sources.map { s in
+                                .object([
+                                    ("entry", .string(s.entry.id.uuidString)), ("event", .string(s.event.uuidString)),
+                                    ("recovered", .bool(s.recovered)),
+                                ])
+                            })
+                    ),
+                    ("conflicts", .array(conflicts.map(\.json))),
+                ]))
             return
         }
         for s in steps {
-            inv.print("#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)")
+            inv.print(
+                "#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)"
+            )
             for c in s.changes {
                 inv.print("    \(c.field): \(JSONWriter.string(c.before)) → \(JSONWriter.string(c.after))")
             }
@@ -132,7 +161,9 @@ enum AuditCommand {
             if !s.historyRemoved.isEmpty { inv.print("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))") }
             for id in s.recovered { inv.print("    + \(id.uuidString) recovered by migration (the schema-1 view had lost it)") }
             for o in s.overwrote {
-                inv.print("    ! overwrote \(o.field) = \(JSONWriter.string(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen")
+                inv.print(
+                    "    ! overwrote \(o.field) = \(JSONWriter.string(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen"
+                )
             }
             for o in s.supersededBy {
                 inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.string(o.value))")
@@ -142,7 +173,9 @@ enum AuditCommand {
             inv.print("entries:")
             for s in sources {
                 let value = s.entry.amount.map(GoalText.number) ?? ((s.entry.completed ?? false) ? "completed" : "not completed")
-                inv.print("  \(s.entry.id.uuidString) \(s.entry.day) \(value) from event \(s.event.uuidString)" + (s.recovered ? " (recovered by migration)" : ""))
+                inv.print(
+                    "  \(s.entry.id.uuidString) \(s.entry.day) \(value) from event \(s.event.uuidString)"
+                        + (s.recovered ? " (recovered by migration)" : ""))
             }
         }
         if !conflicts.isEmpty {

@@ -15,15 +15,18 @@ enum PendingCommand {
         let (device, plan) = try Reconciler.pending(store: store, device: name, now: now)
         let authorization = device.authorization?.value.rawValue ?? "unknown"
         if inv.json {
-            inv.printJSON(.object([
-                ("device", .string(name)), ("authorization", .string(authorization)),
-                ("strategy", .string(device.settings.strategy.rawValue)),
-                ("requests", .array(plan.requests.map(\.json))),
-                ("overCapacity", .array(plan.overCapacity.map { .string($0.uuidString) })),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("device", .string(name)), ("authorization", .string(authorization)),
+                    ("strategy", .string(device.settings.strategy.rawValue)),
+                    ("requests", .array(plan.requests.map(\.json))),
+                    ("overCapacity", .array(plan.overCapacity.map { .string($0.uuidString) })),
+                ]))
             return
         }
-        inv.print("\(name): \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s") (\(device.settings.strategy.rawValue), authorization \(authorization))")
+        inv.print(
+            "\(name): \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s") (\(device.settings.strategy.rawValue), authorization \(authorization))"
+        )
         for r in plan.requests {
             inv.print("  \(r.nextFireAt.rfc3339)  \(r.id)  \(r.title) — \(r.body)\(r.trigger.repeats ? " (repeats)" : "")")
         }
@@ -51,7 +54,9 @@ enum ReconcileCommand {
             return
         }
         let what = inv.flags.contains("--dry-run") ? "would schedule" : "scheduled"
-        inv.print("\(r.device) (\(r.authorization)), \(r.full ? "full" : "incremental") pass to position \(r.checkpoint): \(what) \(r.scheduled.count), cancelled \(r.cancelled.count), unchanged \(r.unchanged)")
+        inv.print(
+            "\(r.device) (\(r.authorization)), \(r.full ? "full" : "incremental") pass to position \(r.checkpoint): \(what) \(r.scheduled.count), cancelled \(r.cancelled.count), unchanged \(r.unchanged)"
+        )
         for id in r.scheduled { inv.print("  + \(id)") }
         for id in r.cancelled { inv.print("  - \(id)") }
         for i in r.issues { inv.print("  ! \(i.kind.rawValue) \(i.goal.uuidString)") }

@@ -15,11 +15,12 @@ enum ReplayCommand {
         let store = try inv.openStore()
         let projection = try store.replay(through: to, asOf: asOf)
         if inv.json {
-            inv.printJSON(.object([
-                ("position", .number(Double(projection.position))),
-                ("digest", .string(projection.digest)),
-                ("goals", projection.canonicalJSON),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("position", .number(Double(projection.position))),
+                    ("digest", .string(projection.digest)),
+                    ("goals", projection.canonicalJSON),
+                ]))
             return
         }
         let goals = projection.existingGoals

@@ -35,15 +35,20 @@ enum ScenarioCommand {
         }
         let failed = reports.filter { !$0.passed }
         if inv.json {
-            inv.printJSON(.array(reports.map { r in
-                .object([("name", .string(r.name)), ("passed", .bool(r.passed)), ("steps", .number(Double(r.steps))),
-                         ("checks", .number(Double(r.checks))), ("failures", .array(r.failures.map { .string($0) }))])
-            }))
+            inv.printJSON(
+                .array(
+                    reports.map { r in
+                        .object([
+                            ("name", .string(r.name)), ("passed", .bool(r.passed)), ("steps", .number(Double(r.steps))),
+                            ("checks", .number(Double(r.checks))), ("failures", .array(r.failures.map { .string($0) })),
+                        ])
+                    }))
         } else {
             inv.print("\(reports.count - failed.count) passed, \(failed.count) failed")
         }
         if !failed.isEmpty {
-            throw LedgerError(.internal, "\(failed.count) scenario\(failed.count == 1 ? "" : "s") failed: \(failed.map(\.name).joined(separator: ", "))")
+            throw LedgerError(
+                .internal, "\(failed.count) scenario\(failed.count == 1 ? "" : "s") failed: \(failed.map(\.name).joined(separator: ", "))")
         }
     }
 }

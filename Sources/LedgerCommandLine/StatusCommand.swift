@@ -12,18 +12,22 @@ enum StatusCommand {
         let events = try store.lastPosition()
         let heads = try store.originHeads().sorted { $0.key < $1.key }
         if inv.json {
-            inv.printJSON(.object([
-                ("ledger", .string(store.ledgerID.uuidString)),
-                ("device", .string(store.device)),
-                ("schema", .number(Double(store.schema))),
-                ("events", .number(Double(events))),
-                ("origins", .object(heads.map { ($0.key, .number(Double($0.value))) })),
-                ("projections", .object([
-                    ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))])),
-                ])),
-                ("digest", .string(projection.digest)),
-                ("migrations", .array(try store.appliedMigrations().map { .string($0) })),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("ledger", .string(store.ledgerID.uuidString)),
+                    ("device", .string(store.device)),
+                    ("schema", .number(Double(store.schema))),
+                    ("events", .number(Double(events))),
+                    ("origins", .object(heads.map { ($0.key, .number(Double($0.value))) })),
+                    (
+                        "projections",
+                        .object([
+                            ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))]))
+                        ])
+                    ),
+                    ("digest", .string(projection.digest)),
+                    ("migrations", .array(try store.appliedMigrations().map { .string($0) })),
+                ]))
             return
         }
         inv.print("ledger   \(store.ledgerID.uuidString)")

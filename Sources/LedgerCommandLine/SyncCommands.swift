@@ -13,8 +13,11 @@ enum CloneCommand {
         let store = try source.clone(to: inv.storePath, device: device)
         let events = try store.lastPosition()
         if inv.json {
-            inv.printJSON(.object([("ledger", .string(store.ledgerID.uuidString)), ("device", .string(device)),
-                                   ("store", .string(store.path)), ("events", .number(Double(events)))]))
+            inv.printJSON(
+                .object([
+                    ("ledger", .string(store.ledgerID.uuidString)), ("device", .string(device)),
+                    ("store", .string(store.path)), ("events", .number(Double(events))),
+                ]))
         } else {
             inv.print("cloned ledger \(store.ledgerID.uuidString) into \(store.path) for device \(device): \(events) events")
         }
@@ -31,10 +34,11 @@ enum SyncCommand {
         let peer = try LedgerStore.open(at: inv.positionals[0])
         let r = try store.sync(with: peer)
         if inv.json {
-            inv.printJSON(.object([
-                ("pulled", .number(Double(r.pulled.imported))), ("pushed", .number(Double(r.pushed.imported))),
-                ("events", .number(Double(try store.lastPosition()))),
-            ]))
+            inv.printJSON(
+                .object([
+                    ("pulled", .number(Double(r.pulled.imported))), ("pushed", .number(Double(r.pushed.imported))),
+                    ("events", .number(Double(try store.lastPosition()))),
+                ]))
         } else {
             inv.print("received \(r.pulled.imported) event\(r.pulled.imported == 1 ? "" : "s"), sent \(r.pushed.imported)")
         }
@@ -100,6 +104,7 @@ enum ConflictText {
         if c.field == "deleted", c.winner.value == .bool(true) {
             return "\(c.goal.uuidString) deleted by \(c.winner.device) (\(c.winner.event.uuidString)) without having seen: \(lost)"
         }
-        return "\(c.goal.uuidString) \(c.field): \(c.winner.device) wrote \(JSONWriter.string(c.winner.value)) (\(c.winner.event.uuidString)), overwriting \(lost)"
+        return
+            "\(c.goal.uuidString) \(c.field): \(c.winner.device) wrote \(JSONWriter.string(c.winner.value)) (\(c.winner.event.uuidString)), overwriting \(lost)"
     }
 }

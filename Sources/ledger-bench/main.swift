@@ -22,7 +22,12 @@ if let store = value("--child-scan") {
     let env = try Environment(path: store)
     let db = try env.existingDatabase(named: "events")
     var total = 0
-    try env.read { txn in try txn.scan(db) { _, v in total &+= v.count; return true } }
+    try env.read { txn in
+        try txn.scan(db) { _, v in
+            total &+= v.count
+            return true
+        }
+    }
     print(Benchmark.peakResidentMiB())
     exit(total >= 0 ? 0 : 1)
 }
@@ -40,17 +45,26 @@ var bench = Benchmark(sizes: sizes, directory: dir, executable: CommandLine.argu
 bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
 let figures = try bench.run()
 if args.contains("--json") {
-    print(JSONWriter.string(.object([
-        ("sizes", .object([("events", .number(Double(sizes.events))), ("goals", .number(Double(sizes.goals))),
-                           ("syncEvents", .number(Double(sizes.syncEvents)))])),
-        ("figures", .array(figures.map(\.json))),
-    ])))
+    print(
+        JSONWriter.string(
+            .object([
+                (
+                    "sizes",
+                    .object([
+                        ("events", .number(Double(sizes.events))), ("goals", .number(Double(sizes.goals))),
+                        ("syncEvents", .number(Double(sizes.syncEvents))),
+                    ])
+                ),
+                ("figures", .array(figures.map(\.json))),
+            ])))
 } else {
     func fmt(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : String(format: "%.3g", v) }
-    print("figure".padding(toLength: 28, withPad: " ", startingAt: 0) + "ledger".padding(toLength: 14, withPad: " ", startingAt: 0)
-          + "raw LMDB".padding(toLength: 14, withPad: " ", startingAt: 0) + "ratio   unit / note")
+    print(
+        "figure".padding(toLength: 28, withPad: " ", startingAt: 0) + "ledger".padding(toLength: 14, withPad: " ", startingAt: 0)
+            + "raw LMDB".padding(toLength: 14, withPad: " ", startingAt: 0) + "ratio   unit / note")
     for f in figures {
-        let line = f.name.padding(toLength: 28, withPad: " ", startingAt: 0)
+        let line =
+            f.name.padding(toLength: 28, withPad: " ", startingAt: 0)
             + fmt(f.value).padding(toLength: 14, withPad: " ", startingAt: 0)
             + (f.baseline.map(fmt) ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0)
             + (f.ratio.map { String(format: "%.3f", $0) } ?? "-").padding(toLength: 8, withPad: " ", startingAt: 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LedgerBenchmarks
 
 /// A quick run at tiny sizes: every figure is produced, with its baseline. Speed is not checked
@@ -11,9 +12,12 @@ struct BenchmarkTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let figures = try Benchmark(sizes: .quick, directory: dir, executable: nil).run()
         let names = figures.map(\.name)
-        for expected in ["append (1000/commit)", "append (10000/commit)", "replay", "rebuild", "store size (live pages)", "store size (file)", "sync (1000 events)", "migrate (3000 events)",
-                         "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
-                         "reconcile incremental (200 goals)"] {
+        for expected in [
+            "append (1000/commit)", "append (10000/commit)", "replay", "rebuild", "store size (live pages)", "store size (file)",
+            "sync (1000 events)", "migrate (3000 events)",
+            "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
+            "reconcile incremental (200 goals)",
+        ] {
             #expect(names.contains(expected), "missing \(expected) in \(names)")
         }
         for f in figures where f.baselineName != nil {

@@ -1,6 +1,7 @@
 import Foundation
 import GoalLedger
 import Testing
+
 @testable import LedgerCommandLine
 
 struct CommandLineTests {
@@ -17,12 +18,19 @@ struct CommandLineTests {
         let replay = try f.json(["replay"])
         #expect(Self.keys(replay) == ["position", "digest", "goals"])
         #expect(replay["position"] == .number(21))
-        guard case .array(let goals) = replay["goals"] else { Issue.record("no goals"); return }
+        guard case .array(let goals) = replay["goals"] else {
+            Issue.record("no goals")
+            return
+        }
         #expect(goals.count == 10)
         for g in goals {
-            #expect(Self.keys(g) == ["id", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted", "entries"])
+            #expect(
+                Self.keys(g) == ["id", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted", "entries"])
             #expect(g["reminder"] == .object([("hour", .number(8)), ("minute", .number(0))]))
-            guard case .array(let entries) = g["entries"], let entry = entries.first else { Issue.record("no entries"); continue }
+            guard case .array(let entries) = g["entries"], let entry = entries.first else {
+                Issue.record("no entries")
+                continue
+            }
             let kind = g["progress"]?["kind"]
             #expect(Self.keys(entry) == ["id", kind == .string("measurable") ? "amount" : "completed", "occurredAt", "day", "device"])
             #expect(entry["device"] == .string("phone"))
@@ -51,7 +59,10 @@ struct CommandLineTests {
         #expect(weekly["view"]?["periodEnd"] == .string("2026-11-07"))
         let measurableDaily = try f.json(["show", goalIDs[3]])
         #expect(measurableDaily["view"]?["value"] == .number(4))
-        guard case .array(let listed) = try f.json(["goals"]) else { Issue.record("goals is not an array"); return }
+        guard case .array(let listed) = try f.json(["goals"]) else {
+            Issue.record("goals is not an array")
+            return
+        }
         #expect(listed.count == 10)
     }
 
@@ -89,13 +100,17 @@ struct CommandLineTests {
         #expect(f.run(["--now", "tomorrow", "goals"]).exitCode == 2)
         #expect(f.run(["show", "B0000000-0000-4000-8000-000000000000"]).exitCode == 3)
         let before = f.replayText()
-        let bad = f.run(["append"], input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"ok"}"# + "\n\n" + #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":7}"#)
+        let bad = f.run(
+            ["append"],
+            input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"ok"}"# + "\n\n"
+                + #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":7}"#)
         #expect(bad.exitCode == 3)
         #expect(bad.stderr.contains("line 3") && bad.stderr.contains("\"title\""), "\(bad.stderr)")
         let conflict = f.run(["append", "--expect-version", "7"], input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"x"}"#)
         #expect(conflict.exitCode == 4, "\(conflict.stderr)")
         #expect(f.replayText() == before)
-        #expect(f.run(["append", "--expect-version", "2"], input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"x"}"#).exitCode == 0)
+        #expect(
+            f.run(["append", "--expect-version", "2"], input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"x"}"#).exitCode == 0)
         #expect(f.run(["append", "--file", f.root + "/absent.jsonl"]).exitCode == 3)
     }
 
@@ -107,7 +122,10 @@ struct CommandLineTests {
         #expect(Self.keys(status) == ["ledger", "device", "schema", "events", "origins", "projections", "digest", "migrations"])
         #expect(status["origins"] == .object([("phone", .number(21))]))
         #expect(status["digest"] == (try f.json(["replay"]))["digest"])
-        guard case .array(let log) = try f.json(["log", "--goal", goalIDs[0]]) else { Issue.record("log is not an array"); return }
+        guard case .array(let log) = try f.json(["log", "--goal", goalIDs[0]]) else {
+            Issue.record("log is not an array")
+            return
+        }
         #expect(log.count == 2)
         #expect(Self.keys(log[0]).prefix(8) == ["position", "id", "type", "device", "sequence", "hlc", "at", "schema"])
         #expect(try f.json(["replay", "--to", "3"])["position"] == .number(3))
@@ -126,10 +144,12 @@ struct ProjectionCommandTests {
         let f = CLIFixture()
         f.run(["init", "--device", "phone"])
         f.run(["append"], input: everyKindOfGoal.joined(separator: "\n"))
-        f.run(["append"], input: [
-            #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"first"}"#,
-            #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"second"}"#,
-        ].joined(separator: "\n"))
+        f.run(
+            ["append"],
+            input: [
+                #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"first"}"#,
+                #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"second"}"#,
+            ].joined(separator: "\n"))
         let before = try f.json(["replay"])["digest"]
         let status = try f.json(["status"])
         #expect(status["projections"]?["goals"]?["checkpoint"] == .number(23))
@@ -140,9 +160,14 @@ struct ProjectionCommandTests {
         let verified = try f.json(["verify"])
         #expect(verified["ok"] == .bool(true))
         #expect(verified["events"] == .number(23))
-        guard case .array(let steps) = try f.json(["audit", goalIDs[0]])["steps"] else { Issue.record("audit has no steps"); return }
+        guard case .array(let steps) = try f.json(["audit", goalIDs[0]])["steps"] else {
+            Issue.record("audit has no steps")
+            return
+        }
         #expect(steps.count == 4)
-        #expect(steps[2]["changes"] == .array([.object([("field", .string("title")), ("before", .string("once outcome")), ("after", .string("first"))])]))
+        #expect(
+            steps[2]["changes"]
+                == .array([.object([("field", .string("title")), ("before", .string("once outcome")), ("after", .string("first"))])]))
         let text = f.run(["audit", goalIDs[0]]).stdout
         #expect(text.contains(#"title: "first" → "second""#), "\(text)")
         #expect(f.run(["audit", "B0000000-0000-4000-8000-000000000000"]).exitCode == 3)

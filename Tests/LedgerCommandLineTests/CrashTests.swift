@@ -33,11 +33,13 @@ struct KillLoop {
         return Date().timeIntervalSince(started)
     }
 
-    mutating func run(times: Int, duration: Double, prepare: (Int) throws -> Void, arguments: [String],
-                      check: (Outcome) throws -> Void) throws {
+    mutating func run(
+        times: Int, duration: Double, prepare: (Int) throws -> Void, arguments: [String],
+        check: (Outcome) throws -> Void
+    ) throws {
         for attempt in 0..<times {
             try prepare(attempt)
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let pipe = Pipe()
             let p = try spawn(arguments, stdout: pipe)
             // Up to 1.2× the run's length, so some kills land after it finished.
@@ -127,7 +129,8 @@ struct CrashTests {
         let edits = (0..<15_000).map { i in
             #"{"type":"goalEdited","goal":"\#(goalIDs[i % 10])","title":"title \#(i)","at":"2026-11-06T10:00:00Z"}"#
         }
-        try store.append(try edits.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }, now: Instant(rfc3339: "2026-11-06T12:00:00Z")!)
+        try store.append(
+            try edits.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }, now: Instant(rfc3339: "2026-11-06T12:00:00Z")!)
         let expected = try store.replay()
         var loop = KillLoop(seed: 0xB10E)
         let arguments = ["--store", f.store, "rebuild"]
@@ -149,7 +152,11 @@ struct CrashTests {
         let legacy = try LedgerStore.create(at: pristine, device: "phone", schema: 1)
         let now = Instant(rfc3339: "2026-10-05T12:00:00Z")!
         let goals = (0..<20).map { _ in UUID() }
-        try legacy.append(goals.map { EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 5))) }, now: now)
+        try legacy.append(
+            goals.map {
+                EventDraft(
+                    payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 5)))
+            }, now: now)
         var last: [UUID: UUID] = [:]
         var histories: [UUID: [HistoryEntry]] = [:]
         var batch: [EventDraft] = []
@@ -160,7 +167,8 @@ struct CrashTests {
             if entries.count > 4 { entries.removeFirst() }
             histories[g] = entries
             let id = UUID()
-            batch.append(EventDraft(id: id, payload: .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
+            batch.append(
+                EventDraft(id: id, payload: .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: last[g]))))
             last[g] = id
         }
         try legacy.append(batch, now: now)
@@ -201,15 +209,19 @@ struct CrashTests {
             #"{"type":"notificationAuthorization","status":"authorized","at":"2026-11-01T00:00:00Z"}"#,
         ]
         for i in 0..<400 {
-            lines.append(#"{"type":"goalCreated","goal":"\#(String(format: "C0000000-0000-4000-8000-%012d", i))","title":"Goal \#(i)","cadence":"daily","reminder":{"hour":\#(i % 24),"minute":\#(i % 60)}}"#)
+            lines.append(
+                #"{"type":"goalCreated","goal":"\#(String(format: "C0000000-0000-4000-8000-%012d", i))","title":"Goal \#(i)","cadence":"daily","reminder":{"hour":\#(i % 24),"minute":\#(i % 60)}}"#
+            )
         }
         #expect(f.run(["append"], input: lines.joined(separator: "\n")).exitCode == 0)
         let center = f.root + "/center.json"
         var loop = KillLoop(seed: 0xCE7)
         let arguments = ["--store", f.store, "--now", "2026-11-05T12:00:00Z", "reconcile", "--full", "--center", center]
         let duration = try loop.calibrate(arguments)
-        try loop.run(times: Self.kills, duration: duration, prepare: { _ in try? FileManager.default.removeItem(atPath: center) },
-                     arguments: arguments) { o in
+        try loop.run(
+            times: Self.kills, duration: duration, prepare: { _ in try? FileManager.default.removeItem(atPath: center) },
+            arguments: arguments
+        ) { o in
             // The center file is whole or absent (written atomically), never half written.
             if FileManager.default.fileExists(atPath: center) {
                 let file = try NotificationCenterFile.load(center, defaultCapacity: 64)

@@ -1,6 +1,7 @@
 import Foundation
 import GoalLedger
 import Testing
+
 @testable import LedgerCommandLine
 
 /// Seeded mutations of valid inputs: never a crash or a hang, always a documented exit code and
@@ -26,12 +27,19 @@ struct FuzzTests {
             case 1: for _ in 0...below(4) where !b.isEmpty { b[below(b.count)] ^= UInt8(1 << below(8)) }
             case 2: b = replaceValue(b, with: ["\"text\"", "true", "null", "[]", "{}", "-1", "3.5", "\"\""][below(8)])
             case 3: b = replaceValue(b, with: ["1e308", "-1e308", "99999999999999999999999", "1e400", "-0", "0.0000001"][below(6)])
-            case 4: let depth = 60 + below(2000); b = Array(repeating: UInt8(ascii: "["), count: depth) + b + Array(repeating: UInt8(ascii: "]"), count: depth)
-            case 5: b.insert(contentsOf: [[0xC3, 0x28], [0xFF], [0xED, 0xA0, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80]][below(4)], at: below(b.count + 1))
+            case 4:
+                let depth = 60 + below(2000)
+                b = Array(repeating: UInt8(ascii: "["), count: depth) + b + Array(repeating: UInt8(ascii: "]"), count: depth)
+            case 5:
+                b.insert(
+                    contentsOf: [[0xC3, 0x28], [0xFF], [0xED, 0xA0, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80]][below(4)], at: below(b.count + 1)
+                )
             case 6: b = replaceValue(b, with: "\"" + String(repeating: "é", count: 50_000 + below(50_000)) + "\"")
             case 7: for _ in 0...below(8) { b.insert(UInt8(truncatingIfNeeded: next()), at: below(b.count + 1)) }
             case 8:
-                if let colon = b.firstIndex(of: UInt8(ascii: ",")) { b.insert(contentsOf: Array(#""type":"goalDeleted","#.utf8), at: colon + 1) }
+                if let colon = b.firstIndex(of: UInt8(ascii: ",")) {
+                    b.insert(contentsOf: Array(#""type":"goalDeleted","#.utf8), at: colon + 1)
+                }
             case 9: b = Array("{}".utf8)
             default:
                 let start = below(b.count)
@@ -51,7 +59,15 @@ struct FuzzTests {
             while end < b.count {
                 let c = b[end]
                 if inString {
-                    if c == UInt8(ascii: "\\") { end += 1 } else if c == UInt8(ascii: "\"") { inString = false; if depth == 0 { end += 1; break } }
+                    if c == UInt8(ascii: "\\") {
+                        end += 1
+                    } else if c == UInt8(ascii: "\"") {
+                        inString = false
+                        if depth == 0 {
+                            end += 1
+                            break
+                        }
+                    }
                 } else if c == UInt8(ascii: "\"") {
                     inString = true
                 } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
@@ -59,7 +75,10 @@ struct FuzzTests {
                 } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
                     if depth == 0 { break }
                     depth -= 1
-                    if depth == 0 { end += 1; break }
+                    if depth == 0 {
+                        end += 1
+                        break
+                    }
                 } else if depth == 0 && c == UInt8(ascii: ",") {
                     break
                 }
@@ -84,19 +103,22 @@ struct FuzzTests {
         let f = CLIFixture()
         #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
         #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
-        let seeds = everyKindOfGoal + [
-            #"{"type":"goalEdited","goal":"\#(goalIDs[3])","title":"T","details":null,"targetDate":"2027-01-31"}"#,
-            #"{"type":"reminderSet","goal":"\#(goalIDs[2])","hour":7,"minute":15}"#,
-            #"{"type":"tagRemoved","goal":"\#(goalIDs[2])","tag":"common"}"#,
-            #"{"type":"deviceConfigured","timeZone":"Asia/Tokyo","firstWeekday":2,"locale":"ja_JP","strategy":"window","windowDays":5,"capacity":10}"#,
-        ].map { $0.replacingOccurrences(of: #""id":"E[0-9A-F-]+","#, with: "", options: .regularExpression) }
+        let seeds =
+            everyKindOfGoal
+            + [
+                #"{"type":"goalEdited","goal":"\#(goalIDs[3])","title":"T","details":null,"targetDate":"2027-01-31"}"#,
+                #"{"type":"reminderSet","goal":"\#(goalIDs[2])","hour":7,"minute":15}"#,
+                #"{"type":"tagRemoved","goal":"\#(goalIDs[2])","tag":"common"}"#,
+                #"{"type":"deviceConfigured","timeZone":"Asia/Tokyo","firstWeekday":2,"locale":"ja_JP","strategy":"window","windowDays":5,"capacity":10}"#,
+            ].map { $0.replacingOccurrences(of: #""id":"E[0-9A-F-]+","#, with: "", options: .regularExpression) }
         var m = Mutator(state: UInt64(shard) &* 7919 &+ 17)
         var refused = 0
         for case_ in 0..<600 {
             let line = m.mutate(Array(seeds[m.below(seeds.count)].utf8))
             let before = try fingerprint(f.store)
             let r = run(f.store, ["append"], input: line)
-            #expect([0, 3].contains(r.exitCode), "case \(case_): exit \(r.exitCode) for \(String(decoding: line.prefix(200), as: UTF8.self))")
+            #expect(
+                [0, 3].contains(r.exitCode), "case \(case_): exit \(r.exitCode) for \(String(decoding: line.prefix(200), as: UTF8.self))")
             if r.exitCode != 0 {
                 refused += 1
                 #expect(r.stdout.isEmpty)
@@ -142,8 +164,10 @@ struct FuzzTests {
 
     @Test func mutatedScenarioFiles() throws {
         let f = CLIFixture()
-        let sources = ["03-different-fields-edited.json", "09-sequential-edits-are-not-conflicts.json", "11-reminder-reaches-the-other-device.json"]
-            .map { Array(try! Data(contentsOf: ScenarioTests.folder.appendingPathComponent($0))) }
+        let sources = [
+            "03-different-fields-edited.json", "09-sequential-edits-are-not-conflicts.json", "11-reminder-reaches-the-other-device.json",
+        ]
+        .map { Array(try! Data(contentsOf: ScenarioTests.folder.appendingPathComponent($0))) }
         var m = Mutator(state: 4242)
         var outcomes: [Int32: Int] = [:]
         for case_ in 0..<150 {

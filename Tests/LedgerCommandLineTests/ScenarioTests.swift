@@ -1,6 +1,7 @@
 import Foundation
 import GoalLedger
 import Testing
+
 @testable import LedgerCommandLine
 
 struct ScenarioTests {
@@ -33,15 +34,22 @@ struct ScenarioTests {
         """#.write(toFile: file, atomically: true, encoding: .utf8)
         let r = f.run(["scenario", "run", file])
         #expect(r.exitCode == 1)
-        #expect(r.stdout.contains(#"steps[1]: device tablet goal 11111111-1111-4111-8111-111111111111 exists: expected true, found false"#), "\(r.stdout)")
-        #expect(r.stdout.contains(#"steps[3]: device tablet goal 11111111-1111-4111-8111-111111111111 title: expected "Walk", found "Run""#), "\(r.stdout)")
+        #expect(
+            r.stdout.contains(#"steps[1]: device tablet goal 11111111-1111-4111-8111-111111111111 exists: expected true, found false"#),
+            "\(r.stdout)")
+        #expect(
+            r.stdout.contains(#"steps[3]: device tablet goal 11111111-1111-4111-8111-111111111111 title: expected "Walk", found "Run""#),
+            "\(r.stdout)")
         #expect(r.stdout.contains("0 passed, 1 failed"))
     }
 
     @Test(arguments: [
         (#"{"devices":[],"steps":[]}"#, "devices"),
         (#"{"devices":[{"name":"phone"}],"steps":[{"sync":["phone","ghost"]}]}"#, "steps[0].sync"),
-        (#"{"devices":[{"name":"phone"}],"steps":[{"append":"phone","at":"2026-11-02T07:00:00Z","events":[{"type":"goalCreated","goal":"11111111-1111-4111-8111-111111111111","title":7}]}]}"#, "steps[0].events[0].title"),
+        (
+            #"{"devices":[{"name":"phone"}],"steps":[{"append":"phone","at":"2026-11-02T07:00:00Z","events":[{"type":"goalCreated","goal":"11111111-1111-4111-8111-111111111111","title":7}]}]}"#,
+            "steps[0].events[0].title"
+        ),
         (#"{"devices":[{"name":"phone"}],"steps":[{"teleport":"phone"}]}"#, "steps[0]"),
         (#"{"devices":[{"name":"phone","timeZone":"Nowhere/Land"}],"steps":[]}"#, "devices[0].timeZone"),
     ])

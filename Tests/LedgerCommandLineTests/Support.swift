@@ -25,7 +25,9 @@ final class CLIFixture {
 
     /// Runs `ledger` in-process on another store.
     static func runAt(_ store: String, _ args: [String], input: String = "") -> CommandLineTool.Result {
-        CommandLineTool.run(["--store", store, "--now", "2026-11-05T12:00:00Z"] + args, environment: ["TZ": "UTC", "LANG": "C"], input: { Data(input.utf8) })
+        CommandLineTool.run(
+            ["--store", store, "--now", "2026-11-05T12:00:00Z"] + args, environment: ["TZ": "UTC", "LANG": "C"], input: { Data(input.utf8) }
+        )
     }
 
     /// The whole store as bytes of its log: to compare before and after a refused command.
@@ -47,7 +49,9 @@ let goalIDs = (1...10).map { String(format: "A0000000-0000-4000-8000-%012d", $0)
 
 /// Goals of every cadence and both progress kinds, with progress, each line with an id.
 let everyKindOfGoal: [String] = {
-    var lines = [#"{"id":"E0000000-0000-4000-8000-000000000001","type":"deviceConfigured","timeZone":"America/New_York","firstWeekday":1,"locale":"en_US","at":"2026-11-01T12:00:00Z"}"#]
+    var lines = [
+        #"{"id":"E0000000-0000-4000-8000-000000000001","type":"deviceConfigured","timeZone":"America/New_York","firstWeekday":1,"locale":"en_US","at":"2026-11-01T12:00:00Z"}"#
+    ]
     let cadences = ["once", "daily", "weekly", "monthly", "yearly"]
     var n = 1
     for (i, cadence) in cadences.enumerated() {
@@ -55,9 +59,13 @@ let everyKindOfGoal: [String] = {
             let goal = goalIDs[n - 1]
             let progress = measurable ? #"{"kind":"measurable","target":4,"unit":"km"}"# : #"{"kind":"outcome"}"#
             let target = cadence == "once" ? #","targetDate":"2027-05-31""# : ""
-            lines.append(#"{"id":"E1000000-0000-4000-8000-0000000000\#(n % 10)\#(i)","type":"goalCreated","goal":"\#(goal)","title":"\#(cadence) \#(measurable ? "measurable" : "outcome")","details":"why","cadence":"\#(cadence)"\#(target),"progress":\#(progress),"reminder":{"hour":8},"tags":["t\#(i)","common"],"at":"2026-11-0\#(1 + i)T13:00:00Z"}"#)
+            lines.append(
+                #"{"id":"E1000000-0000-4000-8000-0000000000\#(n % 10)\#(i)","type":"goalCreated","goal":"\#(goal)","title":"\#(cadence) \#(measurable ? "measurable" : "outcome")","details":"why","cadence":"\#(cadence)"\#(target),"progress":\#(progress),"reminder":{"hour":8},"tags":["t\#(i)","common"],"at":"2026-11-0\#(1 + i)T13:00:00Z"}"#
+            )
             let entry = measurable ? #""amount":4"# : #""completed":true"#
-            lines.append(#"{"id":"E2000000-0000-4000-8000-0000000000\#(n % 10)\#(i)","type":"progressRecorded","goal":"\#(goal)",\#(entry),"at":"2026-11-05T10:00:00Z"}"#)
+            lines.append(
+                #"{"id":"E2000000-0000-4000-8000-0000000000\#(n % 10)\#(i)","type":"progressRecorded","goal":"\#(goal)",\#(entry),"at":"2026-11-05T10:00:00Z"}"#
+            )
             n += 1
         }
     }

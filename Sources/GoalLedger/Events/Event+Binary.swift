@@ -16,7 +16,10 @@ public enum EventCodec {
     public static func encode(_ e: Event) -> [UInt8] {
         var w = ByteWriter(capacity: 96)
         w.u8(version)
-        w.u8(0); w.u8(0); w.u8(0); w.u8(0)
+        w.u8(0)
+        w.u8(0)
+        w.u8(0)
+        w.u8(0)
         w.uuid(e.id)
         w.u64BE(e.hlc.rawValue)
         w.instant(e.at)
@@ -99,27 +102,38 @@ extension Payload {
         switch self {
         case .goalCreated(let p):
             var f = Presence()
-            f.mark(p.details != nil); f.mark(p.targetDate != nil); f.mark(p.target != nil)
-            f.mark(p.unit != nil); f.mark(p.reminder != nil)
+            f.mark(p.details != nil)
+            f.mark(p.targetDate != nil)
+            f.mark(p.target != nil)
+            f.mark(p.unit != nil)
+            f.mark(p.reminder != nil)
             w.varint(f.bits)
-            w.uuid(p.goal); w.string(p.title)
-            w.u8(index(p.cadence, in: cadences)); w.u8(index(p.progressKind, in: kinds))
+            w.uuid(p.goal)
+            w.string(p.title)
+            w.u8(index(p.cadence, in: cadences))
+            w.u8(index(p.progressKind, in: kinds))
             if let d = p.details { w.string(d) }
             if let t = p.targetDate { w.day(t) }
             if let t = p.target { w.double(t) }
             if let u = p.unit { w.string(u) }
-            if let r = p.reminder { w.u8(UInt8(r.hour)); w.u8(UInt8(r.minute)) }
+            if let r = p.reminder {
+                w.u8(UInt8(r.hour))
+                w.u8(UInt8(r.minute))
+            }
             w.varint(UInt64(p.tags.count))
             for t in p.tags { w.string(t) }
         case .goalEdited(let p):
             // Two bits per clearable field: changed, then has a value.
             var f = Presence()
             f.mark(p.title != nil)
-            f.mark(p.details != nil); f.mark((p.details ?? nil) != nil)
+            f.mark(p.details != nil)
+            f.mark((p.details ?? nil) != nil)
             f.mark(p.cadence != nil)
-            f.mark(p.targetDate != nil); f.mark((p.targetDate ?? nil) != nil)
+            f.mark(p.targetDate != nil)
+            f.mark((p.targetDate ?? nil) != nil)
             f.mark(p.target != nil)
-            f.mark(p.unit != nil); f.mark((p.unit ?? nil) != nil)
+            f.mark(p.unit != nil)
+            f.mark((p.unit ?? nil) != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             if let t = p.title { w.string(t) }
@@ -130,7 +144,10 @@ extension Payload {
             if let u = p.unit ?? nil { w.string(u) }
             let replaced = p.replaces.sorted { $0.key < $1.key }
             w.varint(UInt64(replaced.count))
-            for (field, id) in replaced { w.u8(index(field, in: GoalField.allCases)); w.uuid(id) }
+            for (field, id) in replaced {
+                w.u8(index(field, in: GoalField.allCases))
+                w.uuid(id)
+            }
         case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p):
             w.varint((p.replaces == nil ? 0 : 1) | (p.seen.isEmpty ? 0 : 2))
             w.uuid(p.goal)
@@ -138,11 +155,16 @@ extension Payload {
             if !p.seen.isEmpty {
                 let seen = p.seen.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
                 w.varint(UInt64(seen.count))
-                for (device, sequence) in seen { w.string(device); w.varint(sequence) }
+                for (device, sequence) in seen {
+                    w.string(device)
+                    w.varint(sequence)
+                }
             }
         case .reminderSet(let p):
             var f = Presence()
-            f.mark(p.hour != nil); f.mark(p.minute != nil); f.mark(p.replaces != nil)
+            f.mark(p.hour != nil)
+            f.mark(p.minute != nil)
+            f.mark(p.replaces != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             if let h = p.hour { w.u8(UInt8(h)) }
@@ -150,8 +172,11 @@ extension Payload {
             if let r = p.replaces { w.uuid(r) }
         case .progressRecorded(let p):
             var f = Presence()
-            f.mark(p.amount != nil); f.mark(p.completed != nil); f.mark(p.completed == true)
-            f.mark(p.occurredAt != nil); f.mark(p.day != nil)
+            f.mark(p.amount != nil)
+            f.mark(p.completed != nil)
+            f.mark(p.completed == true)
+            f.mark(p.occurredAt != nil)
+            f.mark(p.day != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             if let a = p.amount { w.double(a) }
@@ -159,19 +184,26 @@ extension Payload {
             if let d = p.day { w.day(d) }
         case .progressRemoved(let p):
             w.varint(0)
-            w.uuid(p.goal); w.uuid(p.entry)
+            w.uuid(p.goal)
+            w.uuid(p.entry)
         case .tagAdded(let p):
             w.varint(0)
-            w.uuid(p.goal); w.string(p.tag)
+            w.uuid(p.goal)
+            w.string(p.tag)
         case .tagRemoved(let p):
             w.varint(0)
-            w.uuid(p.goal); w.string(p.tag)
+            w.uuid(p.goal)
+            w.string(p.tag)
             w.varint(UInt64(p.observed.count))
             for id in p.observed { w.uuid(id) }
         case .deviceConfigured(let p):
             w.varint(0)
-            w.string(p.timeZone); w.u8(UInt8(p.firstWeekday)); w.string(p.locale)
-            w.u8(index(p.strategy, in: strategies)); w.u8(UInt8(p.windowDays)); w.varint(UInt64(p.capacity))
+            w.string(p.timeZone)
+            w.u8(UInt8(p.firstWeekday))
+            w.string(p.locale)
+            w.u8(index(p.strategy, in: strategies))
+            w.u8(UInt8(p.windowDays))
+            w.varint(UInt64(p.capacity))
         case .notificationAuthorization(let p):
             w.varint(0)
             w.u8(index(p.status, in: statuses))
@@ -182,7 +214,10 @@ extension Payload {
             w.varint(UInt64(p.entries.count))
             for e in p.entries {
                 var f = Presence()
-                f.mark(e.amount != nil); f.mark(e.completed != nil); f.mark(e.completed == true); f.mark(e.day != nil)
+                f.mark(e.amount != nil)
+                f.mark(e.completed != nil)
+                f.mark(e.completed == true)
+                f.mark(e.day != nil)
                 w.varint(f.bits)
                 w.uuid(e.id)
                 if let a = e.amount { w.double(a) }
@@ -202,12 +237,17 @@ extension Payload {
         }
         switch type {
         case .goalCreated:
-            let hasDetails = f.take(), hasDate = f.take(), hasTarget = f.take(), hasUnit = f.take(), hasReminder = f.take()
+            let hasDetails = f.take()
+            let hasDate = f.take()
+            let hasTarget = f.take()
+            let hasUnit = f.take()
+            let hasReminder = f.take()
             let title = try r.string()
             let cadence = try element(try r.u8(), in: cadences, "cadence")
             let kind = try element(try r.u8(), in: kinds, "progress kind")
-            var p = GoalCreated(goal: goal, title: title, details: nil, cadence: cadence, targetDate: nil,
-                                progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
+            var p = GoalCreated(
+                goal: goal, title: title, details: nil, cadence: cadence, targetDate: nil,
+                progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
             if hasDetails { p.details = try r.string() }
             if hasDate { p.targetDate = try r.day() }
             if hasTarget { p.target = try r.double() }
@@ -218,11 +258,14 @@ extension Payload {
         case .goalEdited:
             var p = GoalEdited(goal: goal, replaces: [:])
             let hasTitle = f.take()
-            let hasDetails = f.take(), detailsValue = f.take()
+            let hasDetails = f.take()
+            let detailsValue = f.take()
             let hasCadence = f.take()
-            let hasDate = f.take(), dateValue = f.take()
+            let hasDate = f.take()
+            let dateValue = f.take()
             let hasTarget = f.take()
-            let hasUnit = f.take(), unitValue = f.take()
+            let hasUnit = f.take()
+            let unitValue = f.take()
             if hasTitle { p.title = try r.string() }
             if hasDetails { p.details = .some(detailsValue ? try r.string() : nil) }
             if hasCadence { p.cadence = try element(try r.u8(), in: cadences, "cadence") }
@@ -244,14 +287,20 @@ extension Payload {
             }
             return type == .goalDeleted ? .goalDeleted(p) : type == .goalRestored ? .goalRestored(p) : .reminderCleared(p)
         case .reminderSet:
-            let hasHour = f.take(), hasMinute = f.take(), hasReplaces = f.take()
+            let hasHour = f.take()
+            let hasMinute = f.take()
+            let hasReplaces = f.take()
             var p = ReminderSet(goal: goal)
             if hasHour { p.hour = Int(try r.u8()) }
             if hasMinute { p.minute = Int(try r.u8()) }
             if hasReplaces { p.replaces = try r.uuid() }
             return .reminderSet(p)
         case .progressRecorded:
-            let hasAmount = f.take(), hasCompleted = f.take(), completed = f.take(), hasOccurred = f.take(), hasDay = f.take()
+            let hasAmount = f.take()
+            let hasCompleted = f.take()
+            let completed = f.take()
+            let hasOccurred = f.take()
+            let hasDay = f.take()
             var p = ProgressRecorded(goal: goal)
             if hasAmount { p.amount = try r.double() }
             if hasCompleted { p.completed = completed }
@@ -274,8 +323,9 @@ extension Payload {
             let strategy = try element(try r.u8(), in: strategies, "strategy")
             let window = Int(try r.u8())
             let capacity = Int(clamping: try r.varint())
-            return .deviceConfigured(DeviceConfigured(
-                timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity))
+            return .deviceConfigured(
+                DeviceConfigured(
+                    timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity))
         case .notificationAuthorization:
             return .notificationAuthorization(NotificationAuthorization(status: try element(try r.u8(), in: statuses, "status")))
         case .progressHistoryReplaced:
@@ -283,12 +333,17 @@ extension Payload {
             var entries: [HistoryEntry] = []
             for _ in 0..<(try count(&r)) {
                 var g = PresenceReader(try r.varint())
-                let hasAmount = g.take(), hasCompleted = g.take(), completed = g.take(), hasDay = g.take()
+                let hasAmount = g.take()
+                let hasCompleted = g.take()
+                let completed = g.take()
+                let hasDay = g.take()
                 let id = try r.uuid()
                 let amount = hasAmount ? try r.double() : nil
                 let occurred = try r.instant()
-                entries.append(HistoryEntry(id: id, amount: amount, completed: hasCompleted ? completed : nil, occurredAt: occurred,
-                                            day: hasDay ? try r.day() : nil))
+                entries.append(
+                    HistoryEntry(
+                        id: id, amount: amount, completed: hasCompleted ? completed : nil, occurredAt: occurred,
+                        day: hasDay ? try r.day() : nil))
             }
             return .progressHistoryReplaced(ProgressHistoryReplaced(goal: goal, entries: entries, base: base))
         }

@@ -73,7 +73,9 @@ struct ObjectReader {
     mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
         guard let v = raw(key) else { return nil }
         guard case .number(let n) = v else { throw FieldError(name(key), "must be an integer, got \(v.typeName)") }
-        guard n == n.rounded(), let i = Int(exactly: n) else { throw FieldError(name(key), "must be an integer, got \(JSONWriter.number(n))") }
+        guard n == n.rounded(), let i = Int(exactly: n) else {
+            throw FieldError(name(key), "must be an integer, got \(JSONWriter.number(n))")
+        }
         guard range.contains(i) else {
             throw FieldError(name(key), "must be between \(range.lowerBound) and \(range.upperBound), got \(i)")
         }
@@ -164,7 +166,8 @@ enum FieldRules {
     static func locale(_ s: String, field: String) throws(FieldError) -> String {
         // language[_REGION], e.g. en, en_US, ja_JP, zh_Hant_TW.
         let parts = s.split(separator: "_", omittingEmptySubsequences: false)
-        let ok = EventLimits.localeLength.contains(s.count)
+        let ok =
+            EventLimits.localeLength.contains(s.count)
             && (2...3).contains(parts[0].count) && parts[0].allSatisfy({ $0.isASCII && $0.isLowercase })
             && parts.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) })
         guard ok else { throw FieldError(field, "must be a locale such as en_US, got \"\(s)\"") }
@@ -184,9 +187,14 @@ extension EventDraft {
         }
         guard EventType.catalog(schema: schema).contains(type) else {
             if type == .progressHistoryReplaced {
-                throw FieldError("type", "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved")
+                throw FieldError(
+                    "type",
+                    "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved"
+                )
             }
-            throw FieldError("type", "\(typeName) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
+            throw FieldError(
+                "type",
+                "\(typeName) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
         }
         let id = try r.uuid("id")
         let at = try r.instant("at")
@@ -246,15 +254,18 @@ extension Payload {
             var tags: [String] = []
             if let tv = r.raw("tags") {
                 guard case .array(let items) = tv else { throw FieldError("tags", "must be an array of strings, got \(tv.typeName)") }
-                guard items.count <= EventLimits.tagsMaximum else { throw FieldError("tags", "must hold at most \(EventLimits.tagsMaximum) tags") }
+                guard items.count <= EventLimits.tagsMaximum else {
+                    throw FieldError("tags", "must hold at most \(EventLimits.tagsMaximum) tags")
+                }
                 for (i, item) in items.enumerated() {
                     guard case .string(let s) = item else { throw FieldError("tags[\(i)]", "must be a string, got \(item.typeName)") }
                     tags.append(try FieldRules.tag(s, field: "tags[\(i)]"))
                 }
             }
-            return .goalCreated(GoalCreated(
-                goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
-                progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags))
+            return .goalCreated(
+                GoalCreated(
+                    goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
+                    progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags))
         case .goalEdited:
             let g = try goal(&r)
             var e = GoalEdited(goal: g, replaces: [:])
@@ -282,10 +293,13 @@ extension Payload {
             let g = try goal(&r)
             let amount = try r.number("amount")
             let completed = try r.bool("completed")
-            if amount != nil && completed != nil { throw FieldError("completed", "give either amount (measurable) or completed (outcome), not both") }
+            if amount != nil && completed != nil {
+                throw FieldError("completed", "give either amount (measurable) or completed (outcome), not both")
+            }
             if amount == nil && completed == nil { throw FieldError("amount", "is required (or completed, for an outcome goal)") }
-            return .progressRecorded(ProgressRecorded(
-                goal: g, amount: amount, completed: completed, occurredAt: try r.instant("occurredAt"), day: try r.day("day")))
+            return .progressRecorded(
+                ProgressRecorded(
+                    goal: g, amount: amount, completed: completed, occurredAt: try r.instant("occurredAt"), day: try r.day("day")))
         case .progressRemoved:
             let g = try goal(&r)
             return .progressRemoved(ProgressRemoved(goal: g, entry: try r.uuid("entry", required: true)!))
@@ -294,16 +308,18 @@ extension Payload {
             return .tagAdded(TagAdded(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag")))
         case .tagRemoved:
             let g = try goal(&r)
-            return .tagRemoved(TagRemoved(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag"), observed: []))
+            return .tagRemoved(
+                TagRemoved(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag"), observed: []))
         case .deviceConfigured:
             let d = DeviceConfigured.defaults
-            return .deviceConfigured(DeviceConfigured(
-                timeZone: try FieldRules.timeZone(try r.string("timeZone", required: true)!, field: "timeZone"),
-                firstWeekday: try r.integer("firstWeekday", in: 1...7) ?? d.firstWeekday,
-                locale: try r.string("locale").map { (s) throws(FieldError) in try FieldRules.locale(s, field: "locale") } ?? d.locale,
-                strategy: try r.enumeration("strategy", NotificationStrategy.self) ?? d.strategy,
-                windowDays: try r.integer("windowDays", in: 1...30) ?? d.windowDays,
-                capacity: try r.integer("capacity", in: 1...512) ?? d.capacity))
+            return .deviceConfigured(
+                DeviceConfigured(
+                    timeZone: try FieldRules.timeZone(try r.string("timeZone", required: true)!, field: "timeZone"),
+                    firstWeekday: try r.integer("firstWeekday", in: 1...7) ?? d.firstWeekday,
+                    locale: try r.string("locale").map { (s) throws(FieldError) in try FieldRules.locale(s, field: "locale") } ?? d.locale,
+                    strategy: try r.enumeration("strategy", NotificationStrategy.self) ?? d.strategy,
+                    windowDays: try r.integer("windowDays", in: 1...30) ?? d.windowDays,
+                    capacity: try r.integer("capacity", in: 1...512) ?? d.capacity))
         case .notificationAuthorization:
             guard let s = try r.enumeration("status", AuthorizationStatus.self) else { throw FieldError("status", "is required") }
             return .notificationAuthorization(NotificationAuthorization(status: s))
@@ -319,8 +335,12 @@ extension Payload {
                 guard ids.insert(id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
                 let amount = try er.number("amount")
                 let completed = try er.bool("completed")
-                if amount != nil && completed != nil { throw FieldError("entries[\(i)].completed", "give either amount or completed, not both") }
-                if amount == nil && completed == nil { throw FieldError("entries[\(i)].amount", "is required (or completed, for an outcome goal)") }
+                if amount != nil && completed != nil {
+                    throw FieldError("entries[\(i)].completed", "give either amount or completed, not both")
+                }
+                if amount == nil && completed == nil {
+                    throw FieldError("entries[\(i)].amount", "is required (or completed, for an outcome goal)")
+                }
                 guard let occurred = try er.instant("occurredAt") else { throw FieldError("entries[\(i)].occurredAt", "is required") }
                 let day = try er.day("day")
                 try er.finish()

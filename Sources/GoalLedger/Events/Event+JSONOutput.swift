@@ -91,14 +91,19 @@ extension Payload {
             m.append(("status", .string(p.status.rawValue)))
         case .progressHistoryReplaced(let p):
             m.append(("goal", id(p.goal)))
-            m.append(("entries", .array(p.entries.map { e in
-                var o: [(String, JSONValue)] = [("id", .string(e.id.upperString))]
-                if let a = e.amount { o.append(("amount", .number(a))) }
-                if let c = e.completed { o.append(("completed", .bool(c))) }
-                o.append(("occurredAt", .string(e.occurredAt.rfc3339)))
-                if let d = e.day { o.append(("day", day(d))) }
-                return .object(o)
-            })))
+            m.append(
+                (
+                    "entries",
+                    .array(
+                        p.entries.map { e in
+                            var o: [(String, JSONValue)] = [("id", .string(e.id.upperString))]
+                            if let a = e.amount { o.append(("amount", .number(a))) }
+                            if let c = e.completed { o.append(("completed", .bool(c))) }
+                            o.append(("occurredAt", .string(e.occurredAt.rfc3339)))
+                            if let d = e.day { o.append(("day", day(d))) }
+                            return .object(o)
+                        })
+                ))
             if let b = p.base { m.append(("base", id(b))) }
         }
         return m

@@ -29,7 +29,10 @@ extension Event {
             guard !p.changedFields.isEmpty else { throw FieldError(nil, "goalEdited changes nothing") }
             if let t = p.title { _ = try FieldRules.title(t, field: "title") }
             if let d = p.details ?? nil { _ = try FieldRules.details(d, field: "details") }
-            if let t = p.target { guard t.isFinite else { throw FieldError("target", "must be finite") }; _ = try FieldRules.target(t, field: "target") }
+            if let t = p.target {
+                guard t.isFinite else { throw FieldError("target", "must be finite") }
+                _ = try FieldRules.target(t, field: "target")
+            }
             if let u = p.unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
         case .goalDeleted, .goalRestored, .reminderCleared, .progressRemoved:
             break

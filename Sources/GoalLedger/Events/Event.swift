@@ -12,7 +12,10 @@ public struct ReminderTime: Equatable, Hashable, Sendable {
     public var hour: Int
     public var minute: Int
     public static let `default` = ReminderTime(hour: 9, minute: 0)
-    public init(hour: Int, minute: Int) { self.hour = hour; self.minute = minute }
+    public init(hour: Int, minute: Int) {
+        self.hour = hour
+        self.minute = minute
+    }
 }
 
 /// The goal fields that `goalEdited` can change; each is its own last-writer register.
@@ -43,9 +46,11 @@ public struct GoalCreated: Equatable, Sendable {
     public var reminder: ReminderTime?
     public var tags: [String]
 
-    public init(goal: UUID, title: String, details: String? = nil, cadence: Cadence = .once, targetDate: Day? = nil,
-                progressKind: ProgressKind = .outcome, target: Double? = nil, unit: String? = nil,
-                reminder: ReminderTime? = nil, tags: [String] = []) {
+    public init(
+        goal: UUID, title: String, details: String? = nil, cadence: Cadence = .once, targetDate: Day? = nil,
+        progressKind: ProgressKind = .outcome, target: Double? = nil, unit: String? = nil,
+        reminder: ReminderTime? = nil, tags: [String] = []
+    ) {
         self.goal = goal
         self.title = title
         self.details = details
@@ -82,8 +87,10 @@ public struct GoalEdited: Equatable, Sendable {
         return fields
     }
 
-    public init(goal: UUID, title: String? = nil, details: String?? = nil, cadence: Cadence? = nil, targetDate: Day?? = nil,
-                target: Double? = nil, unit: String?? = nil, replaces: [GoalField: UUID] = [:]) {
+    public init(
+        goal: UUID, title: String? = nil, details: String?? = nil, cadence: Cadence? = nil, targetDate: Day?? = nil,
+        target: Double? = nil, unit: String?? = nil, replaces: [GoalField: UUID] = [:]
+    ) {
         self.goal = goal
         self.title = title
         self.details = details
@@ -190,8 +197,10 @@ public struct DeviceConfigured: Equatable, Sendable {
     public static let defaults = DeviceConfigured(
         timeZone: "UTC", firstWeekday: 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64)
 
-    public init(timeZone: String, firstWeekday: Int = 1, locale: String = "en_US", strategy: NotificationStrategy = .repeating,
-                windowDays: Int = 7, capacity: Int = 64) {
+    public init(
+        timeZone: String, firstWeekday: Int = 1, locale: String = "en_US", strategy: NotificationStrategy = .repeating,
+        windowDays: Int = 7, capacity: Int = 64
+    ) {
         self.timeZone = timeZone
         self.firstWeekday = firstWeekday
         self.locale = locale

@@ -80,9 +80,10 @@ public enum GoalAudit {
                 step.historyAdded = ids.filter { !baseIDs.contains($0) }
                 step.historyRemoved = base.map { b in b.entries.map(\.id).filter { !Set(ids).contains($0) } } ?? []
                 step.recovered = step.historyAdded.filter { lost.contains($0) }
-                step.changes.append(AuditChange(
-                    field: "history", before: base.map { .array($0.entries.map { .string($0.id.upperString) }) } ?? .null,
-                    after: .array(ids.map { .string($0.upperString) })))
+                step.changes.append(
+                    AuditChange(
+                        field: "history", before: base.map { .array($0.entries.map { .string($0.id.upperString) }) } ?? .null,
+                        after: .array(ids.map { .string($0.upperString) })))
             case .deviceConfigured, .notificationAuthorization: written = []
             }
             for name in written {
@@ -144,7 +145,9 @@ public enum GoalAudit {
 extension AuditStep {
     public var json: JSONValue {
         func overwrite(_ o: AuditOverwrite) -> JSONValue {
-            .object([("field", .string(o.field)), ("event", .string(o.event.uuidString)), ("device", .string(o.device)), ("value", o.value)])
+            .object([
+                ("field", .string(o.field)), ("event", .string(o.event.uuidString)), ("device", .string(o.device)), ("value", o.value),
+            ])
         }
         return .object([
             ("position", .number(Double(position))),

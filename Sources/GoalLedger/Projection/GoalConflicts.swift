@@ -44,7 +44,10 @@ public enum GoalConflicts {
         var conflicts: [Conflict] = []
 
         // Register writes grouped by the value they replaced.
-        struct Write { var event: Event; var value: JSONValue }
+        struct Write {
+            var event: Event
+            var value: JSONValue
+        }
         var groups: [String: [UUID: [Write]]] = [:]
         var order: [String] = []
         func add(_ field: String, _ replaces: UUID?, _ e: Event, _ value: JSONValue) {
@@ -59,7 +62,9 @@ public enum GoalConflicts {
                     add(name, p.replaces[GoalField(rawValue: name)!], e, value)
                 }
             case .reminderSet(let p):
-                add("reminder", p.replaces, e, .object([("hour", .number(Double(p.hour ?? 9))), ("minute", .number(Double(p.minute ?? 0)))]))
+                add(
+                    "reminder", p.replaces, e,
+                    .object([("hour", .number(Double(p.hour ?? 9))), ("minute", .number(Double(p.minute ?? 0)))]))
             case .reminderCleared(let p): add("reminder", p.replaces, e, .null)
             case .goalDeleted(let p): add("deleted", p.replaces, e, .bool(true))
             case .goalRestored(let p): add("deleted", p.replaces, e, .bool(false))
@@ -71,9 +76,10 @@ public enum GoalConflicts {
             for (_, writes) in groups[field]!.sorted(by: { $0.value[0].event.key < $1.value[0].event.key }) where writes.count > 1 {
                 let sorted = writes.sorted { $0.event.key < $1.event.key }
                 let w = sorted.last!
-                conflicts.append(Conflict(
-                    goal: goal, field: field, winner: ConflictSide(event: w.event.id, device: w.event.origin, value: w.value),
-                    overwritten: sorted.dropLast().map { ConflictSide(event: $0.event.id, device: $0.event.origin, value: $0.value) }))
+                conflicts.append(
+                    Conflict(
+                        goal: goal, field: field, winner: ConflictSide(event: w.event.id, device: w.event.origin, value: w.value),
+                        overwritten: sorted.dropLast().map { ConflictSide(event: $0.event.id, device: $0.event.origin, value: $0.value) }))
             }
         }
 
@@ -88,7 +94,9 @@ public enum GoalConflicts {
                 }
                 guard e.sequence > deletion.seen[e.origin] ?? 0 else { continue }  // the deleting store had seen it
                 if j > i {
-                    let restoredBetween = ordered[(i + 1)..<j].contains { if case .goalRestored = $0.payload { return true } else { return false } }
+                    let restoredBetween = ordered[(i + 1)..<j].contains {
+                        if case .goalRestored = $0.payload { return true } else { return false }
+                    }
                     if restoredBetween { continue }
                 }
                 var change = e.payload.jsonMembers.filter { $0.0 != "goal" && $0.0 != "replaces" && $0.0 != "observed" }
@@ -96,8 +104,10 @@ public enum GoalConflicts {
                 overwritten.append(ConflictSide(event: e.id, device: e.origin, value: .object(change)))
             }
             if !overwritten.isEmpty {
-                conflicts.append(Conflict(goal: goal, field: "deleted", winner: ConflictSide(event: d.id, device: d.origin, value: .bool(true)),
-                                          overwritten: overwritten))
+                conflicts.append(
+                    Conflict(
+                        goal: goal, field: "deleted", winner: ConflictSide(event: d.id, device: d.origin, value: .bool(true)),
+                        overwritten: overwritten))
             }
         }
         return conflicts

@@ -57,9 +57,10 @@ extension GoalState {
             progress.append(("target", .number((target?.value ?? nil) ?? 0)))
             progress.append(("unit", (unit?.value ?? nil).map { .string($0) } ?? .null))
         }
-        let reminderValue: JSONValue = (reminder?.value ?? nil).map {
-            .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
-        } ?? .null
+        let reminderValue: JSONValue =
+            (reminder?.value ?? nil).map {
+                .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
+            } ?? .null
         return .object([
             ("id", .string(id.upperString)),
             ("title", .string(title?.value ?? "")),

@@ -160,8 +160,9 @@ public struct GoalState: Equatable, Sendable {
             historyWrites[e.id] = HistoryWrite(
                 event: e.id, key: e.key,
                 entries: p.entries.map {
-                    ProgressEntry(id: $0.id, amount: $0.amount, completed: $0.completed, occurredAt: $0.occurredAt,
-                                  day: $0.day ?? $0.occurredAt.day(in: Self.utc), device: e.origin, hlc: e.hlc)
+                    ProgressEntry(
+                        id: $0.id, amount: $0.amount, completed: $0.completed, occurredAt: $0.occurredAt,
+                        day: $0.day ?? $0.occurredAt.day(in: Self.utc), device: e.origin, hlc: e.hlc)
                 },
                 base: p.base)
         default:

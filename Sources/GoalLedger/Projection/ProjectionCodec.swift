@@ -22,22 +22,56 @@ enum ProjectionCodec {
         if g.kind == .measurable { status |= 4 }
         w.u8(status)
         var flags: UInt64 = 0
-        let present = [g.progressKind != nil, g.title != nil, g.details != nil, g.cadence != nil, g.targetDate != nil,
-                       g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil]
+        let present = [
+            g.progressKind != nil, g.title != nil, g.details != nil, g.cadence != nil, g.targetDate != nil,
+            g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil,
+        ]
         for (i, p) in present.enumerated() where p { flags |= 1 << UInt64(i) }
         w.varint(flags)
-        if let r = g.progressKind { stamp(r.stamp, &w); w.u8(r.value == .measurable ? 1 : 0) }
-        if let r = g.title { stamp(r.stamp, &w); w.string(r.value) }
-        if let r = g.details { stamp(r.stamp, &w); optionalString(r.value, &w) }
-        if let r = g.cadence { stamp(r.stamp, &w); w.u8(UInt8(Cadence.allCases.firstIndex(of: r.value)!)) }
-        if let r = g.targetDate { stamp(r.stamp, &w); w.u8(r.value == nil ? 0 : 1); if let d = r.value { w.day(d) } }
-        if let r = g.target { stamp(r.stamp, &w); w.u8(r.value == nil ? 0 : 1); if let t = r.value { w.double(t) } }
-        if let r = g.unit { stamp(r.stamp, &w); optionalString(r.value, &w) }
+        if let r = g.progressKind {
+            stamp(r.stamp, &w)
+            w.u8(r.value == .measurable ? 1 : 0)
+        }
+        if let r = g.title {
+            stamp(r.stamp, &w)
+            w.string(r.value)
+        }
+        if let r = g.details {
+            stamp(r.stamp, &w)
+            optionalString(r.value, &w)
+        }
+        if let r = g.cadence {
+            stamp(r.stamp, &w)
+            w.u8(UInt8(Cadence.allCases.firstIndex(of: r.value)!))
+        }
+        if let r = g.targetDate {
+            stamp(r.stamp, &w)
+            w.u8(r.value == nil ? 0 : 1)
+            if let d = r.value { w.day(d) }
+        }
+        if let r = g.target {
+            stamp(r.stamp, &w)
+            w.u8(r.value == nil ? 0 : 1)
+            if let t = r.value { w.double(t) }
+        }
+        if let r = g.unit {
+            stamp(r.stamp, &w)
+            optionalString(r.value, &w)
+        }
         if let r = g.reminder {
             stamp(r.stamp, &w)
-            if let t = r.value { w.u8(1); w.u8(UInt8(t.hour)); w.u8(UInt8(t.minute)) } else { w.u8(0) }
+            if let t = r.value {
+                w.u8(1)
+                w.u8(UInt8(t.hour))
+                w.u8(UInt8(t.minute))
+            } else {
+                w.u8(0)
+            }
         }
-        if let r = g.deletion { stamp(r.stamp, &w); w.u8(r.value ? 1 : 0) }
+        if let r = g.deletion {
+            stamp(r.stamp, &w)
+            w.u8(r.value ? 1 : 0)
+        }
         let tags = g.tagAdds.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         w.varint(UInt64(tags.count))
         for (tag, adds) in tags {
@@ -54,24 +88,48 @@ enum ProjectionCodec {
         var g = GoalState(id: id)
         _ = try r.u8()  // status: derived from the registers below
         var flags = try r.varint()
-        func take() -> Bool { defer { flags >>= 1 }; return flags & 1 != 0 }
-        if take() { let s = try stamp(&r); g.progressKind = Register(try r.u8() == 1 ? .measurable : .outcome, s) }
-        if take() { let s = try stamp(&r); g.title = Register(try r.string(), s) }
-        if take() { let s = try stamp(&r); g.details = Register(try optionalString(&r), s) }
+        func take() -> Bool {
+            defer { flags >>= 1 }
+            return flags & 1 != 0
+        }
+        if take() {
+            let s = try stamp(&r)
+            g.progressKind = Register(try r.u8() == 1 ? .measurable : .outcome, s)
+        }
+        if take() {
+            let s = try stamp(&r)
+            g.title = Register(try r.string(), s)
+        }
+        if take() {
+            let s = try stamp(&r)
+            g.details = Register(try optionalString(&r), s)
+        }
         if take() {
             let s = try stamp(&r)
             let i = Int(try r.u8())
             guard i < Cadence.allCases.count else { throw DecodingError(reason: "unknown cadence") }
             g.cadence = Register(Cadence.allCases[i], s)
         }
-        if take() { let s = try stamp(&r); g.targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s) }
-        if take() { let s = try stamp(&r); g.target = Register(try r.u8() == 1 ? try r.double() : nil, s) }
-        if take() { let s = try stamp(&r); g.unit = Register(try optionalString(&r), s) }
+        if take() {
+            let s = try stamp(&r)
+            g.targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s)
+        }
+        if take() {
+            let s = try stamp(&r)
+            g.target = Register(try r.u8() == 1 ? try r.double() : nil, s)
+        }
+        if take() {
+            let s = try stamp(&r)
+            g.unit = Register(try optionalString(&r), s)
+        }
         if take() {
             let s = try stamp(&r)
             g.reminder = Register(try r.u8() == 1 ? ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) : nil, s)
         }
-        if take() { let s = try stamp(&r); g.deletion = Register(try r.u8() == 1, s) }
+        if take() {
+            let s = try stamp(&r)
+            g.deletion = Register(try r.u8() == 1, s)
+        }
         let tagCount = try r.varint()
         for _ in 0..<tagCount {
             let tag = try r.string()
@@ -98,8 +156,12 @@ enum ProjectionCodec {
             w.u8(1)
             stamp(c.stamp, &w)
             let v = c.value
-            w.string(v.timeZone); w.u8(UInt8(v.firstWeekday)); w.string(v.locale)
-            w.u8(UInt8(NotificationStrategy.allCases.firstIndex(of: v.strategy)!)); w.u8(UInt8(v.windowDays)); w.varint(UInt64(v.capacity))
+            w.string(v.timeZone)
+            w.u8(UInt8(v.firstWeekday))
+            w.string(v.locale)
+            w.u8(UInt8(NotificationStrategy.allCases.firstIndex(of: v.strategy)!))
+            w.u8(UInt8(v.windowDays))
+            w.varint(UInt64(v.capacity))
         } else {
             w.u8(0)
         }
@@ -119,12 +181,17 @@ enum ProjectionCodec {
         var d = DeviceState(name: name)
         if try r.u8() == 1 {
             let s = try stamp(&r)
-            let tz = try r.string(), fw = Int(try r.u8()), locale = try r.string()
+            let tz = try r.string()
+            let fw = Int(try r.u8())
+            let locale = try r.string()
             let si = Int(try r.u8())
             guard si < NotificationStrategy.allCases.count else { throw DecodingError(reason: "unknown strategy") }
-            let window = Int(try r.u8()), capacity = Int(clamping: try r.varint())
-            d.configuration = Register(DeviceConfigured(timeZone: tz, firstWeekday: fw, locale: locale,
-                                                        strategy: NotificationStrategy.allCases[si], windowDays: window, capacity: capacity), s)
+            let window = Int(try r.u8())
+            let capacity = Int(clamping: try r.varint())
+            d.configuration = Register(
+                DeviceConfigured(
+                    timeZone: tz, firstWeekday: fw, locale: locale,
+                    strategy: NotificationStrategy.allCases[si], windowDays: window, capacity: capacity), s)
         }
         if try r.u8() == 1 {
             let s = try stamp(&r)
@@ -151,7 +218,12 @@ enum ProjectionCodec {
     }
 
     private static func optionalString(_ s: String?, _ w: inout ByteWriter) {
-        if let s { w.u8(1); w.string(s) } else { w.u8(0) }
+        if let s {
+            w.u8(1)
+            w.string(s)
+        } else {
+            w.u8(0)
+        }
     }
 
     private static func optionalString(_ r: inout ByteReader) throws(DecodingError) -> String? {

@@ -64,7 +64,9 @@ public struct NotificationCenterFile: Sendable {
         for (k, _) in members where !["capacity", "requests", "refuse"].contains(k) { throw bad(k, "unknown field") }
         var capacity = defaultCapacity
         if let c = json["capacity"] {
-            guard case .number(let n) = c, n == n.rounded(), n >= 0, n <= 100_000 else { throw bad("capacity", "must be a whole number from 0 to 100000") }
+            guard case .number(let n) = c, n == n.rounded(), n >= 0, n <= 100_000 else {
+                throw bad("capacity", "must be a whole number from 0 to 100000")
+            }
             capacity = Int(n)
         }
         var requests: [PendingRequest] = []
@@ -74,7 +76,9 @@ public struct NotificationCenterFile: Sendable {
             for (i, item) in items.enumerated() {
                 let at = "requests[\(i)]"
                 guard case .object(let m) = item else { throw bad(at, "must be an object") }
-                for (k, _) in m where !["id", "goal", "title", "body", "sound", "trigger"].contains(k) { throw bad("\(at).\(k)", "unknown field") }
+                for (k, _) in m where !["id", "goal", "title", "body", "sound", "trigger"].contains(k) {
+                    throw bad("\(at).\(k)", "unknown field")
+                }
                 func string(_ key: String) throws(LedgerError) -> String {
                     guard case .string(let s) = item[key] else { throw bad("\(at).\(key)", "must be a string") }
                     return s
@@ -92,8 +96,10 @@ public struct NotificationCenterFile: Sendable {
                 } catch {
                     throw bad("\(at).trigger" + (error.field.map { "." + $0 } ?? ""), error.message)
                 }
-                requests.append(PendingRequest(id: id, goal: goal, title: try string("title"), body: try string("body"),
-                                               sound: try string("sound"), trigger: trigger))
+                requests.append(
+                    PendingRequest(
+                        id: id, goal: goal, title: try string("title"), body: try string("body"),
+                        sound: try string("sound"), trigger: trigger))
             }
         }
         var refuse = Set<String>()

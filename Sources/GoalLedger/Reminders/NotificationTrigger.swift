@@ -21,7 +21,7 @@ public struct NotificationTrigger: Equatable, Hashable, Sendable {
     /// `{"type":"date","fireAt","repeats":false}`.
     public var json: JSONValue {
         switch kind {
-        case let .calendar(year, month, day, weekday, hour, minute):
+        case .calendar(let year, let month, let day, let weekday, let hour, let minute):
             var components: [(String, JSONValue)] = []
             for (key, value) in [("year", year), ("month", month), ("day", day), ("weekday", weekday)] {
                 if let value { components.append((key, .number(Double(value)))) }

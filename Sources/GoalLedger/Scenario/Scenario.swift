@@ -94,19 +94,25 @@ extension Scenario {
         }
         name = json["name"].map { v in if case .string(let s) = v { return s } else { return fallback } } ?? fallback
         start = try json["start"].map { (v) throws(LedgerError) in try instant(v, "start") } ?? Instant(rfc3339: "2026-01-01T00:00:00Z")!
-        guard case .array(let deviceList) = json["devices"], !deviceList.isEmpty else { throw bad("devices", "must list at least one device") }
+        guard case .array(let deviceList) = json["devices"], !deviceList.isEmpty else {
+            throw bad("devices", "must list at least one device")
+        }
         devices = []
         for (i, d) in deviceList.enumerated() {
             let at = "devices[\(i)]"
             try keys(d, ["name", "timeZone", "firstWeekday", "locale", "strategy", "windowDays", "capacity", "authorization"], at)
             let name = try string(d["name"], at + ".name")
-            guard DeviceName.isValid(name), !devices.contains(where: { $0.name == name }) else { throw bad(at + ".name", "must be a new device name") }
+            guard DeviceName.isValid(name), !devices.contains(where: { $0.name == name }) else {
+                throw bad(at + ".name", "must be a new device name")
+            }
             var device = Device(name: name)
             if d["timeZone"] != nil {
                 var config: [(String, JSONValue)] = [("type", .string("deviceConfigured"))]
                 if case .object(let m) = d { config += m.filter { !["name", "authorization"].contains($0.0) } }
                 do throws(FieldError) {
-                    guard case .deviceConfigured(let c) = try EventDraft(json: .object(config)).payload else { throw FieldError(nil, "not a device") }
+                    guard case .deviceConfigured(let c) = try EventDraft(json: .object(config)).payload else {
+                        throw FieldError(nil, "not a device")
+                    }
                     device.configuration = c
                 } catch {
                     throw bad(at + "." + (error.field ?? ""), error.message)
@@ -114,7 +120,8 @@ extension Scenario {
             }
             if let a = d["authorization"] {
                 guard let status = AuthorizationStatus(rawValue: try string(a, at + ".authorization")) else {
-                    throw bad(at + ".authorization", "must be one of \(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw bad(
+                        at + ".authorization", "must be one of \(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 device.authorization = status
             }
@@ -159,15 +166,21 @@ extension Scenario {
                 try keys(s, ["reconcile", "at", "full"], at)
                 var full = false
                 if case .bool(let b) = s["full"] { full = b }
-                steps.append(.reconcile(device: try device(s["reconcile"], at + ".reconcile"), at: try instant(s["at"], at + ".at"), full: full))
+                steps.append(
+                    .reconcile(device: try device(s["reconcile"], at + ".reconcile"), at: try instant(s["at"], at + ".at"), full: full))
             } else if s["migrate"] != nil {
                 try keys(s, ["migrate"], at)
                 steps.append(.migrate(try device(s["migrate"], at + ".migrate")))
             } else if let e = s["expect"] {
                 try keys(s, ["expect"], at)
-                try keys(e, ["device", "goal", "now", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted",
-                             "exists", "entries", "entryCount", "periodValue", "completed", "conflicts", "converged", "pending", "center", "issues",
-                             "scheduled", "cancelled"], at + ".expect")
+                try keys(
+                    e,
+                    [
+                        "device", "goal", "now", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted",
+                        "exists", "entries", "entryCount", "periodValue", "completed", "conflicts", "converged", "pending", "center",
+                        "issues",
+                        "scheduled", "cancelled",
+                    ], at + ".expect")
                 var x = Expectation(label: at)
                 if let d = e["device"] { x.device = try device(d, at + ".expect.device") }
                 if let g = e["goal"] { x.goal = try uuid(g, at + ".expect.goal") }
@@ -176,7 +189,11 @@ extension Scenario {
                     if let v = e[key] { x.facts.append((key, v)) }
                 }
                 if case .bool(let b) = e["exists"] { x.exists = b }
-                if let v = e["entries"] { x.entries = try strings(v, at + ".expect.entries").map { s throws(LedgerError) in try uuid(.string(s), at + ".expect.entries") } }
+                if let v = e["entries"] {
+                    x.entries = try strings(v, at + ".expect.entries").map { s throws(LedgerError) in
+                        try uuid(.string(s), at + ".expect.entries")
+                    }
+                }
                 if case .number(let n) = e["entryCount"] { x.entryCount = Int(n) }
                 x.periodValue = e["periodValue"]
                 if case .bool(let b) = e["completed"] { x.completed = b }
@@ -185,9 +202,11 @@ extension Scenario {
                     for (j, c) in cs.enumerated() {
                         let cat = "\(at).expect.conflicts[\(j)]"
                         try keys(c, ["goal", "field", "winner", "overwritten"], cat)
-                        x.conflicts!.append(ExpectedConflict(goal: try uuid(c["goal"], cat + ".goal"), field: try string(c["field"], cat + ".field"),
-                                                             winner: try string(c["winner"], cat + ".winner"),
-                                                             overwritten: try strings(c["overwritten"] ?? .array([]), cat + ".overwritten")))
+                        x.conflicts!.append(
+                            ExpectedConflict(
+                                goal: try uuid(c["goal"], cat + ".goal"), field: try string(c["field"], cat + ".field"),
+                                winner: try string(c["winner"], cat + ".winner"),
+                                overwritten: try strings(c["overwritten"] ?? .array([]), cat + ".overwritten")))
                     }
                 }
                 if let v = e["converged"] { x.converged = try strings(v, at + ".expect.converged") }
@@ -197,10 +216,13 @@ extension Scenario {
                 if let v = e["scheduled"] { x.scheduled = try strings(v, at + ".expect.scheduled") }
                 if let v = e["cancelled"] { x.cancelled = try strings(v, at + ".expect.cancelled") }
                 if (x.goal != nil || !x.facts.isEmpty || x.entries != nil || x.pending != nil || x.center != nil || x.conflicts != nil
-                    || x.issues != nil || x.scheduled != nil || x.cancelled != nil) && x.device == nil {
+                    || x.issues != nil || x.scheduled != nil || x.cancelled != nil) && x.device == nil
+                {
                     throw bad(at + ".expect", "needs a device")
                 }
-                if (!x.facts.isEmpty || x.entries != nil || x.entryCount != nil || x.periodValue != nil || x.completed != nil || x.exists != nil) && x.goal == nil {
+                if (!x.facts.isEmpty || x.entries != nil || x.entryCount != nil || x.periodValue != nil || x.completed != nil
+                    || x.exists != nil) && x.goal == nil
+                {
                     throw bad(at + ".expect", "needs a goal")
                 }
                 steps.append(.expect(x))

@@ -24,7 +24,9 @@ public enum ScenarioRunner {
         for d in scenario.devices {
             var setup: [EventDraft] = []
             if let c = d.configuration { setup.append(EventDraft(at: scenario.start, payload: .deviceConfigured(c))) }
-            if let a = d.authorization { setup.append(EventDraft(at: scenario.start, payload: .notificationAuthorization(NotificationAuthorization(status: a)))) }
+            if let a = d.authorization {
+                setup.append(EventDraft(at: scenario.start, payload: .notificationAuthorization(NotificationAuthorization(status: a))))
+            }
             if !setup.isEmpty { try stores[d.name]!.append(setup, now: scenario.start) }
         }
         var clock = scenario.start
@@ -44,7 +46,9 @@ public enum ScenarioRunner {
                     if let expectError {
                         report.checks += 1
                         if error.code.exitCode != expectError {
-                            report.failures.append("\(label): append on \(device): expected exit \(expectError), found exit \(error.code.exitCode): \(error.message)")
+                            report.failures.append(
+                                "\(label): append on \(device): expected exit \(expectError), found exit \(error.code.exitCode): \(error.message)"
+                            )
                         }
                     } else {
                         report.failures.append("\(label): append on \(device) failed: \(error.message)")
@@ -64,8 +68,10 @@ public enum ScenarioRunner {
         return report
     }
 
-    static func check(_ x: Scenario.Expectation, stores: [String: LedgerStore], now: Instant, lastReports: [String: ReconcileReport],
-                      checks: inout Int) throws(LedgerError) -> [String] {
+    static func check(
+        _ x: Scenario.Expectation, stores: [String: LedgerStore], now: Instant, lastReports: [String: ReconcileReport],
+        checks: inout Int
+    ) throws(LedgerError) -> [String] {
         var failures: [String] = []
         func expect(_ what: String, _ expected: JSONValue, _ found: JSONValue) {
             checks += 1
@@ -83,8 +89,10 @@ public enum ScenarioRunner {
             if state.exists || x.exists == nil {
                 for (key, value) in x.facts { expect("\(about) \(key)", value, json[key] ?? .null) }
                 if let entries = x.entries {
-                    expect("\(about) entries", .array(entries.map { .string($0.uuidString) }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }),
-                           .array(state.entries.map { .string($0.id.uuidString) }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }))
+                    expect(
+                        "\(about) entries",
+                        .array(entries.map { .string($0.uuidString) }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }),
+                        .array(state.entries.map { .string($0.id.uuidString) }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }))
                 }
                 if let count = x.entryCount { expect("\(about) entry count", .number(Double(count)), .number(Double(state.entries.count))) }
                 if x.periodValue != nil || x.completed != nil {
@@ -97,15 +105,22 @@ public enum ScenarioRunner {
         if let store = device, let expected = x.conflicts {
             let found = try store.conflicts(goal: x.goal)
             func describe(_ c: Scenario.ExpectedConflict) -> JSONValue {
-                .object([("goal", .string(c.goal.uuidString)), ("field", .string(c.field)), ("winner", .string(c.winner)),
-                         ("overwritten", .array(c.overwritten.sorted().map { .string($0) }))])
+                .object([
+                    ("goal", .string(c.goal.uuidString)), ("field", .string(c.field)), ("winner", .string(c.winner)),
+                    ("overwritten", .array(c.overwritten.sorted().map { .string($0) })),
+                ])
             }
-            let foundShort = found.map { Scenario.ExpectedConflict(goal: $0.goal, field: $0.field, winner: $0.winner.device, overwritten: $0.overwritten.map(\.device)) }
+            let foundShort = found.map {
+                Scenario.ExpectedConflict(
+                    goal: $0.goal, field: $0.field, winner: $0.winner.device, overwritten: $0.overwritten.map(\.device))
+            }
             expect("\(on) conflicts", .array(expected.map(describe)), .array(foundShort.map(describe)))
         }
         if let names = x.converged {
             let replays = try names.map { (n) throws(LedgerError) in try stores[n]!.replay() }
-            let texts = replays.map { JSONWriter.string(.object([("position", .number(Double($0.position))), ("goals", $0.canonicalJSON)])) }
+            let texts = replays.map {
+                JSONWriter.string(.object([("position", .number(Double($0.position))), ("goals", $0.canonicalJSON)]))
+            }
             checks += 1
             if Set(texts).count != 1 {
                 let digests = zip(names, replays).map { "\($0) \($1.digest.prefix(12)) (\($1.position) events)" }.joined(separator: ", ")
@@ -125,8 +140,10 @@ enum ScenarioHooks {
         try Reconciler(store: store).reconcile(now: at, full: full)
     }
 
-    static func checkReminders(_ x: Scenario.Expectation, store: LedgerStore, now: Instant, lastReport: ReconcileReport?,
-                               checks: inout Int) throws(LedgerError) -> [String] {
+    static func checkReminders(
+        _ x: Scenario.Expectation, store: LedgerStore, now: Instant, lastReport: ReconcileReport?,
+        checks: inout Int
+    ) throws(LedgerError) -> [String] {
         var failures: [String] = []
         func expect(_ what: String, _ expected: [String], _ found: [String]) {
             checks += 1

@@ -40,8 +40,10 @@ extension LedgerStore {
         do {
             return try env.write { txn in
                 try self.checkBeforeWriting(txn, layout)
-                var clock = HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
-                var sequence = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+                var clock = HLC(
+                    rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
+                var sequence =
+                    try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
                 var position = try Self.lastPosition(txn, layout)
                 let tables = try StoredProjection.active(txn, layout)
                 let heads = try Self.originHeads(txn, layout)
@@ -78,7 +80,8 @@ extension LedgerStore {
                         var s = try batch.header(id, txn)
                         if let base = p.base, let pos = try txn.get(layout.eventIds, key: base.bytes),
                             let e = try Self.event(at: pos.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout),
-                            case .progressHistoryReplaced(let b) = e.payload, b.goal == id {
+                            case .progressHistoryReplaced(let b) = e.payload, b.goal == id
+                        {
                             s.record(e)
                         }
                         return s
@@ -90,11 +93,14 @@ extension LedgerStore {
                 if let expectedVersion {
                     let touched = Set(drafts.compactMap(\.payload.goal))
                     guard touched.count == 1, let goal = touched.first else {
-                        throw LedgerError(.usage, "--expect-version needs a batch about exactly one goal (this one is about \(touched.count))")
+                        throw LedgerError(
+                            .usage, "--expect-version needs a batch about exactly one goal (this one is about \(touched.count))")
                     }
                     let actual = try StoredProjection.version(of: goal, txn, layout)
                     guard actual == expectedVersion else {
-                        throw LedgerError(.versionConflict, "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended")
+                        throw LedgerError(
+                            .versionConflict,
+                            "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended")
                     }
                 }
 
@@ -122,8 +128,9 @@ extension LedgerStore {
                         let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
                         let author = try batch.device(device, txn)
                         do throws(FieldError) {
-                            return try LocalRules.prepare(draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
-                                                          seen: heads.merging([device: sequence]) { _, b in b })
+                            return try LocalRules.prepare(
+                                draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
+                                seen: heads.merging([device: sequence]) { _, b in b })
                         } catch {
                             throw LedgerError.invalidLine(line, field: error.field, error.message)
                         }
@@ -131,8 +138,9 @@ extension LedgerStore {
                     clock = clock.advanced(to: at)
                     sequence += 1
                     position += 1
-                    let event = Event(id: id, origin: device, sequence: sequence, hlc: clock, at: at,
-                                      schema: UInt8(schema), payload: payload)
+                    let event = Event(
+                        id: id, origin: device, sequence: sequence, hlc: clock, at: at,
+                        schema: UInt8(schema), payload: payload)
                     try Self.index(event, at: position, txn, layout)
                     try batch.apply(event, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)

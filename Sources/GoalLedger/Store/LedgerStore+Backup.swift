@@ -11,7 +11,9 @@ extension LedgerStore {
         if fm.fileExists(atPath: destination, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw LedgerError(.invalidInput, "\(destination) exists and is not a directory") }
             let contents = (try? fm.contentsOfDirectory(atPath: destination)) ?? []
-            guard contents.isEmpty else { throw LedgerError(.invalidInput, "\(destination) is not empty; choose a new directory for the backup") }
+            guard contents.isEmpty else {
+                throw LedgerError(.invalidInput, "\(destination) is not empty; choose a new directory for the backup")
+            }
         } else {
             do {
                 try fm.createDirectory(atPath: destination, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -41,7 +43,10 @@ extension LedgerStore {
         let last = try Self.lastPosition(txn, layout)
         let status = try StoredProjection.status(txn, layout)
         guard status.checkpoint == last else {
-            throw LedgerError(.store, "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); run `ledger verify`, then `ledger rebuild`; nothing was written")
+            throw LedgerError(
+                .store,
+                "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); run `ledger verify`, then `ledger rebuild`; nothing was written"
+            )
         }
         guard last > 0 else { return }
         let first = last > UInt64(Self.tailCheck) ? last - UInt64(Self.tailCheck) + 1 : 1
@@ -55,7 +60,10 @@ extension LedgerStore {
             do {
                 _ = try EventCodec.decode(value)
             } catch {
-                throw LedgerError(.store, "the store at \(path) is damaged at position \(position) (\(error)); run `ledger verify` and restore a backup; nothing was written")
+                throw LedgerError(
+                    .store,
+                    "the store at \(path) is damaged at position \(position) (\(error)); run `ledger verify` and restore a backup; nothing was written"
+                )
             }
             return true
         }

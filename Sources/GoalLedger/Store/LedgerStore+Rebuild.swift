@@ -55,8 +55,10 @@ extension LedgerStore {
         }
     }
 
-    static func fold(from start: UInt64, through end: UInt64, into tables: ProjectionTables,
-                     _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+    static func fold(
+        from start: UInt64, through end: UInt64, into tables: ProjectionTables,
+        _ txn: borrowing Transaction, _ layout: StoreLayout
+    ) throws {
         guard start <= end else { return }
         var batch = StoredProjection.Batch(tables: tables)
         try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
@@ -74,10 +76,15 @@ extension LedgerStore {
     func ensureProjectionIsCurrent(onRebuild: ((String) -> Void)?) throws(LedgerError) {
         let (status, last) = try read { txn in (try StoredProjection.status(txn, layout), try Self.lastPosition(txn, layout)) }
         if status.version > StoredProjection.version {
-            throw LedgerError(.store, "the projection of \(path) has version \(status.version), newer than this ledger (\(StoredProjection.version)); upgrade the ledger")
+            throw LedgerError(
+                .store,
+                "the projection of \(path) has version \(status.version), newer than this ledger (\(StoredProjection.version)); upgrade the ledger"
+            )
         }
         if status.version < StoredProjection.version {
-            onRebuild?("the stored projection has version \(status.version), older than \(StoredProjection.version): rebuilding it from \(last) events")
+            onRebuild?(
+                "the stored projection has version \(status.version), older than \(StoredProjection.version): rebuilding it from \(last) events"
+            )
             try rebuild()
             return
         }

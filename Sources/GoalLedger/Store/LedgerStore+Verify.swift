@@ -19,7 +19,8 @@ extension LedgerStore {
             var projection = GoalProjection()
             var sequences: [String: [UInt64]] = [:]
             var expected: UInt64 = 1
-            var goalIndexed = 0, deviceIndexed = 0
+            var goalIndexed = 0
+            var deviceIndexed = 0
             var damaged = 0
             func problem(_ s: String) { if report.problems.count < 1000 { report.problems.append(s) } }
 
@@ -63,16 +64,21 @@ extension LedgerStore {
 
             // No index holds entries the log does not explain.
             let logged = Int(report.events) - damaged
-            for (name, db, want) in [("eventIds", layout.eventIds, logged), ("origins", layout.origins, logged),
-                                     ("goalEvents", layout.goalEvents, goalIndexed),
-                                     ("deviceEvents", layout.deviceEvents, deviceIndexed)] {
+            for (name, db, want) in [
+                ("eventIds", layout.eventIds, logged), ("origins", layout.origins, logged),
+                ("goalEvents", layout.goalEvents, goalIndexed),
+                ("deviceEvents", layout.deviceEvents, deviceIndexed),
+            ] {
                 let count = try txn.count(db)
                 if count != want, damaged == 0 { problem("\(name): \(count) entries for \(want) events") }
             }
 
             // Origin sequences: 1, 2, 3, … without gaps, and the recorded heads agree.
             var heads: [String: UInt64] = [:]
-            try txn.scan(layout.originHeads) { k, v in heads[String(decoding: k, as: UTF8.self)] = UInt64(bigEndianBytes: v); return true }
+            try txn.scan(layout.originHeads) { k, v in
+                heads[String(decoding: k, as: UTF8.self)] = UInt64(bigEndianBytes: v)
+                return true
+            }
             for (origin, seqs) in sequences.sorted(by: { $0.key < $1.key }) {
                 let sorted = seqs.sorted()
                 if sorted != Array(1...UInt64(sorted.count)) {
@@ -96,8 +102,10 @@ extension LedgerStore {
             let tables = layout.projections[status.generation]
             let fresh = StoredProjection.rows(of: projection)
             let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
-            for (name, db, want) in [("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
-                                     ("devices", tables.devices, fresh.devices)] {
+            for (name, db, want) in [
+                ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
+                ("devices", tables.devices, fresh.devices),
+            ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
             }
             report.goals = projection.existingGoals.count
@@ -113,7 +121,9 @@ extension LedgerStore {
             if name == "devices" { return "device " + String(decoding: k, as: UTF8.self) }
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
-            if k.count == 32 { s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString } }
+            if k.count == 32 {
+                s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString }
+            }
             return s
         }
         try txn.scan(db) { k, v in

@@ -101,7 +101,8 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             let layout: StoreLayout
             do {
-                layout = try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name)) }
+                layout = try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name))
+                }
             } catch let e as LMDBError where e.isNotFound {
                 // A store from before a table existed: create what is missing (empty projection
                 // tables; the version check below then rebuilds them).
@@ -122,19 +123,28 @@ public final class LedgerStore: @unchecked Sendable {
                 else { throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)") }
                 let storeFormat = format.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
                 guard storeFormat <= Self.format else {
-                    throw LedgerError(.store, "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
+                    throw LedgerError(
+                        .store,
+                        "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
                 }
                 let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
                 let schemaValue = Int(schema.withUnsafeBytes { UInt64(bigEndianBytes: $0) })
                 guard schemaValue <= currentSchema else {
-                    throw LedgerError(.store, "the store at \(path) uses event schema \(schemaValue), newer than this ledger (\(currentSchema)); upgrade the ledger")
+                    throw LedgerError(
+                        .store,
+                        "the store at \(path) uses event schema \(schemaValue), newer than this ledger (\(currentSchema)); upgrade the ledger"
+                    )
                 }
                 let known = Set(Migrator.migrations.map(\.identifier))
                 if let unknown = try Migrator.applied(txn, layout).first(where: { !known.contains($0) }) {
-                    throw LedgerError(.store, "the store at \(path) records migration \"\(unknown)\", which this ledger does not know: the store is newer; upgrade the ledger")
+                    throw LedgerError(
+                        .store,
+                        "the store at \(path) records migration \"\(unknown)\", which this ledger does not know: the store is newer; upgrade the ledger"
+                    )
                 }
-                return LedgerStore(path: path, env: env, layout: layout, ledgerID: id,
-                                   device: String(decoding: device, as: UTF8.self), schema: schemaValue)
+                return LedgerStore(
+                    path: path, env: env, layout: layout, ledgerID: id,
+                    device: String(decoding: device, as: UTF8.self), schema: schemaValue)
             }
         } catch let e as LedgerError {
             throw e
@@ -223,7 +233,8 @@ public final class LedgerStore: @unchecked Sendable {
         return positions
     }
 
-    static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)] {
+    static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)]
+    {
         try positions(ofGoal: goal, txn, layout).map { p in
             guard let e = try event(at: p, txn, layout) else {
                 throw LedgerError(.store, "the goal index names position \(p), which holds no event")
@@ -253,7 +264,8 @@ public final class LedgerStore: @unchecked Sendable {
     /// The current state of one goal, from the stored projection.
     public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
         try read { txn in
-            try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout, rule: historyRule) ?? GoalState(id: goal, rule: historyRule)
+            try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout, rule: historyRule)
+                ?? GoalState(id: goal, rule: historyRule)
         }
     }
 
@@ -275,7 +287,6 @@ public final class LedgerStore: @unchecked Sendable {
             return (s.version, s.checkpoint)
         }
     }
-
 
     /// Folds the log from scratch: every event, or those up to `position`, or those whose wall
     /// time `at` is at or before `asOf`.
@@ -317,10 +328,12 @@ public final class LedgerStore: @unchecked Sendable {
             for (g, t) in layout.projections.enumerated() {
                 tables += [("p\(g).goals", t.goals), ("p\(g).removed", t.removed), ("p\(g).devices", t.devices)]
             }
-            return (try tables.map { name, db in
-                let (pages, size) = try txn.pages(db)
-                return (name, pages * size)
-            }, env.usedBytes)
+            return (
+                try tables.map { name, db in
+                    let (pages, size) = try txn.pages(db)
+                    return (name, pages * size)
+                }, env.usedBytes
+            )
         }
     }
 

@@ -12,9 +12,15 @@ enum LocalRules {
     ) throws(FieldError) -> Payload {
         guard EventType.catalog(schema: schema).contains(payload.type) else {
             if payload.type == .progressHistoryReplaced {
-                throw FieldError("type", "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved")
+                throw FieldError(
+                    "type",
+                    "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved"
+                )
             }
-            throw FieldError("type", "\(payload.type.name) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
+            throw FieldError(
+                "type",
+                "\(payload.type.name) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it"
+            )
         }
         guard let goalID = payload.goal else { return payload }
         let state = state ?? GoalState(id: goalID)

@@ -46,7 +46,6 @@ struct StoreLayout {
         Array(device.utf8) + [0] + sequence.bigEndianBytes
     }
 
-
     static func deviceKey(_ device: String, _ position: UInt64) -> [UInt8] {
         Array(device.utf8) + [0] + position.bigEndianBytes
     }

@@ -61,19 +61,25 @@ enum StoredProjection {
     // MARK: Reading
 
     static func header(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalState? {
-        try txn.withValue(t.goals, key: goal.bytes) { bytes in try decoded { () throws(DecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) } }
+        try txn.withValue(t.goals, key: goal.bytes) { bytes in
+            try decoded { () throws(DecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) }
+        }
     }
 
     /// A goal with its entries and version: the header, then the goal's events through the
     /// log's goal index (each `progressRecorded` is an entry), then the removals.
-    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule) throws -> GoalState? {
+    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule) throws
+        -> GoalState?
+    {
         guard let state = try header(goal, txn, t) else { return nil }
         return try withEntries(state, txn, t, layout, rule: rule)
     }
 
     /// `header` completed with the goal's entries, history writes, removals and version.
-    static func withEntries(_ header: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout,
-                            rule: HistoryRule) throws -> GoalState {
+    static func withEntries(
+        _ header: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout,
+        rule: HistoryRule
+    ) throws -> GoalState {
         var state = header
         let goal = header.id
         state.historyRule = rule
@@ -124,7 +130,10 @@ enum StoredProjection {
         let t = try active(txn, layout)
         var projection = GoalProjection(historyRule: rule)
         var ids: [UUID] = []
-        try txn.scan(t.goals) { key, _ in ids.append(uuid(key)); return true }
+        try txn.scan(t.goals) { key, _ in
+            ids.append(uuid(key))
+            return true
+        }
         for id in ids { if let g = try goal(id, txn, t, layout, rule: rule) { projection.insert(g) } }
         try txn.scan(t.devices) { key, value in
             let name = String(decoding: key, as: UTF8.self)
@@ -196,13 +205,17 @@ enum StoredProjection {
 
         func flush(_ txn: borrowing Transaction) throws {
             for goal in dirtyGoals { try txn.put(tables.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(headers[goal]!)) }
-            for name in dirtyDevices { try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!)) }
+            for name in dirtyDevices {
+                try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!))
+            }
         }
     }
 
     /// Every row a fresh replay produces, in the stored form, for `verify`.
     static func rows(of p: GoalProjection) -> (goals: [[UInt8]: [UInt8]], removed: Set<[UInt8]>, devices: [[UInt8]: [UInt8]]) {
-        var goals: [[UInt8]: [UInt8]] = [:], removed = Set<[UInt8]>(), devices: [[UInt8]: [UInt8]] = [:]
+        var goals: [[UInt8]: [UInt8]] = [:]
+        var removed = Set<[UInt8]>()
+        var devices: [[UInt8]: [UInt8]] = [:]
         for (id, g) in p.goals {
             if g.hasHeader { goals[id.bytes] = ProjectionCodec.encodeHeader(g) }
             for eid in g.removedEntries { removed.insert(id.bytes + eid.bytes) }

@@ -102,8 +102,11 @@ struct ByteReader {
         let b = bytes
         let i = index
         index += 16
-        return UUID(uuid: (b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7],
-                           b[i + 8], b[i + 9], b[i + 10], b[i + 11], b[i + 12], b[i + 13], b[i + 14], b[i + 15]))
+        return UUID(
+            uuid: (
+                b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7],
+                b[i + 8], b[i + 9], b[i + 10], b[i + 11], b[i + 12], b[i + 13], b[i + 14], b[i + 15]
+            ))
     }
 
     mutating func day() throws(DecodingError) -> Day {
@@ -145,7 +148,10 @@ extension UUID {
             String(unsafeUninitializedCapacity: 36) { out in
                 var j = 0
                 for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 { out[j] = UInt8(ascii: "-"); j += 1 }
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        out[j] = UInt8(ascii: "-")
+                        j += 1
+                    }
                     out[j] = Self.hex[Int(b[i] >> 4)]
                     out[j + 1] = Self.hex[Int(b[i] & 0xF)]
                     j += 2

@@ -69,17 +69,36 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         let (secs, ms) = milliseconds.floorDivided(by: 1000)
         let (days, secOfDay) = secs.floorDivided(by: 86_400)
         let (y, mo, d) = Day(daysSinceEpoch: Int32(days)).components
-        let h = Int(secOfDay / 3600), m = Int(secOfDay % 3600 / 60), s = Int(secOfDay % 60)
-        guard (0...9999).contains(y) else { return Day(daysSinceEpoch: Int32(days)).description + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z" }
+        let h = Int(secOfDay / 3600)
+        let m = Int(secOfDay % 3600 / 60)
+        let s = Int(secOfDay % 60)
+        guard (0...9999).contains(y) else {
+            return Day(daysSinceEpoch: Int32(days)).description + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z"
+        }
         let length = ms == 0 ? 20 : 24
         return String(unsafeUninitializedCapacity: length) { out in
             func put(_ v: Int, _ at: Int, _ width: Int) {
                 var v = v
-                for i in stride(from: at + width - 1, through: at, by: -1) { out[i] = UInt8(48 + v % 10); v /= 10 }
+                for i in stride(from: at + width - 1, through: at, by: -1) {
+                    out[i] = UInt8(48 + v % 10)
+                    v /= 10
+                }
             }
-            put(y, 0, 4); out[4] = 45; put(mo, 5, 2); out[7] = 45; put(d, 8, 2); out[10] = 84
-            put(h, 11, 2); out[13] = 58; put(m, 14, 2); out[16] = 58; put(s, 17, 2)
-            if ms != 0 { out[19] = 46; put(Int(ms), 20, 3) }
+            put(y, 0, 4)
+            out[4] = 45
+            put(mo, 5, 2)
+            out[7] = 45
+            put(d, 8, 2)
+            out[10] = 84
+            put(h, 11, 2)
+            out[13] = 58
+            put(m, 14, 2)
+            out[16] = 58
+            put(s, 17, 2)
+            if ms != 0 {
+                out[19] = 46
+                put(Int(ms), 20, 3)
+            }
             out[length - 1] = 90
             return length
         }
@@ -174,7 +193,10 @@ extension Int64 {
     func floorDivided(by d: Int64) -> (quotient: Int64, remainder: Int64) {
         var q = self / d
         var r = self % d
-        if r < 0 { q -= 1; r += d }
+        if r < 0 {
+            q -= 1
+            r += d
+        }
         return (q, r)
     }
 }

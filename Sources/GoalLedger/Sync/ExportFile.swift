@@ -41,7 +41,9 @@ public enum ExportFile {
         guard Array(bytes[bodyEnd..<bodyEnd + trailer.count]) == trailer else { throw bad("it is truncated (no trailer)") }
         var hash = SHA256()
         hash.update(bytes[..<bodyEnd])
-        guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else { throw bad("its checksum does not match (altered or damaged)") }
+        guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else {
+            throw bad("its checksum does not match (altered or damaged)")
+        }
         let result: Result<(UUID, [Event]), DecodingError> = bytes.withUnsafeBytes { raw in
             do throws(DecodingError) {
                 return .success(try body(UnsafeRawBufferPointer(rebasing: raw[..<bodyEnd])))

@@ -22,7 +22,10 @@ extension LedgerStore {
         let layout = self.layout
         let device = self.device
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
-            throw LedgerError(.store, "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema): run `ledger migrate` first")
+            throw LedgerError(
+                .store,
+                "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema): run `ledger migrate` first"
+            )
         }
         do {
             return try env.write { txn in
@@ -34,7 +37,10 @@ extension LedgerStore {
                     do throws(FieldError) {
                         try e.checkWellFormed()
                     } catch {
-                        throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) (\(e.origin)/\(e.sequence)) is malformed: \(error.field.map { "field \"\($0)\": " } ?? "")\(error.message)")
+                        throw LedgerError(
+                            .invalidInput,
+                            "\(source): event \(e.id.uuidString) (\(e.origin)/\(e.sequence)) is malformed: \(error.field.map { "field \"\($0)\": " } ?? "")\(error.message)"
+                        )
                     }
                     byOrigin[e.origin, default: []].append(e)
                 }
@@ -45,33 +51,49 @@ extension LedgerStore {
                     var head = heads[origin] ?? 0
                     // An origin's clock rises with its sequence: a device never wrote two events
                     // at one clock reading.
-                    var lastClock = try head == 0 ? nil : txn.get(layout.origins, key: StoreLayout.originKey(origin, head))
-                        .flatMap { p in try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)?.hlc }
+                    var lastClock =
+                        try head == 0
+                        ? nil
+                        : txn.get(layout.origins, key: StoreLayout.originKey(origin, head))
+                            .flatMap { p in try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)?.hlc }
                     for e in events.sorted(by: { $0.sequence < $1.sequence }) {
                         if e.sequence <= head {
                             guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, e.sequence)),
                                 let held = try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
                             else { throw LedgerError(.store, "the origin index lacks \(origin)/\(e.sequence); run `ledger verify`") }
                             guard held.id == e.id else {
-                                throw LedgerError(.invalidInput, "\(source): \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here: the origin sequence collides with a different event")
+                                throw LedgerError(
+                                    .invalidInput,
+                                    "\(source): \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here: the origin sequence collides with a different event"
+                                )
                             }
                             guard held == e else {
-                                throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) (\(origin)/\(e.sequence)) differs from the copy held here")
+                                throw LedgerError(
+                                    .invalidInput,
+                                    "\(source): event \(e.id.uuidString) (\(origin)/\(e.sequence)) differs from the copy held here")
                             }
                             result.alreadyPresent += 1
                             continue
                         }
                         if origin == device {
-                            throw LedgerError(.invalidInput, "\(source): event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)")
+                            throw LedgerError(
+                                .invalidInput,
+                                "\(source): event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)"
+                            )
                         }
                         guard e.sequence == head + 1 else {
-                            throw LedgerError(.invalidInput, "\(source): origin \(origin) jumps from sequence \(head) to \(e.sequence): a gap (events \(head + 1)…\(e.sequence - 1) are missing)")
+                            throw LedgerError(
+                                .invalidInput,
+                                "\(source): origin \(origin) jumps from sequence \(head) to \(e.sequence): a gap (events \(head + 1)…\(e.sequence - 1) are missing)"
+                            )
                         }
                         guard try txn.get(layout.eventIds, key: e.id.bytes) == nil, newIDs.insert(e.id).inserted else {
                             throw LedgerError(.invalidInput, "\(source): event id \(e.id.uuidString) is already used by another event")
                         }
                         if let lastClock, e.hlc <= lastClock {
-                            throw LedgerError(.invalidInput, "\(source): \(origin)/\(e.sequence) has clock \(e.hlc), not after its predecessor's \(lastClock)")
+                            throw LedgerError(
+                                .invalidInput,
+                                "\(source): \(origin)/\(e.sequence) has clock \(e.hlc), not after its predecessor's \(lastClock)")
                         }
                         lastClock = e.hlc
                         head = e.sequence

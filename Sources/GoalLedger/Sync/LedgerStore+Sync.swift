@@ -57,7 +57,10 @@ extension LedgerStore {
 
     func checkSameLedger(_ other: UUID, source: String) throws(LedgerError) {
         guard other == ledgerID else {
-            throw LedgerError(.store, "\(source) belongs to ledger \(other.uuidString), this store to \(ledgerID.uuidString): stores of different ledgers never exchange events")
+            throw LedgerError(
+                .store,
+                "\(source) belongs to ledger \(other.uuidString), this store to \(ledgerID.uuidString): stores of different ledgers never exchange events"
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 /// Keeps `Schemas/events.v2.schema.json`, the JSON decoder and the binary codec in agreement:
@@ -35,7 +36,10 @@ struct EventSchemaAgreementTests {
         if case .string(let ref) = s["$ref"] {
             let name = String(ref.split(separator: "/").last!)
             guard case .object(var target) = schema["$defs"]![name]!, case .object(let local) = s else { return s }
-            for (k, v) in local where k != "$ref" { target.removeAll { $0.0 == k }; target.append((k, v)) }
+            for (k, v) in local where k != "$ref" {
+                target.removeAll { $0.0 == k }
+                target.append((k, v))
+            }
             return .object(target)
         }
         return s
@@ -65,16 +69,22 @@ struct EventSchemaAgreementTests {
                 case .string("date"): out.append(.string("2028-02-29"))
                 case .string("x-iana-time-zone"): out.append(.string("Asia/Tokyo"))
                 default:
-                    if s["pattern"] != nil { out.append(.string("ja_JP")); break }
+                    if s["pattern"] != nil {
+                        out.append(.string("ja_JP"))
+                        break
+                    }
                     var n = 5
                     if case .number(let max) = s["maxLength"] { n = Int(max) }
                     // Characters, not bytes, are counted: use a two-byte letter.
                     out.append(.string(String(repeating: "é", count: n)))
                 }
             case "array":
-                out.append(.array(sample(s["items"]!, variant) + sample(s["items"]!, variant + 1).map { v in
-                    if case .string(let x) = v { return .string("b" + x.dropFirst()) } else { return v }
-                }))
+                out.append(
+                    .array(
+                        sample(s["items"]!, variant)
+                            + sample(s["items"]!, variant + 1).map { v in
+                                if case .string(let x) = v { return .string("b" + x.dropFirst()) } else { return v }
+                            }))
             case "object":
                 // Nested objects may have exclusive members too (an entry's amount or completed).
                 let variants = samples(s)
@@ -123,14 +133,17 @@ struct EventSchemaAgreementTests {
         #expect(!samples.isEmpty)
         for sample in samples {
             let d = try EventDraft(json: sample, schema: version)
-            let event = Event(id: d.id!, origin: "phone", sequence: 3, hlc: HLC(milliseconds: d.at!.milliseconds, counter: 2),
-                              at: d.at!, schema: 2, payload: d.payload)
+            let event = Event(
+                id: d.id!, origin: "phone", sequence: 3, hlc: HLC(milliseconds: d.at!.milliseconds, counter: 2),
+                at: d.at!, schema: 2, payload: d.payload)
             let decoded = try EventCodec.decode(EventCodec.encode(event))
             #expect(decoded == event, "binary round trip of \(JSONWriter.string(sample))")
             let printed = event.json()
             guard case .object(let members) = sample else { continue }
             for (key, value) in members {
-                #expect(printed[key] == value, "\(type).\(key): sent \(JSONWriter.string(value)), printed \(printed[key].map(JSONWriter.string) ?? "nothing")")
+                #expect(
+                    printed[key] == value,
+                    "\(type).\(key): sent \(JSONWriter.string(value)), printed \(printed[key].map(JSONWriter.string) ?? "nothing")")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 struct GoalProjectionTests {
@@ -52,14 +53,22 @@ struct GoalProjectionTests {
     @Test func concurrentRulesOfSection4() throws {
         let goal = UUID()
         func event(_ device: String, _ ms: Int64, _ payload: Payload, id: UUID = UUID()) -> Event {
-            Event(id: id, origin: device, sequence: 1, hlc: HLC(milliseconds: ms, counter: 0), at: Instant(milliseconds: ms), schema: 2, payload: payload)
+            Event(
+                id: id, origin: device, sequence: 1, hlc: HLC(milliseconds: ms, counter: 0), at: Instant(milliseconds: ms), schema: 2,
+                payload: payload)
         }
-        let created = event("phone", 1000, .goalCreated(GoalCreated(
-            goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil, progressKind: .measurable, target: 5,
-            unit: nil, reminder: nil, tags: ["x"])))
-        var titleA = GoalEdited(goal: goal, replaces: [.title: created.id]); titleA.title = "A"
-        var titleB = GoalEdited(goal: goal, replaces: [.title: created.id]); titleB.title = "B"
-        var target = GoalEdited(goal: goal, replaces: [.target: created.id]); target.target = 9
+        let created = event(
+            "phone", 1000,
+            .goalCreated(
+                GoalCreated(
+                    goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil, progressKind: .measurable, target: 5,
+                    unit: nil, reminder: nil, tags: ["x"])))
+        var titleA = GoalEdited(goal: goal, replaces: [.title: created.id])
+        titleA.title = "A"
+        var titleB = GoalEdited(goal: goal, replaces: [.title: created.id])
+        titleB.title = "B"
+        var target = GoalEdited(goal: goal, replaces: [.target: created.id])
+        target.target = 9
         let entryID = UUID()
         let events = [
             created,
@@ -67,7 +76,9 @@ struct GoalProjectionTests {
             event("tablet", 2000, .goalEdited(titleB)),  // same millisecond: "tablet" sorts after "phone" and wins
             event("tablet", 2100, .goalEdited(target)),  // a different field: both edits apply
             event("phone", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 1, completed: nil, occurredAt: nil, day: nil))),
-            event("tablet", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 2, completed: nil, occurredAt: nil, day: nil)), id: entryID),
+            event(
+                "tablet", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 2, completed: nil, occurredAt: nil, day: nil)),
+                id: entryID),
             event("phone", 3500, .progressRemoved(ProgressRemoved(goal: goal, entry: entryID))),
             event("tablet", 3600, .tagRemoved(TagRemoved(goal: goal, tag: "x", observed: [created.id]))),
             event("phone", 3600, .tagAdded(TagAdded(goal: goal, tag: "x"))),  // concurrent add: the tag stays

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 /// The reconciler against a store and a file-backed notification center.
@@ -9,8 +10,12 @@ struct ReconcilerTests {
     /// A store with device settings (Berlin) and, optionally, an authorization.
     func store(_ authorization: AuthorizationStatus?, strategy: String = "repeating", capacity: Int = 64) throws -> TemporaryStore {
         let t = try TemporaryStore()
-        var lines = [#"{"type":"deviceConfigured","timeZone":"Europe/Berlin","firstWeekday":2,"strategy":"\#(strategy)","capacity":\#(capacity),"at":"2026-11-01T00:00:00Z"}"#]
-        if let authorization { lines.append(#"{"type":"notificationAuthorization","status":"\#(authorization.rawValue)","at":"2026-11-01T00:00:00Z"}"#) }
+        var lines = [
+            #"{"type":"deviceConfigured","timeZone":"Europe/Berlin","firstWeekday":2,"strategy":"\#(strategy)","capacity":\#(capacity),"at":"2026-11-01T00:00:00Z"}"#
+        ]
+        if let authorization {
+            lines.append(#"{"type":"notificationAuthorization","status":"\#(authorization.rawValue)","at":"2026-11-01T00:00:00Z"}"#)
+        }
         try t.store.append(try drafts(lines), now: now)
         return t
     }
@@ -41,8 +46,11 @@ struct ReconcilerTests {
         try t.store.append(try drafts([goal(1)]), now: now)
         _ = try Reconciler(store: t.store).reconcile(now: now)
         var file = try center(t)
-        file.requests.append(PendingRequest(id: "water-the-plants", goal: nil, title: "Plants", body: "Water them", sound: "default",
-                                            trigger: NotificationTrigger(kind: .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 8, minute: 0), repeats: true)))
+        file.requests.append(
+            PendingRequest(
+                id: "water-the-plants", goal: nil, title: "Plants", body: "Water them", sound: "default",
+                trigger: NotificationTrigger(
+                    kind: .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 8, minute: 0), repeats: true)))
         try file.save()
         try t.store.append(try drafts([#"{"type":"notificationAuthorization","status":"\#(status.rawValue)"}"#]), now: now)
         let r = try Reconciler(store: t.store).reconcile(now: now)
@@ -62,8 +70,9 @@ struct ReconcilerTests {
         let t = try TemporaryStore()
         try t.store.append(try drafts([goal(1)]), now: now)
         var file = try center(t)
-        let stale = PendingRequest(id: rid(9), goal: goalID(9), title: "Old", body: "Old", sound: "default",
-                                   trigger: NotificationTrigger(kind: .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 8, minute: 0), repeats: true))
+        let stale = PendingRequest(
+            id: rid(9), goal: goalID(9), title: "Old", body: "Old", sound: "default",
+            trigger: NotificationTrigger(kind: .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 8, minute: 0), repeats: true))
         file.requests = [stale]
         try file.save()
         let r = try Reconciler(store: t.store).reconcile(now: now, full: true)
@@ -77,16 +86,22 @@ struct ReconcilerTests {
         try t.store.append(try drafts([goal(1), goal(2), goal(3), goal(4)]), now: now)
         _ = try Reconciler(store: t.store).reconcile(now: now)
         var file = try center(t)
-        file.requests.append(PendingRequest(id: "goal-reminder-not-a-uuid", goal: nil, title: "x", body: "x", sound: "default",
-                                            trigger: NotificationTrigger(kind: .date(instant("2027-01-01T08:00:00Z")), repeats: false)))
-        file.requests.append(PendingRequest(id: "birthday", goal: nil, title: "x", body: "x", sound: "default",
-                                            trigger: NotificationTrigger(kind: .calendar(year: nil, month: 5, day: 1, weekday: nil, hour: 8, minute: 0), repeats: true)))
+        file.requests.append(
+            PendingRequest(
+                id: "goal-reminder-not-a-uuid", goal: nil, title: "x", body: "x", sound: "default",
+                trigger: NotificationTrigger(kind: .date(instant("2027-01-01T08:00:00Z")), repeats: false)))
+        file.requests.append(
+            PendingRequest(
+                id: "birthday", goal: nil, title: "x", body: "x", sound: "default",
+                trigger: NotificationTrigger(kind: .calendar(year: nil, month: 5, day: 1, weekday: nil, hour: 8, minute: 0), repeats: true))
+        )
         try file.save()
-        try t.store.append(try drafts([
-            #"{"type":"goalEdited","goal":"\#(goalID(1).uuidString)","title":"Renamed"}"#,
-            #"{"type":"reminderSet","goal":"\#(goalID(2).uuidString)","hour":21}"#,
-            #"{"type":"goalEdited","goal":"\#(goalID(3).uuidString)","cadence":"monthly"}"#,
-        ]), now: now)
+        try t.store.append(
+            try drafts([
+                #"{"type":"goalEdited","goal":"\#(goalID(1).uuidString)","title":"Renamed"}"#,
+                #"{"type":"reminderSet","goal":"\#(goalID(2).uuidString)","hour":21}"#,
+                #"{"type":"goalEdited","goal":"\#(goalID(3).uuidString)","cadence":"monthly"}"#,
+            ]), now: now)
         // A body edited behind the ledger's back is repaired by the next full pass.
         var tampered = try center(t)
         let i = tampered.requests.firstIndex { $0.id == rid(4) }!
@@ -102,7 +117,9 @@ struct ReconcilerTests {
         #expect(ids.contains("birthday") && ids.contains("goal-reminder-not-a-uuid"))
         let requests = try center(t).requests
         #expect(requests.first { $0.id == rid(1) }?.title == "Renamed")
-        #expect(requests.first { $0.id == rid(2) }?.trigger.kind == .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 21, minute: 0))
+        #expect(
+            requests.first { $0.id == rid(2) }?.trigger.kind
+                == .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 21, minute: 0))
         #expect(requests.first { $0.id == rid(3) }?.body == "Keep up this month's goal")
     }
 
@@ -153,11 +170,12 @@ struct ReconcilerTests {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1), goal(2), goal(3, cadence: "once", extra: #","targetDate":"2026-12-01""#)]), now: now)
         #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled.count == 3)
-        try t.store.append(try drafts([
-            #"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#,
-            #"{"type":"reminderCleared","goal":"\#(goalID(2).uuidString)"}"#,
-            #"{"type":"progressRecorded","goal":"\#(goalID(3).uuidString)","completed":true}"#,
-        ]), now: now)
+        try t.store.append(
+            try drafts([
+                #"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#,
+                #"{"type":"reminderCleared","goal":"\#(goalID(2).uuidString)"}"#,
+                #"{"type":"progressRecorded","goal":"\#(goalID(3).uuidString)","completed":true}"#,
+            ]), now: now)
         let r = try Reconciler(store: t.store).reconcile(now: now)
         #expect(!r.full)
         #expect(r.cancelled == [rid(1), rid(2), rid(3)].sorted())

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 /// Builds a goal's state by folding events, for reminder tests.
@@ -12,28 +13,35 @@ struct ReminderGoal {
         reminder: ReminderTime? = .default, measurable target: Double? = nil
     ) {
         state = GoalState(id: id)
-        apply(.goalCreated(GoalCreated(
-            goal: id, title: title, details: nil, cadence: cadence, targetDate: targetDate.map(day),
-            progressKind: target == nil ? .outcome : .measurable, target: target, unit: nil, reminder: reminder, tags: [])))
+        apply(
+            .goalCreated(
+                GoalCreated(
+                    goal: id, title: title, details: nil, cadence: cadence, targetDate: targetDate.map(day),
+                    progressKind: target == nil ? .outcome : .measurable, target: target, unit: nil, reminder: reminder, tags: [])))
     }
 
     var id: UUID { state.id }
 
     mutating func apply(_ payload: Payload) {
         clock += 1000
-        state.apply(Event(
-            id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: clock, counter: 0),
-            at: Instant(milliseconds: clock), schema: 2, payload: payload))
+        state.apply(
+            Event(
+                id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: clock, counter: 0),
+                at: Instant(milliseconds: clock), schema: 2, payload: payload))
     }
 
     mutating func complete(_ done: Bool = true, on d: String) {
-        apply(.progressRecorded(ProgressRecorded(
-            goal: id, amount: nil, completed: done, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
+        apply(
+            .progressRecorded(
+                ProgressRecorded(
+                    goal: id, amount: nil, completed: done, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
     }
 
     mutating func record(_ amount: Double, on d: String) {
-        apply(.progressRecorded(ProgressRecorded(
-            goal: id, amount: amount, completed: nil, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
+        apply(
+            .progressRecorded(
+                ProgressRecorded(
+                    goal: id, amount: amount, completed: nil, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
     }
 
     mutating func delete() { apply(.goalDeleted(GoalRegisterWrite(goal: id, replaces: nil))) }
@@ -53,9 +61,10 @@ func device(
     let settings = DeviceConfigured(
         timeZone: timeZone, firstWeekday: firstWeekday, locale: locale, strategy: strategy, windowDays: windowDays,
         capacity: capacity)
-    state.apply(Event(
-        id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1_600_000_000_000, counter: 0),
-        at: Instant(milliseconds: 1_600_000_000_000), schema: 2, payload: .deviceConfigured(settings)))
+    state.apply(
+        Event(
+            id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1_600_000_000_000, counter: 0),
+            at: Instant(milliseconds: 1_600_000_000_000), schema: 2, payload: .deviceConfigured(settings)))
     return state
 }
 

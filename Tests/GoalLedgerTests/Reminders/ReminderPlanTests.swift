@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 /// The `repeating` strategy: the scheduling table and eligibility.
@@ -89,7 +90,8 @@ struct RepeatingReminderTests {
         // Today: eligible while the reminder time is ahead.
         #expect(only(ReminderGoal(cadence: .once, targetDate: "2026-06-10", reminder: hm(7, 0))) == nil)
         #expect(only(ReminderGoal(cadence: .once, targetDate: "2026-06-10", reminder: hm(8, 0))) == nil)  // exactly now
-        #expect(only(ReminderGoal(cadence: .once, targetDate: "2026-06-10", reminder: hm(8, 1)))?.nextFireAt == instant("2026-06-10T12:01:00Z"))
+        #expect(
+            only(ReminderGoal(cadence: .once, targetDate: "2026-06-10", reminder: hm(8, 1)))?.nextFireAt == instant("2026-06-10T12:01:00Z"))
     }
 
     @Test func oneTimeGoalWithoutTargetDateOrReminderHasNone() {
@@ -135,9 +137,10 @@ struct RepeatingReminderTests {
         #expect(only(goal) != nil)
         // Events about a goal whose creation has not arrived yet.
         var early = GoalState(id: UUID())
-        early.apply(Event(
-            id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1, counter: 0), at: Instant(milliseconds: 1),
-            schema: 2, payload: .reminderSet(ReminderSet(goal: early.id, hour: 9, minute: 0, replaces: nil))))
+        early.apply(
+            Event(
+                id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1, counter: 0), at: Instant(milliseconds: 1),
+                schema: 2, payload: .reminderSet(ReminderSet(goal: early.id, hour: 9, minute: 0, replaces: nil))))
         #expect(ReminderPlan.requests(for: early, device: newYork, now: now).isEmpty)
         #expect(ReminderPlan.plan(goals: [early, goal.state], device: newYork, now: now).requests.map(\.goal) == [goal.id])
     }
@@ -179,53 +182,57 @@ struct WindowReminderTests {
         let goal = ReminderGoal(cadence: .daily, reminder: hm(2, 30))
         // Saturday 07:00 EST: today's 02:30 has passed.
         let got = fires(goal, window("America/New_York"), now: "2026-03-07T12:00:00Z")
-        #expect(got == [
-            "20260308": "2026-03-08T07:00:00Z",  // 02:30 does not exist: 03:00 EDT
-            "20260309": "2026-03-09T06:30:00Z",
-            "20260310": "2026-03-10T06:30:00Z",
-            "20260311": "2026-03-11T06:30:00Z",
-            "20260312": "2026-03-12T06:30:00Z",
-            "20260313": "2026-03-13T06:30:00Z",
-        ])
+        #expect(
+            got == [
+                "20260308": "2026-03-08T07:00:00Z",  // 02:30 does not exist: 03:00 EDT
+                "20260309": "2026-03-09T06:30:00Z",
+                "20260310": "2026-03-10T06:30:00Z",
+                "20260311": "2026-03-11T06:30:00Z",
+                "20260312": "2026-03-12T06:30:00Z",
+                "20260313": "2026-03-13T06:30:00Z",
+            ])
     }
 
     @Test func newYorkFallBack() {
         let goal = ReminderGoal(cadence: .daily, reminder: hm(1, 30))
         let got = fires(goal, window("America/New_York"), now: "2026-10-31T12:00:00Z")
-        #expect(got == [
-            "20261101": "2026-11-01T05:30:00Z",  // the first 01:30, still EDT
-            "20261102": "2026-11-02T06:30:00Z",
-            "20261103": "2026-11-03T06:30:00Z",
-            "20261104": "2026-11-04T06:30:00Z",
-            "20261105": "2026-11-05T06:30:00Z",
-            "20261106": "2026-11-06T06:30:00Z",
-        ])
+        #expect(
+            got == [
+                "20261101": "2026-11-01T05:30:00Z",  // the first 01:30, still EDT
+                "20261102": "2026-11-02T06:30:00Z",
+                "20261103": "2026-11-03T06:30:00Z",
+                "20261104": "2026-11-04T06:30:00Z",
+                "20261105": "2026-11-05T06:30:00Z",
+                "20261106": "2026-11-06T06:30:00Z",
+            ])
     }
 
     @Test func berlinSpringForward() {
         let goal = ReminderGoal(cadence: .daily, reminder: hm(2, 30))
         let got = fires(goal, window("Europe/Berlin"), now: "2026-03-28T12:00:00Z")
-        #expect(got == [
-            "20260329": "2026-03-29T01:00:00Z",  // 02:30 does not exist: 03:00 CEST
-            "20260330": "2026-03-30T00:30:00Z",
-            "20260331": "2026-03-31T00:30:00Z",
-            "20260401": "2026-04-01T00:30:00Z",
-            "20260402": "2026-04-02T00:30:00Z",
-            "20260403": "2026-04-03T00:30:00Z",
-        ])
+        #expect(
+            got == [
+                "20260329": "2026-03-29T01:00:00Z",  // 02:30 does not exist: 03:00 CEST
+                "20260330": "2026-03-30T00:30:00Z",
+                "20260331": "2026-03-31T00:30:00Z",
+                "20260401": "2026-04-01T00:30:00Z",
+                "20260402": "2026-04-02T00:30:00Z",
+                "20260403": "2026-04-03T00:30:00Z",
+            ])
     }
 
     @Test func berlinFallBack() {
         let goal = ReminderGoal(cadence: .daily, reminder: hm(2, 30))
         let got = fires(goal, window("Europe/Berlin"), now: "2026-10-24T12:00:00Z")
-        #expect(got == [
-            "20261025": "2026-10-25T00:30:00Z",  // the first 02:30, still CEST
-            "20261026": "2026-10-26T01:30:00Z",
-            "20261027": "2026-10-27T01:30:00Z",
-            "20261028": "2026-10-28T01:30:00Z",
-            "20261029": "2026-10-29T01:30:00Z",
-            "20261030": "2026-10-30T01:30:00Z",
-        ])
+        #expect(
+            got == [
+                "20261025": "2026-10-25T00:30:00Z",  // the first 02:30, still CEST
+                "20261026": "2026-10-26T01:30:00Z",
+                "20261027": "2026-10-27T01:30:00Z",
+                "20261028": "2026-10-28T01:30:00Z",
+                "20261029": "2026-10-29T01:30:00Z",
+                "20261030": "2026-10-30T01:30:00Z",
+            ])
     }
 
     @Test func theWindowStartsWithTodayAndCountsWindowDays() {
@@ -257,12 +264,14 @@ struct WindowReminderTests {
     @Test func weeklyRequestsFallOnTheFirstWeekday() {
         var goal = ReminderGoal(cadence: .weekly)
         let now = "2026-06-10T12:00:00Z"  // Wednesday
-        #expect(fires(goal, window("America/New_York", firstWeekday: 1, days: 14), now: now) == [
-            "20260614": "2026-06-14T13:00:00Z", "20260621": "2026-06-21T13:00:00Z",
-        ])
-        #expect(fires(goal, window("America/New_York", firstWeekday: 2, days: 7), now: now) == [
-            "20260615": "2026-06-15T13:00:00Z"
-        ])
+        #expect(
+            fires(goal, window("America/New_York", firstWeekday: 1, days: 14), now: now) == [
+                "20260614": "2026-06-14T13:00:00Z", "20260621": "2026-06-21T13:00:00Z",
+            ])
+        #expect(
+            fires(goal, window("America/New_York", firstWeekday: 2, days: 7), now: now) == [
+                "20260615": "2026-06-15T13:00:00Z"
+            ])
         // Completing the current week does not touch next week's request; progress in next week does.
         goal.complete(on: "2026-06-10")
         #expect(fires(goal, window("America/New_York", firstWeekday: 2, days: 7), now: now).keys.sorted() == ["20260615"])
@@ -343,8 +352,11 @@ struct ReminderCapacityTests {
         #expect(plan.requests.last?.id == "goal-reminder-" + goalID(2).uuidString + "-20260614")
         #expect(plan.overCapacity == [goalID(1), goalID(2)])
         // The per-goal requests are the plan's requests when nothing is cut.
-        let all = ReminderPlan.plan(goals: [later, single, morning], device: device("UTC", strategy: .window), now: instant("2026-06-10T06:00:00Z"))
-        let perGoal = [morning, later, single].flatMap { ReminderPlan.requests(for: $0, device: phone, now: instant("2026-06-10T06:00:00Z")) }
+        let all = ReminderPlan.plan(
+            goals: [later, single, morning], device: device("UTC", strategy: .window), now: instant("2026-06-10T06:00:00Z"))
+        let perGoal = [morning, later, single].flatMap {
+            ReminderPlan.requests(for: $0, device: phone, now: instant("2026-06-10T06:00:00Z"))
+        }
         #expect(Set(all.requests) == Set(perGoal))
         #expect(all.requests.count == 15)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 let runGoal = "0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1"
@@ -31,10 +32,11 @@ struct AppendTests {
         #expect(events.map(\.event.origin) == Array(repeating: "phone", count: 7))
         #expect(try t.store.originHeads() == ["phone": 7])
         // Same wall time twice: the clock's counter keeps events apart.
-        let more = try t.store.append(try drafts([
-            #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"a","at":"2026-11-02T07:00:00Z"}"#,
-            #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"b","at":"2026-11-02T07:00:00Z"}"#,
-        ]), now: now)
+        let more = try t.store.append(
+            try drafts([
+                #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"a","at":"2026-11-02T07:00:00Z"}"#,
+                #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"b","at":"2026-11-02T07:00:00Z"}"#,
+            ]), now: now)
         #expect(more[0].hlc > results[6].hlc && more[1].hlc > more[0].hlc)
     }
 
@@ -60,13 +62,19 @@ struct AppendTests {
         ("unknown type", #"{"type":"goalExploded","goal":"\#(runGoal)"}"#, "type"),
         ("unknown field", #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x","colour":"red"}"#, "colour"),
         ("wrong type", #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":"three"}"#, "amount"),
-        ("title of 201 characters", #"{"type":"goalEdited","goal":"\#(runGoal)","title":"\#(String(repeating: "x", count: 201))"}"#, "title"),
+        (
+            "title of 201 characters", #"{"type":"goalEdited","goal":"\#(runGoal)","title":"\#(String(repeating: "x", count: 201))"}"#,
+            "title"
+        ),
         ("impossible date", #"{"type":"goalEdited","goal":"\#(runGoal)","targetDate":"2026-02-30"}"#, "targetDate"),
         ("unknown goal", #"{"type":"progressRecorded","goal":"99999999-0000-4000-8000-000000000000","amount":1}"#, "goal"),
         ("wrong progress kind", #"{"type":"progressRecorded","goal":"\#(runGoal)","completed":true}"#, "completed"),
         ("append to a deleted goal", #"{"type":"tagAdded","goal":"\#(callGoal)","tag":"x"}"#, "goal"),
         ("goal id reused", #"{"type":"goalCreated","goal":"\#(runGoal)","title":"again"}"#, "goal"),
-        ("removing an unknown entry", #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"99999999-0000-4000-8000-000000000000"}"#, "entry"),
+        (
+            "removing an unknown entry", #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"99999999-0000-4000-8000-000000000000"}"#,
+            "entry"
+        ),
         ("target on an outcome goal", #"{"type":"goalEdited","goal":"\#(meditateGoal)","target":3}"#, "target"),
         ("removing a tag the goal lacks", #"{"type":"tagRemoved","goal":"\#(runGoal)","tag":"nope"}"#, "tag"),
         ("hour out of range", #"{"type":"reminderSet","goal":"\#(runGoal)","hour":24}"#, "hour"),
@@ -122,18 +130,22 @@ struct AppendTests {
     @Test func fillsInWhatTheAuthorReplacedAndObserved() throws {
         let t = try TemporaryStore()
         try t.store.append(try drafts(dayOne), now: now)
-        try t.store.append(try drafts([
-            #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 6 km","target":6}"#,
-            #"{"type":"reminderSet","goal":"\#(runGoal)","minute":45}"#,
-            #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"sport"}"#,
-            #"{"type":"tagRemoved","goal":"\#(runGoal)","tag":"sport"}"#,
-            #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1,"occurredAt":"2026-11-04T23:30:00Z"}"#,
-        ]), now: now)
+        try t.store.append(
+            try drafts([
+                #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 6 km","target":6}"#,
+                #"{"type":"reminderSet","goal":"\#(runGoal)","minute":45}"#,
+                #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"sport"}"#,
+                #"{"type":"tagRemoved","goal":"\#(runGoal)","tag":"sport"}"#,
+                #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1,"occurredAt":"2026-11-04T23:30:00Z"}"#,
+            ]), now: now)
         let events = try t.store.events(ofGoal: UUID(uuidString: runGoal)!).map(\.event)
         let created = events[0].id
         guard case .goalEdited(let edit) = events[2].payload, case .reminderSet(let reminder) = events[3].payload,
             case .tagRemoved(let removal) = events[5].payload, case .progressRecorded(let entry) = events[6].payload
-        else { Issue.record("unexpected events \(events.map(\.type))"); return }
+        else {
+            Issue.record("unexpected events \(events.map(\.type))")
+            return
+        }
         #expect(edit.replaces == [.title: created, .target: created])
         #expect(reminder.hour == 7 && reminder.minute == 45 && reminder.replaces == created)
         #expect(Set(removal.observed) == [created, events[4].id])

@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Testing
+
 @testable import GoalLedger
 
 struct MigrationTests {
@@ -12,23 +13,38 @@ struct MigrationTests {
     func legacyStore() throws -> (TemporaryDirectory, LedgerStore) {
         let dir = TemporaryDirectory()
         let store = try LedgerStore.create(at: dir.path + "/s", device: "phone", schema: 1)
-        try store.append([EventDraft(at: instant("2026-10-01T08:00:00Z"), payload: .goalCreated(GoalCreated(
-            goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))], now: now)
+        try store.append(
+            [
+                EventDraft(
+                    at: instant("2026-10-01T08:00:00Z"),
+                    payload: .goalCreated(
+                        GoalCreated(
+                            goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))
+            ], now: now)
         return (dir, store)
     }
 
     func history(_ id: UUID, _ entries: [Int], base: UUID?, at: String) -> EventDraft {
-        EventDraft(id: id, at: instant(at), payload: .progressHistoryReplaced(ProgressHistoryReplaced(
-            goal: goal, entries: entries.map { HistoryEntry(id: e($0), amount: Double($0), occurredAt: instant("2026-10-0\($0 % 9 + 1)T20:00:00Z")) },
-            base: base)))
+        EventDraft(
+            id: id, at: instant(at),
+            payload: .progressHistoryReplaced(
+                ProgressHistoryReplaced(
+                    goal: goal,
+                    entries: entries.map {
+                        HistoryEntry(id: e($0), amount: Double($0), occurredAt: instant("2026-10-0\($0 % 9 + 1)T20:00:00Z"))
+                    },
+                    base: base)))
     }
 
     func liveIDs(_ store: LedgerStore) throws -> Set<UUID> { Set(try store.goalState(goal).entries.map(\.id)) }
 
     @Test func withABaseAnIntendedRemovalStaysRemoved() throws {
         let (_, store) = try legacyStore()
-        try store.append([history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
-                          history(w(2), [1, 3], base: w(1), at: "2026-10-04T21:00:00Z")], now: now)
+        try store.append(
+            [
+                history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
+                history(w(2), [1, 3], base: w(1), at: "2026-10-04T21:00:00Z"),
+            ], now: now)
         #expect(try liveIDs(store) == [e(1), e(3)])
         let logBefore = try store.read { txn in try txn.count(store.layout.events) }
         let events = try store.snapshot()["events"]
@@ -43,8 +59,11 @@ struct MigrationTests {
 
     @Test func withoutABaseNothingIsLost() throws {
         let (_, store) = try legacyStore()
-        try store.append([history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
-                          history(w(2), [1], base: nil, at: "2026-10-04T21:00:00Z")], now: now)
+        try store.append(
+            [
+                history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
+                history(w(2), [1], base: nil, at: "2026-10-04T21:00:00Z"),
+            ], now: now)
         #expect(try liveIDs(store) == [e(1)])
         _ = try store.migrate()
         #expect(try liveIDs(store) == [e(1), e(2), e(3)])
@@ -59,14 +78,19 @@ struct MigrationTests {
     @Test func afterMigrationTheCurrentCatalogAppliesAndEntriesCanBeRemoved() throws {
         let (_, store) = try legacyStore()
         try store.append([history(w(1), [1, 2], base: nil, at: "2026-10-03T21:00:00Z")], now: now)
-        let refusedBefore = ledgerError { try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now) }
+        let refusedBefore = ledgerError {
+            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
+        }
         #expect(refusedBefore?.message.contains("ledger migrate") == true, "\(refusedBefore?.message ?? "")")
         _ = try store.migrate()
         let refused = ledgerError { try store.append([history(w(2), [1], base: w(1), at: "2026-10-04T21:00:00Z")], now: now) }
         #expect(refused?.code == .invalidInput)
         #expect(refused?.message.contains("progressRecorded") == true, "\(refused?.message ?? "")")
-        try store.append([EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: e(2)))),
-                          EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 3)))], now: now)
+        try store.append(
+            [
+                EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: e(2)))),
+                EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 3))),
+            ], now: now)
         #expect(try liveIDs(store).count == 2 && !(try liveIDs(store).contains(e(2))))
         // Migrating again does nothing.
         let again = try store.migrate()

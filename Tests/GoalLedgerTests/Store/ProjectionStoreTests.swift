@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Testing
+
 @testable import GoalLedger
 
 struct ProjectionStoreTests {
@@ -81,20 +82,22 @@ struct ProjectionStoreTests {
 
     @Test func auditShowsEachStepWithBeforeAndAfter() throws {
         let t = try seededStore()
-        try t.store.append(try drafts([
-            #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 6 km"}"#,
-            #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 7 km","details":"longer"}"#,
-            #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"10000000-0000-4000-8000-000000000004"}"#,
-        ]), now: now)
+        try t.store.append(
+            try drafts([
+                #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 6 km"}"#,
+                #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run 7 km","details":"longer"}"#,
+                #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"10000000-0000-4000-8000-000000000004"}"#,
+            ]), now: now)
         let steps = try t.store.audit(goal: UUID(uuidString: runGoal)!)
         #expect(steps.map(\.event.type) == [.goalCreated, .progressRecorded, .goalEdited, .goalEdited, .progressRemoved])
         #expect(steps.map(\.position) == [2, 4, 8, 9, 10])
         #expect(steps[0].changes.first { $0.field == "title" } == AuditChange(field: "title", before: .null, after: .string("Run 5 km")))
         #expect(steps[2].changes == [AuditChange(field: "title", before: .string("Run 5 km"), after: .string("Run 6 km"))])
-        #expect(steps[3].changes == [
-            AuditChange(field: "title", before: .string("Run 6 km"), after: .string("Run 7 km")),
-            AuditChange(field: "details", before: .null, after: .string("longer")),
-        ])
+        #expect(
+            steps[3].changes == [
+                AuditChange(field: "title", before: .string("Run 6 km"), after: .string("Run 7 km")),
+                AuditChange(field: "details", before: .null, after: .string("longer")),
+            ])
         #expect(steps[1].changes[0].after["amount"] == .number(2.5))
         #expect(steps[4].changes[0].before["amount"] == .number(2.5))
         #expect(steps[4].changes[0].after == .null)
@@ -103,13 +106,22 @@ struct ProjectionStoreTests {
 
     @Test func auditMarksConcurrentOverwrites() {
         let goal = UUID()
-        let created = Event(id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1000, counter: 0), at: Instant(milliseconds: 1000), schema: 2,
-                            payload: .goalCreated(GoalCreated(goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil,
-                                                              progressKind: .outcome, target: nil, unit: nil, reminder: nil, tags: [])))
-        var a = GoalEdited(goal: goal, replaces: [.title: created.id]); a.title = "phone's"
-        var b = GoalEdited(goal: goal, replaces: [.title: created.id]); b.title = "tablet's"
-        let ea = Event(id: UUID(), origin: "phone", sequence: 2, hlc: HLC(milliseconds: 2000, counter: 0), at: Instant(milliseconds: 2000), schema: 2, payload: .goalEdited(a))
-        let eb = Event(id: UUID(), origin: "tablet", sequence: 1, hlc: HLC(milliseconds: 2500, counter: 0), at: Instant(milliseconds: 2500), schema: 2, payload: .goalEdited(b))
+        let created = Event(
+            id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1000, counter: 0), at: Instant(milliseconds: 1000), schema: 2,
+            payload: .goalCreated(
+                GoalCreated(
+                    goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil,
+                    progressKind: .outcome, target: nil, unit: nil, reminder: nil, tags: [])))
+        var a = GoalEdited(goal: goal, replaces: [.title: created.id])
+        a.title = "phone's"
+        var b = GoalEdited(goal: goal, replaces: [.title: created.id])
+        b.title = "tablet's"
+        let ea = Event(
+            id: UUID(), origin: "phone", sequence: 2, hlc: HLC(milliseconds: 2000, counter: 0), at: Instant(milliseconds: 2000), schema: 2,
+            payload: .goalEdited(a))
+        let eb = Event(
+            id: UUID(), origin: "tablet", sequence: 1, hlc: HLC(milliseconds: 2500, counter: 0), at: Instant(milliseconds: 2500), schema: 2,
+            payload: .goalEdited(b))
         let steps = GoalAudit.steps([(3, eb), (1, created), (2, ea)])
         #expect(steps.map(\.event.id) == [created.id, ea.id, eb.id])
         #expect(steps[2].overwrote == [AuditOverwrite(field: "title", event: ea.id, device: "phone", value: .string("phone's"))])
@@ -137,9 +149,10 @@ struct ProjectionStoreTests {
         let stream = live.changes(pollInterval: .milliseconds(5))
         var iterator = stream.makeAsyncIterator()
         for _ in 0..<2 { received.append(try #require(try await iterator.next()).position) }
-        try t.store.append(try drafts([
-            #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(meditateGoal)","tag":"y"}"#,
-        ]), now: now)
+        try t.store.append(
+            try drafts([
+                #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(meditateGoal)","tag":"y"}"#,
+            ]), now: now)
         for _ in 0..<2 { received.append(try #require(try await iterator.next()).position) }
         #expect(received == [6, 7, 8, 9])
         let lastTwo = try ChangeFeed(store: t.store, after: 7).next()

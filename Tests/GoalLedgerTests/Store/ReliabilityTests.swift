@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import LMDB
+import Synchronization
 import Testing
+
 @testable import GoalLedger
 
 struct ReliabilityTests {

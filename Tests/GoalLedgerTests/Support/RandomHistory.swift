@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import GoalLedger
 
 /// Random histories for property tests, repeatable by seed.
@@ -31,11 +32,12 @@ enum RandomHistory {
             switch rng.next() % 12 {
             case 0, 1:
                 let measurable = rng.next() % 2 == 0
-                payload = .goalCreated(GoalCreated(
-                    goal: goal, title: "goal \(i)", details: rng.next() % 2 == 0 ? nil : "d\(i)",
-                    cadence: Cadence.allCases.randomElement(using: &rng)!, targetDate: nil,
-                    progressKind: measurable ? .measurable : .outcome, target: measurable ? 5 : nil, unit: nil,
-                    reminder: rng.next() % 2 == 0 ? nil : ReminderTime(hour: 8, minute: 15), tags: ["a"]))
+                payload = .goalCreated(
+                    GoalCreated(
+                        goal: goal, title: "goal \(i)", details: rng.next() % 2 == 0 ? nil : "d\(i)",
+                        cadence: Cadence.allCases.randomElement(using: &rng)!, targetDate: nil,
+                        progressKind: measurable ? .measurable : .outcome, target: measurable ? 5 : nil, unit: nil,
+                        reminder: rng.next() % 2 == 0 ? nil : ReminderTime(hour: 8, minute: 15), tags: ["a"]))
                 adds.append(id)
             case 2:
                 var e = GoalEdited(goal: goal, replaces: [:])
@@ -47,9 +49,11 @@ enum RandomHistory {
             case 3: payload = .goalDeleted(GoalRegisterWrite(goal: goal))
             case 4: payload = .goalRestored(GoalRegisterWrite(goal: goal))
             case 5, 6:
-                payload = .progressRecorded(ProgressRecorded(
-                    goal: goal, amount: rng.next() % 2 == 0 ? Double(rng.next() % 5) : nil,
-                    completed: rng.next() % 2 == 0 ? rng.next() % 2 == 0 : nil, occurredAt: at, day: at.day(in: TimeZone(identifier: "UTC")!)))
+                payload = .progressRecorded(
+                    ProgressRecorded(
+                        goal: goal, amount: rng.next() % 2 == 0 ? Double(rng.next() % 5) : nil,
+                        completed: rng.next() % 2 == 0 ? rng.next() % 2 == 0 : nil, occurredAt: at,
+                        day: at.day(in: TimeZone(identifier: "UTC")!)))
                 recorded.append(id)
             case 7:
                 payload = .progressRemoved(ProgressRemoved(goal: goal, entry: recorded.randomElement(using: &rng) ?? rng.uuid()))
@@ -57,16 +61,20 @@ enum RandomHistory {
                 payload = .tagAdded(TagAdded(goal: goal, tag: tags.randomElement(using: &rng)!))
                 adds.append(id)
             case 9:
-                payload = .tagRemoved(TagRemoved(goal: goal, tag: tags.randomElement(using: &rng)!,
-                                                 observed: adds.filter { _ in rng.next() % 2 == 0 }))
+                payload = .tagRemoved(
+                    TagRemoved(
+                        goal: goal, tag: tags.randomElement(using: &rng)!,
+                        observed: adds.filter { _ in rng.next() % 2 == 0 }))
             case 10:
-                payload = rng.next() % 2 == 0
+                payload =
+                    rng.next() % 2 == 0
                     ? .reminderSet(ReminderSet(goal: goal, hour: Int(rng.next() % 24), minute: 0))
                     : .reminderCleared(GoalRegisterWrite(goal: goal))
             default:
-                payload = .deviceConfigured(DeviceConfigured(
-                    timeZone: ["UTC", "Asia/Tokyo"].randomElement(using: &rng)!, firstWeekday: Int(rng.next() % 7) + 1,
-                    locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64))
+                payload = .deviceConfigured(
+                    DeviceConfigured(
+                        timeZone: ["UTC", "Asia/Tokyo"].randomElement(using: &rng)!, firstWeekday: Int(rng.next() % 7) + 1,
+                        locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64))
             }
             out.append(Event(id: id, origin: device, sequence: sequence[device]!, hlc: hlc, at: at, schema: 2, payload: payload))
         }
@@ -86,10 +94,11 @@ enum RandomHistory {
             switch live.isEmpty ? 0 : rng.next() % 10 {
             case 0:
                 let measurable = rng.next() % 2 == 0
-                payload = .goalCreated(GoalCreated(
-                    goal: rng.uuid(), title: "goal \(step)", details: nil, cadence: Cadence.allCases.randomElement(using: &rng)!,
-                    targetDate: nil, progressKind: measurable ? .measurable : .outcome, target: measurable ? 3 : nil,
-                    unit: nil, reminder: nil, tags: ["a"]))
+                payload = .goalCreated(
+                    GoalCreated(
+                        goal: rng.uuid(), title: "goal \(step)", details: nil, cadence: Cadence.allCases.randomElement(using: &rng)!,
+                        targetDate: nil, progressKind: measurable ? .measurable : .outcome, target: measurable ? 3 : nil,
+                        unit: nil, reminder: nil, tags: ["a"]))
             case 1:
                 if let g = live.randomElement(using: &rng) {
                     var e = GoalEdited(goal: g.id, replaces: [:])
@@ -99,9 +108,10 @@ enum RandomHistory {
                 }
             case 2, 3, 4:
                 if let g = live.randomElement(using: &rng) {
-                    payload = .progressRecorded(g.kind == .measurable
-                        ? ProgressRecorded(goal: g.id, amount: Double(rng.next() % 4), completed: nil)
-                        : ProgressRecorded(goal: g.id, amount: nil, completed: rng.next() % 3 != 0))
+                    payload = .progressRecorded(
+                        g.kind == .measurable
+                            ? ProgressRecorded(goal: g.id, amount: Double(rng.next() % 4), completed: nil)
+                            : ProgressRecorded(goal: g.id, amount: nil, completed: rng.next() % 3 != 0))
                 }
             case 5:
                 if let g = live.randomElement(using: &rng), let entry = g.entries.randomElement(using: &rng) {
@@ -121,15 +131,19 @@ enum RandomHistory {
                 if let g = deleted.randomElement(using: &rng) {
                     payload = .goalRestored(GoalRegisterWrite(goal: g.id))
                 } else if rng.next() % 2 == 0 {
-                    payload = .deviceConfigured(DeviceConfigured(
-                        timeZone: ["Europe/Berlin", "Asia/Tokyo", "America/New_York"].randomElement(using: &rng)!,
-                        firstWeekday: Int(rng.next() % 7) + 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64))
+                    payload = .deviceConfigured(
+                        DeviceConfigured(
+                            timeZone: ["Europe/Berlin", "Asia/Tokyo", "America/New_York"].randomElement(using: &rng)!,
+                            firstWeekday: Int(rng.next() % 7) + 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64))
                 } else {
-                    payload = .notificationAuthorization(NotificationAuthorization(status: AuthorizationStatus.allCases.randomElement(using: &rng)!))
+                    payload = .notificationAuthorization(
+                        NotificationAuthorization(status: AuthorizationStatus.allCases.randomElement(using: &rng)!))
                 }
             default:
                 if let g = live.randomElement(using: &rng) {
-                    payload = rng.next() % 2 == 0 ? .reminderSet(ReminderSet(goal: g.id, hour: 6, minute: nil))
+                    payload =
+                        rng.next() % 2 == 0
+                        ? .reminderSet(ReminderSet(goal: g.id, hour: 6, minute: nil))
                         : .reminderCleared(GoalRegisterWrite(goal: g.id))
                 }
             }
@@ -137,8 +151,10 @@ enum RandomHistory {
             let draft = EventDraft(id: rng.uuid(), at: at, payload: payload)
             batch.append(draft)
             // Keep the local model in step so later choices in the batch stay valid.
-            projection.apply(Event(id: draft.id!, origin: store.device, sequence: 0, hlc: HLC(milliseconds: at.milliseconds, counter: 0),
-                                   at: at, schema: 2, payload: try filled(payload, projection: projection, store: store, id: draft.id!, at: at)))
+            projection.apply(
+                Event(
+                    id: draft.id!, origin: store.device, sequence: 0, hlc: HLC(milliseconds: at.milliseconds, counter: 0),
+                    at: at, schema: 2, payload: try filled(payload, projection: projection, store: store, id: draft.id!, at: at)))
         }
         return batch
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 struct JSONParserTests {
@@ -7,7 +8,10 @@ struct JSONParserTests {
         let v = try JSONParser.parse(#"{"b":[1,2.5,-3e2,true,null],"a":{"x":"\u00e9\n\ud83d\ude00"}}"#)
         #expect(v["b"] == .array([.number(1), .number(2.5), .number(-300), .bool(true), .null]))
         #expect(v["a"]?["x"] == .string("é\n😀"))
-        guard case .object(let m) = v else { Issue.record("not an object"); return }
+        guard case .object(let m) = v else {
+            Issue.record("not an object")
+            return
+        }
         #expect(m.map(\.0) == ["b", "a"])
     }
 
@@ -45,8 +49,10 @@ struct TimeTests {
         #expect(instant("1969-12-31T23:59:59.5Z").rfc3339 == "1969-12-31T23:59:59.500Z")
     }
 
-    @Test(arguments: ["2026-02-30T00:00:00Z", "2026-11-02 07:00:00Z", "2026-11-02T24:00:00Z", "2026-11-02T07:00:00",
-                      "2026-11-02T07:00:60Z", "2026-11-02T07:00:00+1:00", "2026-11-02T07:00:00.Z", "yesterday"])
+    @Test(arguments: [
+        "2026-02-30T00:00:00Z", "2026-11-02 07:00:00Z", "2026-11-02T24:00:00Z", "2026-11-02T07:00:00",
+        "2026-11-02T07:00:60Z", "2026-11-02T07:00:00+1:00", "2026-11-02T07:00:00.Z", "yesterday",
+    ])
     func refusesInvalidInstants(_ text: String) {
         #expect(Instant(rfc3339: text) == nil)
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import GoalLedger
 import LMDB
+
+@testable import GoalLedger
 
 /// A fresh directory under the system's temporary folder, removed when the test ends.
 final class TemporaryDirectory {
@@ -35,7 +36,8 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     mutating func uuid() -> UUID {
-        let a = next(), b = next()
+        let a = next()
+        let b = next()
         return withUnsafeBytes(of: (a, b)) { UUID(uuid: $0.load(as: uuid_t.self)) }
     }
 }
@@ -70,7 +72,10 @@ extension LedgerStore {
             var out: [String: [[UInt8]]] = [:]
             for (name, db) in dbs {
                 var rows: [[UInt8]] = []
-                try txn.scan(db) { k, v in rows.append(Array(k) + [0xFF] + Array(v)); return true }
+                try txn.scan(db) { k, v in
+                    rows.append(Array(k) + [0xFF] + Array(v))
+                    return true
+                }
                 out[name] = rows
             }
             return out

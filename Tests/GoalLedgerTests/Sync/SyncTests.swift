@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 struct SyncTests {
@@ -71,7 +72,8 @@ struct SyncTests {
         let a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
         try a.append(try drafts(dayOne), now: now)
         let b = try a.clone(to: dir.path + "/b", device: "tablet")
-        let future = try b.append(try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x","at":"2030-01-01T00:00:00Z"}"#]), now: now)
+        let future = try b.append(
+            try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x","at":"2030-01-01T00:00:00Z"}"#]), now: now)
         _ = try a.sync(with: b)
         let local = try a.append(try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"y","at":"2026-11-06T00:00:00Z"}"#]), now: now)
         #expect(local[0].hlc > future[0].hlc)
@@ -88,9 +90,10 @@ struct SyncTests {
             a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
             try a.append(try drafts(dayOne), now: instant("2026-11-05T12:00:00Z"))
             b = try a.clone(to: dir.path + "/b", device: "tablet")
-            try b.append(try drafts([
-                #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"y"}"#,
-            ]), now: instant("2026-11-06T12:00:00Z"))
+            try b.append(
+                try drafts([
+                    #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"y"}"#,
+                ]), now: instant("2026-11-06T12:00:00Z"))
             tabletEvents = try b.events(missingFrom: ["phone": 7])
         }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GoalLedger
 
 /// Builds a goal's state from events, for view tests.
@@ -10,23 +11,30 @@ struct GoalBuilder {
     init(cadence: Cadence, measurable target: Double? = nil) {
         let id = UUID()
         state = GoalState(id: id)
-        apply(.goalCreated(GoalCreated(
-            goal: id, title: "Goal", details: nil, cadence: cadence, targetDate: nil,
-            progressKind: target == nil ? .outcome : .measurable, target: target, unit: nil, reminder: nil, tags: [])))
+        apply(
+            .goalCreated(
+                GoalCreated(
+                    goal: id, title: "Goal", details: nil, cadence: cadence, targetDate: nil,
+                    progressKind: target == nil ? .outcome : .measurable, target: target, unit: nil, reminder: nil, tags: [])))
     }
 
     mutating func apply(_ payload: Payload, at: Instant? = nil) {
         clock += 1000
         let at = at ?? Instant(milliseconds: clock)
-        state.apply(Event(id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: clock, counter: 0), at: at, schema: 2, payload: payload))
+        state.apply(
+            Event(id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: clock, counter: 0), at: at, schema: 2, payload: payload))
     }
 
     mutating func record(_ amount: Double, on d: String) {
-        apply(.progressRecorded(ProgressRecorded(goal: state.id, amount: amount, completed: nil, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
+        apply(
+            .progressRecorded(
+                ProgressRecorded(goal: state.id, amount: amount, completed: nil, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
     }
 
     mutating func complete(_ done: Bool = true, on d: String, at time: String = "12:00:00") {
-        apply(.progressRecorded(ProgressRecorded(goal: state.id, amount: nil, completed: done, occurredAt: instant(d + "T" + time + "Z"), day: day(d))))
+        apply(
+            .progressRecorded(
+                ProgressRecorded(goal: state.id, amount: nil, completed: done, occurredAt: instant(d + "T" + time + "Z"), day: day(d))))
     }
 }
 
