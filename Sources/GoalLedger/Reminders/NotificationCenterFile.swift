@@ -124,6 +124,7 @@ public struct NotificationCenterFile: Sendable {
     public func save() throws(LedgerError) {
         do {
             try Data((JSONWriter.string(json) + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
             throw LedgerError(.store, "cannot write the notification center \(path): \(error.localizedDescription)")
         }

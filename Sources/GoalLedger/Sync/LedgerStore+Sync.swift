@@ -28,6 +28,8 @@ extension LedgerStore {
         let bytes = ExportFile.encode(ledger: ledgerID, events: events)
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: file), options: .atomic)
+            // A person's history: owner-only, like the store's own files.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         } catch {
             throw LedgerError(.invalidInput, "cannot write \(file): \(error.localizedDescription)")
         }

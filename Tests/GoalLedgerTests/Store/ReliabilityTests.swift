@@ -39,6 +39,12 @@ struct ReliabilityTests {
         try t.store.backup(to: backup)
         #expect((try fm.attributesOfItem(atPath: backup)[.posixPermissions] as? Int) == 0o700)
         #expect((try fm.attributesOfItem(atPath: backup + "/data.mdb")[.posixPermissions] as? Int) == 0o600)
+        let export = t.directory.path + "/store.export"
+        _ = try t.store.export(to: export)
+        #expect((try fm.attributesOfItem(atPath: export)[.posixPermissions] as? Int) == 0o600)
+        let center = try NotificationCenterFile.load(t.directory.path + "/center.json", defaultCapacity: 64)
+        try center.save()
+        #expect((try fm.attributesOfItem(atPath: t.directory.path + "/center.json")[.posixPermissions] as? Int) == 0o600)
     }
 
     @Test func aDamagedStoreRefusesWritesInsteadOfBuildingOnThem() throws {
