@@ -50,6 +50,8 @@ struct Invocation {
     var environment: [String: String]
     var readInput: () -> Data
     var out = ""
+    /// When set, output goes straight to it (the executable's stdout) instead of into `out`.
+    var emit: ((String) -> Void)?
     var err = ""
 
     var json: Bool { flags.contains("--json") }
@@ -103,7 +105,12 @@ struct Invocation {
         return store
     }
 
-    mutating func print(_ line: String) { out += line + "\n" }
+    mutating func print(_ line: String) { write(line + "\n") }
+
+    /// Output without a line break; large outputs are written in pieces.
+    mutating func write(_ text: String) {
+        if let emit { emit(text) } else { out += text }
+    }
 
     mutating func printJSON(_ value: JSONValue) { print(JSONWriter.string(value)) }
 }

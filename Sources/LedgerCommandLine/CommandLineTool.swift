@@ -35,12 +35,15 @@ public enum CommandLineTool {
         return lines.joined(separator: "\n")
     }
 
-    /// Runs one command line (without the program name).
+    /// Runs one command line (without the program name). With `output`, standard output is
+    /// written through it as it is produced (and `Result.stdout` stays empty).
     public static func run(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-        input: @escaping () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+        input: @escaping () -> Data = { FileHandle.standardInput.readDataToEndOfFile() },
+        output: ((String) -> Void)? = nil
     ) -> Result {
         var invocation = Invocation(environment: environment, readInput: input)
+        invocation.emit = output
         do {
             guard let spec = try parse(arguments, into: &invocation) else {
                 return Result(exitCode: 0, stdout: invocation.out, stderr: "")

@@ -15,12 +15,10 @@ enum ReplayCommand {
         let store = try inv.openStore()
         let projection = try store.replay(through: to, asOf: asOf)
         if inv.json {
-            inv.printJSON(
-                .object([
-                    ("position", .number(Double(projection.position))),
-                    ("digest", .string(projection.digest)),
-                    ("goals", projection.canonicalJSON),
-                ]))
+            // `{"position","digest","goals":[…]}`, written goal by goal.
+            inv.write(#"{"position":\#(projection.position),"digest":"\#(projection.digest)","goals":"#)
+            projection.writeCanonicalJSON { inv.write(String(decoding: $0, as: UTF8.self)) }
+            inv.write("}\n")
             return
         }
         let goals = projection.existingGoals

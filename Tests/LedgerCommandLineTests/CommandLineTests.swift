@@ -17,6 +17,15 @@ struct CommandLineTests {
         #expect(appended.exitCode == 0, "\(appended.stderr)")
         let replay = try f.json(["replay"])
         #expect(Self.keys(replay) == ["position", "digest", "goals"])
+        // Written goal by goal, the document is the same bytes as the whole value encoded at once.
+        let projection = try LedgerStore.open(at: f.store).replay()
+        let whole = JSONWriter.string(.object([
+            ("position", .number(Double(projection.position))), ("digest", .string(projection.digest)), ("goals", projection.canonicalJSON),
+        ]))
+        #expect(f.run(["replay", "--json"]).stdout == whole + "\n")
+        var streamed = ""
+        let r = CommandLineTool.run(["--store", f.store, "replay", "--json"], environment: [:], input: { Data() }, output: { streamed += $0 })
+        #expect(r.stdout.isEmpty && streamed == whole + "\n")
         #expect(replay["position"] == .number(21))
         guard case .array(let goals) = replay["goals"] else {
             Issue.record("no goals")
