@@ -12,7 +12,12 @@ enum LogCommand {
         let store = try inv.openStore()
         let events = try store.canonicalEvents(goal: goal)
         if inv.json {
-            inv.printJSON(.array(events.map { $0.event.json(position: $0.position) }))
+            // One array, written event by event.
+            inv.write("[")
+            for (i, e) in events.enumerated() {
+                inv.write((i == 0 ? "" : ",") + JSONWriter.string(e.event.json(position: e.position)))
+            }
+            inv.write("]\n")
             return
         }
         for (position, e) in events {
