@@ -60,6 +60,16 @@ public struct Transaction: ~Copyable {
         try LMDBError.check(rc)
     }
 
+    /// `put` for keys and values already in memory (no arrays made for them).
+    public func put(
+        _ db: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, options: PutOptions = []
+    ) throws(LMDBError) {
+        precondition(writable, "put in a read-only transaction")
+        var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try LMDBError.check(mdb_put(txn, db.dbi, &kv, &vv, options.rawValue))
+    }
+
     /// Removes `key`; returns false when it was not there.
     @discardableResult
     public func delete(_ db: Database, key: [UInt8]) throws(LMDBError) -> Bool {

@@ -166,12 +166,17 @@ extension LedgerStore {
     /// Writes one event and its index entries at `position`.
     static func index(_ event: Event, at position: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
         let p = position.bigEndianBytes
-        try txn.put(layout.events, key: p, value: EventCodec.encode(event), options: .append)
-        try txn.put(layout.eventIds, key: event.id.bytes, value: p, options: .noOverwrite)
+        let record = EventCodec.encode(event)
+        // Keys and values straight from memory: this runs for every event appended or imported.
+        try withUnsafeBytes(of: position.bigEndian) { pos in
+            try record.withUnsafeBytes { try txn.put(layout.events, key: pos, value: $0, options: .append) }
+            try withUnsafeBytes(of: event.id.uuid) { try txn.put(layout.eventIds, key: $0, value: pos, options: .noOverwrite) }
+            if let goal = event.payload.goal {
+                try withUnsafeBytes(of: goal.uuid) { try txn.put(layout.goalEvents, key: $0, value: pos) }
+            }
+        }
         try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
-        if let goal = event.payload.goal {
-            try txn.put(layout.goalEvents, key: goal.bytes, value: p)
-        } else {
+        if event.payload.goal == nil {
             try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position), value: [])
         }
     }

@@ -153,6 +153,9 @@ enum StoredProjection {
         let tables: ProjectionTables
         private(set) var headers: [UUID: GoalState] = [:]
         private(set) var devices: [String: DeviceState] = [:]
+        /// Status-only states read for recording progress (a header loaded later supersedes them;
+        /// progress never changes a goal's status).
+        private var statuses: [UUID: GoalState] = [:]
         /// Rows changed by `apply` (rows only read are not written back).
         private var dirtyGoals = Set<UUID>()
         private var dirtyDevices = Set<String>()
@@ -178,8 +181,11 @@ enum StoredProjection {
         /// deleted, and its kind, read from the header's first bytes.
         mutating func status(_ goal: UUID, _ txn: borrowing Transaction) throws -> GoalState {
             if let h = headers[goal] { return h }
+            if let s = statuses[goal] { return s }
             let status = try txn.withValue(tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
-            return GoalState(id: goal, status: status)
+            let state = GoalState(id: goal, status: status)
+            statuses[goal] = state
+            return state
         }
 
         mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
