@@ -117,17 +117,18 @@ public struct Benchmark {
     }
 
     /// The stored records of a ledger store, in position order.
-    func records(of store: String) throws -> [[UInt8]] {
-        let env = try Environment(path: store)
-        let db = try env.existingDatabase(named: "events")
-        return try env.read { txn in
-            var out: [[UInt8]] = []
-            try txn.scan(db) { _, v in
-                out.append(Array(v))
-                return true
-            }
-            return out
-        }
+    func records(of store: LedgerStore) throws -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        try store.scanRawValues(of: "events") { out.append(Array($0)) }
+        return out
+    }
+
+    /// The raw-LMDB baseline: a cursor scan of one of the store's tables, in seconds.
+    static func rawScan(_ store: LedgerStore, _ table: String) throws -> Double {
+        var bytes = 0
+        let time = try seconds { try store.scanRawValues(of: table) { bytes &+= $0.count } }
+        _ = bytes
+        return time
     }
 
     // MARK: Append, replay, rebuild, memory, size
@@ -149,7 +150,7 @@ public struct Benchmark {
         // by earlier transactions, kept for reuse).
         let storage = try store.storageReport()
         let liveBytes = storage.tables.reduce(0) { $0 + $1.bytes }
-        let records = try records(of: store.path)
+        let records = try records(of: store)
         let rawPath = try fresh("raw-\(batch)")
         let raw = try Environment(path: rawPath)
         let rawDB = try raw.database(named: "events", create: true)
@@ -174,17 +175,7 @@ public struct Benchmark {
 
         // Replay and rebuild of the same store against a raw cursor scan of its events table.
         log("replay and rebuild: \(n) events")
-        var scanned = 0
-        let scanTime = try Self.seconds {
-            let env = try Environment(path: store.path)
-            let db = try env.existingDatabase(named: "events")
-            try env.read { txn in
-                try txn.scan(db) { _, v in
-                    scanned &+= v.count
-                    return true
-                }
-            }
-        }
+        let scanTime = try Self.rawScan(store, "events")
         var digest = ""
         let replayTime = try Self.seconds { digest = try store.replay().digest }
         let rebuildTime = try Self.seconds { try store.rebuild() }
@@ -261,7 +252,7 @@ public struct Benchmark {
         let syncTime = try Self.seconds { first = try b.sync(with: a) }
         var second: SyncResult?
         let noopTime = try Self.seconds { second = try b.sync(with: a) }
-        let records = try records(of: a.path)
+        let records = try records(of: a)
         let raw = try Environment(path: try fresh("sync-raw"))
         let rawDB = try raw.database(named: "events", create: true)
         let rawTime = try Self.seconds {
@@ -321,17 +312,7 @@ public struct Benchmark {
         try flush()
         var report: MigrationReport?
         let migrateTime = try Self.seconds { report = try store.migrate() }
-        let env = try Environment(path: store.path)
-        let db = try env.existingDatabase(named: "events")
-        var bytes = 0
-        let scanTime = try Self.seconds {
-            try env.read { txn in
-                try txn.scan(db) { _, v in
-                    bytes &+= v.count
-                    return true
-                }
-            }
-        }
+        let scanTime = try Self.rawScan(store, "events")
         return [
             Figure(
                 name: "migrate (\(n) events)", unit: "s", value: migrateTime, baseline: scanTime,
@@ -404,17 +385,7 @@ struct ReconcileBenchmark {
             var first: ReconcileReport?
             let fullTime = try Benchmark.seconds { first = try reconciler.reconcile(now: Benchmark.now, full: true) }
             // A raw scan of the goal rows the full pass reads.
-            let env = try Environment(path: store.path)
-            let goalsTable = try env.existingDatabase(named: "p0.goals")
-            var bytes = 0
-            let scanTime = try Benchmark.seconds {
-                try env.read { txn in
-                    try txn.scan(goalsTable) { _, v in
-                        bytes &+= v.count
-                        return true
-                    }
-                }
-            }
+            let scanTime = try Benchmark.rawScan(store, "p0.goals")
             var times: [Double] = []
             for round in 0..<5 {
                 try store.append(

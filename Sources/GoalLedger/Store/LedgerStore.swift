@@ -337,6 +337,24 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
+    /// Visits the stored values of one of the store's tables (`events`, `eventIds`, `p0.goals`, …)
+    /// with a plain cursor, in key order, undecoded: the raw-LMDB baseline of the benchmark,
+    /// read through this store's own environment (LMDB forbids opening one twice in a process).
+    public func scanRawValues(of table: String, _ body: (UnsafeRawBufferPointer) -> Void) throws(LedgerError) {
+        let db: LMDB.Database
+        do {
+            db = try env.existingDatabase(named: table, duplicates: StoreLayout.duplicates.contains(table))
+        } catch {
+            throw LedgerError(.usage, "\(path) has no table \(table): \(error.message)")
+        }
+        try read { txn in
+            try txn.scan(db) { _, v in
+                body(v)
+                return true
+            }
+        }
+    }
+
     /// The latest hybrid logical clock reading of this store.
     public func clock() throws(LedgerError) -> HLC {
         try read { txn in
