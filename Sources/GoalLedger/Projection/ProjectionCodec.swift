@@ -72,10 +72,10 @@ enum ProjectionCodec {
             stamp(r.stamp, &w)
             w.u8(r.value ? 1 : 0)
         }
-        let tags = g.tagAdds.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let tags = g.tagAdds.sorted { $0.key < $1.key }
         w.varint(UInt64(tags.count))
         for (tag, adds) in tags {
-            w.string(tag)
+            w.string(tag.value)
             uuids(adds, &w)
         }
         uuids(g.removedTagAdds, &w)
@@ -133,7 +133,7 @@ enum ProjectionCodec {
         let tagCount = try r.varint()
         for _ in 0..<tagCount {
             let tag = try r.string()
-            g.tagAdds[tag] = try uuids(&r)
+            g.tagAdds[NormalizedText(tag)] = try uuids(&r)
         }
         g.removedTagAdds = try uuids(&r)
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a goal row") }

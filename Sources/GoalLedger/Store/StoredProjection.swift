@@ -35,7 +35,7 @@ struct ProjectionTables {
 enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
-    static let version: UInt64 = 2
+    static let version: UInt64 = 3  // 3: tags folded in NFC, compared by bytes
 
     struct Status: Equatable, Sendable {
         var generation: Int

@@ -106,7 +106,8 @@ public struct GoalView: Equatable, Sendable {
         }
         let completedStarts = Set(byPeriod.compactMap { start, es in summarize(es).completed ? start : nil })
         let s = summarize(byPeriod[current.start] ?? [])
-        self.period = current
+        // Weeks around the ends of the supported range are shown cut to it.
+        self.period = Period(start: max(current.start, Day.supported.lowerBound), end: min(current.end, Day.supported.upperBound))
         self.value = s.value
         self.completed = s.completed
 
