@@ -10,7 +10,7 @@ enum StatusCommand {
         let projection = try store.projection()
         let (version, checkpoint) = try store.projectionStatus()
         let events = try store.lastPosition()
-        let heads = try store.originHeads().sorted { $0.key < $1.key }
+        let heads = try store.originHeads().sorted { String.bytesPrecede($0.key, $1.key) }
         if inv.json {
             try inv.printJSON(
                 .object([

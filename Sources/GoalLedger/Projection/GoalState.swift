@@ -46,6 +46,9 @@ public struct GoalState: Equatable, Sendable {
     public internal(set) var unit: Register<String?>?
     public internal(set) var reminder: Register<ReminderTime?>?
     public internal(set) var deletion: Register<Bool>?
+    /// The last origin sequence of each device that deleted or restored the goal: what an
+    /// event appended now records as `deletionsSeen`.
+    public internal(set) var deletionHeads: [String: UInt64] = [:]
     /// For each tag (in NFC), the events that added it.
     public internal(set) var tagAdds: [NormalizedText: Set<UUID>] = [:]
     /// Adds cancelled by a `tagRemoved` whose author had seen them.
@@ -68,7 +71,7 @@ public struct GoalState: Equatable, Sendable {
 
     /// A state carrying only existence, deletion and kind (what the rules for recording
     /// progress read), from a stored header's status bytes.
-    init(id: UUID, status: (deleted: Bool, kind: ProgressKind)?) {
+    init(id: UUID, status: (deleted: Bool, kind: ProgressKind, deletionHistory: Bool)?) {
         self.id = id
         guard let status else { return }
         let placeholder = Stamp(key: CanonicalKey(hlc: HLC(rawValue: 0), device: ""), event: id)
@@ -197,8 +200,12 @@ public struct GoalState: Equatable, Sendable {
             if let v = p.targetDate { targetDate.offer(v, s) }
             if let v = p.target { target.offer(v, s) }
             if let v = p.unit { unit.offer(v, s) }
-        case .goalDeleted: deletion.offer(true, s)
-        case .goalRestored: deletion.offer(false, s)
+        case .goalDeleted:
+            deletion.offer(true, s)
+            deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
+        case .goalRestored:
+            deletion.offer(false, s)
+            deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
         case .reminderSet(let p):
             reminder.offer(ReminderTime(hour: p.hour ?? ReminderTime.default.hour, minute: p.minute ?? ReminderTime.default.minute), s)
         case .reminderCleared: reminder.offer(nil, s)

@@ -64,7 +64,7 @@ public struct ReminderPlan: Equatable, Sendable {
     }
 
     static func firesBefore(_ a: NotificationRequest, _ b: NotificationRequest) -> Bool {
-        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : a.id < b.id
+        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : String.bytesPrecede(a.id, b.id)
     }
 
     // MARK: The rules

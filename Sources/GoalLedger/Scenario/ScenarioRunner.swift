@@ -107,7 +107,7 @@ public enum ScenarioRunner {
             func describe(_ c: Scenario.ExpectedConflict) -> JSONValue {
                 .object([
                     ("goal", .string(c.goal.uuidString)), ("field", .string(c.field)), ("winner", .string(c.winner)),
-                    ("overwritten", .array(c.overwritten.sorted().map { .string($0) })),
+                    ("overwritten", .array(c.overwritten.sorted(by: String.bytesPrecede).map { .string($0) })),
                 ])
             }
             let foundShort = found.map {
@@ -148,7 +148,7 @@ enum ScenarioHooks {
         var failures: [String] = []
         func expect(_ what: String, _ expected: [String], _ found: [String]) {
             checks += 1
-            if expected.sorted() != found.sorted() {
+            if expected.sorted(by: String.bytesPrecede) != found.sorted(by: String.bytesPrecede) {
                 failures.append("\(x.label): device \(store.device) \(what): expected \(expected.sorted()), found \(found.sorted())")
             }
         }

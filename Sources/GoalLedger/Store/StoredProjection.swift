@@ -183,6 +183,9 @@ enum StoredProjection {
             if let h = headers[goal] { return h }
             if let s = statuses[goal] { return s }
             let status = try txn.withValue(tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+            // A goal that was ever deleted or restored: progress records which of those its
+            // author had seen, which the header holds.
+            if status?.deletionHistory == true { return try header(goal, txn) }
             let state = GoalState(id: goal, status: status)
             statuses[goal] = state
             return state

@@ -37,5 +37,5 @@ public struct NormalizedText: Hashable, Comparable, Sendable, CustomStringConver
 extension String {
     /// Order by UTF-8 bytes: what every sorted output uses, so that the order never depends on
     /// a locale or on `String`'s Unicode-aware comparison.
-    static func bytesPrecede(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+    public static func bytesPrecede(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 }

@@ -130,7 +130,8 @@ public struct GoalView: Equatable, Sendable {
             while let q = p, completedStarts.contains(q.start) {
                 run += 1
                 let next = cadence.period(containing: q.start, firstWeekday: calendar.firstWeekday)!.end.adding(days: 1)
-                p = cadence.period(containing: next, firstWeekday: calendar.firstWeekday)
+                // No period starts after the last supported day.
+                p = next > Day.supported.upperBound ? nil : cadence.period(containing: next, firstWeekday: calendar.firstWeekday)
             }
             best = max(best, run)
         }
