@@ -16,6 +16,14 @@ let package = Package(
         ),
         // The only module that touches LMDB's C API.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // libpq from Debian's libpq-dev (headers in /usr/include/postgresql, found through pkg-config).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // The only module that touches libpq: connections, binary parameters and results, COPY.
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         // Events, codecs, the log, projections and views.
         .target(name: "GoalLedger", dependencies: ["LMDB"]),
         // The `ledger` command as a library, so tests can run it in-process.
