@@ -26,8 +26,10 @@ let package = Package(
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         // Events, codecs, the log, projections and views.
         .target(name: "GoalLedger", dependencies: ["LMDB"]),
+        // The hub: sync, clone and access through a PostgreSQL database shared by many ledgers.
+        .target(name: "LedgerHub", dependencies: ["GoalLedger", "PostgreSQL"]),
         // The `ledger` command as a library, so tests can run it in-process.
-        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger"]),
+        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB"]),

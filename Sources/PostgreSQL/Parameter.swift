@@ -11,6 +11,7 @@ public enum Parameter: Sendable {
     case int64Array([Int64])
     case textArray([String])
     case uuidArray([UUID])
+    case byteaArray([[UInt8]])
     case null
 
     enum OID {
@@ -22,6 +23,7 @@ public enum Parameter: Sendable {
         static let int8Array: UInt32 = 1016
         static let textArray: UInt32 = 1009
         static let uuidArray: UInt32 = 2951
+        static let byteaArray: UInt32 = 1001
     }
 
     var oid: UInt32 {
@@ -34,6 +36,7 @@ public enum Parameter: Sendable {
         case .int64Array: OID.int8Array
         case .textArray: OID.textArray
         case .uuidArray: OID.uuidArray
+        case .byteaArray: OID.byteaArray
         case .null: 0
         }
     }
@@ -49,6 +52,7 @@ public enum Parameter: Sendable {
         case .int64Array(let a): return Self.array(OID.int8, a.map(\.bigEndianBytes))
         case .textArray(let a): return Self.array(OID.text, a.map { Array($0.utf8) })
         case .uuidArray(let a): return Self.array(OID.uuid, a.map(\.bytes))
+        case .byteaArray(let a): return Self.array(OID.bytea, a)
         case .null: return nil
         }
     }

@@ -17,7 +17,7 @@ public final class QueryResult {
     public func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) != 0 }
 
     /// The raw bytes of a value, without copying them out of the result.
-    public func withBytes<R>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withBytes<R, E: Error>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         let length = Int(PQgetlength(result, Int32(row), Int32(column)))
         let start = PQgetvalue(result, Int32(row), Int32(column))
         return try body(UnsafeRawBufferPointer(start: start, count: length))

@@ -7,6 +7,11 @@ public struct ImportResult: Equatable, Sendable {
     public var imported: Int = 0
     /// Events offered that this store already held.
     public var alreadyPresent: Int = 0
+
+    public init(imported: Int = 0, alreadyPresent: Int = 0) {
+        self.imported = imported
+        self.alreadyPresent = alreadyPresent
+    }
 }
 
 extension LedgerStore {
