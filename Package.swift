@@ -34,12 +34,15 @@ let package = Package(
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB"]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
+        // Test support: the test run's PostgreSQL server and throwaway databases on it.
+        .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks"]),
         .testTarget(
             name: "LedgerCommandLineTests",
-            dependencies: ["LedgerCommandLine", "ledger"]
+            dependencies: ["LedgerCommandLine", "ledger", "LedgerHub", "PostgreSQL", "HubTestSupport"]
         ),
     ]
 )

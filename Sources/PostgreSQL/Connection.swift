@@ -136,7 +136,8 @@ public final class Connection {
 
     static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "unknown libpq failure" }
-        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: "; ")
+        return String(cString: message).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
