@@ -3,8 +3,9 @@ import GoalLedger
 import PostgreSQL
 
 extension Hub {
-    /// How a push sends its rows: binary `COPY` (the default, measured faster) or batched
-    /// multi-row `INSERT`s of arrays (kept for the benchmark's comparison).
+    /// How a push sends its rows: binary `COPY` into a temporary table, then one `INSERT … SELECT`
+    /// (row-level security refuses `COPY` straight into a table it guards), or batched `INSERT`s
+    /// of arrays. Both are measured by the benchmark; `copy` is the default.
     public enum PushMethod: String, Sendable { case copy, insert }
 
     /// The last event the hub holds of one origin.
@@ -162,16 +163,18 @@ extension Hub {
         let ledger = store.ledgerID
         switch method {
         case .copy:
+            try run { () throws(PostgreSQLError) in
+                try connection.execute(
+                    "CREATE TEMPORARY TABLE pushed (origin text, sequence bigint, event_id uuid, hlc bigint, record bytea) ON COMMIT DROP")
+            }
             do {
-                return try connection.copyIn("COPY hub.events (ledger, origin, sequence, event_id, hlc, record) FROM STDIN (FORMAT binary)") {
-                    w in
+                _ = try connection.copyIn("COPY pushed FROM STDIN (FORMAT binary)") { w in
                     try store.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
                         do throws(PostgreSQLError) {
-                            try w.row(fields: 6)
+                            try w.row(fields: 5)
                         } catch {
                             throw ledgerError(error)
                         }
-                        w.uuid(ledger)
                         w.text(e.origin)
                         w.int64(Int64(e.sequence))
                         w.uuid(e.id)
@@ -185,6 +188,11 @@ extension Hub {
                 throw ledgerError(e)
             } catch {
                 throw LedgerError(.internal, "pushing to the hub at \(name): \(error)")
+            }
+            return try run { () throws(PostgreSQLError) in
+                try connection.query(
+                    "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) SELECT $1, * FROM pushed", [.uuid(ledger)]
+                ).affectedRows
             }
         case .insert:
             var batch = InsertBatch()
