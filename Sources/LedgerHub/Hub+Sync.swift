@@ -23,7 +23,10 @@ extension Hub {
     /// leaves the store unchanged (exit 5) and holds no part of the push.
     public func sync(_ store: LedgerStore, method: PushMethod = .copy) throws(LedgerError) -> SyncResult {
         try checkSchema()
-        return try transaction { () throws(LedgerError) in
+        // The hub's transaction commits inside the store's write transaction, last before it
+        // commits: a hub that fails at its commit leaves the store unchanged.
+        try run { () throws(PostgreSQLError) in try connection.execute("BEGIN") }
+        do throws(LedgerError) {
             try lock(ledger: store.ledgerID)
             let hub = try heads(of: store.ledgerID)
             let local = try store.originHeads()
@@ -51,10 +54,19 @@ extension Hub {
                 // From the last event held here (so the import checks it is the same one).
                 let events = try fetch(
                     ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
-                pulled = try store.importEvents(events, from: "the hub at \(name)")
+                pulled = try store.importEvents(events, from: "the hub at \(name)", beforeCommit: commit)
+            } else {
+                try commit()
             }
             return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
         }
+    }
+
+    private func commit() throws(LedgerError) {
+        try run { () throws(PostgreSQLError) in try connection.execute("COMMIT") }
     }
 
     /// Creates a store at `path` for a new device of `ledger`, holding all of the hub's events of

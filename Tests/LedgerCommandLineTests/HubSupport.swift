@@ -6,7 +6,7 @@ import PostgreSQL
 
 /// A hub database of its own on the test run's server, stores in a temporary directory, and
 /// ways to run `ledger` on them (in-process, or as a child process).
-final class HubFixture {
+final class HubFixture: @unchecked Sendable {
     let cli = CLIFixture()
     let url: String
     let socketDirectory: String
@@ -99,3 +99,7 @@ final class HubFixture {
         return text
     }
 }
+
+/// Whether two long texts (a store's or the hub's whole state) are equal: compared outside the
+/// expectation, so that a failure does not print them.
+func same(_ a: String, _ b: String) -> Bool { a == b }
