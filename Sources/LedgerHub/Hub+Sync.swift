@@ -2,7 +2,7 @@ import Foundation
 import GoalLedger
 import PostgreSQL
 
-extension Hub {
+extension Hub: ScenarioHub {
     /// How a push sends its rows: binary `COPY` into a temporary table, then one `INSERT … SELECT`
     /// (row-level security refuses `COPY` straight into a table it guards), or batched `INSERT`s
     /// of arrays. Both are measured by the benchmark; `copy` is the default.
@@ -21,7 +21,12 @@ extension Hub {
     /// pushes what the hub lacks, pulls what the store lacks through the store's import checks.
     /// Any refusal rolls both back and names the event (exit 3); a hub that fails or goes away
     /// leaves the store unchanged (exit 5) and holds no part of the push.
-    public func sync(_ store: LedgerStore, method: PushMethod = .copy) throws(LedgerError) -> SyncResult {
+    public func sync(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
+        try sync(store, method: .copy)
+    }
+
+    /// `sync(_:)` with a chosen way of pushing (for the benchmark).
+    public func sync(_ store: LedgerStore, method: PushMethod) throws(LedgerError) -> SyncResult {
         try checkSchema()
         // The hub's transaction commits inside the store's write transaction, last before it
         // commits: a hub that fails at its commit leaves the store unchanged.
