@@ -32,14 +32,14 @@ let package = Package(
         .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
-        .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB"]),
+        .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         // Test support: the test run's PostgreSQL server and throwaway databases on it.
         .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"]),
-        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks"]),
+        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
             dependencies: ["LedgerCommandLine", "ledger", "LedgerHub", "PostgreSQL", "HubTestSupport"]
