@@ -57,7 +57,7 @@ if let socket = value("--hub-dir") {
 }
 if args.contains("--json") {
     print(
-        JSONWriter.string(
+        try JSONWriter.string(
             .object([
                 (
                     "sizes",

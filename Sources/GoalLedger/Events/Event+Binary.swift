@@ -2,20 +2,25 @@ import Foundation
 
 /// The stored form of an event.
 ///
-///     byte 0       codec version (1)
+///     byte 0       codec version (1 or 2)
 ///     bytes 1…4    CRC-32C of everything after it, little-endian
 ///     id (16) · hlc (8, big-endian) · at (zig-zag varint ms) · sequence (varint)
 ///     · origin (string) · schema (1) · type (1) · payload
+///     version 2 only: deletionsSeen (varint count, then device (string) · sequence (varint),
+///     devices in UTF-8 byte order)
+///
+/// An event that carries `deletionsSeen` is written as version 2, one without it as version 1,
+/// so a record decoded and encoded again keeps its bytes whichever ledger wrote it.
 ///
 /// Payload fields are written in a fixed order per type; optional fields are announced by a
 /// presence bitmask (varint) that comes first. New optional fields take new bits, so older
 /// records stay readable; a change of layout takes a new codec version.
 public enum EventCodec {
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
 
     public static func encode(_ e: Event) -> [UInt8] {
         var w = ByteWriter(capacity: 96)
-        w.u8(version)
+        w.u8(e.deletionsSeen == nil ? 1 : 2)
         w.u8(0)
         w.u8(0)
         w.u8(0)
@@ -28,6 +33,13 @@ public enum EventCodec {
         w.u8(e.schema)
         w.u8(e.type.rawValue)
         e.payload.encode(into: &w)
+        if let seen = e.deletionsSeen {
+            w.varint(UInt64(seen.count))
+            for (device, sequence) in seen.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+                w.string(device)
+                w.varint(sequence)
+            }
+        }
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
         for i in 0..<4 { w.bytes[1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         return w.bytes
@@ -36,7 +48,8 @@ public enum EventCodec {
     /// Decodes a stored record, checking its checksum first.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> Event {
         guard bytes.count >= 5 else { throw DecodingError(reason: "record shorter than its header") }
-        guard bytes[0] == version else { throw DecodingError(reason: "unknown codec version \(bytes[0])") }
+        let recordVersion = bytes[0]
+        guard (1...version).contains(recordVersion) else { throw DecodingError(reason: "unknown codec version \(bytes[0])") }
         let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[1 + $1]) << UInt32(8 * $1) }
         guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[5...])) == stored else {
             throw DecodingError(reason: "checksum mismatch")
@@ -52,8 +65,21 @@ public enum EventCodec {
         let code = try r.u8()
         guard let type = EventType(rawValue: code) else { throw DecodingError(reason: "unknown event type \(code)") }
         let payload = try Payload.decode(type, from: &r)
+        var deletionsSeen: [String: UInt64]?
+        if recordVersion >= 2 {
+            var seen: [String: UInt64] = [:]
+            let count = try r.varint()
+            guard count <= UInt64(r.bytes.count - r.index) else { throw DecodingError(reason: "deletionsSeen count beyond the record") }
+            for _ in 0..<count {
+                let device = try r.string()
+                guard seen[device] == nil else { throw DecodingError(reason: "deletionsSeen names \(device) twice") }
+                seen[device] = try r.varint()
+            }
+            deletionsSeen = seen
+        }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes after the payload") }
-        return Event(id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload)
+        return Event(
+            id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload, deletionsSeen: deletionsSeen)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> Event {
@@ -86,16 +112,6 @@ private struct PresenceReader {
     }
 }
 
-private let cadences = Cadence.allCases
-private let kinds: [ProgressKind] = [.outcome, .measurable]
-private let strategies = NotificationStrategy.allCases
-private let statuses = AuthorizationStatus.allCases
-
-private func index<T: Equatable>(_ v: T, in all: [T]) -> UInt8 { UInt8(all.firstIndex(of: v)!) }
-private func element<T>(_ code: UInt8, in all: [T], _ what: String) throws(DecodingError) -> T {
-    guard Int(code) < all.count else { throw DecodingError(reason: "unknown \(what) \(code)") }
-    return all[Int(code)]
-}
 
 extension Payload {
     fileprivate func encode(into w: inout ByteWriter) {
@@ -110,8 +126,8 @@ extension Payload {
             w.varint(f.bits)
             w.uuid(p.goal)
             w.string(p.title)
-            w.u8(index(p.cadence, in: cadences))
-            w.u8(index(p.progressKind, in: kinds))
+            w.u8(p.cadence.storedCode)
+            w.u8(p.progressKind.storedCode)
             if let d = p.details { w.string(d) }
             if let t = p.targetDate { w.day(t) }
             if let t = p.target { w.double(t) }
@@ -138,14 +154,14 @@ extension Payload {
             w.uuid(p.goal)
             if let t = p.title { w.string(t) }
             if let d = p.details ?? nil { w.string(d) }
-            if let c = p.cadence { w.u8(index(c, in: cadences)) }
+            if let c = p.cadence { w.u8(c.storedCode) }
             if let t = p.targetDate ?? nil { w.day(t) }
             if let t = p.target { w.double(t) }
             if let u = p.unit ?? nil { w.string(u) }
             let replaced = p.replaces.sorted { $0.key < $1.key }
             w.varint(UInt64(replaced.count))
             for (field, id) in replaced {
-                w.u8(index(field, in: GoalField.allCases))
+                w.u8(field.storedCode)
                 w.uuid(id)
             }
         case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p):
@@ -201,12 +217,12 @@ extension Payload {
             w.string(p.timeZone)
             w.u8(UInt8(p.firstWeekday))
             w.string(p.locale)
-            w.u8(index(p.strategy, in: strategies))
+            w.u8(p.strategy.storedCode)
             w.u8(UInt8(p.windowDays))
             w.varint(UInt64(p.capacity))
         case .notificationAuthorization(let p):
             w.varint(0)
-            w.u8(index(p.status, in: statuses))
+            w.u8(p.status.storedCode)
         case .progressHistoryReplaced(let p):
             w.varint(p.base == nil ? 0 : 1)
             w.uuid(p.goal)
@@ -243,8 +259,8 @@ extension Payload {
             let hasUnit = f.take()
             let hasReminder = f.take()
             let title = try r.string()
-            let cadence = try element(try r.u8(), in: cadences, "cadence")
-            let kind = try element(try r.u8(), in: kinds, "progress kind")
+            let cadence = try Cadence.decode(try r.u8(), "cadence")
+            let kind = try ProgressKind.decode(try r.u8(), "progress kind")
             var p = GoalCreated(
                 goal: goal, title: title, details: nil, cadence: cadence, targetDate: nil,
                 progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
@@ -268,12 +284,12 @@ extension Payload {
             let unitValue = f.take()
             if hasTitle { p.title = try r.string() }
             if hasDetails { p.details = .some(detailsValue ? try r.string() : nil) }
-            if hasCadence { p.cadence = try element(try r.u8(), in: cadences, "cadence") }
+            if hasCadence { p.cadence = try Cadence.decode(try r.u8(), "cadence") }
             if hasDate { p.targetDate = .some(dateValue ? try r.day() : nil) }
             if hasTarget { p.target = try r.double() }
             if hasUnit { p.unit = .some(unitValue ? try r.string() : nil) }
             for _ in 0..<(try count(&r)) {
-                let field = try element(try r.u8(), in: GoalField.allCases, "field")
+                let field = try GoalField.decode(try r.u8(), "field")
                 p.replaces[field] = try r.uuid()
             }
             return .goalEdited(p)
@@ -320,14 +336,14 @@ extension Payload {
             let tz = try r.string()
             let fw = Int(try r.u8())
             let locale = try r.string()
-            let strategy = try element(try r.u8(), in: strategies, "strategy")
+            let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
             let window = Int(try r.u8())
             let capacity = Int(clamping: try r.varint())
             return .deviceConfigured(
                 DeviceConfigured(
                     timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity))
         case .notificationAuthorization:
-            return .notificationAuthorization(NotificationAuthorization(status: try element(try r.u8(), in: statuses, "status")))
+            return .notificationAuthorization(NotificationAuthorization(status: try AuthorizationStatus.decode(try r.u8(), "status")))
         case .progressHistoryReplaced:
             let base = f.take() ? try r.uuid() : nil
             var entries: [HistoryEntry] = []

@@ -8,7 +8,7 @@ import Foundation
 /// entries are its `progressRecorded` events and its version is the number of its events, both
 /// read through the log's goal index, so recording progress writes no projection row.
 enum ProjectionCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     // MARK: Goal header
 
@@ -20,6 +20,7 @@ enum ProjectionCodec {
         if g.exists { status |= 1 }
         if g.isDeleted { status |= 2 }
         if g.kind == .measurable { status |= 4 }
+        if !g.deletionHeads.isEmpty { status |= 8 }
         w.u8(status)
         var flags: UInt64 = 0
         let present = [
@@ -30,7 +31,7 @@ enum ProjectionCodec {
         w.varint(flags)
         if let r = g.progressKind {
             stamp(r.stamp, &w)
-            w.u8(r.value == .measurable ? 1 : 0)
+            w.u8(r.value.storedCode)
         }
         if let r = g.title {
             stamp(r.stamp, &w)
@@ -42,7 +43,7 @@ enum ProjectionCodec {
         }
         if let r = g.cadence {
             stamp(r.stamp, &w)
-            w.u8(UInt8(Cadence.allCases.firstIndex(of: r.value)!))
+            w.u8(r.value.storedCode)
         }
         if let r = g.targetDate {
             stamp(r.stamp, &w)
@@ -72,13 +73,18 @@ enum ProjectionCodec {
             stamp(r.stamp, &w)
             w.u8(r.value ? 1 : 0)
         }
-        let tags = g.tagAdds.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let tags = g.tagAdds.sorted { $0.key < $1.key }
         w.varint(UInt64(tags.count))
         for (tag, adds) in tags {
-            w.string(tag)
+            w.string(tag.value)
             uuids(adds, &w)
         }
         uuids(g.removedTagAdds, &w)
+        w.varint(UInt64(g.deletionHeads.count))
+        for (device, sequence) in g.deletionHeads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            w.string(device)
+            w.varint(sequence)
+        }
         return w.bytes
     }
 
@@ -94,7 +100,7 @@ enum ProjectionCodec {
         }
         if take() {
             let s = try stamp(&r)
-            g.progressKind = Register(try r.u8() == 1 ? .measurable : .outcome, s)
+            g.progressKind = Register(try ProgressKind.decode(try r.u8(), "progress kind"), s)
         }
         if take() {
             let s = try stamp(&r)
@@ -106,9 +112,7 @@ enum ProjectionCodec {
         }
         if take() {
             let s = try stamp(&r)
-            let i = Int(try r.u8())
-            guard i < Cadence.allCases.count else { throw DecodingError(reason: "unknown cadence") }
-            g.cadence = Register(Cadence.allCases[i], s)
+            g.cadence = Register(try Cadence.decode(try r.u8(), "cadence"), s)
         }
         if take() {
             let s = try stamp(&r)
@@ -133,18 +137,22 @@ enum ProjectionCodec {
         let tagCount = try r.varint()
         for _ in 0..<tagCount {
             let tag = try r.string()
-            g.tagAdds[tag] = try uuids(&r)
+            g.tagAdds[NormalizedText(tag)] = try uuids(&r)
         }
         g.removedTagAdds = try uuids(&r)
+        for _ in 0..<(try r.varint()) {
+            let device = try r.string()
+            g.deletionHeads[device] = try r.varint()
+        }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a goal row") }
         return g
     }
 
-    /// Whether the goal exists, is deleted, and its kind, from a header's first bytes; nil when
-    /// the goal was never created.
-    static func decodeStatus(_ bytes: UnsafeRawBufferPointer) -> (deleted: Bool, kind: ProgressKind)? {
+    /// Whether the goal exists, is deleted, its kind, and whether it was ever deleted or
+    /// restored, from a header's first bytes; nil when the goal was never created.
+    static func decodeStatus(_ bytes: UnsafeRawBufferPointer) -> (deleted: Bool, kind: ProgressKind, deletionHistory: Bool)? {
         guard bytes.count >= 2, bytes[0] == version, bytes[1] & 1 != 0 else { return nil }
-        return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome)
+        return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome, bytes[1] & 8 != 0)
     }
 
     // MARK: Devices
@@ -159,7 +167,7 @@ enum ProjectionCodec {
             w.string(v.timeZone)
             w.u8(UInt8(v.firstWeekday))
             w.string(v.locale)
-            w.u8(UInt8(NotificationStrategy.allCases.firstIndex(of: v.strategy)!))
+            w.u8(v.strategy.storedCode)
             w.u8(UInt8(v.windowDays))
             w.varint(UInt64(v.capacity))
         } else {
@@ -168,7 +176,7 @@ enum ProjectionCodec {
         if let a = d.authorization {
             w.u8(1)
             stamp(a.stamp, &w)
-            w.u8(UInt8(AuthorizationStatus.allCases.firstIndex(of: a.value)!))
+            w.u8(a.value.storedCode)
         } else {
             w.u8(0)
         }
@@ -184,20 +192,17 @@ enum ProjectionCodec {
             let tz = try r.string()
             let fw = Int(try r.u8())
             let locale = try r.string()
-            let si = Int(try r.u8())
-            guard si < NotificationStrategy.allCases.count else { throw DecodingError(reason: "unknown strategy") }
+            let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
             let window = Int(try r.u8())
             let capacity = Int(clamping: try r.varint())
             d.configuration = Register(
                 DeviceConfigured(
                     timeZone: tz, firstWeekday: fw, locale: locale,
-                    strategy: NotificationStrategy.allCases[si], windowDays: window, capacity: capacity), s)
+                    strategy: strategy, windowDays: window, capacity: capacity), s)
         }
         if try r.u8() == 1 {
             let s = try stamp(&r)
-            let ai = Int(try r.u8())
-            guard ai < AuthorizationStatus.allCases.count else { throw DecodingError(reason: "unknown authorization") }
-            d.authorization = Register(AuthorizationStatus.allCases[ai], s)
+            d.authorization = Register(try AuthorizationStatus.decode(try r.u8(), "authorization"), s)
         }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a device row") }
         return d

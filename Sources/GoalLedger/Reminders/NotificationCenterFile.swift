@@ -116,8 +116,8 @@ public struct NotificationCenterFile: Sendable {
     public var json: JSONValue {
         .object([
             ("capacity", .number(Double(capacity))),
-            ("requests", .array(requests.sorted { $0.id < $1.id }.map(\.json))),
-            ("refuse", .array(refuse.sorted().map { .string($0) })),
+            ("requests", .array(requests.sorted { String.bytesPrecede($0.id, $1.id) }.map(\.json))),
+            ("refuse", .array(refuse.sorted(by: String.bytesPrecede).map { .string($0) })),
         ])
     }
 

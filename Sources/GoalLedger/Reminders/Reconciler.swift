@@ -145,8 +145,8 @@ public struct Reconciler: Sendable {
                 report.cancelled.append(r.id)
             }
         }
-        report.scheduled.sort()
-        report.cancelled.sort()
+        report.scheduled.sort(by: String.bytesPrecede)
+        report.cancelled.sort(by: String.bytesPrecede)
         report.issues = Array(Set(report.issues)).sorted {
             $0.goal != $1.goal ? $0.goal.uuidString < $1.goal.uuidString : $0.kind.rawValue < $1.kind.rawValue
         }

@@ -64,7 +64,7 @@ public struct ReminderPlan: Equatable, Sendable {
     }
 
     static func firesBefore(_ a: NotificationRequest, _ b: NotificationRequest) -> Bool {
-        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : a.id < b.id
+        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : String.bytesPrecede(a.id, b.id)
     }
 
     // MARK: The rules
@@ -112,10 +112,13 @@ public struct ReminderPlan: Equatable, Sendable {
 
     static func requests(for goal: GoalState, _ context: Context, now: Instant) -> [NotificationRequest] {
         guard let subject = subject(of: goal, context, now: now) else { return [] }
+        let requests: [NotificationRequest]
         switch context.settings.strategy {
-        case .repeating: return [repeatingRequest(subject, context, now: now)]
-        case .window: return windowRequests(subject, context, now: now)
+        case .repeating: requests = [repeatingRequest(subject, context, now: now)]
+        case .window: requests = windowRequests(subject, context, now: now)
         }
+        // A recurring reminder whose next time would fall after 9999 is not planned.
+        return requests.filter { Instant.supported.contains($0.nextFireAt) }
     }
 
     static func request(_ subject: Subject, id: String, trigger: NotificationTrigger, fireAt: Instant, _ context: Context)
