@@ -133,7 +133,8 @@ public struct HubBenchmark {
                 name: "hub push, batched INSERT\(label)", unit: "events/s", value: Double(n) / insertTime, baseline: Double(n) / copyTime,
                 baselineName: "the push with COPY", note: "why COPY is the push's default: ratio < 1"),
             Figure(
-                name: "hub pull (\(n) events)\(label)", unit: "events/s", value: Double(pulled) / pullTime, baseline: Double(n) / selectTime,
+                name: "hub pull (\(n) events)\(label)", unit: "events/s", value: Double(pulled) / pullTime,
+                baseline: Double(n) / selectTime,
                 baselineName: "a binary SELECT of the same rows", note: "higher is better (target ≥ 200,000 events/s)"),
             Figure(
                 name: "hub sync, nothing missing\(label)", unit: "ms", value: noop[noop.count / 2] * 1000, baseline: nil, baselineName: nil,

@@ -31,7 +31,8 @@ public enum CommandLineTool {
         }
         lines.append("")
         lines.append("`ledger COMMAND --help` describes one command.")
-        lines.append("exit codes: 0 ok, 1 internal (and a failed scenario), 2 usage, 3 invalid input, 4 version conflict, 5 store or hub problem")
+        lines.append(
+            "exit codes: 0 ok, 1 internal (and a failed scenario), 2 usage, 3 invalid input, 4 version conflict, 5 store or hub problem")
         return lines.joined(separator: "\n")
     }
 

@@ -20,7 +20,7 @@ enum HubCommand {
             let hub = try Hub(url: url)
             let applied = try hub.initialize()
             if inv.json {
-                inv.printJSON(.object([("hub", .string(hub.name)), ("applied", .array(applied.map { .string($0) }))]))
+                try inv.printJSON(.object([("hub", .string(hub.name)), ("applied", .array(applied.map { .string($0) }))]))
             } else if applied.isEmpty {
                 inv.print("the hub at \(hub.name) is current")
             } else {
@@ -32,7 +32,7 @@ enum HubCommand {
             let hub = try Hub(url: url)
             let created = try hub.grant(ledger: ledger, role: role)
             if inv.json {
-                inv.printJSON(.object([("ledger", .string(ledger.uuidString)), ("role", .string(role)), ("created", .bool(created))]))
+                try inv.printJSON(.object([("ledger", .string(ledger.uuidString)), ("role", .string(role)), ("created", .bool(created))]))
             } else {
                 inv.print("role \(role)\(created ? " (created)" : "") may reach ledger \(ledger.uuidString) on \(hub.name)")
             }

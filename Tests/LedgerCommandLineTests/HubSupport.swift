@@ -32,7 +32,8 @@ final class HubFixture: @unchecked Sendable {
     @discardableResult
     func run(_ device: String, _ args: [String], input: String = "", environment: [String: String] = [:]) -> CommandLineTool.Result {
         CommandLineTool.run(
-            ["--store", path(device), "--now", "2026-11-05T12:00:00Z"] + args, environment: ["TZ": "UTC", "LANG": "C"].merging(environment) { $1 },
+            ["--store", path(device), "--now", "2026-11-05T12:00:00Z"] + args,
+            environment: ["TZ": "UTC", "LANG": "C"].merging(environment) { $1 },
             input: { Data(input.utf8) })
     }
 
@@ -52,8 +53,10 @@ final class HubFixture: @unchecked Sendable {
 
     /// `n` progress lines on one of `everyKindOfGoal`'s measurable goals.
     static func progress(_ n: Int, from start: Int = 0) -> String {
-        (start..<start + n).map { i in #"{"type":"progressRecorded","goal":"\#(goalIDs[1])","amount":\#(i % 7 + 1),"at":"2026-11-05T10:00:00Z"}"# }
-            .joined(separator: "\n")
+        (start..<start + n).map { i in
+            #"{"type":"progressRecorded","goal":"\#(goalIDs[1])","amount":\#(i % 7 + 1),"at":"2026-11-05T10:00:00Z"}"#
+        }
+        .joined(separator: "\n")
     }
 
     /// A superuser connection to the hub database.
@@ -64,7 +67,9 @@ final class HubFixture: @unchecked Sendable {
     }
 
     /// Runs the built `ledger` executable as a child process.
-    func child(_ device: String, _ args: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    func child(_ device: String, _ args: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         let p = Process()
         p.executableURL = ledgerExecutable()
         p.arguments = ["--store", path(device), "--now", "2026-11-05T12:00:00Z"] + args
@@ -91,7 +96,8 @@ final class HubFixture: @unchecked Sendable {
         var text = ""
         for q in [
             "SELECT ledger::text, origin, sequence::text, event_id::text, hlc::text, encode(record, 'hex') FROM hub.events ORDER BY 1, 2, sequence",
-            "SELECT ledger::text, origin, head::text FROM hub.heads ORDER BY 1, 2", "SELECT ledger::text, role::text FROM hub.access ORDER BY 1, 2",
+            "SELECT ledger::text, origin, head::text FROM hub.heads ORDER BY 1, 2",
+            "SELECT ledger::text, role::text FROM hub.access ORDER BY 1, 2",
         ] {
             let r = try c.execute(q)
             for row in 0..<r.rowCount { text += (0..<r.columnCount).map { r.string(row, $0) }.joined(separator: "|") + "\n" }

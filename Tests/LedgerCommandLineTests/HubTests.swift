@@ -8,14 +8,16 @@ import Testing
 struct HubTests {
     @Test func hubInitRecordsItsMigrationsAndANewerHubIsRefused() throws {
         let hub = try HubFixture(initialized: false)
-        let first = try JSONParser.parse(CommandLineTool.run(["hub", "init", hub.url, "--json"], environment: [:], input: { Data() }).stdout)
+        let first = try JSONParser.parse(
+            CommandLineTool.run(["hub", "init", hub.url, "--json"], environment: [:], input: { Data() }).stdout)
         #expect(first["applied"] == .array([.string("1-events-heads-access")]))
         let again = CommandLineTool.run(["hub", "init", hub.url], environment: [:], input: { Data() })
         #expect(again.exitCode == 0)
         #expect(again.stdout.contains("is current"))
         // Sixteen hash partitions by ledger.
         #expect(try hub.count("SELECT count(*) FROM pg_inherits WHERE inhparent = 'hub.events'::regclass") == 16)
-        #expect(try hub.count("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'hub.events'::regclass AND partstrat = 'h'") == 1)
+        #expect(
+            try hub.count("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'hub.events'::regclass AND partstrat = 'h'") == 1)
         hub.seed()
         try hub.admin().execute("INSERT INTO hub.migrations VALUES ('2-from-the-future')")
         for args in [["hub", "init", hub.url], ["sync", hub.url]] {
@@ -74,7 +76,8 @@ struct HubTests {
         hub.seed()
         hub.run("phone", ["append"], input: HubFixture.progress(2))
         // No host and no user in the URL: PGHOST and PGUSER supply them.
-        let r = try hub.child("phone", ["sync", "postgresql:///\(hub.database)"], environment: ["PGHOST": hub.socketDirectory, "PGUSER": "postgres"])
+        let r = try hub.child(
+            "phone", ["sync", "postgresql:///\(hub.database)"], environment: ["PGHOST": hub.socketDirectory, "PGUSER": "postgres"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("sent 2"), "\(r.stdout)")
     }
@@ -158,7 +161,8 @@ struct HubTests {
         hub.run("laptop", ["append"], input: HubFixture.progress(1))
         let admin = try hub.admin()
         let row = try admin.query(
-            "SELECT event_id, record FROM hub.events WHERE ledger = $1 AND origin = 'phone' AND sequence = 25", [.uuid(UUID(uuidString: ledger)!)])
+            "SELECT event_id, record FROM hub.events WHERE ledger = $1 AND origin = 'phone' AND sequence = 25",
+            [.uuid(UUID(uuidString: ledger)!)])
         let id = row.uuid(0, 0)!
         var record = row.bytes(0, 1)
         switch alteration {
@@ -229,7 +233,9 @@ struct HubTests {
         #expect(try push([next(22), next(23)]) == nil)
         let gap = try #require(try push([next(22), next(24, id: UUID(uuidString: "99999999-9999-4999-8999-999999999999")!)]))
         #expect(gap.sqlState == "23514")
-        #expect(gap.message.contains("origin phone jumps from sequence 22 to 24 at event 99999999-9999-4999-8999-999999999999"), "\(gap.message)")
+        #expect(
+            gap.message.contains("origin phone jumps from sequence 22 to 24 at event 99999999-9999-4999-8999-999999999999"),
+            "\(gap.message)")
         let gapAtStart = try #require(try push([next(23)]))
         #expect(gapAtStart.message.contains("jumps from sequence 21 to 23"), "\(gapAtStart.message)")
         let taken = try #require(try push([next(21)]))
@@ -255,9 +261,13 @@ struct HubTests {
         let granted = CommandLineTool.run(["hub", "grant", hub.url, "--ledger", ledgerA, "--role", a], environment: [:], input: { Data() })
         #expect(granted.exitCode == 0, "\(granted.stderr)")
         #expect(granted.stdout.contains("(created)"))
-        #expect(CommandLineTool.run(["hub", "grant", hub.url, "--ledger", ledgerB, "--role", b], environment: [:], input: { Data() }).exitCode == 0)
+        #expect(
+            CommandLineTool.run(["hub", "grant", hub.url, "--ledger", ledgerB, "--role", b], environment: [:], input: { Data() }).exitCode
+                == 0)
 
-        for (role, ownLedger, ownDevice, other, otherDevice) in [(a, ledgerA, "phone", ledgerB, "desk"), (b, ledgerB, "desk", ledgerA, "phone")] {
+        for (role, ownLedger, ownDevice, other, otherDevice) in [
+            (a, ledgerA, "phone", ledgerB, "desk"), (b, ledgerB, "desk", ledgerA, "phone"),
+        ] {
             let url = hub.url(as: role)
             // Its own ledger: sync and clone work.
             hub.run(ownDevice, ["append"], input: HubFixture.progress(1))

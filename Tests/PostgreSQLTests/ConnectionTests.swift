@@ -22,7 +22,8 @@ struct ConnectionTests {
         #expect(r.bool(0, 7))
         #expect(r.int64(0, 8) == 2)
         // Arrays arrive whole: check them on the server side.
-        let a = try c.query("SELECT $1::int8[] = ARRAY[3,-4]::int8[], $2::text[] = ARRAY['a','b,c']", [.int64Array([3, -4]), .textArray(["a", "b,c"])])
+        let a = try c.query(
+            "SELECT $1::int8[] = ARRAY[3,-4]::int8[], $2::text[] = ARRAY['a','b,c']", [.int64Array([3, -4]), .textArray(["a", "b,c"])])
         #expect(a.bool(0, 0) && a.bool(0, 1))
         let empty = try c.query("SELECT cardinality($1::text[])", [.textArray([])])
         #expect(empty.int64(0, 0) == 0)
