@@ -45,10 +45,10 @@ public enum HubSchema {
                 record bytea NOT NULL,
                 PRIMARY KEY (ledger, origin, sequence),
                 UNIQUE (ledger, event_id),
-                -- The record's codec version, id and clock agree with the columns (EventCodec:
-                -- version byte, CRC-32C, id, hlc big-endian).
+                -- The record's id and clock agree with the columns (EventCodec: a codec version
+                -- byte, 1 or later, CRC-32C, id, hlc big-endian).
                 CONSTRAINT record_matches_columns CHECK (
-                    octet_length(record) > 29 AND get_byte(record, 0) = 1
+                    octet_length(record) > 29 AND get_byte(record, 0) >= 1
                     AND substring(record FROM 6 FOR 16) = uuid_send(event_id)
                     AND substring(record FROM 22 FOR 8) = int8send(hlc))
             ) PARTITION BY HASH (ledger);
