@@ -2,7 +2,7 @@ import GoalLedger
 
 enum StatusCommand {
     static let spec = CommandSpec(
-        name: "status", summary: "ledger, device, schema, counts, per-origin sequences, digest",
+        name: "status", summary: "ledger, device and its key, schema, counts, per-origin sequences, enrolled devices, digest",
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
@@ -11,6 +11,8 @@ enum StatusCommand {
         let (version, checkpoint) = try store.projectionStatus()
         let events = try store.lastPosition()
         let heads = try store.originHeads().sorted { String.bytesPrecede($0.key, $1.key) }
+        let enrolled = try store.enrolledDevices()
+        let key = try store.publicKey()
         if inv.json {
             try inv.printJSON(
                 .object([
@@ -27,6 +29,19 @@ enum StatusCommand {
                     ),
                     ("digest", .string(projection.digest)),
                     ("migrations", .array(try store.appliedMigrations().map { .string($0) })),
+                    ("deviceKey", key.map { .string(Hex.string($0)) } ?? .null),
+                    (
+                        "devices",
+                        .array(
+                            enrolled.map { d in
+                                .object([
+                                    ("device", .string(d.device)), ("publicKey", .string(Hex.string(d.publicKey))),
+                                    ("fingerprint", .string(d.fingerprint)), ("from", .number(Double(d.from))),
+                                    ("revokedAfter", d.revokedAfter.map { .number(Double($0)) } ?? .null),
+                                ])
+                            })
+                    ),
+                    ("signed", .bool(store.isSignedLedger)),
                 ]))
             return
         }
@@ -36,6 +51,12 @@ enum StatusCommand {
         inv.print("events   \(events)")
         inv.print("goals    \(projection.existingGoals.count)")
         for (device, seq) in heads { inv.print("origin   \(device) at sequence \(seq)") }
+        if let key { inv.print("key      \(Hex.string(key)) (\(EventChain.fingerprint(key)))") }
+        for d in enrolled {
+            let revoked = d.revokedAfter.map { ", revoked after sequence \($0)" } ?? ""
+            inv.print("enrolled \(d.device) \(d.fingerprint) from sequence \(d.from)\(revoked)")
+        }
+        if !store.isSignedLedger && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
         inv.print("digest   \(try projection.digest)")
     }

@@ -44,6 +44,25 @@ final class HubFixture: @unchecked Sendable {
         run(device, ["sync", url])
     }
 
+    /// A new device joins from the hub, and `sponsor` (an enrolled device) pairs with it: it
+    /// enrols the new device's key and syncs, and the new device syncs to receive it. Writes
+    /// one event (the enrolment).
+    @discardableResult
+    func join(_ device: String, sponsor: String = "phone") throws -> Bool {
+        guard run(device, ["clone", url, "--ledger", try ledgerID(sponsor), "--device", device]).exitCode == 0 else { return false }
+        return try pair(device, sponsor: sponsor)
+    }
+
+    /// The pairing step alone, for a device that cloned from the hub.
+    @discardableResult
+    func pair(_ device: String, sponsor: String = "phone") throws -> Bool {
+        guard case .string(let key) = try JSONParser.parse(run(device, ["status", "--json"]).stdout)["deviceKey"],
+            run(sponsor, ["device", "enrol", device, "--key", key]).exitCode == 0,
+            run(sponsor, ["sync", url]).exitCode == 0
+        else { return false }
+        return run(device, ["sync", url]).exitCode == 0
+    }
+
     func ledgerID(_ device: String) throws -> String {
         guard case .string(let id) = try JSONParser.parse(run(device, ["status", "--json"]).stdout)["ledger"] else {
             throw LedgerError(.internal, "no ledger id")

@@ -6,11 +6,13 @@ import Foundation
 ///     bytes 1…4    CRC-32C of everything after it, little-endian
 ///     id (16) · hlc (8, big-endian) · at (zig-zag varint ms) · sequence (varint)
 ///     · origin (string) · schema (1) · type (1) · payload
-///     version 2 only: deletionsSeen (varint count, then device (string) · sequence (varint),
-///     devices in UTF-8 byte order)
+///     version 2 only, after the payload: flags (varint: 1 deletionsSeen, 2 previousHash,
+///     4 signature), then deletionsSeen (varint count, then device (string) · sequence
+///     (varint), devices in UTF-8 byte order) · previousHash (32) · signer's public key (32)
+///     and signature (64)
 ///
-/// An event that carries `deletionsSeen` is written as version 2, one without it as version 1,
-/// so a record decoded and encoded again keeps its bytes whichever ledger wrote it.
+/// An event that carries none of those is written as version 1, one that carries any as
+/// version 2, so a record decoded and encoded again keeps its bytes whichever ledger wrote it.
 ///
 /// Payload fields are written in a fixed order per type; optional fields are announced by a
 /// presence bitmask (varint) that comes first. New optional fields take new bits, so older
@@ -20,7 +22,8 @@ public enum EventCodec {
 
     public static func encode(_ e: Event) -> [UInt8] {
         var w = ByteWriter(capacity: 96)
-        w.u8(e.deletionsSeen == nil ? 1 : 2)
+        let extended = e.deletionsSeen != nil || e.previousHash != nil || e.signature != nil
+        w.u8(extended ? 2 : 1)
         w.u8(0)
         w.u8(0)
         w.u8(0)
@@ -33,11 +36,19 @@ public enum EventCodec {
         w.u8(e.schema)
         w.u8(e.type.rawValue)
         e.payload.encode(into: &w)
-        if let seen = e.deletionsSeen {
-            w.varint(UInt64(seen.count))
-            for (device, sequence) in seen.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
-                w.string(device)
-                w.varint(sequence)
+        if extended {
+            w.varint((e.deletionsSeen == nil ? 0 : 1) | (e.previousHash == nil ? 0 : 2) | (e.signature == nil ? 0 : 4))
+            if let seen = e.deletionsSeen {
+                w.varint(UInt64(seen.count))
+                for (device, sequence) in seen.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+                    w.string(device)
+                    w.varint(sequence)
+                }
+            }
+            if let h = e.previousHash { w.bytes.append(contentsOf: h) }
+            if let s = e.signature {
+                w.bytes.append(contentsOf: e.signer ?? [UInt8](repeating: 0, count: 32))
+                w.bytes.append(contentsOf: s)
             }
         }
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
@@ -66,20 +77,33 @@ public enum EventCodec {
         guard let type = EventType(rawValue: code) else { throw DecodingError(reason: "unknown event type \(code)") }
         let payload = try Payload.decode(type, from: &r)
         var deletionsSeen: [String: UInt64]?
+        var previousHash: [UInt8]?
+        var signature: [UInt8]?
+        var signer: [UInt8]?
         if recordVersion >= 2 {
-            var seen: [String: UInt64] = [:]
-            let count = try r.varint()
-            guard count <= UInt64(r.bytes.count - r.index) else { throw DecodingError(reason: "deletionsSeen count beyond the record") }
-            for _ in 0..<count {
-                let device = try r.string()
-                guard seen[device] == nil else { throw DecodingError(reason: "deletionsSeen names \(device) twice") }
-                seen[device] = try r.varint()
+            let flags = try r.varint()
+            guard flags != 0, flags < 8 else { throw DecodingError(reason: "unknown record extensions \(flags)") }
+            if flags & 1 != 0 {
+                var seen: [String: UInt64] = [:]
+                let count = try r.varint()
+                guard count <= UInt64(r.bytes.count - r.index) else { throw DecodingError(reason: "deletionsSeen count beyond the record") }
+                for _ in 0..<count {
+                    let device = try r.string()
+                    guard seen[device] == nil else { throw DecodingError(reason: "deletionsSeen names \(device) twice") }
+                    seen[device] = try r.varint()
+                }
+                deletionsSeen = seen
             }
-            deletionsSeen = seen
+            if flags & 2 != 0 { previousHash = try r.fixed(32) }
+            if flags & 4 != 0 {
+                signer = try r.fixed(32)
+                signature = try r.fixed(64)
+            }
         }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes after the payload") }
         return Event(
-            id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload, deletionsSeen: deletionsSeen)
+            id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload, deletionsSeen: deletionsSeen,
+            previousHash: previousHash, signature: signature, signer: signer)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> Event {
@@ -223,6 +247,15 @@ extension Payload {
         case .notificationAuthorization(let p):
             w.varint(0)
             w.u8(p.status.storedCode)
+        case .deviceEnrolled(let p):
+            w.varint(0)
+            w.string(p.device)
+            w.bytes.append(contentsOf: p.publicKey)
+            w.varint(p.from)
+        case .deviceRevoked(let p):
+            w.varint(0)
+            w.string(p.device)
+            w.varint(p.after)
         case .progressHistoryReplaced(let p):
             w.varint(p.base == nil ? 0 : 1)
             w.uuid(p.goal)
@@ -245,7 +278,8 @@ extension Payload {
 
     fileprivate static func decode(_ type: EventType, from r: inout ByteReader) throws(DecodingError) -> Payload {
         var f = PresenceReader(try r.varint())
-        let goal = type == .deviceConfigured || type == .notificationAuthorization ? UUID() : try r.uuid()
+        let deviceEvent = [.deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked].contains(type)
+        let goal = deviceEvent ? UUID() : try r.uuid()
         func count(_ r: inout ByteReader) throws(DecodingError) -> Int {
             let n = try r.varint()
             guard n <= 1 << 20 else { throw DecodingError(reason: "list too long") }
@@ -362,6 +396,10 @@ extension Payload {
                         day: hasDay ? try r.day() : nil))
             }
             return .progressHistoryReplaced(ProgressHistoryReplaced(goal: goal, entries: entries, base: base))
+        case .deviceEnrolled:
+            return .deviceEnrolled(DeviceEnrolled(device: try r.string(), publicKey: try r.fixed(32), from: try r.varint()))
+        case .deviceRevoked:
+            return .deviceRevoked(DeviceRevoked(device: try r.string(), after: try r.varint()))
         }
     }
 }

@@ -360,6 +360,12 @@ extension Payload {
         case .notificationAuthorization:
             guard let s = try r.enumeration("status", AuthorizationStatus.self) else { throw FieldError("status", "is required") }
             return .notificationAuthorization(NotificationAuthorization(status: s))
+        case .deviceEnrolled:
+            throw FieldError("type", "deviceEnrolled is written by `ledger init`, `ledger clone` and `ledger migrate`, never appended")
+        case .deviceRevoked:
+            let device = try r.string("revoked", required: true)!
+            guard DeviceName.isValid(device) else { throw FieldError("revoked", "must be a device name ([a-z0-9][a-z0-9._-]{0,63}), got \"\(device)\"") }
+            return .deviceRevoked(DeviceRevoked(device: device))
         case .progressHistoryReplaced:
             let g = try goal(&r)
             guard let list = r.raw("entries") else { throw FieldError("entries", "is required") }

@@ -14,6 +14,11 @@ extension Event {
         m.append(("at", .string(at.rfc3339)))
         m.append(("schema", .number(Double(schema))))
         m.append(contentsOf: payload.jsonMembers)
+        if let h = previousHash { m.append(("previousHash", .string(Hex.string(h)))) }
+        if let s = signature {
+            m.append(("signedBy", .string(Hex.string(signer ?? []))))
+            m.append(("signature", .string(Hex.string(s))))
+        }
         if let seen = deletionsSeen, !seen.isEmpty {
             m.append(("deletionsSeen", .object(seen.sorted { String.bytesPrecede($0.key, $1.key) }.map { ($0.key, .number(Double($0.value))) })))
         }
@@ -92,6 +97,13 @@ extension Payload {
             m.append(("capacity", .number(Double(p.capacity))))
         case .notificationAuthorization(let p):
             m.append(("status", .string(p.status.rawValue)))
+        case .deviceEnrolled(let p):
+            m.append(("enrolled", .string(p.device)))
+            m.append(("publicKey", .string(Hex.string(p.publicKey))))
+            m.append(("from", .number(Double(p.from))))
+        case .deviceRevoked(let p):
+            m.append(("revoked", .string(p.device)))
+            m.append(("after", .number(Double(p.after))))
         case .progressHistoryReplaced(let p):
             m.append(("goal", id(p.goal)))
             m.append(

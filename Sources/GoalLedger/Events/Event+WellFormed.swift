@@ -7,6 +7,9 @@ extension Event {
     public func checkWellFormed() throws(FieldError) {
         guard DeviceName.isValid(origin) else { throw FieldError("device", "invalid device name \"\(origin)\"") }
         guard sequence >= 1 else { throw FieldError("sequence", "must be at least 1") }
+        if let h = previousHash, h.count != 32 { throw FieldError("previousHash", "must be 32 bytes") }
+        if signature != nil, previousHash == nil { throw FieldError("signature", "a signed event carries previousHash") }
+        if signature != nil, signer?.count != 32 { throw FieldError("signedBy", "a signed event carries its signer's 32-byte key") }
         guard (1...UInt8(LedgerStore.currentSchema)).contains(schema) else { throw FieldError("schema", "unknown schema \(schema)") }
         _ = try FieldRules.instant(at, field: "at")
         switch payload {
@@ -56,6 +59,12 @@ extension Event {
             guard (1...512).contains(p.capacity) else { throw FieldError("capacity", "must be between 1 and 512") }
         case .notificationAuthorization:
             break
+        case .deviceEnrolled(let p):
+            guard DeviceName.isValid(p.device) else { throw FieldError("device", "invalid device name \"\(p.device)\"") }
+            guard p.publicKey.count == 32 else { throw FieldError("publicKey", "must be 32 bytes") }
+            guard p.from >= 1 else { throw FieldError("from", "must be at least 1") }
+        case .deviceRevoked(let p):
+            guard DeviceName.isValid(p.device) else { throw FieldError("device", "invalid device name \"\(p.device)\"") }
         case .progressHistoryReplaced(let p):
             guard Set(p.entries.map(\.id)).count == p.entries.count else { throw FieldError("entries", "an entry id appears twice") }
             for e in p.entries {

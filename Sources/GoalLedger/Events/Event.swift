@@ -242,6 +242,34 @@ public struct ProgressHistoryReplaced: Equatable, Sendable {
     }
 }
 
+/// A device's public key enters the ledger: events of `device` from sequence `from` on are
+/// signed with it. Written by `init` (a device enrolling itself, the ledger's first trust), by
+/// `clone` (the source device enrolling the new one) and by the migration that starts signing.
+public struct DeviceEnrolled: Equatable, Sendable {
+    public var device: String
+    /// The Ed25519 public key (32 bytes).
+    public var publicKey: [UInt8]
+    public var from: UInt64
+
+    public init(device: String, publicKey: [UInt8], from: UInt64) {
+        self.device = device
+        self.publicKey = publicKey
+        self.from = from
+    }
+}
+
+/// A device leaves the ledger: its events after sequence `after` (the last its revoker's store
+/// held, filled in at append) are refused by every store that learns of the revocation.
+public struct DeviceRevoked: Equatable, Sendable {
+    public var device: String
+    public var after: UInt64
+
+    public init(device: String, after: UInt64 = 0) {
+        self.device = device
+        self.after = after
+    }
+}
+
 public struct NotificationAuthorization: Equatable, Sendable {
     public var status: AuthorizationStatus
 
@@ -263,6 +291,8 @@ public enum Payload: Equatable, Sendable {
     case deviceConfigured(DeviceConfigured)
     case notificationAuthorization(NotificationAuthorization)
     case progressHistoryReplaced(ProgressHistoryReplaced)
+    case deviceEnrolled(DeviceEnrolled)
+    case deviceRevoked(DeviceRevoked)
 
     public var type: EventType {
         switch self {
@@ -279,6 +309,8 @@ public enum Payload: Equatable, Sendable {
         case .deviceConfigured: return .deviceConfigured
         case .notificationAuthorization: return .notificationAuthorization
         case .progressHistoryReplaced: return .progressHistoryReplaced
+        case .deviceEnrolled: return .deviceEnrolled
+        case .deviceRevoked: return .deviceRevoked
         }
     }
 
@@ -294,7 +326,7 @@ public enum Payload: Equatable, Sendable {
         case .tagAdded(let p): return p.goal
         case .tagRemoved(let p): return p.goal
         case .progressHistoryReplaced(let p): return p.goal
-        case .deviceConfigured, .notificationAuthorization: return nil
+        case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: return nil
         }
     }
 }
@@ -315,6 +347,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case notificationAuthorization = 12
     /// Schema 1 only.
     case progressHistoryReplaced = 13
+    case deviceEnrolled = 14
+    case deviceRevoked = 15
 
     public var name: String {
         switch self {
@@ -331,6 +365,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .deviceConfigured: return "deviceConfigured"
         case .notificationAuthorization: return "notificationAuthorization"
         case .progressHistoryReplaced: return "progressHistoryReplaced"
+        case .deviceEnrolled: return "deviceEnrolled"
+        case .deviceRevoked: return "deviceRevoked"
         }
     }
 
@@ -405,10 +441,17 @@ public struct Event: Equatable, Sendable {
     /// deletion exactly when this does not cover the deletion and the deletion's `seen` does
     /// not cover the change. Nil for events stored before the ledger recorded it (codec 1).
     public var deletionsSeen: [String: UInt64]?
+    /// The signed hash chain of the event's origin: the BLAKE2b hash of the origin's previous
+    /// event (32 zero bytes before the first), and on the last event of each appended batch the
+    /// author's Ed25519 signature of that event's hash with the public key that made it (see
+    /// `EventChain`). Nil on events written before the origin signed.
+    public var previousHash: [UInt8]?
+    public var signature: [UInt8]?
+    public var signer: [UInt8]?
 
     public init(
         id: UUID, origin: String, sequence: UInt64, hlc: HLC, at: Instant, schema: UInt8, payload: Payload,
-        deletionsSeen: [String: UInt64]? = nil
+        deletionsSeen: [String: UInt64]? = nil, previousHash: [UInt8]? = nil, signature: [UInt8]? = nil, signer: [UInt8]? = nil
     ) {
         self.id = id
         self.origin = origin
@@ -418,6 +461,9 @@ public struct Event: Equatable, Sendable {
         self.schema = schema
         self.payload = payload
         self.deletionsSeen = deletionsSeen
+        self.previousHash = previousHash
+        self.signature = signature
+        self.signer = signer
     }
 
     /// Whether the author of this event had seen `deletion` (an event of another device); nil

@@ -84,7 +84,7 @@ public enum GoalAudit {
                     AuditChange(
                         field: "history", before: base.map { .array($0.entries.map { .string($0.id.upperString) }) } ?? .null,
                         after: .array(ids.map { .string($0.upperString) })))
-            case .deviceConfigured, .notificationAuthorization: written = []
+            case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: written = []
             }
             for name in written {
                 if case .goalCreated = e.payload, after[name] == .null { continue }  // unset optional fields

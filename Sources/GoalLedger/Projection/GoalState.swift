@@ -215,7 +215,7 @@ public struct GoalState: Equatable, Sendable {
         case .tagAdded(let p): tagAdds[NormalizedText(p.tag), default: []].insert(e.id)
         case .tagRemoved(let p): removedTagAdds.formUnion(p.observed)
         case .progressHistoryReplaced: record(e)
-        case .deviceConfigured, .notificationAuthorization: break
+        case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: break
         }
     }
 }

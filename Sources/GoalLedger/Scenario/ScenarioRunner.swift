@@ -30,7 +30,7 @@ public enum ScenarioRunner {
         let origin = try LedgerStore.create(at: directory + "/" + first.name, device: first.name, schema: scenario.schema)
         stores[first.name] = origin
         for d in scenario.devices.dropFirst() {
-            stores[d.name] = try origin.clone(to: directory + "/" + d.name, device: d.name)
+            stores[d.name] = try origin.clone(to: directory + "/" + d.name, device: d.name, now: scenario.start)
         }
         for d in scenario.devices {
             var setup: [EventDraft] = []
@@ -42,7 +42,7 @@ public enum ScenarioRunner {
         }
         var relay: LedgerStore?
         if scenario.hasHub, hub == nil {
-            relay = try origin.clone(to: directory + "/" + Scenario.hubName + ".relay", device: Scenario.hubName)
+            relay = try origin.clone(to: directory + "/" + Scenario.hubName + ".relay", device: Scenario.hubName, now: scenario.start)
         }
         func syncWithHub(_ device: String) throws(LedgerError) {
             if let hub {

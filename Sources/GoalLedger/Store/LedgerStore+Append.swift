@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import Sodium
 
 /// What `append` did with one submitted event.
 public struct AppendResult: Equatable, Sendable {
@@ -32,6 +33,15 @@ extension LedgerStore {
     public func append(
         _ drafts: [EventDraft], lines: [Int]? = nil, expectedVersion: Int? = nil, now: Instant
     ) throws(LedgerError) -> [AppendResult] {
+        try append(drafts, lines: lines, expectedVersion: expectedVersion, now: now, enrolling: false, signingKey: nil)
+    }
+
+    /// `append`, also for the store's own enrolments (`enrolling`), signed with `signingKey`
+    /// when given (the founder's first event, before its key is enrolled), else with the
+    /// device's key once it is enrolled.
+    func append(
+        _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?
+    ) throws(LedgerError) -> [AppendResult] {
         let lineNumbers = lines ?? Array(1...max(1, drafts.count))
         let device = self.device
         let schema = self.schema
@@ -47,6 +57,10 @@ extension LedgerStore {
                 var position = try Self.lastPosition(txn, layout)
                 let tables = try StoredProjection.active(txn, layout)
                 let heads = try Self.originHeads(txn, layout)
+                let signer = try signingKey ?? self.signer(txn)
+                // The chain continues from this device's last event.
+                var previous = try signer.map { _ in try Self.chainHash(device, sequence, txn, layout) }
+                var lastNew: (event: Event, position: UInt64)?
                 var seen: [UUID: AppendResult] = [:]
                 var results: [AppendResult] = []
                 results.reserveCapacity(drafts.count)
@@ -130,7 +144,7 @@ extension LedgerStore {
                         do throws(FieldError) {
                             let payload = try LocalRules.prepare(
                                 draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
-                                seen: heads.merging([device: sequence]) { _, b in b })
+                                seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling)
                             return (payload, state.map(\.deletionHeads))
                         } catch {
                             throw LedgerError.invalidLine(line, field: error.field, error.message)
@@ -139,10 +153,15 @@ extension LedgerStore {
                     clock = clock.advanced(to: at)
                     sequence += 1
                     position += 1
-                    let event = Event(
+                    var event = Event(
                         id: id, origin: device, sequence: sequence, hlc: clock, at: at,
                         schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
+                    if let p = previous {
+                        event.previousHash = p
+                        previous = EventChain.hash(event)
+                    }
                     try Self.index(event, at: position, txn, layout)
+                    lastNew = (event, position)
                     try batch.apply(event, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
                     seen[id] = result
@@ -150,6 +169,14 @@ extension LedgerStore {
                 }
                 // A batch of duplicates (or none) writes nothing at all.
                 if results.contains(where: { !$0.duplicate }) {
+                    // One signature per batch, on its last event: it vouches for the chain.
+                    if let signer, let (last, position) = lastNew, let hash = previous {
+                        var signed = last
+                        signed.signature = signer.sign(
+                            EventChain.message(ledger: ledgerID, origin: device, sequence: last.sequence, hash: hash))
+                        signed.signer = signer.publicKey
+                        try txn.put(layout.events, key: position.bigEndianBytes, value: EventCodec.encode(signed))
+                    }
                     try batch.flush(txn)
                     try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                     try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
@@ -179,6 +206,7 @@ extension LedgerStore {
         try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
         if event.payload.goal == nil {
             try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position), value: [])
+            try TrustTable.record(event, txn, layout)
         }
     }
 }

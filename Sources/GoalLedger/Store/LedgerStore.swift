@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import Sodium
 
 /// One device's copy of the ledger: an LMDB environment holding the event log and its indexes.
 ///
@@ -14,6 +15,9 @@ public final class LedgerStore: @unchecked Sendable {
     public let path: String
     public let ledgerID: UUID
     public let device: String
+    /// Where this device's secret signing key is kept (by default `device.key` in the store's
+    /// directory; an app may keep it in the OS keychain).
+    public let keys: any DeviceKeyStore
     /// The event schema the store accepts: 1 (legacy) until `migrate`, then 2.
     public internal(set) var schema: Int
     let env: Environment
@@ -22,7 +26,10 @@ public final class LedgerStore: @unchecked Sendable {
     public var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
     let layout: StoreLayout
 
-    private init(path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, schema: Int) {
+    private init(
+        path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, schema: Int, keys: (any DeviceKeyStore)?
+    ) {
+        self.keys = keys ?? DirectoryKeyStore(directory: path)
         self.path = path
         self.env = env
         self.layout = layout
@@ -34,10 +41,20 @@ public final class LedgerStore: @unchecked Sendable {
     // MARK: Creating and opening
 
     /// Creates a store for a new ledger (or, with `ledger`, for an existing one) in `path`.
+    ///
+    /// A new ledger of the current schema is founded signed: the device gets a key pair (its
+    /// secret in `keys`) and the ledger's id is derived from its name and public key, which is
+    /// how every store knows the founder's key. A store for an existing ledger gets a key pair
+    /// too, which an enrolled device enrols (`clone` does). A schema-1 store behaves like the
+    /// old app: unsigned until it is migrated.
     public static func create(
-        at path: String, device: String, ledger: UUID = UUID(), schema: Int = currentSchema,
-        options: Environment.Options = Environment.Options()
+        at path: String, device: String, ledger: UUID? = nil, schema: Int = currentSchema,
+        options: Environment.Options = Environment.Options(), keys: (any DeviceKeyStore)? = nil
     ) throws(LedgerError) -> LedgerStore {
+        let keyStore = keys ?? DirectoryKeyStore(directory: path)
+        let founding = ledger == nil && schema == currentSchema
+        let key: SigningKey? = schema == currentSchema ? SigningKey.generate() : nil
+        let ledger = ledger ?? (founding ? EventChain.ledgerID(founder: device, publicKey: key!.publicKey) : UUID())
         guard DeviceName.isValid(device) else {
             throw LedgerError(.usage, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
         }
@@ -79,7 +96,12 @@ public final class LedgerStore: @unchecked Sendable {
                 }
                 return layout
             }
-            return LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, schema: schema)
+            let store = LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, schema: schema, keys: keyStore)
+            if let key {
+                try keyStore.save(key, ledger: ledger, device: device)
+                if founding { try store.trustFounder(key.publicKey) }
+            }
+            return store
         } catch let e as LedgerError {
             throw e
         } catch {
@@ -91,7 +113,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// rebuilt before the store is returned (never served stale); `onRebuild` is told why.
     public static func open(
         at path: String, options: Environment.Options = Environment.Options(),
-        onRebuild: ((String) -> Void)? = nil
+        onRebuild: ((String) -> Void)? = nil, keys: (any DeviceKeyStore)? = nil
     ) throws(LedgerError) -> LedgerStore {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
             throw LedgerError(.store, "no ledger store at \(path) (create one with `ledger init --device NAME`)")
@@ -144,7 +166,7 @@ public final class LedgerStore: @unchecked Sendable {
                 }
                 return LedgerStore(
                     path: path, env: env, layout: layout, ledgerID: id,
-                    device: String(decoding: device, as: UTF8.self), schema: schemaValue)
+                    device: String(decoding: device, as: UTF8.self), schema: schemaValue, keys: keys)
             }
         } catch let e as LedgerError {
             throw e

@@ -8,7 +8,7 @@ enum LocalRules {
     /// Checks `payload` against the goal's current state and returns it with every default filled in.
     static func prepare(
         _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState, schema: Int = LedgerStore.currentSchema,
-        seen: @autoclosure () -> [String: UInt64] = [:]
+        seen: @autoclosure () -> [String: UInt64] = [:], enrolling: Bool = false
     ) throws(FieldError) -> Payload {
         guard EventType.catalog(schema: schema).contains(payload.type) else {
             if payload.type == .progressHistoryReplaced {
@@ -21,6 +21,17 @@ enum LocalRules {
                 "type",
                 "\(payload.type.name) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it"
             )
+        }
+        switch payload {
+        case .deviceEnrolled where !enrolling:
+            throw FieldError("type", "deviceEnrolled is written by `ledger init`, `ledger clone` and `ledger migrate`, never appended")
+        case .deviceRevoked(var p):
+            guard p.device != author.name else { throw FieldError("revoked", "a device cannot revoke itself; revoke it from another device") }
+            guard let head = seen()[p.device] else { throw FieldError("revoked", "the ledger has no device \"\(p.device)\"") }
+            p.after = head
+            return .deviceRevoked(p)
+        default:
+            break
         }
         guard let goalID = payload.goal else { return payload }
         let state = state ?? GoalState(id: goalID)
@@ -35,7 +46,7 @@ enum LocalRules {
             }
         }
         switch payload {
-        case .goalCreated, .deviceConfigured, .notificationAuthorization:
+        case .goalCreated, .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked:
             return payload
         case .goalEdited(var p):
             if state.kind == .outcome {

@@ -12,11 +12,13 @@ import LMDB
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
 /// | `goalEvents`   | goal id (16)                      | positions (u64 BE), a sorted set of duplicates |
 /// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
+/// | `trust`        | `k` · device · 0x00 · from (u64 BE) | public key (32)        |
+/// |                | `r` · device                      | revoked after (u64 BE)   |
 ///
 /// The goal projection lives in two generations of tables, `p0.*` and `p1.*` (see
 /// `ProjectionTables`); `meta` names the active one, so a rebuild fills the other and switches.
 struct StoreLayout {
-    static let names = ["meta", "events", "eventIds", "origins", "originHeads", "goalEvents", "deviceEvents"]
+    static let names = ["meta", "events", "eventIds", "origins", "originHeads", "goalEvents", "deviceEvents", "trust"]
 
     let meta: Database
     let events: Database
@@ -25,6 +27,8 @@ struct StoreLayout {
     let originHeads: Database
     let goalEvents: Database
     let deviceEvents: Database
+    /// Enrolled device keys and revocations, from `deviceEnrolled` and `deviceRevoked` events.
+    let trust: Database
     /// The two generations of projection tables.
     let projections: [ProjectionTables]
 
@@ -39,6 +43,7 @@ struct StoreLayout {
         originHeads = try open("originHeads")
         goalEvents = try open("goalEvents")
         deviceEvents = try open("deviceEvents")
+        trust = try open("trust")
         projections = try [0, 1].map { g in try ProjectionTables(generation: g, open) }
     }
 
@@ -71,6 +76,9 @@ enum MetaKey {
     static let projectionCheckpoint = Array("projection.checkpoint".utf8)
     /// Present while a rebuild fills the other generation: its last folded position (u64 BE).
     static let rebuildCheckpoint = Array("rebuild.checkpoint".utf8)
+    /// Present in a store restored from a backup until it has exchanged events with another
+    /// store: it may be behind its own device's history, and appending would fork it.
+    static let restored = Array("restored".utf8)
 }
 
 /// Device names: `[a-z0-9][a-z0-9._-]{0,63}`.

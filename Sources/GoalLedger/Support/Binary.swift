@@ -97,6 +97,12 @@ struct ByteReader {
         return s
     }
 
+    mutating func fixed(_ count: Int) throws(DecodingError) -> [UInt8] {
+        guard index + count <= bytes.count else { throw DecodingError(reason: "truncated record") }
+        defer { index += count }
+        return Array(bytes[index..<index + count])
+    }
+
     mutating func uuid() throws(DecodingError) -> UUID {
         guard index + 16 <= bytes.count else { throw DecodingError(reason: "truncated id") }
         let b = bytes
@@ -164,5 +170,40 @@ extension UUID {
     /// Orders ids as their string forms order (hex digits sort as the bytes they encode).
     static func precedes(_ a: UUID, _ b: UUID) -> Bool {
         withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+    }
+}
+
+/// Lower-case hexadecimal, for keys, hashes and signatures in JSON.
+public enum Hex {
+    public static func string(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let b = Array(text.utf8)
+        guard b.count % 2 == 0 else { return nil }
+        func v(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: c - 48
+            case 97...102: c - 87
+            case 65...70: c - 55
+            default: nil
+            }
+        }
+        var out: [UInt8] = []
+        var i = 0
+        while i < b.count {
+            guard let hi = v(b[i]), let lo = v(b[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
     }
 }

@@ -7,10 +7,17 @@ public struct ImportResult: Equatable, Sendable {
     public var imported: Int = 0
     /// Events offered that this store already held.
     public var alreadyPresent: Int = 0
+    /// Events of revoked devices, written after their revocation, that were left out.
+    public var revoked: [(origin: String, count: Int, after: UInt64)] = []
 
     public init(imported: Int = 0, alreadyPresent: Int = 0) {
         self.imported = imported
         self.alreadyPresent = alreadyPresent
+    }
+
+    public static func == (a: ImportResult, b: ImportResult) -> Bool {
+        a.imported == b.imported && a.alreadyPresent == b.alreadyPresent
+            && a.revoked.map { "\($0.origin)/\($0.count)/\($0.after)" } == b.revoked.map { "\($0.origin)/\($0.count)/\($0.after)" }
     }
 }
 
@@ -54,9 +61,11 @@ extension LedgerStore {
                     }
                     byOrigin[e.origin, default: []].append(e)
                 }
-                var accepted: [Event] = []
+                var runs: [String: [Event]] = [:]
                 var newIDs = Set<UUID>()
-                var newHeads: [String: UInt64] = [:]
+                // A device that signs may receive its own later events back (restored from a
+                // backup): their signatures prove they are its own.
+                let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
                 for (origin, events) in byOrigin.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                     var head = heads[origin] ?? 0
                     // An origin's clock rises with its sequence: a device never wrote two events
@@ -74,7 +83,7 @@ extension LedgerStore {
                             guard held.id == e.id else {
                                 throw LedgerError(
                                     .invalidInput,
-                                    "\(source): \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here: the origin sequence collides with a different event"
+                                    "\(source): fork: origin \(origin) has two histories: \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here"
                                 )
                             }
                             guard held == e else {
@@ -85,7 +94,7 @@ extension LedgerStore {
                             result.alreadyPresent += 1
                             continue
                         }
-                        if origin == device {
+                        if origin == device && !signsOwnEvents {
                             throw LedgerError(
                                 .invalidInput,
                                 "\(source): event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)"
@@ -107,10 +116,22 @@ extension LedgerStore {
                         }
                         lastClock = e.hlc
                         head = e.sequence
-                        accepted.append(e)
+                        runs[origin, default: []].append(e)
                     }
-                    newHeads[origin] = head
                 }
+                let checked = try self.verifyChains(runs, heads: heads, txn, source: source)
+                result.revoked = checked.revoked
+                for (origin, key) in checked.founders {
+                    try txn.put(layout.trust, key: TrustTable.keyPrefix(origin) + UInt64(1).bigEndianBytes, value: key)
+                }
+                var accepted: [Event] = []
+                var newHeads: [String: UInt64] = [:]
+                for (origin, run) in checked.runs {
+                    accepted += run
+                    if let last = run.last { newHeads[origin] = last.sequence }
+                }
+                // Any completed exchange ends a restored store's wait: it has what the peer had.
+                try txn.delete(layout.meta, key: MetaKey.restored)
                 guard !accepted.isEmpty else {
                     try beforeCommit?()
                     return result
@@ -150,9 +171,11 @@ extension LedgerStore {
             var out: [Event] = []
             for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
-                guard head > theirs else { continue }
+                guard head >= theirs, theirs > 0 || head > 0 else { continue }
                 let prefix = Array(origin.utf8) + [0]
-                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, theirs + 1)) { key, value in
+                // From the peer's last event on: the peer compares that one with its own copy,
+                // so two histories of one origin are found even when both have the same length.
+                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, max(theirs, 1))) { key, value in
                     guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
                     let p = UInt64(bigEndianBytes: value)
                     guard let e = try Self.event(at: p, txn, layout) else {

@@ -52,12 +52,19 @@ extension LedgerStore {
     }
 
     /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
-    public func clone(to path: String, device: String) throws(LedgerError) -> LedgerStore {
+    public func clone(to path: String, device: String, now: Instant) throws(LedgerError) -> LedgerStore {
         let origins = try originHeads()
         guard origins[device] == nil, device != self.device else {
             throw LedgerError(.usage, "device \(device) already belongs to this ledger; choose another name")
         }
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
+        // This device vouches for the new one: it enrols the new store's key, signed, before
+        // the new store copies the log (a source that does not sign, a schema-1 store, does not).
+        if try !enrolledDevices().filter({ $0.device == self.device }).isEmpty,
+            let key = try store.keys.key(ledger: ledgerID, device: device)
+        {
+            try enrol(device: device, key: key.publicKey, from: 1, now: now)
+        }
         try store.importEvents(try events(missingFrom: [:]), from: self.path)
         return store
     }

@@ -69,6 +69,10 @@ struct EventSchemaAgreementTests {
                 case .string("date"): out.append(.string("2028-02-29"))
                 case .string("x-iana-time-zone"): out.append(.string("Asia/Tokyo"))
                 default:
+                    if case .array(let examples) = s["examples"], let first = examples.first {
+                        out.append(first)
+                        break
+                    }
                     if s["pattern"] != nil {
                         out.append(.string("ja_JP"))
                         break
@@ -123,7 +127,9 @@ struct EventSchemaAgreementTests {
     @Test(arguments: [1, 2])
     func schemaListsExactlyTheEventTypesOfItsCatalog(_ version: Int) {
         let names = Set(Self.definitions(version).map(\.0))
-        #expect(names == Set(EventType.catalog(schema: version).map(\.name)))
+        // deviceEnrolled is written by the ledger itself (init, clone, device enrol, migrate) and
+        // never appended, so the schema of what `append` reads leaves it out.
+        #expect(names == Set(EventType.catalog(schema: version).filter { $0 != .deviceEnrolled }.map(\.name)))
     }
 
     @Test(arguments: cases)

@@ -114,7 +114,7 @@ struct MigrationTests {
 
     @Test func aLegacyStoreRefusesEventsOfTheNewSchema() throws {
         let (dir, legacy) = try legacyStore()
-        let migrated = try legacy.clone(to: dir.path + "/m", device: "tablet")
+        let migrated = try legacy.clone(to: dir.path + "/m", device: "tablet", now: instant("2026-11-01T00:00:00Z"))
         _ = try migrated.migrate()
         try migrated.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
         let before = try legacy.snapshot()

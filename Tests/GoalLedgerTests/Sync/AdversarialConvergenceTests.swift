@@ -58,8 +58,8 @@ struct AdversarialConvergenceTests {
     func adversarialHistoriesConvergeByteForByte(_ seed: Int) throws {
         let dir = TemporaryDirectory()
         let a = try LedgerStore.create(at: dir.path + "/a", device: "phone")
-        let b = try a.clone(to: dir.path + "/b", device: "tablet")
-        let c = try a.clone(to: dir.path + "/c", device: "watch")
+        let b = try a.clone(to: dir.path + "/b", device: "tablet", now: instant("2026-11-01T00:00:00Z"))
+        let c = try a.clone(to: dir.path + "/c", device: "watch", now: instant("2026-11-01T00:00:00Z"))
         let stores = [a, b, c]
         var rng = SeededRandom(seed: UInt64(seed) &* 0x9E37 &+ 11)
         for step in 0..<24 {
