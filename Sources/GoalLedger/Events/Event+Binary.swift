@@ -91,6 +91,20 @@ private let kinds: [ProgressKind] = [.outcome, .measurable]
 private let strategies = NotificationStrategy.allCases
 private let statuses = AuthorizationStatus.allCases
 
+/// A list of strings (reminder devices): a count, then each string.
+private func strings(_ list: [String], _ w: inout ByteWriter) {
+    w.varint(UInt64(list.count))
+    for s in list { w.string(s) }
+}
+
+private func strings(_ r: inout ByteReader) throws(DecodingError) -> [String] {
+    let n = try r.varint()
+    guard n <= 256 else { throw DecodingError(reason: "list too long") }
+    var out: [String] = []
+    for _ in 0..<n { out.append(try r.string()) }
+    return out
+}
+
 private func index<T: Equatable>(_ v: T, in all: [T]) -> UInt8 { UInt8(all.firstIndex(of: v)!) }
 private func element<T>(_ code: UInt8, in all: [T], _ what: String) throws(DecodingError) -> T {
     guard Int(code) < all.count else { throw DecodingError(reason: "unknown \(what) \(code)") }
@@ -107,6 +121,7 @@ extension Payload {
             f.mark(p.target != nil)
             f.mark(p.unit != nil)
             f.mark(p.reminder != nil)
+            f.mark(p.reminderDevices != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             w.string(p.title)
@@ -120,6 +135,7 @@ extension Payload {
                 w.u8(UInt8(r.hour))
                 w.u8(UInt8(r.minute))
             }
+            if let d = p.reminderDevices { strings(d, &w) }
             w.varint(UInt64(p.tags.count))
             for t in p.tags { w.string(t) }
         case .goalEdited(let p):
@@ -165,11 +181,13 @@ extension Payload {
             f.mark(p.hour != nil)
             f.mark(p.minute != nil)
             f.mark(p.replaces != nil)
+            f.mark(p.devices != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             if let h = p.hour { w.u8(UInt8(h)) }
             if let m = p.minute { w.u8(UInt8(m)) }
             if let r = p.replaces { w.uuid(r) }
+            if let d = p.devices { strings(d, &w) }
         case .progressRecorded(let p):
             var f = Presence()
             f.mark(p.amount != nil)
@@ -242,6 +260,7 @@ extension Payload {
             let hasTarget = f.take()
             let hasUnit = f.take()
             let hasReminder = f.take()
+            let hasDevices = f.take()
             let title = try r.string()
             let cadence = try element(try r.u8(), in: cadences, "cadence")
             let kind = try element(try r.u8(), in: kinds, "progress kind")
@@ -253,6 +272,7 @@ extension Payload {
             if hasTarget { p.target = try r.double() }
             if hasUnit { p.unit = try r.string() }
             if hasReminder { p.reminder = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) }
+            if hasDevices { p.reminderDevices = try strings(&r) }
             for _ in 0..<(try count(&r)) { p.tags.append(try r.string()) }
             return .goalCreated(p)
         case .goalEdited:
@@ -290,10 +310,12 @@ extension Payload {
             let hasHour = f.take()
             let hasMinute = f.take()
             let hasReplaces = f.take()
+            let hasDevices = f.take()
             var p = ReminderSet(goal: goal)
             if hasHour { p.hour = Int(try r.u8()) }
             if hasMinute { p.minute = Int(try r.u8()) }
             if hasReplaces { p.replaces = try r.uuid() }
+            if hasDevices { p.devices = try strings(&r) }
             return .reminderSet(p)
         case .progressRecorded:
             let hasAmount = f.take()

@@ -16,7 +16,7 @@ extension LedgerStore {
     public func verify() throws(LedgerError) -> VerificationReport {
         try read { txn in
             var report = VerificationReport()
-            var projection = GoalProjection()
+            var projection = GoalProjection(historyRule: historyRule)
             var sequences: [String: [UInt64]] = [:]
             var expected: UInt64 = 1
             var goalIndexed = 0
@@ -102,9 +102,12 @@ extension LedgerStore {
             let tables = layout.projections[status.generation]
             let fresh = StoredProjection.rows(of: projection)
             let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
+            let pending = PendingTable.rows(of: projection)
+            let dayRows = Dictionary(uniqueKeysWithValues: pending.entryDays.map { ($0, [UInt8]()) })
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
-                ("devices", tables.devices, fresh.devices),
+                ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
+                ("pending", tables.pending, pending.pending), ("entryDays", tables.entryDays, dayRows),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
             }
@@ -119,9 +122,14 @@ extension LedgerStore {
         var seen = 0
         func describe(_ k: [UInt8]) -> String {
             if name == "devices" { return "device " + String(decoding: k, as: UTF8.self) }
+            if name == "pending" {
+                // device · 0x00 · request id
+                let parts = k.split(separator: 0, maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
+                return "device \(parts.first ?? "") request \(parts.count > 1 ? parts[1] : "")"
+            }
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
-            if k.count == 32 {
+            if k.count == 32 || k.count == 36 {
                 s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString }
             }
             return s
