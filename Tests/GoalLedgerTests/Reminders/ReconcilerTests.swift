@@ -102,17 +102,17 @@ struct ReconcilerTests {
                 #"{"type":"reminderSet","goal":"\#(goalID(2).uuidString)","hour":21}"#,
                 #"{"type":"goalEdited","goal":"\#(goalID(3).uuidString)","cadence":"monthly"}"#,
             ]), now: now)
-        // A body edited behind the ledger's back is repaired by the next full pass.
+        // A body edited behind the ledger's back is repaired by the next pass, incremental too.
         var tampered = try center(t)
         let i = tampered.requests.firstIndex { $0.id == rid(4) }!
         tampered.requests[i].body = "tampered"
         try tampered.save()
         let incremental = try Reconciler(store: t.store).reconcile(now: now)
         #expect(!incremental.full)
-        #expect(incremental.scheduled == [rid(1), rid(2), rid(3)].sorted())
+        #expect(incremental.scheduled == [rid(1), rid(2), rid(3), rid(4)].sorted())
         let full = try Reconciler(store: t.store).reconcile(now: now, full: true)
-        #expect(full.scheduled == [rid(4)])
-        #expect(full.unchanged == 3)
+        #expect(full.scheduled.isEmpty)
+        #expect(full.unchanged == 4)
         let ids = Set(try center(t).requests.map(\.id))
         #expect(ids.contains("birthday") && ids.contains("goal-reminder-not-a-uuid"))
         let requests = try center(t).requests
@@ -162,7 +162,8 @@ struct ReconcilerTests {
         _ = try Reconciler(store: t.store).reconcile(now: now)
         try t.store.rebuild()
         let r = try Reconciler(store: t.store).reconcile(now: now)
-        #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.unchanged == 0)
+        // The pass compares what the center holds, finds it matching, and changes nothing.
+        #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.unchanged == 2)
         #expect(!r.full)
     }
 
