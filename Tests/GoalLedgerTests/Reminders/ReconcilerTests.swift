@@ -222,4 +222,30 @@ struct ReconcilerTests {
             #expect(a == b, "seed \(seed) step \(step)")
         }
     }
+
+    @Test func aRequestRemovedFromTheCenterFileIsScheduledAgainWithoutAFullPass() throws {
+        let t = try store(.authorized)
+        try t.store.append(try drafts([goal(1), goal(2)]), now: now)
+        _ = try Reconciler(store: t.store).reconcile(now: now)
+        var file = try center(t)
+        file.requests.removeAll { $0.id == rid(1) }
+        try file.save()
+        let r = try Reconciler(store: t.store).reconcile(now: now)
+        #expect(!r.full && r.scheduled == [rid(1)] && r.unchanged == 1)
+    }
+
+    @Test func aFiredOneTimeRequestIsDeliveredAndRemovedOnceTheGoalIsCompleted() throws {
+        let t = try store(.authorized)
+        try t.store.append(try drafts([goal(1, cadence: "once", extra: #","targetDate":"2026-11-06""#)]), now: now)
+        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
+        // The next day, after 07:00 Berlin: the request has fired and is delivered.
+        let later = instant("2026-11-06T09:00:00Z")
+        _ = try Reconciler(store: t.store).reconcile(now: later)
+        #expect(try center(t).requests.isEmpty)
+        #expect(try center(t).delivered.map(\.id) == [rid(1)])
+        try t.store.append(try drafts([#"{"type":"progressRecorded","goal":"\#(goalID(1).uuidString)","completed":true}"#]), now: later)
+        let r = try Reconciler(store: t.store).reconcile(now: later)
+        #expect(r.removedDelivered == [rid(1)])
+        #expect(try center(t).delivered.isEmpty)
+    }
 }
