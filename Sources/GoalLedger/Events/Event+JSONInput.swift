@@ -183,7 +183,9 @@ enum FieldRules {
         }
         var seen = Set<String>()
         for (i, name) in list.enumerated() {
-            guard DeviceName.isValid(name) else { throw FieldError("\(field)[\(i)]", "must be a device name such as phone, got \"\(name)\"") }
+            guard DeviceName.isValid(name) else {
+                throw FieldError("\(field)[\(i)]", "must be a device name such as phone, got \"\(name)\"")
+            }
             guard seen.insert(name).inserted else { throw FieldError("\(field)[\(i)]", "\"\(name)\" appears twice") }
         }
         return list

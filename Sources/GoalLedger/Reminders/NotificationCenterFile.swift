@@ -119,7 +119,9 @@ public struct NotificationCenterFile: Sendable {
             for (i, item) in items.enumerated() {
                 let at = "delivered[\(i)]"
                 guard case .object(let m) = item else { throw bad(at, "must be an object") }
-                for (k, _) in m where !["id", "goal", "title", "body", "deliveredAt"].contains(k) { throw bad("\(at).\(k)", "unknown field") }
+                for (k, _) in m where !["id", "goal", "title", "body", "deliveredAt"].contains(k) {
+                    throw bad("\(at).\(k)", "unknown field")
+                }
                 func string(_ key: String) throws(LedgerError) -> String {
                     guard case .string(let s) = item[key] else { throw bad("\(at).\(key)", "must be a string") }
                     return s
@@ -132,7 +134,8 @@ public struct NotificationCenterFile: Sendable {
                 let when = try string("deliveredAt")
                 guard let instant = Instant(rfc3339: when) else { throw bad("\(at).deliveredAt", "must be an RFC 3339 instant") }
                 delivered.append(
-                    DeliveredNotification(id: try string("id"), goal: goal, title: try string("title"), body: try string("body"), deliveredAt: instant))
+                    DeliveredNotification(
+                        id: try string("id"), goal: goal, title: try string("title"), body: try string("body"), deliveredAt: instant))
             }
         }
         return NotificationCenterFile(path: path, capacity: capacity, requests: requests, refuse: refuse, delivered: delivered)

@@ -113,9 +113,9 @@ public struct Reconciler: Sendable {
 
     /// One pass against `center`. With `dryRun`, the center is only read: the pass runs against
     /// a copy in memory (which accepts every request) and the checkpoint does not move.
-    public func reconcile(center: some NotificationCenter, now: Instant, full: Bool = false, dryRun: Bool = false) async throws(
-        LedgerError
-    ) -> ReconcileReport {
+    public func reconcile(center: some NotificationCenter, now: Instant, full: Bool = false, dryRun: Bool = false) async throws(LedgerError)
+        -> ReconcileReport
+    {
         guard dryRun else { return try await pass(center: center, now: now, full: full, saveState: true) }
         let copy = InMemoryNotificationCenter(
             capacity: Int.max, requests: try await Self.call("read the pending requests") { try await center.pendingRequests() },

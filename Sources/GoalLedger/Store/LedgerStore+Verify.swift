@@ -130,7 +130,10 @@ extension LedgerStore {
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
             if k.count == 32 || k.count == 36 {
-                s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString }
+                // removed: goal · entry; entryDays: goal · day (4) · entry
+                s +=
+                    " entry "
+                    + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[(k.count - 16)...])).uuidString }
             }
             return s
         }

@@ -212,11 +212,13 @@ enum StoredProjection {
                 case .progressRecorded(let p):
                     // The entry is the event itself; it is only indexed by its day.
                     let day = p.day ?? (p.occurredAt ?? e.at).day(in: GoalState.utc)
-                    try txn.put(tables.entryDays, key: PendingTable.dayKey(goal: goal, day: PendingTable.dayBytes(day), event: e.id), value: [])
+                    try txn.put(
+                        tables.entryDays, key: PendingTable.dayKey(goal: goal, day: PendingTable.dayBytes(day), event: e.id), value: [])
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressHistoryReplaced:
-                    try txn.put(tables.entryDays, key: PendingTable.dayKey(goal: goal, day: PendingTable.historyDay, event: e.id), value: [])
+                    try txn.put(
+                        tables.entryDays, key: PendingTable.dayKey(goal: goal, day: PendingTable.historyDay, event: e.id), value: [])
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressRemoved(let p):
@@ -237,7 +239,11 @@ enum StoredProjection {
                 }
                 devices[e.origin]!.apply(e)
                 dirtyDevices.insert(e.origin)
-                if case .notificationAuthorization = e.payload { pendingChanges.authorization = true } else { pendingChanges.settings.insert(e.origin) }
+                if case .notificationAuthorization = e.payload {
+                    pendingChanges.authorization = true
+                } else {
+                    pendingChanges.settings.insert(e.origin)
+                }
             }
         }
 

@@ -73,7 +73,10 @@ struct ReconcilerDriftTests {
         try t.store.append(try drafts([goal(4)]), now: now)
         let r = try await reconciler.reconcile(center: center, now: now)
         #expect(!r.full)
-        #expect(r.issues == [ReminderIssue(goal: goalID(1), kind: .schedulingFailure), ReminderIssue(goal: goalID(4), kind: .schedulingFailure)])
+        #expect(
+            r.issues == [
+                ReminderIssue(goal: goalID(1), kind: .schedulingFailure), ReminderIssue(goal: goalID(4), kind: .schedulingFailure),
+            ])
         // Still refused: reported again.
         let again = try await reconciler.reconcile(center: center, now: now)
         #expect(!again.full && again.issues.count == 2)

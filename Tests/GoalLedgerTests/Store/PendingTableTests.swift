@@ -41,14 +41,17 @@ struct PendingTableTests {
                 let reminder = rng.next() % 4 == 0 ? nil : ReminderTime(hour: Int(rng.next() % 24), minute: 30)
                 payload = .goalCreated(
                     GoalCreated(
-                        goal: goal, title: "goal \(i)", cadence: cadence, targetDate: rng.next() % 4 == 0 ? nil : day(Int(rng.next() % 9) - 2),
+                        goal: goal, title: "goal \(i)", cadence: cadence,
+                        targetDate: rng.next() % 4 == 0 ? nil : day(Int(rng.next() % 9) - 2),
                         progressKind: measurable ? .measurable : .outcome, target: measurable ? 3 : nil, reminder: reminder,
                         reminderDevices: reminder == nil ? nil : someDevices(&rng)))
             case 2:
                 var e = GoalEdited(goal: goal, replaces: [:])
                 if rng.next() % 2 == 0 { e.title = "title \(i)" }
                 if rng.next() % 2 == 0 { e.cadence = Cadence.allCases.randomElement(using: &rng)! }
-                if rng.next() % 2 == 0 || e.changedFields.isEmpty { e.targetDate = .some(rng.next() % 3 == 0 ? nil : day(Int(rng.next() % 9) - 2)) }
+                if rng.next() % 2 == 0 || e.changedFields.isEmpty {
+                    e.targetDate = .some(rng.next() % 3 == 0 ? nil : day(Int(rng.next() % 9) - 2))
+                }
                 payload = .goalEdited(e)
             case 3: payload = .goalDeleted(GoalRegisterWrite(goal: goal))
             case 4: payload = .goalRestored(GoalRegisterWrite(goal: goal))
@@ -67,7 +70,8 @@ struct PendingTableTests {
                     ? .reminderCleared(GoalRegisterWrite(goal: goal))
                     : .reminderSet(ReminderSet(goal: goal, hour: Int(rng.next() % 24), minute: 0, devices: someDevices(&rng)))
             case 10, 11:
-                payload = .notificationAuthorization(NotificationAuthorization(status: AuthorizationStatus.allCases.randomElement(using: &rng)!))
+                payload = .notificationAuthorization(
+                    NotificationAuthorization(status: AuthorizationStatus.allCases.randomElement(using: &rng)!))
             default:
                 payload = .deviceConfigured(
                     DeviceConfigured(
@@ -130,7 +134,9 @@ struct PendingTableTests {
         _ = try t.store.importEvents(
             [
                 event("phone", 1, .notificationAuthorization(NotificationAuthorization(status: .authorized))),
-                event("phone", 2, .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, reminder: .default, reminderDevices: ["phone"]))),
+                event(
+                    "phone", 2,
+                    .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, reminder: .default, reminderDevices: ["phone"]))),
                 event("tablet", 1, .notificationAuthorization(NotificationAuthorization(status: .authorized))),
             ], from: "test")
         func ids(_ device: String) throws -> [String] { try t.store.pendingPlan(device: device, now: now).1.requests.map(\.id) }
@@ -138,12 +144,14 @@ struct PendingTableTests {
         #expect(try ids("phone") == [rid])
         #expect(try ids("tablet").isEmpty)
         // The phone denies: every authorized device takes over.
-        _ = try t.store.importEvents([event("phone", 3, .notificationAuthorization(NotificationAuthorization(status: .denied)))], from: "test")
+        _ = try t.store.importEvents(
+            [event("phone", 3, .notificationAuthorization(NotificationAuthorization(status: .denied)))], from: "test")
         #expect(try ids("phone") == [rid])  // its table still holds it; its reconciler cancels under denial
         #expect(try ids("tablet") == [rid])
         #expect(try ids("laptop").isEmpty)  // never authorized
         // Allowed again: the tablet's row goes.
-        _ = try t.store.importEvents([event("phone", 4, .notificationAuthorization(NotificationAuthorization(status: .provisional)))], from: "test")
+        _ = try t.store.importEvents(
+            [event("phone", 4, .notificationAuthorization(NotificationAuthorization(status: .provisional)))], from: "test")
         #expect(try ids("tablet").isEmpty)
         // A reminder set without devices goes to every device again.
         _ = try t.store.importEvents([event("phone", 5, .reminderSet(ReminderSet(goal: goal, hour: 9, minute: 0)))], from: "test")
