@@ -24,7 +24,7 @@ enum AppendCommand {
         let store = try inv.openStore()
         let (drafts, lines) = try parseLines(data, schema: store.schema)
         let results = try store.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now())
-        for r in results { inv.printJSON(r.json) }
+        for r in results { try inv.printJSON(r.json) }
     }
 
     /// One event per non-blank line; errors name the line number in the input.

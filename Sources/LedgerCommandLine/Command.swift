@@ -66,6 +66,9 @@ struct Invocation {
         guard let instant = Instant(rfc3339: text) else {
             throw LedgerError(.usage, "--now must be an RFC 3339 instant such as 2026-11-02T07:00:00Z, got \"\(text)\"")
         }
+        guard Instant.supportedNow.contains(instant) else {
+            throw LedgerError(.usage, "--now must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z, got \"\(text)\"")
+        }
         return instant
     }
 
@@ -73,6 +76,9 @@ struct Invocation {
         guard let text = options[name] else { return nil }
         guard let instant = Instant(rfc3339: text) else {
             throw LedgerError(.usage, "\(name) must be an RFC 3339 instant, got \"\(text)\"")
+        }
+        guard Instant.supported.contains(instant) else {
+            throw LedgerError(.usage, "\(name) must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got \"\(text)\"")
         }
         return instant
     }
@@ -112,5 +118,5 @@ struct Invocation {
         if let emit { emit(text) } else { out += text }
     }
 
-    mutating func printJSON(_ value: JSONValue) { print(JSONWriter.string(value)) }
+    mutating func printJSON(_ value: JSONValue) throws(LedgerError) { print(try JSONWriter.string(value)) }
 }

@@ -22,7 +22,7 @@ enum GoalsCommand {
         let goals = projection.existingGoals.filter { inv.flags.contains("--all") || !$0.isDeleted }
         let views = goals.map { GoalView(goal: $0, calendar: calendar, now: now) }
         if inv.json {
-            inv.printJSON(.array(zip(goals, views).map { goalWithView($0, $1) }))
+            try inv.printJSON(.array(zip(goals, views).map { goalWithView($0, $1) }))
             return
         }
         if goals.isEmpty { inv.print("no goals") }
@@ -54,7 +54,7 @@ enum ShowCommand {
         guard state.exists else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
         let view = GoalView(goal: state, calendar: device.calendar, now: asOf ?? now)
         if inv.json {
-            inv.printJSON(goalWithView(state, view))
+            try inv.printJSON(goalWithView(state, view))
         } else {
             for line in GoalText.detail(state, view) { inv.print(line) }
         }

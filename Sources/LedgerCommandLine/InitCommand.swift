@@ -14,7 +14,7 @@ enum InitCommand {
         let schema = try inv.integerOption("--schema", minimum: 1) ?? LedgerStore.currentSchema
         let store = try LedgerStore.create(at: inv.storePath, device: device, schema: schema)
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("ledger", .string(store.ledgerID.uuidString)), ("device", .string(store.device)),
                     ("schema", .number(Double(store.schema))), ("store", .string(store.path)),

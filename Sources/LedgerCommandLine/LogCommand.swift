@@ -15,14 +15,14 @@ enum LogCommand {
             // One array, written event by event.
             inv.write("[")
             for (i, e) in events.enumerated() {
-                inv.write((i == 0 ? "" : ",") + JSONWriter.string(e.event.json(position: e.position)))
+                try inv.write((i == 0 ? "" : ",") + JSONWriter.string(e.event.json(position: e.position)))
             }
             inv.write("]\n")
             return
         }
         for (position, e) in events {
             let fields = e.payload.jsonMembers.filter { $0.0 != "goal" }
-                .map { "\($0.0)=\(JSONWriter.string($0.1))" }.joined(separator: " ")
+                .map { "\($0.0)=\(JSONWriter.message($0.1))" }.joined(separator: " ")
             let about = e.payload.goal.map { " \($0.uuidString)" } ?? ""
             inv.print("#\(position)  \(e.at.rfc3339)  \(e.origin)/\(e.sequence)  \(e.type.name)\(about)  \(fields)")
         }

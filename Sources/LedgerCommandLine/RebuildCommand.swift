@@ -20,7 +20,7 @@ enum RebuildCommand {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
         let (version, checkpoint) = try store.projectionStatus()
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     (
                         "projections",
@@ -45,7 +45,7 @@ enum MigrateCommand {
         let before = store.schema
         let report = try store.migrate()
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("from", .number(Double(before))), ("schema", .number(Double(report.schema))),
                     ("applied", .array(report.applied.map { .string($0) })), ("rebuilt", .bool(report.rebuilt)),
@@ -73,7 +73,7 @@ enum BackupCommand {
         let copy = try LedgerStore.open(at: destination)
         let events = try copy.lastPosition()
         if inv.json {
-            inv.printJSON(.object([("backup", .string(destination)), ("events", .number(Double(events)))]))
+            try inv.printJSON(.object([("backup", .string(destination)), ("events", .number(Double(events)))]))
         } else {
             inv.print("backed up \(events) events to \(destination)")
         }
@@ -89,7 +89,7 @@ enum VerifyCommand {
         let store = try inv.openStore()
         let report = try store.verify()
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("ok", .bool(report.isClean)), ("events", .number(Double(report.events))), ("goals", .number(Double(report.goals))),
                     ("problems", .array(report.problems.map { .string($0) })),
@@ -121,7 +121,7 @@ enum AuditCommand {
         let sources = GoalAudit.entrySources(try store.events(ofGoal: goal).map(\.event), rule: store.historyRule)
         if inv.json {
             // Each step lists the conflicts it took part in, as winner or as overwritten.
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("goal", .string(goal.uuidString)),
                     (
@@ -155,18 +155,18 @@ enum AuditCommand {
                 "#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)"
             )
             for c in s.changes {
-                inv.print("    \(c.field): \(JSONWriter.string(c.before)) → \(JSONWriter.string(c.after))")
+                inv.print("    \(c.field): \(JSONWriter.message(c.before)) → \(JSONWriter.message(c.after))")
             }
             if !s.historyAdded.isEmpty { inv.print("    history added \(s.historyAdded.map(\.uuidString).joined(separator: ", "))") }
             if !s.historyRemoved.isEmpty { inv.print("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))") }
             for id in s.recovered { inv.print("    + \(id.uuidString) recovered by migration (the schema-1 view had lost it)") }
             for o in s.overwrote {
                 inv.print(
-                    "    ! overwrote \(o.field) = \(JSONWriter.string(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen"
+                    "    ! overwrote \(o.field) = \(JSONWriter.message(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen"
                 )
             }
             for o in s.supersededBy {
-                inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.string(o.value))")
+                inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.message(o.value))")
             }
         }
         if !sources.isEmpty {

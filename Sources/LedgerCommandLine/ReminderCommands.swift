@@ -15,7 +15,7 @@ enum PendingCommand {
         let (device, plan) = try Reconciler.pending(store: store, device: name, now: now)
         let authorization = device.authorization?.value.rawValue ?? "unknown"
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("device", .string(name)), ("authorization", .string(authorization)),
                     ("strategy", .string(device.settings.strategy.rawValue)),
@@ -50,7 +50,7 @@ enum ReconcileCommand {
         let reconciler = Reconciler(store: store, centerPath: inv.options["--center"])
         let r = try reconciler.reconcile(now: now, full: inv.flags.contains("--full"), dryRun: inv.flags.contains("--dry-run"))
         if inv.json {
-            inv.printJSON(r.json)
+            try inv.printJSON(r.json)
             return
         }
         let what = inv.flags.contains("--dry-run") ? "would schedule" : "scheduled"

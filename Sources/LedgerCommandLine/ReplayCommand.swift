@@ -14,15 +14,17 @@ enum ReplayCommand {
         let to = try inv.integerOption("--to", minimum: 0).map(UInt64.init)
         let store = try inv.openStore()
         let projection = try store.replay(through: to, asOf: asOf)
+        // The digest encodes every goal first, so an encoding error stops before any output.
+        let digest = try projection.digest
         if inv.json {
             // `{"position","digest","goals":[…]}`, written goal by goal.
-            inv.write(#"{"position":\#(projection.position),"digest":"\#(projection.digest)","goals":"#)
-            projection.writeCanonicalJSON { inv.write(String(decoding: $0, as: UTF8.self)) }
+            inv.write(#"{"position":\#(projection.position),"digest":"\#(digest)","goals":"#)
+            try projection.writeCanonicalJSON { inv.write(String(decoding: $0, as: UTF8.self)) }
             inv.write("}\n")
             return
         }
         let goals = projection.existingGoals
-        inv.print("position \(projection.position) · \(goals.count) goal\(goals.count == 1 ? "" : "s") · digest \(projection.digest)")
+        inv.print("position \(projection.position) · \(goals.count) goal\(goals.count == 1 ? "" : "s") · digest \(digest)")
         for g in goals { inv.print(GoalText.line(g)) }
     }
 }

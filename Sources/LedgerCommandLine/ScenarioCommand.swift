@@ -35,7 +35,7 @@ enum ScenarioCommand {
         }
         let failed = reports.filter { !$0.passed }
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .array(
                     reports.map { r in
                         .object([

@@ -10,9 +10,9 @@ enum StatusCommand {
         let projection = try store.projection()
         let (version, checkpoint) = try store.projectionStatus()
         let events = try store.lastPosition()
-        let heads = try store.originHeads().sorted { $0.key < $1.key }
+        let heads = try store.originHeads().sorted { String.bytesPrecede($0.key, $1.key) }
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("ledger", .string(store.ledgerID.uuidString)),
                     ("device", .string(store.device)),
@@ -37,6 +37,6 @@ enum StatusCommand {
         inv.print("goals    \(projection.existingGoals.count)")
         for (device, seq) in heads { inv.print("origin   \(device) at sequence \(seq)") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
-        inv.print("digest   \(projection.digest)")
+        inv.print("digest   \(try projection.digest)")
     }
 }

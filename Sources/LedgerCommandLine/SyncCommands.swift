@@ -13,7 +13,7 @@ enum CloneCommand {
         let store = try source.clone(to: inv.storePath, device: device)
         let events = try store.lastPosition()
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("ledger", .string(store.ledgerID.uuidString)), ("device", .string(device)),
                     ("store", .string(store.path)), ("events", .number(Double(events))),
@@ -34,7 +34,7 @@ enum SyncCommand {
         let peer = try LedgerStore.open(at: inv.positionals[0])
         let r = try store.sync(with: peer)
         if inv.json {
-            inv.printJSON(
+            try inv.printJSON(
                 .object([
                     ("pulled", .number(Double(r.pulled.imported))), ("pushed", .number(Double(r.pushed.imported))),
                     ("events", .number(Double(try store.lastPosition()))),
@@ -56,7 +56,7 @@ enum ExportCommand {
         let store = try inv.openStore()
         let count = try store.export(to: file)
         if inv.json {
-            inv.printJSON(.object([("events", .number(Double(count))), ("file", .string(file))]))
+            try inv.printJSON(.object([("events", .number(Double(count))), ("file", .string(file))]))
         } else {
             inv.print("exported \(count) events to \(file)")
         }
@@ -72,7 +72,7 @@ enum ImportCommand {
         let store = try inv.openStore()
         let r = try store.importFile(inv.positionals[0])
         if inv.json {
-            inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
+            try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
         } else {
             inv.print("imported \(r.imported) event\(r.imported == 1 ? "" : "s") (\(r.alreadyPresent) already here)")
         }
@@ -90,7 +90,7 @@ enum ConflictsCommand {
         let store = try inv.openStore()
         let conflicts = try store.conflicts(goal: goal)
         if inv.json {
-            inv.printJSON(.array(conflicts.map(\.json)))
+            try inv.printJSON(.array(conflicts.map(\.json)))
             return
         }
         if conflicts.isEmpty { inv.print("no conflicts") }
@@ -100,11 +100,11 @@ enum ConflictsCommand {
 
 enum ConflictText {
     static func describe(_ c: Conflict) -> String {
-        let lost = c.overwritten.map { "\($0.device) \(JSONWriter.string($0.value)) (\($0.event.uuidString))" }.joined(separator: "; ")
+        let lost = c.overwritten.map { "\($0.device) \(JSONWriter.message($0.value)) (\($0.event.uuidString))" }.joined(separator: "; ")
         if c.field == "deleted", c.winner.value == .bool(true) {
             return "\(c.goal.uuidString) deleted by \(c.winner.device) (\(c.winner.event.uuidString)) without having seen: \(lost)"
         }
         return
-            "\(c.goal.uuidString) \(c.field): \(c.winner.device) wrote \(JSONWriter.string(c.winner.value)) (\(c.winner.event.uuidString)), overwriting \(lost)"
+            "\(c.goal.uuidString) \(c.field): \(c.winner.device) wrote \(JSONWriter.message(c.winner.value)) (\(c.winner.event.uuidString)), overwriting \(lost)"
     }
 }

@@ -46,7 +46,7 @@ bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
 let figures = try bench.run()
 if args.contains("--json") {
     print(
-        JSONWriter.string(
+        try JSONWriter.string(
             .object([
                 (
                     "sizes",

@@ -19,8 +19,8 @@ struct CommandLineTests {
         #expect(Self.keys(replay) == ["position", "digest", "goals"])
         // Written goal by goal, the document is the same bytes as the whole value encoded at once.
         let projection = try LedgerStore.open(at: f.store).replay()
-        let whole = JSONWriter.string(.object([
-            ("position", .number(Double(projection.position))), ("digest", .string(projection.digest)), ("goals", projection.canonicalJSON),
+        let whole = try JSONWriter.string(.object([
+            ("position", .number(Double(projection.position))), ("digest", .string(try projection.digest)), ("goals", projection.canonicalJSON),
         ]))
         #expect(f.run(["replay", "--json"]).stdout == whole + "\n")
         var streamed = ""

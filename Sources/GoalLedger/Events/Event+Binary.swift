@@ -2,20 +2,25 @@ import Foundation
 
 /// The stored form of an event.
 ///
-///     byte 0       codec version (1)
+///     byte 0       codec version (1 or 2)
 ///     bytes 1…4    CRC-32C of everything after it, little-endian
 ///     id (16) · hlc (8, big-endian) · at (zig-zag varint ms) · sequence (varint)
 ///     · origin (string) · schema (1) · type (1) · payload
+///     version 2 only: deletionsSeen (varint count, then device (string) · sequence (varint),
+///     devices in UTF-8 byte order)
+///
+/// An event that carries `deletionsSeen` is written as version 2, one without it as version 1,
+/// so a record decoded and encoded again keeps its bytes whichever ledger wrote it.
 ///
 /// Payload fields are written in a fixed order per type; optional fields are announced by a
 /// presence bitmask (varint) that comes first. New optional fields take new bits, so older
 /// records stay readable; a change of layout takes a new codec version.
 public enum EventCodec {
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
 
     public static func encode(_ e: Event) -> [UInt8] {
         var w = ByteWriter(capacity: 96)
-        w.u8(version)
+        w.u8(e.deletionsSeen == nil ? 1 : 2)
         w.u8(0)
         w.u8(0)
         w.u8(0)
@@ -28,6 +33,13 @@ public enum EventCodec {
         w.u8(e.schema)
         w.u8(e.type.rawValue)
         e.payload.encode(into: &w)
+        if let seen = e.deletionsSeen {
+            w.varint(UInt64(seen.count))
+            for (device, sequence) in seen.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+                w.string(device)
+                w.varint(sequence)
+            }
+        }
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
         for i in 0..<4 { w.bytes[1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         return w.bytes
@@ -36,7 +48,8 @@ public enum EventCodec {
     /// Decodes a stored record, checking its checksum first.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> Event {
         guard bytes.count >= 5 else { throw DecodingError(reason: "record shorter than its header") }
-        guard bytes[0] == version else { throw DecodingError(reason: "unknown codec version \(bytes[0])") }
+        let recordVersion = bytes[0]
+        guard (1...version).contains(recordVersion) else { throw DecodingError(reason: "unknown codec version \(bytes[0])") }
         let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[1 + $1]) << UInt32(8 * $1) }
         guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[5...])) == stored else {
             throw DecodingError(reason: "checksum mismatch")
@@ -52,8 +65,21 @@ public enum EventCodec {
         let code = try r.u8()
         guard let type = EventType(rawValue: code) else { throw DecodingError(reason: "unknown event type \(code)") }
         let payload = try Payload.decode(type, from: &r)
+        var deletionsSeen: [String: UInt64]?
+        if recordVersion >= 2 {
+            var seen: [String: UInt64] = [:]
+            let count = try r.varint()
+            guard count <= UInt64(r.bytes.count - r.index) else { throw DecodingError(reason: "deletionsSeen count beyond the record") }
+            for _ in 0..<count {
+                let device = try r.string()
+                guard seen[device] == nil else { throw DecodingError(reason: "deletionsSeen names \(device) twice") }
+                seen[device] = try r.varint()
+            }
+            deletionsSeen = seen
+        }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes after the payload") }
-        return Event(id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload)
+        return Event(
+            id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload, deletionsSeen: deletionsSeen)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> Event {

@@ -8,6 +8,8 @@ public enum EventLimits {
     public static let tagLength = 1...64
     public static let tagsMaximum = 32
     public static let localeLength = 2...35
+    /// The largest magnitude of an amount or a target.
+    public static let magnitude = 1e12
     /// Devices a reminder may name.
     public static let reminderDevices = 1...32
 }
@@ -103,13 +105,13 @@ struct ObjectReader {
 
     static func parseDay(_ s: String, field: String) throws(FieldError) -> Day {
         guard let d = Day(iso: s) else { throw FieldError(field, "must be a real date as YYYY-MM-DD, got \"\(s)\"") }
-        return d
+        return try FieldRules.day(d, field: field)
     }
 
     mutating func instant(_ key: String) throws(FieldError) -> Instant? {
         guard let s = try string(key) else { return nil }
         guard let i = Instant(rfc3339: s) else { throw FieldError(name(key), "must be an RFC 3339 instant, got \"\(s)\"") }
-        return i
+        return try FieldRules.instant(i, field: name(key))
     }
 
     mutating func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(FieldError) -> E?
@@ -157,7 +159,40 @@ enum FieldRules {
 
     static func target(_ v: Double, field: String) throws(FieldError) -> Double {
         guard v > 0 else { throw FieldError(field, "must be greater than 0, got \(JSONWriter.number(v))") }
+        return try amount(v, field: field)
+    }
+
+    /// Amounts and targets stay within ±`EventLimits.magnitude`, so that every sum the views
+    /// compute is finite and exact to well below a unit.
+    static func amount(_ v: Double, field: String) throws(FieldError) -> Double {
+        guard v.isFinite, abs(v) <= EventLimits.magnitude else {
+            throw FieldError(field, "must be a number between -1e12 and 1e12, got \(v.isFinite ? JSONWriter.number(v) : "\(v)")")
+        }
         return v
+    }
+
+    static func instant(_ i: Instant, field: String) throws(FieldError) -> Instant {
+        guard Instant.supported.contains(i) else {
+            throw FieldError(field, "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z")
+        }
+        return i
+    }
+
+    static func day(_ d: Day, field: String) throws(FieldError) -> Day {
+        guard Day.supported.contains(d) else {
+            throw FieldError(field, "must be between 1970-01-01 and 9999-12-31, got \(d)")
+        }
+        return d
+    }
+
+    /// A target date leaves a day of margin at each end of the supported range, so that its
+    /// reminder, at any time in any time zone, falls on a supported instant.
+    static func targetDate(_ d: Day, field: String) throws(FieldError) -> Day {
+        guard Day.supportedTargets.contains(d) else {
+            throw FieldError(
+                field, "must be between 1970-01-02 and 9999-12-30 (its reminder must fall within 1970–9999 in every time zone), got \(d)")
+        }
+        return d
     }
 
     static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
@@ -256,7 +291,7 @@ extension Payload {
             let title = try FieldRules.title(try r.string("title", required: true)!, field: "title")
             let details = try r.string("details").map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") }
             let cadence = try r.enumeration("cadence", Cadence.self) ?? .once
-            let targetDate = try r.day("targetDate")
+            let targetDate = try r.day("targetDate").map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
             var kind = ProgressKind.outcome
             var target: Double?
             var unit: String?
@@ -306,7 +341,9 @@ extension Payload {
                 e.details = .some(try d.map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") })
             }
             e.cadence = try r.enumeration("cadence", Cadence.self)
-            e.targetDate = try r.nullableDay("targetDate")
+            e.targetDate = try r.nullableDay("targetDate").map { (d) throws(FieldError) in
+                try d.map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
+            }
             e.target = try r.number("target").map { (t) throws(FieldError) in try FieldRules.target(t, field: "target") }
             if let u = try r.nullableString("unit") {
                 e.unit = .some(try u.map { (s) throws(FieldError) in try FieldRules.unit(s, field: "unit") })
@@ -326,7 +363,7 @@ extension Payload {
                     devices: try FieldRules.reminderDevices(&r, field: "devices")))
         case .progressRecorded:
             let g = try goal(&r)
-            let amount = try r.number("amount")
+            let amount = try r.number("amount").map { (a) throws(FieldError) in try FieldRules.amount(a, field: "amount") }
             let completed = try r.bool("completed")
             if amount != nil && completed != nil {
                 throw FieldError("completed", "give either amount (measurable) or completed (outcome), not both")
@@ -368,7 +405,9 @@ extension Payload {
                 var er = try ObjectReader(item, path: "entries[\(i)]")
                 let id = try er.uuid("id", required: true)!
                 guard ids.insert(id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
-                let amount = try er.number("amount")
+                let amount = try er.number("amount").map { (a) throws(FieldError) in
+                    try FieldRules.amount(a, field: "entries[\(i)].amount")
+                }
                 let completed = try er.bool("completed")
                 if amount != nil && completed != nil {
                     throw FieldError("entries[\(i)].completed", "give either amount or completed, not both")

@@ -2,7 +2,7 @@ import Foundation
 
 extension Event {
     /// The event in its JSON form: the envelope, then the payload's fields as `append` accepts
-    /// them (with every default filled in), then what the ledger filled in (`replaces`, `observed`).
+    /// them (with every default filled in), then what the ledger filled in (`replaces`, `observed`, `seen`, `deletionsSeen`).
     public func json(position: UInt64? = nil) -> JSONValue {
         var m: [(String, JSONValue)] = []
         if let position { m.append(("position", .number(Double(position)))) }
@@ -14,6 +14,9 @@ extension Event {
         m.append(("at", .string(at.rfc3339)))
         m.append(("schema", .number(Double(schema))))
         m.append(contentsOf: payload.jsonMembers)
+        if let seen = deletionsSeen, !seen.isEmpty {
+            m.append(("deletionsSeen", .object(seen.sorted { String.bytesPrecede($0.key, $1.key) }.map { ($0.key, .number(Double($0.value))) })))
+        }
         return .object(m)
     }
 }
@@ -59,7 +62,7 @@ extension Payload {
             m.append(("goal", id(p.goal)))
             if let r = p.replaces { m.append(("replaces", id(r))) }
             if !p.seen.isEmpty {
-                m.append(("seen", .object(p.seen.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })))
+                m.append(("seen", .object(p.seen.sorted { String.bytesPrecede($0.key, $1.key) }.map { ($0.key, .number(Double($0.value))) })))
             }
         case .reminderSet(let p):
             m.append(("goal", id(p.goal)))

@@ -8,21 +8,20 @@ extension Event {
         guard DeviceName.isValid(origin) else { throw FieldError("device", "invalid device name \"\(origin)\"") }
         guard sequence >= 1 else { throw FieldError("sequence", "must be at least 1") }
         guard (1...UInt8(LedgerStore.currentSchema)).contains(schema) else { throw FieldError("schema", "unknown schema \(schema)") }
-        guard hlc.milliseconds >= 0, at.milliseconds > -62_135_596_800_000, at.milliseconds < 253_402_300_800_000 else {
-            throw FieldError("at", "out of range")
-        }
+        _ = try FieldRules.instant(at, field: "at")
         switch payload {
         case .goalCreated(let p):
             _ = try FieldRules.title(p.title, field: "title")
             if let d = p.details { _ = try FieldRules.details(d, field: "details") }
             if p.progressKind == .measurable {
-                guard let t = p.target, t.isFinite else { throw FieldError("progress.target", "is required for a measurable goal") }
+                guard let t = p.target else { throw FieldError("progress.target", "is required for a measurable goal") }
                 _ = try FieldRules.target(t, field: "progress.target")
             } else if p.target != nil || p.unit != nil {
                 throw FieldError("progress", "an outcome goal has no target or unit")
             }
             if let u = p.unit { _ = try FieldRules.unit(u, field: "progress.unit") }
             if let r = p.reminder { try Self.check(r.hour, r.minute) }
+            if let d = p.targetDate { _ = try FieldRules.targetDate(d, field: "targetDate") }
             if let d = p.reminderDevices {
                 guard p.reminder != nil else { throw FieldError("reminder.devices", "devices without a reminder") }
                 _ = try FieldRules.reminderDevices(d, field: "reminder.devices")
@@ -33,10 +32,8 @@ extension Event {
             guard !p.changedFields.isEmpty else { throw FieldError(nil, "goalEdited changes nothing") }
             if let t = p.title { _ = try FieldRules.title(t, field: "title") }
             if let d = p.details ?? nil { _ = try FieldRules.details(d, field: "details") }
-            if let t = p.target {
-                guard t.isFinite else { throw FieldError("target", "must be finite") }
-                _ = try FieldRules.target(t, field: "target")
-            }
+            if let t = p.target { _ = try FieldRules.target(t, field: "target") }
+            if let d = p.targetDate ?? nil { _ = try FieldRules.targetDate(d, field: "targetDate") }
             if let u = p.unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
         case .goalDeleted, .goalRestored, .reminderCleared, .progressRemoved:
             break
@@ -46,8 +43,12 @@ extension Event {
             if let d = p.devices { _ = try FieldRules.reminderDevices(d, field: "devices") }
         case .progressRecorded(let p):
             guard (p.amount == nil) != (p.completed == nil) else { throw FieldError("amount", "exactly one of amount and completed") }
-            if let a = p.amount, !a.isFinite { throw FieldError("amount", "must be finite") }
-            guard p.occurredAt != nil, p.day != nil else { throw FieldError("day", "a stored progressRecorded carries occurredAt and day") }
+            if let a = p.amount { _ = try FieldRules.amount(a, field: "amount") }
+            guard let occurred = p.occurredAt, let day = p.day else {
+                throw FieldError("day", "a stored progressRecorded carries occurredAt and day")
+            }
+            _ = try FieldRules.instant(occurred, field: "occurredAt")
+            _ = try FieldRules.day(day, field: "day")
         case .tagAdded(let p):
             _ = try FieldRules.tag(p.tag, field: "tag")
         case .tagRemoved(let p):
@@ -64,7 +65,9 @@ extension Event {
             guard Set(p.entries.map(\.id)).count == p.entries.count else { throw FieldError("entries", "an entry id appears twice") }
             for e in p.entries {
                 guard (e.amount == nil) != (e.completed == nil) else { throw FieldError("entries", "exactly one of amount and completed") }
-                if let a = e.amount, !a.isFinite { throw FieldError("entries", "amounts must be finite") }
+                if let a = e.amount { _ = try FieldRules.amount(a, field: "entries") }
+                _ = try FieldRules.instant(e.occurredAt, field: "entries")
+                if let d = e.day { _ = try FieldRules.day(d, field: "entries") }
             }
         }
     }

@@ -405,8 +405,17 @@ public struct Event: Equatable, Sendable {
     public var at: Instant
     public var schema: UInt8
     public var payload: Payload
+    /// For an event about a goal: the deletions and restores of that goal its author's store
+    /// held when it was appended, as the last origin sequence of each device that wrote one
+    /// (filled in at append; empty when the goal had none). A change is concurrent with a
+    /// deletion exactly when this does not cover the deletion and the deletion's `seen` does
+    /// not cover the change. Nil for events stored before the ledger recorded it (codec 1).
+    public var deletionsSeen: [String: UInt64]?
 
-    public init(id: UUID, origin: String, sequence: UInt64, hlc: HLC, at: Instant, schema: UInt8, payload: Payload) {
+    public init(
+        id: UUID, origin: String, sequence: UInt64, hlc: HLC, at: Instant, schema: UInt8, payload: Payload,
+        deletionsSeen: [String: UInt64]? = nil
+    ) {
         self.id = id
         self.origin = origin
         self.sequence = sequence
@@ -414,6 +423,13 @@ public struct Event: Equatable, Sendable {
         self.at = at
         self.schema = schema
         self.payload = payload
+        self.deletionsSeen = deletionsSeen
+    }
+
+    /// Whether the author of this event had seen `deletion` (an event of another device); nil
+    /// when the event was stored without that record.
+    public func hadSeen(_ deletion: Event) -> Bool? {
+        deletionsSeen.map { ($0[deletion.origin] ?? 0) >= deletion.sequence }
     }
 
     public var type: EventType { payload.type }

@@ -34,9 +34,11 @@ public struct Conflict: Equatable, Sendable {
 ///   order won; the others were overwritten.
 /// - A change is concurrent with a deletion when the deleting store had not seen it (the
 ///   deletion records the origin sequences it had seen) and its author had not seen the
-///   deletion (it came before the deletion in canonical order, or after it with no restore in
-///   between: a store that had seen the deletion would have refused it). The deletion wins; the
-///   changes stay in the history and come back with a later restore.
+///   deletion (every change records the deletions and restores of its goal its author held,
+///   `deletionsSeen`), whatever restores followed and wherever the clocks put it. The deletion
+///   wins; the changes stay in the history and come back with a later restore. Changes stored
+///   before the ledger recorded `deletionsSeen` fall back to canonical order: before the
+///   deletion, or after it with no restore in between.
 public enum GoalConflicts {
     public static func find(_ events: [Event]) -> [Conflict] {
         let ordered = events.sorted { $0.key < $1.key }
@@ -93,7 +95,9 @@ public enum GoalConflicts {
                 default: break
                 }
                 guard e.sequence > deletion.seen[e.origin] ?? 0 else { continue }  // the deleting store had seen it
-                if j > i {
+                if let seen = e.hadSeen(d) {
+                    if seen { continue }
+                } else if j > i {
                     let restoredBetween = ordered[(i + 1)..<j].contains {
                         if case .goalRestored = $0.payload { return true } else { return false }
                     }

@@ -35,18 +35,20 @@ public struct GoalProjection: Equatable, Sendable {
     /// SHA-256 of the canonical encoding, in hex. Computed goal by goal, so a large projection
     /// is never held as one JSON text.
     public var digest: String {
-        var hash = SHA256()
-        writeCanonicalJSON { hash.update($0) }
-        return SHA256.hexString(hash.finalize())
+        get throws(LedgerError) {
+            var hash = SHA256()
+            try writeCanonicalJSON { hash.update($0) }
+            return SHA256.hexString(hash.finalize())
+        }
     }
 
     /// Writes the canonical encoding (the bytes of `canonicalJSON`) in pieces, one goal at a
     /// time, so that neither the digest nor `replay --json` holds a large projection as one text.
-    public func writeCanonicalJSON(_ sink: ([UInt8]) -> Void) {
+    public func writeCanonicalJSON(_ sink: ([UInt8]) -> Void) throws(LedgerError) {
         var buffer: [UInt8] = [UInt8(ascii: "[")]
         for (i, goal) in existingGoals.enumerated() {
             if i > 0 { buffer.append(UInt8(ascii: ",")) }
-            JSONWriter.write(goal.json, into: &buffer)
+            try JSONWriter.write(goal.json, into: &buffer)
             sink(buffer)
             buffer.removeAll(keepingCapacity: true)
         }

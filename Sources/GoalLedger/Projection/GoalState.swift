@@ -49,8 +49,11 @@ public struct GoalState: Equatable, Sendable {
     /// `reminder`, with the same stamps, so it resolves exactly as the reminder register does.
     public internal(set) var reminderDevices: Register<[String]?>?
     public internal(set) var deletion: Register<Bool>?
-    /// For each tag, the events that added it.
-    public internal(set) var tagAdds: [String: Set<UUID>] = [:]
+    /// The last origin sequence of each device that deleted or restored the goal: what an
+    /// event appended now records as `deletionsSeen`.
+    public internal(set) var deletionHeads: [String: UInt64] = [:]
+    /// For each tag (in NFC), the events that added it.
+    public internal(set) var tagAdds: [NormalizedText: Set<UUID>] = [:]
     /// Adds cancelled by a `tagRemoved` whose author had seen them.
     public internal(set) var removedTagAdds: Set<UUID> = []
     public internal(set) var recordedEntries: [UUID: ProgressEntry] = [:]
@@ -71,7 +74,7 @@ public struct GoalState: Equatable, Sendable {
 
     /// A state carrying only existence, deletion and kind (what the rules for recording
     /// progress read), from a stored header's status bytes.
-    init(id: UUID, status: (deleted: Bool, kind: ProgressKind)?) {
+    init(id: UUID, status: (deleted: Bool, kind: ProgressKind, deletionHistory: Bool)?) {
         self.id = id
         guard let status else { return }
         let placeholder = Stamp(key: CanonicalKey(hlc: HLC(rawValue: 0), device: ""), event: id)
@@ -90,13 +93,15 @@ public struct GoalState: Equatable, Sendable {
     public var isDeleted: Bool { deletion?.value ?? false }
     public var kind: ProgressKind { progressKind?.value ?? .outcome }
 
+    /// The tags in effect, in NFC, sorted by their UTF-8 bytes.
     public var tags: [String] {
-        tagAdds.compactMap { tag, adds in adds.isSubset(of: removedTagAdds) ? nil : tag }.sorted()
+        tagAdds.compactMap { tag, adds in adds.isSubset(of: removedTagAdds) ? nil : tag }.sorted().map(\.value)
     }
 
-    /// The adds of `tag` still in effect (what a `tagRemoved` authored now would cancel).
+    /// The adds of `tag` (in any normalization form) still in effect: what a `tagRemoved`
+    /// authored now would cancel.
     public func liveAdds(of tag: String) -> [UUID] {
-        (tagAdds[tag] ?? []).subtracting(removedTagAdds).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        (tagAdds[NormalizedText(tag)] ?? []).subtracting(removedTagAdds).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 
     /// Live entries in canonical order (entries of one history write in id order).
@@ -191,7 +196,7 @@ public struct GoalState: Equatable, Sendable {
             reminder.offer(p.reminder, s)
             reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
             deletion.offer(false, s)
-            for tag in p.tags { tagAdds[tag, default: []].insert(e.id) }
+            for tag in p.tags { tagAdds[NormalizedText(tag), default: []].insert(e.id) }
         case .goalEdited(let p):
             if let v = p.title { title.offer(v, s) }
             if let v = p.details { details.offer(v, s) }
@@ -199,8 +204,12 @@ public struct GoalState: Equatable, Sendable {
             if let v = p.targetDate { targetDate.offer(v, s) }
             if let v = p.target { target.offer(v, s) }
             if let v = p.unit { unit.offer(v, s) }
-        case .goalDeleted: deletion.offer(true, s)
-        case .goalRestored: deletion.offer(false, s)
+        case .goalDeleted:
+            deletion.offer(true, s)
+            deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
+        case .goalRestored:
+            deletion.offer(false, s)
+            deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
         case .reminderSet(let p):
             reminder.offer(ReminderTime(hour: p.hour ?? ReminderTime.default.hour, minute: p.minute ?? ReminderTime.default.minute), s)
             reminderDevices.offer(p.devices, s)
@@ -210,7 +219,7 @@ public struct GoalState: Equatable, Sendable {
         case .progressRecorded:
             record(e)
         case .progressRemoved(let p): removedEntries.insert(p.entry)
-        case .tagAdded(let p): tagAdds[p.tag, default: []].insert(e.id)
+        case .tagAdded(let p): tagAdds[NormalizedText(p.tag), default: []].insert(e.id)
         case .tagRemoved(let p): removedTagAdds.formUnion(p.observed)
         case .progressHistoryReplaced: record(e)
         case .deviceConfigured, .notificationAuthorization: break

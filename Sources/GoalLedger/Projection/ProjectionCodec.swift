@@ -8,7 +8,7 @@ import Foundation
 /// entries are its `progressRecorded` events and its version is the number of its events, both
 /// read through the log's goal index, so recording progress writes no projection row.
 enum ProjectionCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     // MARK: Goal header
 
@@ -20,6 +20,7 @@ enum ProjectionCodec {
         if g.exists { status |= 1 }
         if g.isDeleted { status |= 2 }
         if g.kind == .measurable { status |= 4 }
+        if !g.deletionHeads.isEmpty { status |= 8 }
         w.u8(status)
         var flags: UInt64 = 0
         let present = [
@@ -82,13 +83,18 @@ enum ProjectionCodec {
                 w.u8(0)
             }
         }
-        let tags = g.tagAdds.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let tags = g.tagAdds.sorted { $0.key < $1.key }
         w.varint(UInt64(tags.count))
         for (tag, adds) in tags {
-            w.string(tag)
+            w.string(tag.value)
             uuids(adds, &w)
         }
         uuids(g.removedTagAdds, &w)
+        w.varint(UInt64(g.deletionHeads.count))
+        for (device, sequence) in g.deletionHeads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            w.string(device)
+            w.varint(sequence)
+        }
         return w.bytes
     }
 
@@ -154,18 +160,22 @@ enum ProjectionCodec {
         let tagCount = try r.varint()
         for _ in 0..<tagCount {
             let tag = try r.string()
-            g.tagAdds[tag] = try uuids(&r)
+            g.tagAdds[NormalizedText(tag)] = try uuids(&r)
         }
         g.removedTagAdds = try uuids(&r)
+        for _ in 0..<(try r.varint()) {
+            let device = try r.string()
+            g.deletionHeads[device] = try r.varint()
+        }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a goal row") }
         return g
     }
 
-    /// Whether the goal exists, is deleted, and its kind, from a header's first bytes; nil when
-    /// the goal was never created.
-    static func decodeStatus(_ bytes: UnsafeRawBufferPointer) -> (deleted: Bool, kind: ProgressKind)? {
+    /// Whether the goal exists, is deleted, its kind, and whether it was ever deleted or
+    /// restored, from a header's first bytes; nil when the goal was never created.
+    static func decodeStatus(_ bytes: UnsafeRawBufferPointer) -> (deleted: Bool, kind: ProgressKind, deletionHistory: Bool)? {
         guard bytes.count >= 2, bytes[0] == version, bytes[1] & 1 != 0 else { return nil }
-        return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome)
+        return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome, bytes[1] & 8 != 0)
     }
 
     // MARK: Devices

@@ -144,10 +144,10 @@ public struct NotificationCenterFile: Sendable {
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("capacity", .number(Double(capacity))),
-            ("requests", .array(requests.sorted { $0.id < $1.id }.map(\.json))),
-            ("refuse", .array(refuse.sorted().map { .string($0) })),
+            ("requests", .array(requests.sorted { String.bytesPrecede($0.id, $1.id) }.map(\.json))),
+            ("refuse", .array(refuse.sorted(by: String.bytesPrecede).map { .string($0) })),
         ]
-        if !delivered.isEmpty { members.append(("delivered", .array(delivered.sorted { $0.id < $1.id }.map(\.json)))) }
+        if !delivered.isEmpty { members.append(("delivered", .array(delivered.sorted { String.bytesPrecede($0.id, $1.id) }.map(\.json)))) }
         return .object(members)
     }
 

@@ -154,7 +154,7 @@ public struct Reconciler: Sendable {
             report.full = requestedFull || previous == nil
         case .denied?, .notDetermined?:
             report.full = true
-            let ids = heldGoalReminders.keys.sorted()
+            let ids = heldGoalReminders.keys.sorted(by: String.bytesPrecede)
             if !ids.isEmpty {
                 try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: ids) }
                 report.cancelled = ids
@@ -209,7 +209,7 @@ public struct Reconciler: Sendable {
             }
             // …then cancel the goal reminders the table does not want.
             let wanted = Set(desired.map(\.id))
-            let stale = heldGoalReminders.keys.filter { !wanted.contains($0) }.sorted()
+            let stale = heldGoalReminders.keys.filter { !wanted.contains($0) }.sorted(by: String.bytesPrecede)
             if !stale.isEmpty {
                 try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: stale) }
                 report.cancelled = stale
@@ -218,8 +218,8 @@ public struct Reconciler: Sendable {
             state.held = left
         }
         if authorization != nil { report.removedDelivered = try await removeDelivered(center) }
-        report.scheduled.sort()
-        report.cancelled.sort()
+        report.scheduled.sort(by: String.bytesPrecede)
+        report.cancelled.sort(by: String.bytesPrecede)
         report.issues = Array(Set(report.issues)).sorted {
             $0.goal != $1.goal ? $0.goal.uuidString < $1.goal.uuidString : $0.kind.rawValue < $1.kind.rawValue
         }
@@ -238,7 +238,7 @@ public struct Reconciler: Sendable {
         let gone = recognized.filter { n in
             guard let f = facts[Self.goal(ofReminderID: n.id)] else { return true }
             return f.cadence == .once && f.completed
-        }.map(\.id).sorted()
+        }.map(\.id).sorted(by: String.bytesPrecede)
         if !gone.isEmpty {
             try await Self.call("remove delivered notifications") { try await center.removeDeliveredNotifications(withIdentifiers: gone) }
         }

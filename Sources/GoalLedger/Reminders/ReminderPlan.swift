@@ -89,7 +89,7 @@ public struct ReminderPlan: Equatable, Sendable {
     }
 
     static func firesBefore(_ a: NotificationRequest, _ b: NotificationRequest) -> Bool {
-        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : a.id < b.id
+        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : String.bytesPrecede(a.id, b.id)
     }
 
     // MARK: The rules
@@ -148,10 +148,13 @@ public struct ReminderPlan: Equatable, Sendable {
     /// window's dated requests.
     static func expand(_ row: PendingRow, _ context: Context, now: Instant, periodCompleted: PeriodCompletion) -> [NotificationRequest] {
         if let fireAt = row.fireAt, fireAt <= now { return [] }
+        let requests: [NotificationRequest]
         switch row.strategy {
-        case .repeating: return [repeatingRequest(row, context, now: now)]
-        case .window: return windowRequests(row, context, now: now, periodCompleted: periodCompleted)
+        case .repeating: requests = [repeatingRequest(row, context, now: now)]
+        case .window: requests = windowRequests(row, context, now: now, periodCompleted: periodCompleted)
         }
+        // A recurring reminder whose next time would fall after 9999 is not planned.
+        return requests.filter { Instant.supported.contains($0.nextFireAt) }
     }
 
     static func request(_ row: PendingRow, id: String, trigger: NotificationTrigger, fireAt: Instant) -> NotificationRequest {

@@ -69,6 +69,7 @@ extension Scenario {
         }
         func instant(_ v: JSONValue?, _ at: String) throws(LedgerError) -> Instant {
             guard let i = Instant(rfc3339: try string(v, at)) else { throw bad(at, "must be an RFC 3339 instant") }
+            guard Instant.supportedNow.contains(i) else { throw bad(at, "must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z") }
             return i
         }
         func uuid(_ v: JSONValue?, _ at: String) throws(LedgerError) -> UUID {

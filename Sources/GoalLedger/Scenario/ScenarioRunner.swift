@@ -76,7 +76,7 @@ public enum ScenarioRunner {
         func expect(_ what: String, _ expected: JSONValue, _ found: JSONValue) {
             checks += 1
             if expected != found {
-                failures.append("\(x.label): \(what): expected \(JSONWriter.string(expected)), found \(JSONWriter.string(found))")
+                failures.append("\(x.label): \(what): expected \(JSONWriter.message(expected)), found \(JSONWriter.message(found))")
             }
         }
         let device = x.device.map { stores[$0]! }
@@ -91,8 +91,8 @@ public enum ScenarioRunner {
                 if let entries = x.entries {
                     expect(
                         "\(about) entries",
-                        .array(entries.map { .string($0.uuidString) }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }),
-                        .array(state.entries.map { .string($0.id.uuidString) }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }))
+                        .array(entries.sorted(by: UUID.precedes).map { .string($0.uuidString) }),
+                        .array(state.entries.map(\.id).sorted(by: UUID.precedes).map { .string($0.uuidString) }))
                 }
                 if let count = x.entryCount { expect("\(about) entry count", .number(Double(count)), .number(Double(state.entries.count))) }
                 if x.periodValue != nil || x.completed != nil {
@@ -107,7 +107,7 @@ public enum ScenarioRunner {
             func describe(_ c: Scenario.ExpectedConflict) -> JSONValue {
                 .object([
                     ("goal", .string(c.goal.uuidString)), ("field", .string(c.field)), ("winner", .string(c.winner)),
-                    ("overwritten", .array(c.overwritten.sorted().map { .string($0) })),
+                    ("overwritten", .array(c.overwritten.sorted(by: String.bytesPrecede).map { .string($0) })),
                 ])
             }
             let foundShort = found.map {
@@ -118,12 +118,13 @@ public enum ScenarioRunner {
         }
         if let names = x.converged {
             let replays = try names.map { (n) throws(LedgerError) in try stores[n]!.replay() }
-            let texts = replays.map {
-                JSONWriter.string(.object([("position", .number(Double($0.position))), ("goals", $0.canonicalJSON)]))
+            let texts = try replays.map { (r) throws(LedgerError) in
+                try JSONWriter.string(.object([("position", .number(Double(r.position))), ("goals", r.canonicalJSON)]))
             }
             checks += 1
             if Set(texts).count != 1 {
-                let digests = zip(names, replays).map { "\($0) \($1.digest.prefix(12)) (\($1.position) events)" }.joined(separator: ", ")
+                let digests = try zip(names, replays).map { (n, r) throws(LedgerError) in "\(n) \(try r.digest.prefix(12)) (\(r.position) events)" }
+                    .joined(separator: ", ")
                 failures.append("\(x.label): converged \(names.joined(separator: ", ")): expected identical replays, found \(digests)")
             }
         }
@@ -147,7 +148,7 @@ enum ScenarioHooks {
         var failures: [String] = []
         func expect(_ what: String, _ expected: [String], _ found: [String]) {
             checks += 1
-            if expected.sorted() != found.sorted() {
+            if expected.sorted(by: String.bytesPrecede) != found.sorted(by: String.bytesPrecede) {
                 failures.append("\(x.label): device \(store.device) \(what): expected \(expected.sorted()), found \(found.sorted())")
             }
         }

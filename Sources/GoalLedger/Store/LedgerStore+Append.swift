@@ -124,13 +124,14 @@ extension LedgerStore {
                     let at = draft.at ?? now
                     // The state is read in its own scope: holding a copy while the cached state is
                     // mutated below would copy its entries on every append.
-                    let payload = try {
+                    let (payload, deletionsSeen) = try {
                         let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
                         let author = try batch.device(device, txn)
                         do throws(FieldError) {
-                            return try LocalRules.prepare(
+                            let payload = try LocalRules.prepare(
                                 draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
                                 seen: heads.merging([device: sequence]) { _, b in b })
+                            return (payload, state.map(\.deletionHeads))
                         } catch {
                             throw LedgerError.invalidLine(line, field: error.field, error.message)
                         }
@@ -140,7 +141,7 @@ extension LedgerStore {
                     position += 1
                     let event = Event(
                         id: id, origin: device, sequence: sequence, hlc: clock, at: at,
-                        schema: UInt8(schema), payload: payload)
+                        schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
                     try Self.index(event, at: position, txn, layout)
                     try batch.apply(event, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)

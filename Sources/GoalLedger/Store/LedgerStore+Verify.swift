@@ -79,7 +79,7 @@ extension LedgerStore {
                 heads[String(decoding: k, as: UTF8.self)] = UInt64(bigEndianBytes: v)
                 return true
             }
-            for (origin, seqs) in sequences.sorted(by: { $0.key < $1.key }) {
+            for (origin, seqs) in sequences.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let sorted = seqs.sorted()
                 if sorted != Array(1...UInt64(sorted.count)) {
                     let missing = Set(1...max(sorted.last ?? 1, 1)).subtracting(sorted).sorted().prefix(5)

@@ -74,7 +74,10 @@ enum LocalRules {
             }
             let occurred = p.occurredAt ?? at
             p.occurredAt = occurred
-            p.day = p.day ?? occurred.day(in: author.calendar.timeZone)
+            if p.day == nil {
+                // The entry's day in the author's zone must itself be a supported day.
+                p.day = try FieldRules.day(occurred.day(in: author.calendar.timeZone), field: "occurredAt")
+            }
             return .progressRecorded(p)
         case .progressRemoved(let p):
             guard state.isLiveEntry(p.entry) else {
@@ -92,7 +95,9 @@ enum LocalRules {
                     throw FieldError("entries[\(i)].amount", "the goal measures an outcome: record completed, not an amount")
                 default: break
                 }
-                p.entries[i].day = e.day ?? e.occurredAt.day(in: author.calendar.timeZone)
+                if e.day == nil {
+                    p.entries[i].day = try FieldRules.day(e.occurredAt.day(in: author.calendar.timeZone), field: "entries[\(i)].occurredAt")
+                }
             }
             if let base = p.base, state.historyWrites[base] == nil {
                 throw FieldError("base", "\(base.uuidString) is not a history write of goal \(goalID.uuidString)")

@@ -47,7 +47,8 @@ struct ProjectionTables {
 enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
-    static let version: UInt64 = 3
+    /// 3: tags folded in NFC, compared by bytes; 4: the pending tables.
+    static let version: UInt64 = 4
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -201,6 +202,9 @@ enum StoredProjection {
             if let h = headers[goal] { return h }
             if let s = statuses[goal] { return s }
             let status = try txn.withValue(tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+            // A goal that was ever deleted or restored: progress records which of those its
+            // author had seen, which the header holds.
+            if status?.deletionHistory == true { return try header(goal, txn) }
             let state = GoalState(id: goal, status: status)
             statuses[goal] = state
             return state

@@ -2,25 +2,33 @@
 /// same bytes. Numbers that are whole print without a fraction; others print in Swift's
 /// shortest round-trip form. Writes UTF-8 bytes directly: digests of large projections are
 /// computed over this output.
+///
+/// JSON has no infinity or NaN: a non-finite number is refused with an internal error (the
+/// ledger's limits keep every number it computes finite, so that would be a bug), never
+/// written as text that is not JSON.
 public enum JSONWriter {
-    public static func string(_ value: JSONValue) -> String {
+    public static func string(_ value: JSONValue) throws(LedgerError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(256)
-        write(value, into: &out)
+        try write(value, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) throws(LedgerError) {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
-        case .number(let n): out.append(contentsOf: number(n).utf8)
+        case .number(let n):
+            guard n.isFinite else {
+                throw LedgerError(.internal, "a non-finite number (\(n)) cannot be written as JSON; nothing was printed")
+            }
+            out.append(contentsOf: number(n).utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                write(item, into: &out)
+                try write(item, into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
@@ -29,12 +37,18 @@ public enum JSONWriter {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(item, into: &out)
+                try write(item, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    /// The JSON text of a value for a message: a non-finite number shows as Swift prints it.
+    public static func message(_ value: JSONValue) -> String {
+        (try? string(value)) ?? "\(value)"
+    }
+
+    /// A finite number's JSON text (for a non-finite one, Swift's description: messages only).
     public static func number(_ n: Double) -> String {
         if n == n.rounded(), abs(n) < 1e15 {
             return String(Int64(n))

@@ -13,6 +13,17 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     public static func < (a: Instant, b: Instant) -> Bool { a.milliseconds < b.milliseconds }
 
+    /// The first instant the ledger accepts or computes: 1970-01-01T00:00:00Z.
+    public static let earliest = Instant(milliseconds: 0)
+    /// The last instant the ledger accepts or computes: 9999-12-31T23:59:59.999Z, so that every
+    /// instant prints as RFC 3339 (a four-digit year) and every clock fits its 48 bits.
+    public static let latest = Instant(milliseconds: 253_402_300_799_999)
+    /// Every instant the ledger stores, prints or computes lies in this range.
+    public static let supported = earliest...latest
+    /// The range of `--now`: a day in any time zone (UTC−12 to UTC+14) of an instant in it is a
+    /// supported day, so every view and plan computed at such a moment stays in range.
+    public static let supportedNow = Instant(milliseconds: 86_400_000)...Instant(milliseconds: 253_402_214_399_999)
+
     /// Parses an RFC 3339 timestamp (`2026-11-02T07:00:00Z`, `…T08:00:00.250+01:00`).
     /// Fractions finer than a millisecond are truncated.
     public init?(rfc3339 text: String) {
@@ -160,6 +171,13 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     public static func < (a: Day, b: Day) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
+
+    /// 1970-01-01 … 9999-12-31: the days the ledger accepts or computes (see `Instant.supported`).
+    public static let supported = Day(daysSinceEpoch: 0)...Day(daysSinceEpoch: 2_932_896)
+    /// The target dates a goal may have: one day inside `supported` at each end, so that a
+    /// reminder at any time of the day in any time zone (UTC−12 to UTC+14) fires at a supported
+    /// instant, whichever device computes it.
+    public static let supportedTargets = Day(daysSinceEpoch: 1)...Day(daysSinceEpoch: 2_932_895)
 
     public var components: (year: Int, month: Int, day: Int) {
         let z = Int(daysSinceEpoch) + 719_468

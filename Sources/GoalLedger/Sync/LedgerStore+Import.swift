@@ -47,7 +47,7 @@ extension LedgerStore {
                 var accepted: [Event] = []
                 var newIDs = Set<UUID>()
                 var newHeads: [String: UInt64] = [:]
-                for (origin, events) in byOrigin.sorted(by: { $0.key < $1.key }) {
+                for (origin, events) in byOrigin.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                     var head = heads[origin] ?? 0
                     // An origin's clock rises with its sequence: a device never wrote two events
                     // at one clock reading.
@@ -134,7 +134,7 @@ extension LedgerStore {
     public func events(missingFrom heads: [String: UInt64]) throws(LedgerError) -> [Event] {
         try read { txn in
             var out: [Event] = []
-            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { $0.key < $1.key }) {
+            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
                 guard head > theirs else { continue }
                 let prefix = Array(origin.utf8) + [0]

@@ -106,7 +106,8 @@ public struct GoalView: Equatable, Sendable {
         }
         let completedStarts = Set(byPeriod.compactMap { start, es in summarize(es).completed ? start : nil })
         let s = summarize(byPeriod[current.start] ?? [])
-        self.period = current
+        // Weeks around the ends of the supported range are shown cut to it.
+        self.period = Period(start: max(current.start, Day.supported.lowerBound), end: min(current.end, Day.supported.upperBound))
         self.value = s.value
         self.completed = s.completed
 
@@ -129,7 +130,8 @@ public struct GoalView: Equatable, Sendable {
             while let q = p, completedStarts.contains(q.start) {
                 run += 1
                 let next = cadence.period(containing: q.start, firstWeekday: calendar.firstWeekday)!.end.adding(days: 1)
-                p = cadence.period(containing: next, firstWeekday: calendar.firstWeekday)
+                // No period starts after the last supported day.
+                p = next > Day.supported.upperBound ? nil : cadence.period(containing: next, firstWeekday: calendar.firstWeekday)
             }
             best = max(best, run)
         }

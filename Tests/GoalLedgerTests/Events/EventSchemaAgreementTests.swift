@@ -138,13 +138,13 @@ struct EventSchemaAgreementTests {
                 id: d.id!, origin: "phone", sequence: 3, hlc: HLC(milliseconds: d.at!.milliseconds, counter: 2),
                 at: d.at!, schema: 2, payload: d.payload)
             let decoded = try EventCodec.decode(EventCodec.encode(event))
-            #expect(decoded == event, "binary round trip of \(JSONWriter.string(sample))")
+            #expect(decoded == event, "binary round trip of \(JSONWriter.message(sample))")
             let printed = event.json()
             guard case .object(let members) = sample else { continue }
             for (key, value) in members {
                 #expect(
                     printed[key] == value,
-                    "\(type).\(key): sent \(JSONWriter.string(value)), printed \(printed[key].map(JSONWriter.string) ?? "nothing")")
+                    "\(type).\(key): sent \(JSONWriter.message(value)), printed \(printed[key].map(JSONWriter.message) ?? "nothing")")
             }
         }
     }
@@ -179,7 +179,7 @@ struct EventSchemaAgreementTests {
             guard let bad else { continue }
             let changed = JSONValue.object(members.map { $0.0 == name ? (name, bad) : $0 })
             let e = decodeError(changed, schema: version)
-            #expect(e?.field == name, "\(type).\(name) = \(JSONWriter.string(bad)): \(String(describing: e))")
+            #expect(e?.field == name, "\(type).\(name) = \(JSONWriter.message(bad)): \(String(describing: e))")
         }
     }
 }

@@ -9,7 +9,7 @@ struct ReminderJSONTests {
         let r = try #require(
             ReminderPlan.requests(for: goal.state, device: device("America/New_York"), now: instant("2026-06-10T12:00:00Z")).first)
         #expect(
-            JSONWriter.string(r.json)
+            try JSONWriter.string(r.json)
                 == #"{"id":"goal-reminder-00000000-0000-4000-8000-000000000007","goal":"00000000-0000-4000-8000-000000000007","title":"Read \"Dune\"","body":"Time for today's goal","sound":"default","trigger":{"type":"calendar","components":{"hour":9,"minute":0},"repeats":true},"nextFireAt":"2026-06-10T13:00:00Z"}"#
         )
         let windowed = try #require(
@@ -17,23 +17,23 @@ struct ReminderJSONTests {
                 for: goal.state, device: device("America/New_York", strategy: .window), now: instant("2026-03-07T15:00:00Z")
             ).first)
         #expect(
-            JSONWriter.string(windowed.json)
+            try JSONWriter.string(windowed.json)
                 == #"{"id":"goal-reminder-00000000-0000-4000-8000-000000000007-20260308","goal":"00000000-0000-4000-8000-000000000007","title":"Read \"Dune\"","body":"Time for today's goal","sound":"default","trigger":{"type":"date","fireAt":"2026-03-08T13:00:00Z","repeats":false},"nextFireAt":"2026-03-08T13:00:00Z"}"#
         )
     }
 
-    @Test func triggerShapes() {
+    @Test func triggerShapes() throws {
         #expect(
-            JSONWriter.string(calendarTrigger(year: 2027, month: 5, day: 31, 9, 0, repeats: false).json)
+            try JSONWriter.string(calendarTrigger(year: 2027, month: 5, day: 31, 9, 0, repeats: false).json)
                 == #"{"type":"calendar","components":{"year":2027,"month":5,"day":31,"hour":9,"minute":0},"repeats":false}"#)
         #expect(
-            JSONWriter.string(calendarTrigger(weekday: 2, 7, 45, repeats: true).json)
+            try JSONWriter.string(calendarTrigger(weekday: 2, 7, 45, repeats: true).json)
                 == #"{"type":"calendar","components":{"weekday":2,"hour":7,"minute":45},"repeats":true}"#)
         #expect(
-            JSONWriter.string(calendarTrigger(month: 1, day: 1, 9, 0, repeats: true).json)
+            try JSONWriter.string(calendarTrigger(month: 1, day: 1, 9, 0, repeats: true).json)
                 == #"{"type":"calendar","components":{"month":1,"day":1,"hour":9,"minute":0},"repeats":true}"#)
         #expect(
-            JSONWriter.string(NotificationTrigger(kind: .date(instant("2026-03-08T07:00:00Z")), repeats: false).json)
+            try JSONWriter.string(NotificationTrigger(kind: .date(instant("2026-03-08T07:00:00Z")), repeats: false).json)
                 == #"{"type":"date","fireAt":"2026-03-08T07:00:00Z","repeats":false}"#)
     }
 
@@ -50,7 +50,7 @@ struct ReminderJSONTests {
         ]
         for t in triggers {
             #expect(try NotificationTrigger(json: t.json) == t)
-            #expect(try NotificationTrigger(json: JSONParser.parse(JSONWriter.string(t.json))) == t)
+            #expect(try NotificationTrigger(json: JSONParser.parse(try JSONWriter.string(t.json))) == t)
         }
         // Any RFC 3339 spelling of the instant reads; it is written back in UTC.
         let offset = try NotificationTrigger(

@@ -36,7 +36,7 @@ struct SyncTests {
         _ = try b.sync(with: c)
         _ = try a.sync(with: b)
         let replays = try stores.map { s in try s.replay() }
-        let texts = replays.map { JSONWriter.string($0.canonicalJSON) }
+        let texts = try replays.map { try JSONWriter.string($0.canonicalJSON) }
         #expect(texts[0] == texts[1] && texts[1] == texts[2])
         #expect(Set(replays.map(\.position)).count == 1)
         #expect(Set(try stores.map { try $0.projection().digest }).count == 1)

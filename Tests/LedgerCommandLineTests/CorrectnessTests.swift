@@ -1,0 +1,152 @@
+import Foundation
+import GoalLedger
+import LedgerCommandLine
+import Testing
+
+/// The four reproductions of convergence and range bugs, through the command line.
+struct CorrectnessTests {
+    static let goal = "0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1"
+
+    /// A phone store with one goal and a tablet cloned from it.
+    static func twoDevices(_ f: CLIFixture, goalLine: String? = nil) -> String {
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        let created =
+            goalLine ?? #"{"type":"goalCreated","goal":"\#(goal)","title":"Run","cadence":"daily","at":"2026-11-01T08:00:00Z"}"#
+        #expect(f.run(["append"], input: created).exitCode == 0)
+        let tablet = f.root + "/tablet"
+        #expect(CLIFixture.runAt(tablet, ["clone", f.store, "--device", "tablet"]).exitCode == 0)
+        return tablet
+    }
+
+    static func outputs(_ store: String, _ commands: [[String]]) -> [String] {
+        commands.map { CLIFixture.runAt(store, $0 + ["--json"]).stdout }
+    }
+
+    @Test func canonicallyEquivalentTagsConvergeToTheSameBytes() throws {
+        let f = CLIFixture()
+        let tablet = Self.twoDevices(f)
+        #expect(f.run(["append"], input: #"{"type":"tagAdded","goal":"\#(Self.goal)","tag":"\u00e9t\u00e9"}"#).exitCode == 0)
+        #expect(
+            CLIFixture.runAt(tablet, ["append"], input: #"{"type":"tagAdded","goal":"\#(Self.goal)","tag":"e\u0301te\u0301"}"#)
+                .exitCode == 0)
+        #expect(CLIFixture.runAt(tablet, ["sync", f.store]).exitCode == 0)
+        let commands = [["replay"], ["goals"], ["conflicts"], ["show", Self.goal]]
+        let phone = Self.outputs(f.store, commands)
+        #expect(phone == Self.outputs(tablet, commands))
+        // The projection prints the composed (NFC) form, once.
+        let tags = try JSONParser.parse(phone[0])["goals"].flatMap { if case .array(let g) = $0 { g.first?["tags"] } else { nil } }
+        #expect(tags == .array([.string("\u{e9}t\u{e9}")]))
+        #expect(Array(phone[0].utf8).contains(0xCC) == false, "no combining accent (U+0301 is CC 81 in UTF-8) in the output")
+        // The stored events keep what each author wrote.
+        #expect(CLIFixture.runAt(tablet, ["log", "--json"]).stdout.contains("e\u{301}t"))
+        // A removal written in the other form removes the tag on both.
+        #expect(
+            CLIFixture.runAt(tablet, ["append"], input: #"{"type":"tagRemoved","goal":"\#(Self.goal)","tag":"\u00e9t\u00e9"}"#)
+                .exitCode == 0)
+        #expect(CLIFixture.runAt(tablet, ["sync", f.store]).exitCode == 0)
+        let after = Self.outputs(f.store, commands)
+        #expect(after == Self.outputs(tablet, commands))
+        #expect(!after[0].contains("t\u{e9}"))
+        #expect(CLIFixture.runAt(tablet, ["verify"]).exitCode == 0)
+    }
+
+    @Test func amountsBeyondTheLimitAreRefusedAndJSONNeverPrintsInfinity() throws {
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        let create = #"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Save","cadence":"daily","progress":{"kind":"measurable","target":1e12}}"#
+        #expect(f.run(["append"], input: create).exitCode == 0)
+        let before = f.replayText()
+        for amount in ["1e308", "1.0000001e12", "-2e12"] {
+            let r = f.run(["append"], input: #"{"type":"progressRecorded","goal":"\#(Self.goal)","amount":\#(amount)}"#)
+            #expect(r.exitCode == 3, "amount \(amount)")
+            #expect(r.stderr.contains("line 1: field \"amount\""), "\(r.stderr)")
+        }
+        let edit = f.run(["append"], input: #"{"type":"goalEdited","goal":"\#(Self.goal)","target":2e12}"#)
+        #expect(edit.exitCode == 3 && edit.stderr.contains("field \"target\""))
+        #expect(f.replayText() == before)
+        // At the limit, sums stay finite and print as JSON numbers.
+        let lines = Array(repeating: #"{"type":"progressRecorded","goal":"\#(Self.goal)","amount":1e12}"#, count: 3)
+        #expect(f.run(["append"], input: lines.joined(separator: "\n")).exitCode == 0)
+        for command in [["goals"], ["show", Self.goal], ["replay"]] {
+            let out = f.run(command + ["--json"]).stdout
+            #expect(!out.contains("inf") && !out.contains("nan"))
+            _ = try JSONParser.parse(out)
+        }
+        #expect(try f.json(["show", Self.goal])["view"]?["value"] == .number(3e12))
+    }
+
+    @Test func theJSONWriterRefusesNonFiniteNumbers() {
+        for n in [Double.infinity, -Double.infinity, Double.nan] {
+            #expect(throws: LedgerError.self) { try JSONWriter.string(.array([.number(1), .number(n)])) }
+        }
+    }
+
+    /// Phone deletes at 10:00 and restores at 12:00; the tablet, which has seen neither, edits the
+    /// title at 11:00 or at 13:00. Both are the same causal history: the edit is listed either way.
+    @Test(arguments: ["2026-11-02T11:00:00Z", "2026-11-02T13:00:00Z"])
+    func aChangeConcurrentWithADeletionIsListedWhateverRestoreFollows(_ editAt: String) throws {
+        let f = CLIFixture()
+        let tablet = Self.twoDevices(f)
+        #expect(
+            f.run(
+                ["append"],
+                input: """
+                    {"type":"goalDeleted","goal":"\(Self.goal)","at":"2026-11-02T10:00:00Z"}
+                    {"type":"goalRestored","goal":"\(Self.goal)","at":"2026-11-02T12:00:00Z"}
+                    """
+            ).exitCode == 0)
+        #expect(
+            CLIFixture.runAt(tablet, ["append"], input: #"{"type":"goalEdited","goal":"\#(Self.goal)","title":"Walk","at":"\#(editAt)"}"#)
+                .exitCode == 0)
+        #expect(CLIFixture.runAt(tablet, ["sync", f.store]).exitCode == 0)
+        for store in [f.store, tablet] {
+            let conflicts = try JSONParser.parse(CLIFixture.runAt(store, ["conflicts", "--json"]).stdout)
+            guard case .array(let list) = conflicts else { throw LedgerError(.internal, "not an array") }
+            let deleted = list.filter { $0["field"] == .string("deleted") }
+            #expect(deleted.count == 1, "\(store): \(conflicts)")
+            #expect(deleted.first?["winner"]?["device"] == .string("phone"))
+            guard case .array(let over) = deleted.first?["overwritten"] else { continue }
+            #expect(over.count == 1 && over.first?["device"] == .string("tablet"))
+        }
+        // An edit made after the tablet had seen the deletion and the restore is not a conflict.
+        #expect(
+            CLIFixture.runAt(tablet, ["append"], input: #"{"type":"goalEdited","goal":"\#(Self.goal)","title":"Swim","at":"2026-11-02T14:00:00Z"}"#)
+                .exitCode == 0)
+        #expect(CLIFixture.runAt(tablet, ["sync", f.store]).exitCode == 0)
+        let list = try JSONParser.parse(f.run(["conflicts", "--json"]).stdout)
+        let text = JSONWriter.message(list)
+        #expect(!text.contains("Swim"), "\(text)")
+    }
+
+    @Test func instantsAndDatesOutsideTheYears1970To9999AreRefused() throws {
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        #expect(
+            f.run(["append"], input: #"{"type":"deviceConfigured","timeZone":"America/New_York","firstWeekday":1,"locale":"en_US"}"#)
+                .exitCode == 0)
+        let before = f.replayText()
+        let refused: [(String, String)] = [
+            (#"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Far","targetDate":"9999-12-31","reminder":{"hour":23,"minute":59}}"#, "targetDate"),
+            (#"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Far","targetDate":"1970-01-01"}"#, "targetDate"),
+            (#"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Old","at":"1969-12-31T23:59:59Z"}"#, "at"),
+            (#"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Late","at":"9999-12-31T23:00:00-05:00"}"#, "at"),
+        ]
+        for (line, field) in refused {
+            let r = f.run(["append"], input: line)
+            #expect(r.exitCode == 3, "\(line)")
+            #expect(r.stderr.contains("field \"\(field)\""), "\(r.stderr)")
+        }
+        #expect(f.replayText() == before)
+        let early = CommandLineTool.run(["--store", f.store, "--now", "1970-01-01T12:00:00Z", "goals"], environment: [:], input: { Data() })
+        #expect(early.exitCode == 2 && early.stderr.contains("--now must be between"), "\(early.stderr)")
+        // The latest target date works, and its reminder is a four-digit-year RFC 3339 instant.
+        let ok = #"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Far","targetDate":"9999-12-30","reminder":{"hour":23,"minute":59}}"#
+        #expect(f.run(["append"], input: ok).exitCode == 0)
+        f.now = "9999-12-30T12:00:00Z"
+        let pending = try f.json(["pending"])
+        guard case .array(let requests) = pending["requests"], let first = requests.first,
+            case .string(let next) = first["nextFireAt"]
+        else { throw LedgerError(.internal, "no request in \(pending)") }
+        #expect(next == "9999-12-31T04:59:00Z")
+    }
+}
