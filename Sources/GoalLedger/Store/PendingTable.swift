@@ -64,8 +64,6 @@ enum PendingTable {
         _ changes: Changes, headers: [UUID: GoalState], _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout
     ) throws {
         guard !changes.isEmpty else { return }
-        let devices = try knownDevices(txn, t)
-        let routing = ReminderRouting(devices: devices)
         var rule: HistoryRule?
 
         // The facts of the goals that changed. Progress matters only to one-time goals.
@@ -92,6 +90,9 @@ enum PendingTable {
             changedFacts[goal] = fresh
         }
 
+        guard !changedFacts.isEmpty || !changes.settings.isEmpty || changes.authorization else { return }
+        let devices = try knownDevices(txn, t)
+        let routing = ReminderRouting(devices: devices)
         // A change of authorization can move every routed reminder.
         var routed: [ReminderFacts] = []
         if changes.authorization {

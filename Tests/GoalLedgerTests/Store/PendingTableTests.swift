@@ -159,6 +159,34 @@ struct PendingTableTests {
         #expect(try t.store.verify().isClean)
     }
 
+    @Test func verifyFindsAPendingRowThatDiffersFromAFreshComputation() throws {
+        let t = try TemporaryStore()
+        let now = instant("2026-11-05T12:00:00Z")
+        try t.store.append(
+            try drafts([
+                #"{"type":"notificationAuthorization","status":"authorized"}"#,
+                #"{"type":"goalCreated","goal":"\#(goalID(1).uuidString)","title":"Run","cadence":"daily","reminder":{"hour":7}}"#,
+            ]), now: now)
+        #expect(try t.store.verify().isClean)
+        try t.store.env.write { txn in
+            let tables = try StoredProjection.active(txn, t.store.layout)
+            _ = try txn.delete(tables.pending, key: PendingTable.rowKey(device: "phone", goal: goalID(1)))
+        }
+        #expect(try t.store.verify().problems == ["projection pending: 0 rows stored, a fresh replay has 1"])
+        try t.store.env.write { txn in
+            let tables = try StoredProjection.active(txn, t.store.layout)
+            try txn.put(tables.pending, key: PendingTable.rowKey(device: "phone", goal: goalID(2)), value: [1])
+        }
+        let problems = try t.store.verify().problems
+        #expect(
+            problems.contains("projection pending: device phone request goal-reminder-\(goalID(2).uuidString) is not in a fresh replay"),
+            "\(problems)")
+        // A rebuild repairs it.
+        try t.store.rebuild()
+        #expect(try t.store.verify().isClean)
+        #expect(try t.store.pendingPlan(device: "phone", now: now).1.requests.map(\.goal) == [goalID(1)])
+    }
+
     @Test func eventsWithoutDevicesKeepTheirBinaryForm() throws {
         // Golden records: a goal with a reminder and a reminderSet, without devices, are encoded
         // as before routing existed (no new presence bit, no new bytes).
