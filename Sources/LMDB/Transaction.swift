@@ -132,9 +132,11 @@ public struct Transaction: ~Copyable {
         if rc != MDB_NOTFOUND { try LMDBError.check(rc) }
     }
 
-    /// Visits the values stored under `key` in a duplicates database, in order, until `body`
-    /// returns false.
-    public func scanDuplicates(_ db: Database, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+    /// Visits the values stored under `key` in a duplicates database, in order, starting at the
+    /// first value ≥ `from` (or the first value), until `body` returns false.
+    public func scanDuplicates(
+        _ db: Database, key: [UInt8], from start: [UInt8]? = nil, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         var cursor: OpaquePointer?
         try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
         defer { mdb_cursor_close(cursor) }
@@ -142,7 +144,11 @@ public struct Transaction: ~Copyable {
         var v = MDB_val()
         var rc: Int32 = key.withUnsafeBytes { kb in
             k = MDB_val(mv_size: kb.count, mv_data: UnsafeMutableRawPointer(mutating: kb.baseAddress))
-            return mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY)
+            guard let start else { return mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY) }
+            return start.withUnsafeBytes { sb in
+                v = MDB_val(mv_size: sb.count, mv_data: UnsafeMutableRawPointer(mutating: sb.baseAddress))
+                return mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH_RANGE)
+            }
         }
         while rc == 0 {
             if try !body(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)) { return }

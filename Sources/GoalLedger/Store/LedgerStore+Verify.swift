@@ -103,13 +103,23 @@ extension LedgerStore {
             let fresh = StoredProjection.rows(of: projection)
             let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
             let pending = PendingTable.rows(of: projection)
-            let dayRows = Dictionary(uniqueKeysWithValues: pending.entryDays.map { ($0, [UInt8]()) })
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
                 ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
-                ("pending", tables.pending, pending.pending), ("entryDays", tables.entryDays, dayRows),
+                ("pending", tables.pending, pending.pending),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
+            }
+            // The day index holds exactly the entries of a fresh replay.
+            var days = Set<[UInt8]>()
+            try txn.scan(tables.entryDays) { k, v in
+                days.insert(Array(k) + Array(v))
+                return true
+            }
+            if days != pending.entryDays {
+                let extra = days.subtracting(pending.entryDays).count
+                let missing = pending.entryDays.subtracting(days).count
+                problem("projection entryDays: \(extra) entries not in a fresh replay, \(missing) missing")
             }
             report.goals = projection.existingGoals.count
             return report
@@ -129,8 +139,8 @@ extension LedgerStore {
             }
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
-            if k.count == 32 || k.count == 36 {
-                // removed: goal · entry; entryDays: goal · day (4) · entry
+            if k.count == 32 {
+                // removed: goal · entry
                 s +=
                     " entry "
                     + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[(k.count - 16)...])).uuidString }

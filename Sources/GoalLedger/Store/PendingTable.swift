@@ -8,7 +8,7 @@ import LMDB
 /// |----------------|--------------------------------------------------|------------------|
 /// | `pN.reminders` | goal id (16)                                     | `ReminderFacts`  |
 /// | `pN.pending`   | device · 0x00 · request id (`goal-reminder-<GOAL>`) | `PendingRow`  |
-/// | `pN.entryDays` | goal id (16) · day (4) · event id (16)           | empty            |
+/// | `pN.entryDays` | goal id (16)                                     | day (4) · event id (16), a sorted set of duplicates |
 ///
 /// What is stored never depends on the moment. `reminders` holds the facts of every goal with a
 /// live reminder; `pending` holds, for every device the store knows (one that reported settings
@@ -39,7 +39,8 @@ enum PendingTable {
 
     static func dayBytes(_ day: Day) -> UInt32 { UInt32(bitPattern: day.daysSinceEpoch) ^ 0x8000_0000 }
 
-    static func dayKey(goal: UUID, day: UInt32, event: UUID) -> [UInt8] { goal.bytes + day.bigEndianBytes + event.bytes }
+    /// A value of `entryDays` (under the goal's key): the day, then the entry's event id.
+    static func dayValue(day: UInt32, event: UUID) -> [UInt8] { day.bigEndianBytes + event.bytes }
 
     // MARK: Changes a batch makes
 
@@ -212,13 +213,13 @@ enum PendingTable {
         if cache[goal] == nil {
             var events: [UUID] = []
             var legacy = false
-            try txn.scan(t.entryDays, from: dayKey(goal: goal, day: dayBytes(from), event: UUID(uuid: UUID.zero))) { k, _ in
-                guard k.count == 36, k.prefix(16).elementsEqual(goal.bytes) else { return false }
-                if UInt32(bigEndianBytes: UnsafeRawBufferPointer(rebasing: k[16..<20])) == historyDay {
+            try txn.scanDuplicates(t.entryDays, key: goal.bytes, from: dayValue(day: dayBytes(from), event: UUID(uuid: UUID.zero))) { v in
+                guard v.count == 20 else { return false }
+                if UInt32(bigEndianBytes: UnsafeRawBufferPointer(rebasing: v[0..<4])) == historyDay {
                     legacy = true
                     return false
                 }
-                events.append(StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...])))
+                events.append(StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: v[4...])))
                 return true
             }
             if legacy, let header = try StoredProjection.header(goal, txn, t) {
@@ -243,15 +244,15 @@ enum PendingTable {
 
     // MARK: Fresh computation (verify)
 
-    /// Every row of the three tables a fresh replay gives.
+    /// Every row of the three tables a fresh replay gives (`entryDays` as goal · value).
     static func rows(of p: GoalProjection) -> (reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entryDays: Set<[UInt8]>) {
         var reminders: [[UInt8]: [UInt8]] = [:]
         var pending: [[UInt8]: [UInt8]] = [:]
         var days = Set<[UInt8]>()
         var facts: [ReminderFacts] = []
         for (id, g) in p.goals {
-            for e in g.recordedEntries.values { days.insert(dayKey(goal: id, day: dayBytes(e.day), event: e.id)) }
-            for w in g.historyWrites.keys { days.insert(dayKey(goal: id, day: historyDay, event: w)) }
+            for e in g.recordedEntries.values { days.insert(id.bytes + dayValue(day: dayBytes(e.day), event: e.id)) }
+            for w in g.historyWrites.keys { days.insert(id.bytes + dayValue(day: historyDay, event: w)) }
             guard let f = ReminderFacts(g) else { continue }
             reminders[id.bytes] = encode(f)
             facts.append(f)

@@ -217,12 +217,11 @@ enum StoredProjection {
                     // The entry is the event itself; it is only indexed by its day.
                     let day = p.day ?? (p.occurredAt ?? e.at).day(in: GoalState.utc)
                     try txn.put(
-                        tables.entryDays, key: PendingTable.dayKey(goal: goal, day: PendingTable.dayBytes(day), event: e.id), value: [])
+                        tables.entryDays, key: goal.bytes, value: PendingTable.dayValue(day: PendingTable.dayBytes(day), event: e.id))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressHistoryReplaced:
-                    try txn.put(
-                        tables.entryDays, key: PendingTable.dayKey(goal: goal, day: PendingTable.historyDay, event: e.id), value: [])
+                    try txn.put(tables.entryDays, key: goal.bytes, value: PendingTable.dayValue(day: PendingTable.historyDay, event: e.id))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressRemoved(let p):
