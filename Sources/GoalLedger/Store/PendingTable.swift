@@ -70,9 +70,9 @@ enum PendingTable {
         // The facts of the goals that changed. Progress matters only to one-time goals.
         var changedFacts: [UUID: ReminderFacts?] = [:]
         for goal in changes.goals.union(changes.progress) {
-            let stored = try facts(goal, txn, t)
+            let storedBytes = try txn.get(t.reminders, key: goal.bytes)
             if !changes.goals.contains(goal) {
-                guard let stored, stored.cadence == .once, stored.targetDate != nil else { continue }
+                guard let stored = try facts(goal, txn, t), stored.cadence == .once, stored.targetDate != nil else { continue }
             }
             var fresh: ReminderFacts?
             if var state = try headers[goal] ?? StoredProjection.header(goal, txn, t) {
@@ -82,9 +82,12 @@ enum PendingTable {
                 }
                 fresh = ReminderFacts(state)
             }
-            guard fresh != stored else { continue }
-            if let fresh {
-                try txn.put(t.reminders, key: goal.bytes, value: encode(fresh))
+            // Compared as bytes: two titles can be equal as Swift strings (canonically
+            // equivalent) and still differ in what is stored and shown.
+            let freshBytes = fresh.map(encode)
+            guard freshBytes != storedBytes else { continue }
+            if let freshBytes {
+                try txn.put(t.reminders, key: goal.bytes, value: freshBytes)
             } else {
                 _ = try txn.delete(t.reminders, key: goal.bytes)
             }

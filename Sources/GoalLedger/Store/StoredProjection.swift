@@ -235,11 +235,11 @@ enum StoredProjection {
                     pendingChanges.goals.insert(goal)
                 }
             } else {
-                if devices[e.origin] == nil {
-                    // A device seen for the first time gets a whole table.
-                    if try txn.get(tables.devices, key: Array(e.origin.utf8)) == nil { pendingChanges.settings.insert(e.origin) }
-                    devices[e.origin] = try StoredProjection.device(e.origin, txn, tables)
+                // A device seen for the first time (its row is written by this batch) gets a whole table.
+                if !pendingChanges.settings.contains(e.origin), try txn.get(tables.devices, key: Array(e.origin.utf8)) == nil {
+                    pendingChanges.settings.insert(e.origin)
                 }
+                if devices[e.origin] == nil { devices[e.origin] = try StoredProjection.device(e.origin, txn, tables) }
                 devices[e.origin]!.apply(e)
                 dirtyDevices.insert(e.origin)
                 if case .notificationAuthorization = e.payload {
