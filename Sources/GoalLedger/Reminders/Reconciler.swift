@@ -269,8 +269,7 @@ public struct Reconciler: Sendable {
                 for _ in 0..<(try r.varint()) { s.retry.insert(try r.uuid()) }
                 // Written since passes read the center: the authorization seen and what was left.
                 if !r.isAtEnd, try r.u8() == 1 {
-                    let a = Int(try r.u8())
-                    s.authorization = a < AuthorizationStatus.allCases.count ? AuthorizationStatus.allCases[a] : nil
+                    s.authorization = AuthorizationStatus(storedCode: try r.u8())
                     var held = Set<UUID>()
                     for _ in 0..<(try r.varint()) { held.insert(try r.uuid()) }
                     s.held = held
@@ -290,7 +289,7 @@ public struct Reconciler: Sendable {
         for g in s.retry.sorted(by: { $0.uuidString < $1.uuidString }) { w.uuid(g) }
         if let held = s.held, let a = s.authorization {
             w.u8(1)
-            w.u8(UInt8(AuthorizationStatus.allCases.firstIndex(of: a)!))
+            w.u8(a.storedCode)
             w.varint(UInt64(held.count))
             for g in held.sorted(by: { $0.uuidString < $1.uuidString }) { w.uuid(g) }
         } else {

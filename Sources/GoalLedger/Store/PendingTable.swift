@@ -284,7 +284,7 @@ enum PendingTable {
     static func write(_ f: ReminderFacts, _ w: inout ByteWriter) {
         w.uuid(f.goal)
         w.string(f.title)
-        w.u8(UInt8(Cadence.allCases.firstIndex(of: f.cadence)!))
+        w.u8(f.cadence.storedCode)
         w.u8(f.targetDate == nil ? 0 : 1)
         if let d = f.targetDate { w.day(d) }
         w.u8(UInt8(f.time.hour))
@@ -296,7 +296,7 @@ enum PendingTable {
         } else {
             w.u8(0)
         }
-        w.u8(f.kind == .measurable ? 1 : 0)
+        w.u8(f.kind.storedCode)
         w.u8(f.target == nil ? 0 : 1)
         if let t = f.target { w.double(t) }
         w.u8(f.completed ? 1 : 0)
@@ -313,8 +313,7 @@ enum PendingTable {
     static func read(_ r: inout ByteReader) throws(DecodingError) -> ReminderFacts {
         let goal = try r.uuid()
         let title = try r.string()
-        let ci = Int(try r.u8())
-        guard ci < Cadence.allCases.count else { throw DecodingError(reason: "unknown cadence") }
+        let cadence = try Cadence.decode(try r.u8(), "cadence")
         let targetDate = try r.u8() == 1 ? try r.day() : nil
         let time = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8()))
         var devices: [String]?
@@ -324,11 +323,11 @@ enum PendingTable {
             devices = []
             for _ in 0..<n { devices!.append(try r.string()) }
         }
-        let kind: ProgressKind = try r.u8() == 1 ? .measurable : .outcome
+        let kind = try ProgressKind.decode(try r.u8(), "progress kind")
         let target = try r.u8() == 1 ? try r.double() : nil
         let completed = try r.u8() == 1
         return ReminderFacts(
-            goal: goal, title: title, cadence: Cadence.allCases[ci], targetDate: targetDate, time: time, devices: devices, kind: kind,
+            goal: goal, title: title, cadence: cadence, targetDate: targetDate, time: time, devices: devices, kind: kind,
             target: target, completed: completed)
     }
 
@@ -336,7 +335,7 @@ enum PendingTable {
         var w = ByteWriter(capacity: 160)
         w.u8(codecVersion)
         write(row.facts, &w)
-        w.u8(UInt8(NotificationStrategy.allCases.firstIndex(of: row.strategy)!))
+        w.u8(row.strategy.storedCode)
         w.string(row.body)
         if let trigger = row.trigger {
             w.u8(1)
@@ -366,8 +365,7 @@ enum PendingTable {
         var r = ByteReader(bytes)
         guard try r.u8() == codecVersion else { throw DecodingError(reason: "unknown pending row version") }
         let facts = try read(&r)
-        let si = Int(try r.u8())
-        guard si < NotificationStrategy.allCases.count else { throw DecodingError(reason: "unknown strategy") }
+        let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
         let body = try r.string()
         var trigger: NotificationTrigger?
         if try r.u8() == 1 {
@@ -389,7 +387,7 @@ enum PendingTable {
         let fireAt = try r.u8() == 1 ? try r.instant() : nil
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a pending row") }
         return PendingRow(
-            facts: facts, id: ReminderPlan.idPrefix + facts.goal.uuidString, strategy: NotificationStrategy.allCases[si], body: body,
+            facts: facts, id: ReminderPlan.idPrefix + facts.goal.uuidString, strategy: strategy, body: body,
             trigger: trigger, fireAt: fireAt)
     }
 
