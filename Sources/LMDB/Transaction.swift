@@ -98,7 +98,8 @@ public struct Transaction: ~Copyable {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         var cursor = try Cursor(txn, db)
-        var entry = try start.map { s throws(LMDBError) in try withVal(s) { k throws(LMDBError) in try cursor.get(MDB_SET_RANGE, key: &k) } }
+        var entry =
+            try start.map { s throws(LMDBError) in try withVal(s) { k throws(LMDBError) in try cursor.get(MDB_SET_RANGE, key: &k) } }
             ?? cursor.get(MDB_FIRST)
         while let (k, v) = entry {
             if try !body(k, v) { return }
@@ -106,11 +107,16 @@ public struct Transaction: ~Copyable {
         }
     }
 
-    /// Visits the values stored under `key` in a duplicates database, in order, until `body`
-    /// returns false.
-    public func scanDuplicates(_ db: Database, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+    /// Visits the values stored under `key` in a duplicates database, in order, starting at the
+    /// first value ≥ `from` (or the first value), until `body` returns false.
+    public func scanDuplicates(
+        _ db: Database, key: [UInt8], from start: [UInt8]? = nil, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         var cursor = try Cursor(txn, db)
-        var entry = try withVal(key) { k throws(LMDBError) in try cursor.get(MDB_SET_KEY, key: &k) }
+        var entry = try withVal(key) { k throws(LMDBError) in
+            guard let start else { return try cursor.get(MDB_SET_KEY, key: &k) }
+            return try withVal(start) { v throws(LMDBError) in try cursor.get(MDB_GET_BOTH_RANGE, key: &k, value: &v) }
+        }
         while let (_, v) = entry {
             if try !body(v) { return }
             entry = try cursor.get(MDB_NEXT_DUP)

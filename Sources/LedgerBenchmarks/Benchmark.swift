@@ -188,6 +188,8 @@ public struct Benchmark {
                 name: "rebuild", unit: "events/s", value: Double(n) / rebuildTime, baseline: Double(n) / scanTime,
                 baselineName: "raw cursor scan of the events table", note: "higher is better"))
 
+        figures += try reminderFigures(store, path: path)
+
         // Peak resident memory of a replay in a child process, beside a raw scan in another.
         if let executable {
             let ledgerPeak = try childPeak(executable, ["--child-replay", store.path])
@@ -212,6 +214,44 @@ public struct Benchmark {
                 name: "raw table size", unit: "MiB", value: Double(raw.usedBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
                 baselineName: "encoded event bytes", note: "LMDB's own overhead on the same records"))
         return figures
+    }
+
+    /// `pending` and a reconciliation pass after one change on the large store, once its
+    /// device has reported settings and an authorization (every goal has a daily, weekly or
+    /// monthly reminder, so the table is larger than the capacity and each pass ranks it).
+    func reminderFigures(_ store: LedgerStore, path: String) throws -> [Figure] {
+        log("pending and reconcile: \(sizes.events) events")
+        try store.append(
+            [
+                EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
+                EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
+            ], now: Self.now)
+        let scan = try Self.rawScan(store, "p0.pending") + Self.rawScan(store, "p1.pending")
+        var plan: ReminderPlan?
+        var times: [Double] = []
+        for _ in 0..<5 { times.append(try Self.seconds { plan = try store.pendingPlan(device: "bench", now: Self.now).1 }) }
+        let pending = times.sorted()[2]
+        let reconciler = Reconciler(store: store, centerPath: path + "/center.json")
+        _ = try reconciler.reconcile(now: Self.now)
+        var passes: [Double] = []
+        var report: ReconcileReport?
+        guard let goal = plan?.requests.first?.goal else { throw LedgerError(.internal, "the benchmark's plan is empty") }
+        for round in 0..<5 {
+            try store.append([EventDraft(payload: .goalEdited(GoalEdited(goal: goal, title: "Renamed \(round)")))], now: Self.now)
+            passes.append(try Self.seconds { report = try reconciler.reconcile(now: Self.now) })
+        }
+        return [
+            Figure(
+                name: "pending (\(sizes.events) events)", unit: "s", value: pending, baseline: scan,
+                baselineName: "raw scan of the pending tables",
+                note: "lower is better; target ≤ 0.05 s at 1M events; \(plan?.requests.count ?? 0) requests, median of 5"),
+            Figure(
+                name: "reconcile after a change (\(sizes.events) events)", unit: "s", value: passes.sorted()[2], baseline: scan,
+                baselineName: "raw scan of the pending tables",
+                note:
+                    "lower is better; target ≤ 0.05 s at 1M events; \(report?.full == true ? "whole table (over capacity)" : "incremental"), file center, median of 5"
+            ),
+        ]
     }
 
     func childPeak(_ executable: String, _ arguments: [String]) throws -> Double {
@@ -351,7 +391,8 @@ struct SplitMix {
 }
 
 /// Reconcile at two ledger sizes: a full pass, and an incremental pass after one change. Most
-/// goals have no reminder (as in life); 50 do, so the plan fits the device's capacity.
+/// goals have no reminder (as in life); 50 do, so the table fits the device's capacity and a
+/// pass reads only the changed rows and the center.
 struct ReconcileBenchmark {
     var benchmark: Benchmark
 
@@ -384,8 +425,8 @@ struct ReconcileBenchmark {
             let reconciler = Reconciler(store: store)
             var first: ReconcileReport?
             let fullTime = try Benchmark.seconds { first = try reconciler.reconcile(now: Benchmark.now, full: true) }
-            // A raw scan of the goal rows the full pass reads.
-            let scanTime = try Benchmark.rawScan(store, "p0.goals")
+            // A raw scan of the pending rows the full pass reads.
+            let scanTime = try Benchmark.rawScan(store, "p0.pending")
             var times: [Double] = []
             for round in 0..<5 {
                 try store.append(
@@ -398,13 +439,13 @@ struct ReconcileBenchmark {
             out.append(
                 Figure(
                     name: "reconcile full (\(goals) goals)", unit: "s", value: fullTime, baseline: scanTime,
-                    baselineName: "raw scan of the goal rows", note: "lower is better; scheduled \(first?.scheduled.count ?? 0)"))
+                    baselineName: "raw scan of the pending rows", note: "lower is better; scheduled \(first?.scheduled.count ?? 0)"))
             out.append(
                 Figure(
                     name: "reconcile incremental (\(goals) goals)", unit: "s", value: incremental, baseline: smallIncremental,
                     baselineName: smallIncremental == nil ? nil : "incremental at \(benchmark.sizes.reconcileGoalsSmall) goals",
                     note: smallIncremental == nil
-                        ? "median of 5 passes after one change" : "target ratio ≤ 3 (cost of a change does not grow with the ledger)"))
+                        ? "median of 5 passes after one change" : "target ratio ≤ 1.5 (cost of a change does not grow with the ledger)"))
             smallIncremental = smallIncremental ?? incremental
         }
         return out

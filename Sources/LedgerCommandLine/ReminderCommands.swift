@@ -60,5 +60,6 @@ enum ReconcileCommand {
         for id in r.scheduled { inv.print("  + \(id)") }
         for id in r.cancelled { inv.print("  - \(id)") }
         for i in r.issues { inv.print("  ! \(i.kind.rawValue) \(i.goal.uuidString)") }
+        for id in r.removedDelivered { inv.print("  x \(id) (delivered)") }
     }
 }

@@ -17,7 +17,7 @@ struct BenchmarkTests {
             "append (1000/commit)", "append (10000/commit)", "replay", "rebuild", "store size (live pages)", "store size (file)",
             "sync (1000 events)", "migrate (3000 events)",
             "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
-            "reconcile incremental (200 goals)",
+            "reconcile incremental (200 goals)", "pending (3000 events)", "reconcile after a change (3000 events)",
         ] {
             #expect(names.contains(expected), "missing \(expected) in \(names)")
         }

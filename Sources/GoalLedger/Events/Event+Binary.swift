@@ -136,6 +136,20 @@ private struct PresenceReader {
     }
 }
 
+/// A list of strings (reminder devices): a count, then each string.
+private func strings(_ list: [String], _ w: inout ByteWriter) {
+    w.varint(UInt64(list.count))
+    for s in list { w.string(s) }
+}
+
+private func strings(_ r: inout ByteReader) throws(DecodingError) -> [String] {
+    let n = try r.varint()
+    guard n <= 256 else { throw DecodingError(reason: "list too long") }
+    var out: [String] = []
+    for _ in 0..<n { out.append(try r.string()) }
+    return out
+}
+
 
 extension Payload {
     fileprivate func encode(into w: inout ByteWriter) {
@@ -147,6 +161,7 @@ extension Payload {
             f.mark(p.target != nil)
             f.mark(p.unit != nil)
             f.mark(p.reminder != nil)
+            f.mark(p.reminderDevices != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             w.string(p.title)
@@ -160,6 +175,7 @@ extension Payload {
                 w.u8(UInt8(r.hour))
                 w.u8(UInt8(r.minute))
             }
+            if let d = p.reminderDevices { strings(d, &w) }
             w.varint(UInt64(p.tags.count))
             for t in p.tags { w.string(t) }
         case .goalEdited(let p):
@@ -205,11 +221,13 @@ extension Payload {
             f.mark(p.hour != nil)
             f.mark(p.minute != nil)
             f.mark(p.replaces != nil)
+            f.mark(p.devices != nil)
             w.varint(f.bits)
             w.uuid(p.goal)
             if let h = p.hour { w.u8(UInt8(h)) }
             if let m = p.minute { w.u8(UInt8(m)) }
             if let r = p.replaces { w.uuid(r) }
+            if let d = p.devices { strings(d, &w) }
         case .progressRecorded(let p):
             var f = Presence()
             f.mark(p.amount != nil)
@@ -292,6 +310,7 @@ extension Payload {
             let hasTarget = f.take()
             let hasUnit = f.take()
             let hasReminder = f.take()
+            let hasDevices = f.take()
             let title = try r.string()
             let cadence = try Cadence.decode(try r.u8(), "cadence")
             let kind = try ProgressKind.decode(try r.u8(), "progress kind")
@@ -303,6 +322,7 @@ extension Payload {
             if hasTarget { p.target = try r.double() }
             if hasUnit { p.unit = try r.string() }
             if hasReminder { p.reminder = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) }
+            if hasDevices { p.reminderDevices = try strings(&r) }
             for _ in 0..<(try count(&r)) { p.tags.append(try r.string()) }
             return .goalCreated(p)
         case .goalEdited:
@@ -340,10 +360,12 @@ extension Payload {
             let hasHour = f.take()
             let hasMinute = f.take()
             let hasReplaces = f.take()
+            let hasDevices = f.take()
             var p = ReminderSet(goal: goal)
             if hasHour { p.hour = Int(try r.u8()) }
             if hasMinute { p.minute = Int(try r.u8()) }
             if hasReplaces { p.replaces = try r.uuid() }
+            if hasDevices { p.devices = try strings(&r) }
             return .reminderSet(p)
         case .progressRecorded:
             let hasAmount = f.take()

@@ -10,6 +10,8 @@ public enum EventLimits {
     public static let localeLength = 2...35
     /// The largest magnitude of an amount or a target.
     public static let magnitude = 1e12
+    /// Devices a reminder may name.
+    public static let reminderDevices = 1...32
 }
 
 /// Reads the members of one JSON object, remembering which were used so that any other
@@ -208,6 +210,33 @@ enum FieldRules {
         guard ok else { throw FieldError(field, "must be a locale such as en_US, got \"\(s)\"") }
         return s
     }
+
+    /// The devices a reminder is routed to: 1 to 32 distinct device names.
+    static func reminderDevices(_ list: [String], field: String) throws(FieldError) -> [String] {
+        guard EventLimits.reminderDevices.contains(list.count) else {
+            throw FieldError(field, "must name 1 to \(EventLimits.reminderDevices.upperBound) devices (omit it for every device)")
+        }
+        var seen = Set<String>()
+        for (i, name) in list.enumerated() {
+            guard DeviceName.isValid(name) else {
+                throw FieldError("\(field)[\(i)]", "must be a device name such as phone, got \"\(name)\"")
+            }
+            guard seen.insert(name).inserted else { throw FieldError("\(field)[\(i)]", "\"\(name)\" appears twice") }
+        }
+        return list
+    }
+
+    /// Reads an optional `devices` member: an array of device names.
+    static func reminderDevices(_ r: inout ObjectReader, field: String) throws(FieldError) -> [String]? {
+        guard let raw = r.raw("devices") else { return nil }
+        guard case .array(let items) = raw else { throw FieldError(field, "must be an array of device names, got \(raw.typeName)") }
+        var names: [String] = []
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else { throw FieldError("\(field)[\(i)]", "must be a string, got \(item.typeName)") }
+            names.append(s)
+        }
+        return try reminderDevices(names, field: field)
+    }
 }
 
 extension EventDraft {
@@ -280,10 +309,12 @@ extension Payload {
                 try pr.finish()
             }
             var reminder: ReminderTime?
+            var reminderDevices: [String]?
             if let rv = r.raw("reminder") {
                 var rr = try ObjectReader(rv, path: "reminder")
                 reminder = ReminderTime(
                     hour: try rr.integer("hour", in: 0...23) ?? 9, minute: try rr.integer("minute", in: 0...59) ?? 0)
+                reminderDevices = try FieldRules.reminderDevices(&rr, field: "reminder.devices")
                 try rr.finish()
             }
             var tags: [String] = []
@@ -300,7 +331,8 @@ extension Payload {
             return .goalCreated(
                 GoalCreated(
                     goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
-                    progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags))
+                    progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags,
+                    reminderDevices: reminderDevices))
         case .goalEdited:
             let g = try goal(&r)
             var e = GoalEdited(goal: g, replaces: [:])
@@ -325,7 +357,10 @@ extension Payload {
         case .reminderCleared: return .reminderCleared(GoalRegisterWrite(goal: try goal(&r)))
         case .reminderSet:
             let g = try goal(&r)
-            return .reminderSet(ReminderSet(goal: g, hour: try r.integer("hour", in: 0...23), minute: try r.integer("minute", in: 0...59)))
+            return .reminderSet(
+                ReminderSet(
+                    goal: g, hour: try r.integer("hour", in: 0...23), minute: try r.integer("minute", in: 0...59),
+                    devices: try FieldRules.reminderDevices(&r, field: "devices")))
         case .progressRecorded:
             let g = try goal(&r)
             let amount = try r.number("amount").map { (a) throws(FieldError) in try FieldRules.amount(a, field: "amount") }

@@ -47,7 +47,9 @@ extension Payload {
             }
             m.append(("progress", .object(progress)))
             if let r = p.reminder {
-                m.append(("reminder", .object([("hour", .number(Double(r.hour))), ("minute", .number(Double(r.minute)))])))
+                var reminder: [(String, JSONValue)] = [("hour", .number(Double(r.hour))), ("minute", .number(Double(r.minute)))]
+                if let d = p.reminderDevices { reminder.append(("devices", .array(d.map { .string($0) }))) }
+                m.append(("reminder", .object(reminder)))
             }
             if !p.tags.isEmpty { m.append(("tags", .array(p.tags.map { .string($0) }))) }
         case .goalEdited(let p):
@@ -71,6 +73,7 @@ extension Payload {
             m.append(("goal", id(p.goal)))
             if let h = p.hour { m.append(("hour", .number(Double(h)))) }
             if let mi = p.minute { m.append(("minute", .number(Double(mi)))) }
+            if let d = p.devices { m.append(("devices", .array(d.map { .string($0) }))) }
             if let r = p.replaces { m.append(("replaces", id(r))) }
         case .progressRecorded(let p):
             m.append(("goal", id(p.goal)))

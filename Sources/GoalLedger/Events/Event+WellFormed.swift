@@ -25,6 +25,10 @@ extension Event {
             if let u = p.unit { _ = try FieldRules.unit(u, field: "progress.unit") }
             if let r = p.reminder { try Self.check(r.hour, r.minute) }
             if let d = p.targetDate { _ = try FieldRules.targetDate(d, field: "targetDate") }
+            if let d = p.reminderDevices {
+                guard p.reminder != nil else { throw FieldError("reminder.devices", "devices without a reminder") }
+                _ = try FieldRules.reminderDevices(d, field: "reminder.devices")
+            }
             guard p.tags.count <= EventLimits.tagsMaximum else { throw FieldError("tags", "too many tags") }
             for t in p.tags { _ = try FieldRules.tag(t, field: "tags") }
         case .goalEdited(let p):
@@ -39,6 +43,7 @@ extension Event {
         case .reminderSet(let p):
             guard let h = p.hour, let m = p.minute else { throw FieldError("hour", "a stored reminderSet carries hour and minute") }
             try Self.check(h, m)
+            if let d = p.devices { _ = try FieldRules.reminderDevices(d, field: "devices") }
         case .progressRecorded(let p):
             guard (p.amount == nil) != (p.completed == nil) else { throw FieldError("amount", "exactly one of amount and completed") }
             if let a = p.amount { _ = try FieldRules.amount(a, field: "amount") }

@@ -45,11 +45,13 @@ public struct GoalCreated: Equatable, Sendable {
     public var unit: String?
     public var reminder: ReminderTime?
     public var tags: [String]
+    /// The devices that should notify (`reminder.devices`); nil: every device.
+    public var reminderDevices: [String]?
 
     public init(
         goal: UUID, title: String, details: String? = nil, cadence: Cadence = .once, targetDate: Day? = nil,
         progressKind: ProgressKind = .outcome, target: Double? = nil, unit: String? = nil,
-        reminder: ReminderTime? = nil, tags: [String] = []
+        reminder: ReminderTime? = nil, tags: [String] = [], reminderDevices: [String]? = nil
     ) {
         self.goal = goal
         self.title = title
@@ -61,6 +63,7 @@ public struct GoalCreated: Equatable, Sendable {
         self.unit = unit
         self.reminder = reminder
         self.tags = tags
+        self.reminderDevices = reminderDevices
     }
 }
 
@@ -125,12 +128,15 @@ public struct ReminderSet: Equatable, Sendable {
     public var hour: Int?
     public var minute: Int?
     public var replaces: UUID?
+    /// The devices that should notify; nil: every device (not "keep the current list").
+    public var devices: [String]?
 
-    public init(goal: UUID, hour: Int? = nil, minute: Int? = nil, replaces: UUID? = nil) {
+    public init(goal: UUID, hour: Int? = nil, minute: Int? = nil, replaces: UUID? = nil, devices: [String]? = nil) {
         self.goal = goal
         self.hour = hour
         self.minute = minute
         self.replaces = replaces
+        self.devices = devices
     }
 }
 

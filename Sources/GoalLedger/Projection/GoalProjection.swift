@@ -65,9 +65,13 @@ extension GoalState {
             progress.append(("target", .number((target?.value ?? nil) ?? 0)))
             progress.append(("unit", (unit?.value ?? nil).map { .string($0) } ?? .null))
         }
+        let devices = reminderDevices?.value ?? nil
         let reminderValue: JSONValue =
             (reminder?.value ?? nil).map {
-                .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
+                var m: [(String, JSONValue)] = [("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))]
+                // Only routed reminders carry `devices`, so the facts of unrouted goals print as before.
+                if let devices { m.append(("devices", .array(devices.map { .string($0) }))) }
+                return .object(m)
             } ?? .null
         return .object([
             ("id", .string(id.upperString)),

@@ -45,6 +45,9 @@ public struct GoalState: Equatable, Sendable {
     public internal(set) var target: Register<Double?>?
     public internal(set) var unit: Register<String?>?
     public internal(set) var reminder: Register<ReminderTime?>?
+    /// The devices the reminder is routed to (nil: every device). Written by the same events as
+    /// `reminder`, with the same stamps, so it resolves exactly as the reminder register does.
+    public internal(set) var reminderDevices: Register<[String]?>?
     public internal(set) var deletion: Register<Bool>?
     /// The last origin sequence of each device that deleted or restored the goal: what an
     /// event appended now records as `deletionsSeen`.
@@ -82,7 +85,7 @@ public struct GoalState: Equatable, Sendable {
     /// Whether any event other than progress has been folded (the stored header exists).
     var hasHeader: Bool {
         progressKind != nil || title != nil || deletion != nil || reminder != nil || !tagAdds.isEmpty || !removedTagAdds.isEmpty
-            || details != nil || cadence != nil || targetDate != nil || target != nil || unit != nil
+            || details != nil || cadence != nil || targetDate != nil || target != nil || unit != nil || reminderDevices != nil
     }
 
     /// True once a `goalCreated` has been folded (events can arrive before it by sync).
@@ -191,6 +194,7 @@ public struct GoalState: Equatable, Sendable {
             target.offer(p.target, s)
             unit.offer(p.unit, s)
             reminder.offer(p.reminder, s)
+            reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
             deletion.offer(false, s)
             for tag in p.tags { tagAdds[NormalizedText(tag), default: []].insert(e.id) }
         case .goalEdited(let p):
@@ -208,7 +212,10 @@ public struct GoalState: Equatable, Sendable {
             deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
         case .reminderSet(let p):
             reminder.offer(ReminderTime(hour: p.hour ?? ReminderTime.default.hour, minute: p.minute ?? ReminderTime.default.minute), s)
-        case .reminderCleared: reminder.offer(nil, s)
+            reminderDevices.offer(p.devices, s)
+        case .reminderCleared:
+            reminder.offer(nil, s)
+            reminderDevices.offer(nil, s)
         case .progressRecorded:
             record(e)
         case .progressRemoved(let p): removedEntries.insert(p.entry)

@@ -25,7 +25,7 @@ enum ProjectionCodec {
         var flags: UInt64 = 0
         let present = [
             g.progressKind != nil, g.title != nil, g.details != nil, g.cadence != nil, g.targetDate != nil,
-            g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil,
+            g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil, g.reminderDevices != nil,
         ]
         for (i, p) in present.enumerated() where p { flags |= 1 << UInt64(i) }
         w.varint(flags)
@@ -72,6 +72,16 @@ enum ProjectionCodec {
         if let r = g.deletion {
             stamp(r.stamp, &w)
             w.u8(r.value ? 1 : 0)
+        }
+        if let r = g.reminderDevices {
+            stamp(r.stamp, &w)
+            if let names = r.value {
+                w.u8(1)
+                w.varint(UInt64(names.count))
+                for n in names { w.string(n) }
+            } else {
+                w.u8(0)
+            }
         }
         let tags = g.tagAdds.sorted { $0.key < $1.key }
         w.varint(UInt64(tags.count))
@@ -133,6 +143,17 @@ enum ProjectionCodec {
         if take() {
             let s = try stamp(&r)
             g.deletion = Register(try r.u8() == 1, s)
+        }
+        if take() {
+            let s = try stamp(&r)
+            var names: [String]?
+            if try r.u8() == 1 {
+                let n = try r.varint()
+                guard n <= 256 else { throw DecodingError(reason: "too many reminder devices") }
+                names = []
+                for _ in 0..<n { names!.append(try r.string()) }
+            }
+            g.reminderDevices = Register(names, s)
         }
         let tagCount = try r.varint()
         for _ in 0..<tagCount {

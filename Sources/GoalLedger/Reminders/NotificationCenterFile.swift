@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A request as a device's notification center holds it: what was scheduled, without the
 /// planner's `nextFireAt`.
@@ -38,14 +39,16 @@ public struct PendingRequest: Equatable, Sendable {
     }
 }
 
-/// A file-backed stand-in for a device's notification center (on a phone, the OS holds these):
-/// `{"capacity","requests":[…],"refuse":[ids]}`. `refuse` lists ids the center will not
-/// schedule, to test failures. The file is replaced atomically on every save.
+/// The file form of a stand-in for a device's notification center (on a phone, the OS holds
+/// these): `{"capacity","requests":[…],"refuse":[ids],"delivered":[…]}`. `refuse` lists ids the
+/// center will not schedule, to test failures; `delivered` (written only when not empty) holds
+/// notifications that have fired. The file is replaced atomically on every save.
 public struct NotificationCenterFile: Sendable {
     public var path: String
     public var capacity: Int
     public var requests: [PendingRequest]
     public var refuse: Set<String>
+    public var delivered: [DeliveredNotification] = []
 
     /// Reads the center at `path`; a missing file is an empty center of `defaultCapacity`.
     public static func load(_ path: String, defaultCapacity: Int) throws(LedgerError) -> NotificationCenterFile {
@@ -61,7 +64,7 @@ public struct NotificationCenterFile: Sendable {
             throw LedgerError(.invalidInput, "\(path): malformed JSON: \(error)")
         }
         guard case .object(let members) = json else { throw bad("(root)", "must be an object") }
-        for (k, _) in members where !["capacity", "requests", "refuse"].contains(k) { throw bad(k, "unknown field") }
+        for (k, _) in members where !["capacity", "requests", "refuse", "delivered"].contains(k) { throw bad(k, "unknown field") }
         var capacity = defaultCapacity
         if let c = json["capacity"] {
             guard case .number(let n) = c, n == n.rounded(), n >= 0, n <= 100_000 else {
@@ -110,15 +113,42 @@ public struct NotificationCenterFile: Sendable {
                 refuse.insert(s)
             }
         }
-        return NotificationCenterFile(path: path, capacity: capacity, requests: requests, refuse: refuse)
+        var delivered: [DeliveredNotification] = []
+        if let d = json["delivered"] {
+            guard case .array(let items) = d else { throw bad("delivered", "must be an array") }
+            for (i, item) in items.enumerated() {
+                let at = "delivered[\(i)]"
+                guard case .object(let m) = item else { throw bad(at, "must be an object") }
+                for (k, _) in m where !["id", "goal", "title", "body", "deliveredAt"].contains(k) {
+                    throw bad("\(at).\(k)", "unknown field")
+                }
+                func string(_ key: String) throws(LedgerError) -> String {
+                    guard case .string(let s) = item[key] else { throw bad("\(at).\(key)", "must be a string") }
+                    return s
+                }
+                var goal: UUID?
+                if let g = item["goal"], g != .null {
+                    guard case .string(let s) = g, let u = UUID(uuidString: s) else { throw bad("\(at).goal", "must be a UUID or null") }
+                    goal = u
+                }
+                let when = try string("deliveredAt")
+                guard let instant = Instant(rfc3339: when) else { throw bad("\(at).deliveredAt", "must be an RFC 3339 instant") }
+                delivered.append(
+                    DeliveredNotification(
+                        id: try string("id"), goal: goal, title: try string("title"), body: try string("body"), deliveredAt: instant))
+            }
+        }
+        return NotificationCenterFile(path: path, capacity: capacity, requests: requests, refuse: refuse, delivered: delivered)
     }
 
     public var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("capacity", .number(Double(capacity))),
             ("requests", .array(requests.sorted { String.bytesPrecede($0.id, $1.id) }.map(\.json))),
             ("refuse", .array(refuse.sorted(by: String.bytesPrecede).map { .string($0) })),
-        ])
+        ]
+        if !delivered.isEmpty { members.append(("delivered", .array(delivered.sorted { String.bytesPrecede($0.id, $1.id) }.map(\.json)))) }
+        return .object(members)
     }
 
     public func save() throws(LedgerError) {
@@ -142,5 +172,72 @@ public struct NotificationCenterFile: Sendable {
         return true
     }
 
-    mutating func cancel(_ id: String) { requests.removeAll { $0.id == id } }
+    mutating func cancel(_ ids: Set<String>) { requests.removeAll { ids.contains($0.id) } }
+
+    /// What a device does as time passes: one-time requests whose time has come fire, leaving
+    /// the pending list for the delivered ones. A calendar trigger without a zone is read in
+    /// `timeZone` (the device's).
+    mutating func fire(until now: Instant, timeZone: TimeZone) {
+        var kept: [PendingRequest] = []
+        for r in requests {
+            guard let at = r.oneTimeFireAt(timeZone: timeZone), at <= now else {
+                kept.append(r)
+                continue
+            }
+            delivered.removeAll { $0.id == r.id }
+            delivered.append(DeliveredNotification(id: r.id, goal: r.goal, title: r.title, body: r.body, deliveredAt: at))
+        }
+        requests = kept
+    }
+}
+
+extension PendingRequest {
+    /// When a one-time request fires (nil for repeating ones and incomplete dates).
+    func oneTimeFireAt(timeZone: TimeZone) -> Instant? {
+        guard !trigger.repeats else { return nil }
+        switch trigger.kind {
+        case .date(let at): return at
+        case .calendar(let y?, let m?, let d?, _, let hour, let minute):
+            guard let day = Day(year: y, month: m, day: d) else { return nil }
+            return localInstant(day: day, hour: hour, minute: minute, timeZone: timeZone)
+        default: return nil
+        }
+    }
+}
+
+/// The command line's notification center: a `NotificationCenterFile` read once, changed in
+/// memory by a pass, and written back by `save()` (so a dry run simply does not save). Opening
+/// it lets the time pass: one-time requests due by `now` move to `delivered`, as on a device.
+public final class FileNotificationCenter: NotificationCenter {
+    private let file: Mutex<NotificationCenterFile>
+
+    public init(path: String, defaultCapacity: Int, now: Instant, timeZone: TimeZone) throws(LedgerError) {
+        var f = try NotificationCenterFile.load(path, defaultCapacity: defaultCapacity)
+        f.fire(until: now, timeZone: timeZone)
+        file = Mutex(f)
+    }
+
+    public var contents: NotificationCenterFile { file.withLock { $0 } }
+
+    public func save() throws(LedgerError) { try contents.save() }
+
+    public func pendingRequests() async throws -> [PendingRequest] { contents.requests }
+
+    public func add(_ request: PendingRequest) async throws {
+        let ok = file.withLock { $0.schedule(request) }
+        if !ok { throw NotificationRefused(id: request.id, reason: "refused by the center file") }
+    }
+
+    public func removePendingRequests(withIdentifiers ids: [String]) async throws {
+        file.withLock { $0.cancel(Set(ids)) }
+    }
+
+    public var supportsDeliveredNotifications: Bool { true }
+
+    public func deliveredNotifications() async throws -> [DeliveredNotification] { contents.delivered }
+
+    public func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {
+        let gone = Set(ids)
+        file.withLock { $0.delivered.removeAll { gone.contains($0.id) } }
+    }
 }

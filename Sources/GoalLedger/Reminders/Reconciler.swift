@@ -21,38 +21,67 @@ public struct ReconcileReport: Sendable {
     public var unchanged = 0
     /// Sorted by goal, then kind.
     public var issues: [ReminderIssue] = []
-    /// Whether the pass looked at every goal (else only those changed since its checkpoint).
+    /// Delivered goal reminders removed (their goal was deleted, its reminder cleared, or the
+    /// one-time goal completed), sorted.
+    public var removedDelivered: [String] = []
+    /// Whether the pass read the device's whole table (else only the rows changed since its
+    /// checkpoint and those of the requests the center holds).
     public var full = false
     /// The log position the pass brought the center up to.
     public var checkpoint: UInt64 = 0
 
     public var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("device", .string(device)), ("authorization", .string(authorization)),
             ("scheduled", .array(scheduled.map { .string($0) })), ("cancelled", .array(cancelled.map { .string($0) })),
             ("unchanged", .number(Double(unchanged))), ("issues", .array(issues.map(\.json))),
             ("full", .bool(full)), ("checkpoint", .number(Double(checkpoint))),
-        ])
+        ]
+        if !removedDelivered.isEmpty { members.append(("removedDelivered", .array(removedDelivered.map { .string($0) }))) }
+        return .object(members)
     }
 }
 
-/// Brings a device's notification center in line with the ledger (SPEC section 6).
+/// Brings a device's notification center in line with its pending table (SPEC section 6).
 ///
-/// It follows the projection's change feed from a checkpoint of its own, kept in the store per
-/// notification center, so a pass after one change looks at that goal only. A full pass plans
-/// every goal: the first pass, `full: true` (time passing), a change of the device's settings
-/// or authorization, and every pass while the plan exceeds the device's capacity. Requests are
-/// scheduled before stale ones are cancelled, so a failure never leaves the device with fewer
-/// reminders than before; refused requests are reported and retried by the next pass. Ids
-/// that are not goal reminders are never touched. Rebuilding projections does not move the
-/// checkpoint's positions, so it never makes a pass fire again.
+/// Every pass reads what the center holds, so drift is repaired whatever caused it: a request
+/// removed, altered or refused behind the ledger's back is scheduled again, a `goal-reminder-`
+/// request the table does not want (even one the ledger never scheduled) is cancelled, and ids
+/// that are not goal reminders are never touched. Requests are scheduled before stale ones are
+/// cancelled, so a failure never leaves the device with fewer reminders than before; a refused
+/// request is reported as `schedulingFailure` and tried again by the next pass.
+///
+/// What a pass reads of the ledger: the pending table's change feed since its checkpoint (kept
+/// in the store, one per center), then
+/// - **incremental** (repeating strategy, the table within the device's capacity, no change of
+///   settings or authorization): the rows of the goals that changed, of the requests the center
+///   holds, of the requests refused last time and of those the last pass left in the center.
+///   Cost: the rows changed plus the requests the center holds (at most its capacity), never
+///   all goals.
+/// - **full** otherwise (the first pass, `full: true`, the window strategy whose dated requests
+///   roll with the days, a table larger than the capacity, whose ranking moves with time, a
+///   change of settings or of any authorization): the device's whole table, read in time
+///   proportional to its rows, never to all goals or events.
+/// Rebuilding the projections does not move log positions, so it never makes a pass act again.
 public struct Reconciler: Sendable {
     public let store: LedgerStore
+    /// The file `reconcile()` uses, and the identity of the center the checkpoint belongs to.
     public let centerPath: String
+    let centerID: String
 
+    /// A reconciler for the file-backed center at `centerPath` (default: inside the store).
     public init(store: LedgerStore, centerPath: String? = nil) {
         self.store = store
         self.centerPath = centerPath ?? store.path + "/notification-center.json"
+        centerID = URL(fileURLWithPath: self.centerPath).standardizedFileURL.path
+    }
+
+    /// A reconciler for a center of the app's (`centerID` names it, e.g. `system`: the
+    /// checkpoint is kept per center).
+    public init(store: LedgerStore, centerID: String) {
+        self.store = store
+        self.centerPath = store.path + "/notification-center.json"
+        self.centerID = "center:" + centerID
     }
 
     /// The reconciler's own state, stored with the ledger.
@@ -60,122 +89,173 @@ public struct Reconciler: Sendable {
         var checkpoint: UInt64 = 0
         var overCapacity = false
         var retry: Set<UUID> = []
+        /// The authorization the last pass saw, and the goals whose requests it left in the
+        /// center; nil when the next pass must be full.
+        var authorization: AuthorizationStatus?
+        var held: Set<UUID>?
     }
 
-    var stateKey: [UInt8] {
-        let absolute = URL(fileURLWithPath: centerPath).standardizedFileURL.path
-        return Array("reconciler:\(store.device):\(absolute)".utf8)
-    }
+    var stateKey: [UInt8] { Array("reconciler:\(store.device):\(centerID)".utf8) }
 
-    public func reconcile(now: Instant, full requestedFull: Bool = false, dryRun: Bool = false) throws(LedgerError) -> ReconcileReport {
-        let previous = try loadState()
-        let feed = ChangeFeed(store: store, after: previous?.checkpoint ?? 0)
-        var changedGoals = Set<UUID>()
-        var deviceChanged = false
-        while case let batch = try feed.next(limit: 10_000), !batch.isEmpty {
-            for c in batch {
-                if let g = c.goal { changedGoals.insert(g) }
-                if c.device == store.device { deviceChanged = true }
-            }
-        }
+    /// One pass against the file-backed center at `centerPath`: the center is read, time is let
+    /// pass in it (due one-time requests become delivered), the pass runs, and unless `dryRun`
+    /// the center file and the checkpoint are written.
+    public func reconcile(now: Instant, full: Bool = false, dryRun: Bool = false) throws(LedgerError) -> ReconcileReport {
         let device = try store.deviceState(store.device)
-        var report = ReconcileReport(device: store.device, authorization: device.authorization?.value.rawValue ?? "unknown")
-        report.checkpoint = feed.checkpoint
-        var state = previous ?? State()
-        state.checkpoint = feed.checkpoint
-        var full = requestedFull || previous == nil || deviceChanged || state.overCapacity
+        let center = try FileNotificationCenter(
+            path: centerPath, defaultCapacity: device.settings.capacity, now: now, timeZone: device.calendar.timeZone)
+        let report = try BlockingBridge.run { () async throws(LedgerError) -> ReconcileReport in
+            try await self.pass(center: center, now: now, full: full, saveState: !dryRun)
+        }
+        if !dryRun { try center.save() }
+        return report
+    }
 
-        report.full = full
-        var center = try NotificationCenterFile.load(centerPath, defaultCapacity: device.settings.capacity)
-        pruneDelivered(&center, device: device, now: now)
+    /// One pass against `center`. With `dryRun`, the center is only read: the pass runs against
+    /// a copy in memory (which accepts every request) and the checkpoint does not move.
+    public func reconcile(center: some NotificationCenter, now: Instant, full: Bool = false, dryRun: Bool = false) async throws(LedgerError)
+        -> ReconcileReport
+    {
+        guard dryRun else { return try await pass(center: center, now: now, full: full, saveState: true) }
+        let copy = InMemoryNotificationCenter(
+            capacity: Int.max, requests: try await Self.call("read the pending requests") { try await center.pendingRequests() },
+            delivered: center.supportsDeliveredNotifications
+                ? try await Self.call("read the delivered notifications") { try await center.deliveredNotifications() } : [])
+        copy.withState { $0.supportsDelivered = center.supportsDeliveredNotifications }
+        return try await pass(center: copy, now: now, full: full, saveState: false)
+    }
 
-        switch device.authorization?.value {
+    static func call<T>(_ what: String, _ body: () async throws -> T) async throws(LedgerError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw LedgerError(.internal, "the notification center failed to \(what): \(error)")
+        }
+    }
+
+    func pass(center: some NotificationCenter, now: Instant, full requestedFull: Bool, saveState: Bool) async throws(LedgerError)
+        -> ReconcileReport
+    {
+        let previous = try loadState()
+        let changes = try PendingTableChanges(store: store, device: store.device, after: previous?.checkpoint ?? 0)
+        let device = try store.deviceState(store.device)
+        let authorization = device.authorization?.value
+        var report = ReconcileReport(device: store.device, authorization: authorization?.rawValue ?? "unknown")
+        report.checkpoint = changes.checkpoint
+        var state = State(checkpoint: changes.checkpoint, overCapacity: previous?.overCapacity ?? false, retry: previous?.retry ?? [])
+
+        let held = try await Self.call("read the pending requests") { try await center.pendingRequests() }
+        var heldGoalReminders: [String: PendingRequest] = [:]
+        for r in held where ReminderPlan.isGoalReminderID(r.id) { heldGoalReminders[r.id] = r }
+
+        switch authorization {
         case nil:
-            // Unknown: absent is "can't tell", not "no". Leave the device's requests alone.
-            break
+            // Unknown: absent is "can't tell", not "no". Leave the device's center alone.
+            report.full = requestedFull || previous == nil
         case .denied?, .notDetermined?:
             report.full = true
-            for r in center.requests where ReminderPlan.isGoalReminderID(r.id) {
-                center.cancel(r.id)
-                report.cancelled.append(r.id)
+            let ids = heldGoalReminders.keys.sorted(by: String.bytesPrecede)
+            if !ids.isEmpty {
+                try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: ids) }
+                report.cancelled = ids
             }
-            if device.authorization?.value == .denied {
-                let plan = ReminderPlan.plan(goals: try store.projection().existingGoals, device: device, now: now)
+            if authorization == .denied {
+                let plan = try store.pendingPlan(device: store.device, now: now).1
                 report.issues = Set(plan.requests.map(\.goal)).map { ReminderIssue(goal: $0, kind: .permissionDenied) }
             }
             state.retry = []
+            state.authorization = authorization
         case .authorized?, .provisional?, .ephemeral?:
+            let capacity = device.settings.capacity
             var desired: [NotificationRequest] = []
-            var scope: (String) -> Bool = { _ in true }
+            var full =
+                requestedFull || previous?.held == nil || previous?.authorization != authorization || changes.all
+                || state.overCapacity || device.settings.strategy != .repeating
             if !full {
-                let goals = changedGoals.union(state.retry)
-                for g in goals { desired += ReminderPlan.requests(for: try store.goalState(g), device: device, now: now) }
-                let prefixes = Set(goals.map { "goal-reminder-" + $0.uuidString })
-                scope = { id in prefixes.contains(String(id.prefix(14 + 36))) }
-                // Room check: if these changes could push the plan past capacity, plan everything.
-                let kept = center.requests.filter { ReminderPlan.isGoalReminderID($0.id) && !scope($0.id) }.count
-                if kept + desired.count > device.settings.capacity { full = true }
+                var goals = changes.goals.union(state.retry).union(previous!.held!)
+                for id in heldGoalReminders.keys { goals.insert(Self.goal(ofReminderID: id)) }
+                let (rows, exceeds) = try store.pendingRows(device: store.device, goals: goals, limit: capacity)
+                if exceeds {
+                    full = true
+                } else {
+                    desired = try store.expand(rows, device: device, now: now).requests
+                }
             }
             if full {
-                let plan = ReminderPlan.plan(goals: try store.projection().existingGoals, device: device, now: now)
+                let plan = try store.pendingPlan(device: store.device, now: now).1
                 desired = plan.requests
-                scope = { _ in true }
                 state.overCapacity = !plan.overCapacity.isEmpty
                 report.issues += plan.overCapacity.map { ReminderIssue(goal: $0, kind: .overCapacity) }
             }
             report.full = full
             state.retry = []
+            var left = Set<UUID>()
             // Schedule first…
-            let held = Dictionary(uniqueKeysWithValues: center.requests.map { ($0.id, $0) })
             for request in desired {
                 let pending = PendingRequest(request)
-                if held[request.id] == pending {
+                if heldGoalReminders[request.id] == pending {
                     report.unchanged += 1
-                } else if center.schedule(pending) {
+                    left.insert(request.goal)
+                    continue
+                }
+                do {
+                    try await center.add(pending)
                     report.scheduled.append(request.id)
-                } else {
+                    left.insert(request.goal)
+                } catch {
                     report.issues.append(ReminderIssue(goal: request.goal, kind: .schedulingFailure))
                     state.retry.insert(request.goal)
                 }
             }
-            // …then cancel recognized goal reminders that are no longer desired.
+            // …then cancel the goal reminders the table does not want.
             let wanted = Set(desired.map(\.id))
-            for r in center.requests where ReminderPlan.isGoalReminderID(r.id) && scope(r.id) && !wanted.contains(r.id) {
-                center.cancel(r.id)
-                report.cancelled.append(r.id)
+            let stale = heldGoalReminders.keys.filter { !wanted.contains($0) }.sorted(by: String.bytesPrecede)
+            if !stale.isEmpty {
+                try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: stale) }
+                report.cancelled = stale
             }
+            state.authorization = authorization
+            state.held = left
         }
+        if authorization != nil { report.removedDelivered = try await removeDelivered(center) }
         report.scheduled.sort(by: String.bytesPrecede)
         report.cancelled.sort(by: String.bytesPrecede)
         report.issues = Array(Set(report.issues)).sorted {
             $0.goal != $1.goal ? $0.goal.uuidString < $1.goal.uuidString : $0.kind.rawValue < $1.kind.rawValue
         }
-        if !dryRun {
-            try center.save()
-            try saveState(state)
-        }
+        if saveState { try self.saveState(state) }
         return report
     }
 
-    /// The device's desired notification table at `now` (what `ledger pending` prints).
-    public static func pending(store: LedgerStore, device name: String, now: Instant) throws(LedgerError) -> (DeviceState, ReminderPlan) {
-        let device = try store.deviceState(name)
-        return (device, ReminderPlan.plan(goals: try store.projection().existingGoals, device: device, now: now))
+    /// Removes the delivered goal reminders of goals that were deleted, whose reminder was
+    /// cleared, or (one-time goals) that were completed. Cost: the delivered notifications.
+    func removeDelivered(_ center: some NotificationCenter) async throws(LedgerError) -> [String] {
+        guard center.supportsDeliveredNotifications else { return [] }
+        let delivered = try await Self.call("read the delivered notifications") { try await center.deliveredNotifications() }
+        let recognized = delivered.filter { ReminderPlan.isGoalReminderID($0.id) }
+        guard !recognized.isEmpty else { return [] }
+        let facts = try store.reminderFacts(Set(recognized.map { Self.goal(ofReminderID: $0.id) }))
+        let gone = recognized.filter { n in
+            guard let f = facts[Self.goal(ofReminderID: n.id)] else { return true }
+            return f.cadence == .once && f.completed
+        }.map(\.id).sorted(by: String.bytesPrecede)
+        if !gone.isEmpty {
+            try await Self.call("remove delivered notifications") { try await center.removeDeliveredNotifications(withIdentifiers: gone) }
+        }
+        return gone
     }
 
-    /// A real notification center forgets one-shot requests once they have fired.
-    func pruneDelivered(_ center: inout NotificationCenterFile, device: DeviceState, now: Instant) {
-        let zone = device.calendar.timeZone
-        center.requests.removeAll { r in
-            guard !r.trigger.repeats else { return false }
-            switch r.trigger.kind {
-            case .date(let at): return at <= now
-            case .calendar(let y?, let m?, let d?, _, let hour, let minute):
-                guard let day = Day(year: y, month: m, day: d) else { return false }
-                return localInstant(day: day, hour: hour, minute: minute, timeZone: zone) <= now
-            default: return false
-            }
-        }
+    /// The goal of a `goal-reminder-` id (`isGoalReminderID` holds).
+    static func goal(ofReminderID id: String) -> UUID {
+        let utf8 = Array(id.utf8)
+        let start = ReminderPlan.idPrefix.utf8.count
+        return UUID(uuidString: String(decoding: utf8[start..<start + 36], as: UTF8.self))!
+    }
+
+    /// The device's desired notification table at `now` (what `ledger pending` prints), from
+    /// the stored pending table.
+    public static func pending(store: LedgerStore, device name: String, now: Instant) throws(LedgerError) -> (DeviceState, ReminderPlan) {
+        try store.pendingPlan(device: name, now: now)
     }
 
     // MARK: State
@@ -187,6 +267,13 @@ public struct Reconciler: Sendable {
             do throws(DecodingError) {
                 var s = State(checkpoint: try r.varint(), overCapacity: try r.u8() == 1)
                 for _ in 0..<(try r.varint()) { s.retry.insert(try r.uuid()) }
+                // Written since passes read the center: the authorization seen and what was left.
+                if !r.isAtEnd, try r.u8() == 1 {
+                    s.authorization = AuthorizationStatus(storedCode: try r.u8())
+                    var held = Set<UUID>()
+                    for _ in 0..<(try r.varint()) { held.insert(try r.uuid()) }
+                    s.held = held
+                }
                 return s
             } catch {
                 return nil  // unreadable state: start over with a full pass
@@ -200,6 +287,14 @@ public struct Reconciler: Sendable {
         w.u8(s.overCapacity ? 1 : 0)
         w.varint(UInt64(s.retry.count))
         for g in s.retry.sorted(by: { $0.uuidString < $1.uuidString }) { w.uuid(g) }
+        if let held = s.held, let a = s.authorization {
+            w.u8(1)
+            w.u8(a.storedCode)
+            w.varint(UInt64(held.count))
+            for g in held.sorted(by: { $0.uuidString < $1.uuidString }) { w.uuid(g) }
+        } else {
+            w.u8(0)
+        }
         try store.setMetaValue(stateKey, w.bytes)
     }
 }

@@ -23,11 +23,32 @@ public struct ReminderPlan: Equatable, Sendable {
     static let sound = "default"
 
     /// The desired notification table of `device` at `now` for these goals (goals not existing or
-    /// deleted produce nothing). When more requests are eligible than the device's capacity, the
-    /// soonest to fire are kept (ties by id).
-    public static func plan(goals: [GoalState], device: DeviceState, now: Instant) -> ReminderPlan {
+    /// deleted produce nothing; reminders routed elsewhere, by `routing`, neither). When more
+    /// requests are eligible than the device's capacity, the soonest to fire are kept (ties by id).
+    ///
+    /// The goals must carry their entries. This is the computation the stored pending table
+    /// (`LedgerStore.pendingPlan`) is checked against.
+    public static func plan(
+        goals: [GoalState], device: DeviceState, now: Instant, routing: ReminderRouting = ReminderRouting(authorizedDevices: [])
+    ) -> ReminderPlan {
         let context = Context(device)
-        let eligible = goals.flatMap { requests(for: $0, context, now: now) }.sorted(by: firesBefore)
+        var rows: [PendingRow] = []
+        var states: [UUID: GoalState] = [:]
+        for g in goals {
+            guard let facts = ReminderFacts(g), let row = row(facts, context, routing: routing, device: device.name) else { continue }
+            rows.append(row)
+            states[g.id] = g
+        }
+        return plan(rows: rows, context, now: now) { row, within in
+            GoalView(goal: states[row.facts.goal]!, calendar: context.calendar, now: within).completed
+        }
+    }
+
+    /// The plan from a device's table rows: each row expanded at `now`, then ranked and capped.
+    static func plan(rows: [PendingRow], _ context: Context, now: Instant, periodCompleted: PeriodCompletion) -> ReminderPlan {
+        var eligible: [NotificationRequest] = []
+        for row in rows { eligible += expand(row, context, now: now, periodCompleted: periodCompleted) }
+        eligible.sort(by: firesBefore)
         let capacity = max(0, context.settings.capacity)
         let dropped = Set(eligible.dropFirst(capacity).map(\.goal))
         return ReminderPlan(
@@ -35,10 +56,14 @@ public struct ReminderPlan: Equatable, Sendable {
             overCapacity: dropped.sorted { $0.uuidString < $1.uuidString })
     }
 
-    /// Requests one goal would produce, ignoring capacity (used for incremental reconciliation),
-    /// sorted as in `plan`.
+    /// Requests one goal would produce, ignoring capacity and routing, sorted as in `plan`. The
+    /// goal must carry its entries.
     public static func requests(for goal: GoalState, device: DeviceState, now: Instant) -> [NotificationRequest] {
-        requests(for: goal, Context(device), now: now).sorted(by: firesBefore)
+        let context = Context(device)
+        guard let facts = ReminderFacts(goal), let row = row(facts, context, routing: ReminderRouting(authorizedDevices: []), device: nil)
+        else { return [] }
+        return expand(row, context, now: now) { _, within in GoalView(goal: goal, calendar: context.calendar, now: within).completed }
+            .sorted(by: firesBefore)
     }
 
     /// True for the ids this policy produces, `goal-reminder-<UUID>` and
@@ -86,106 +111,101 @@ public struct ReminderPlan: Equatable, Sendable {
         }
     }
 
-    /// What an eligible goal's requests are made of.
-    struct Subject {
-        var goal: GoalState
-        var title: String
-        var cadence: Cadence
-        var targetDate: Day?
-        var time: ReminderTime
-    }
+    /// Whether the period of a row's goal that contains the instant (noon of the period's first
+    /// day) is complete: asked by the window strategy only.
+    typealias PeriodCompletion = (_ row: PendingRow, _ within: Instant) -> Bool
 
-    /// The one place that decides eligibility: the goal exists, is not deleted and has a
-    /// reminder; a one-time goal also has a target date, is not completed, and its fire time is
-    /// after `now`. Recurring goals stay eligible whether or not the current period is complete.
-    static func subject(of goal: GoalState, _ context: Context, now: Instant) -> Subject? {
-        guard goal.exists, !goal.isDeleted, let time = goal.reminder?.value else { return nil }
-        let cadence = goal.cadence?.value ?? .once
-        let targetDate = goal.targetDate?.value ?? nil
-        if cadence == .once {
-            guard let targetDate, context.instant(targetDate, time) > now,
-                !GoalView(goal: goal, calendar: context.calendar, now: now).completed
-            else { return nil }
-        }
-        return Subject(goal: goal, title: goal.title?.value ?? "", cadence: cadence, targetDate: targetDate, time: time)
-    }
-
-    static func requests(for goal: GoalState, _ context: Context, now: Instant) -> [NotificationRequest] {
-        guard let subject = subject(of: goal, context, now: now) else { return [] }
-        let requests: [NotificationRequest]
-        switch context.settings.strategy {
-        case .repeating: requests = [repeatingRequest(subject, context, now: now)]
-        case .window: requests = windowRequests(subject, context, now: now)
-        }
-        // A recurring reminder whose next time would fall after 9999 is not planned.
-        return requests.filter { Instant.supported.contains($0.nextFireAt) }
-    }
-
-    static func request(_ subject: Subject, id: String, trigger: NotificationTrigger, fireAt: Instant, _ context: Context)
-        -> NotificationRequest
-    {
-        NotificationRequest(
-            id: id, goal: subject.goal.id, title: subject.title,
+    /// The row a goal's reminder facts give a device, or nil when the device should hold nothing
+    /// for it at any moment: a one-time goal without a target date or already completed, or a
+    /// reminder routed to other devices (`device` nil: routing is not considered).
+    static func row(_ facts: ReminderFacts, _ context: Context, routing: ReminderRouting, device: String?) -> PendingRow? {
+        if facts.cadence == .once, facts.targetDate == nil || facts.completed { return nil }
+        if let device, !routing.routes(facts.devices, to: device) { return nil }
+        let (hour, minute) = (facts.time.hour, facts.time.minute)
+        var row = PendingRow(
+            facts: facts, id: idPrefix + facts.goal.uuidString, strategy: context.settings.strategy,
             body: ReminderContent.body(
-                cadence: subject.cadence, targetDate: subject.cadence == .once ? subject.targetDate : nil,
-                locale: context.settings.locale),
-            sound: sound, trigger: trigger, nextFireAt: fireAt)
-    }
-
-    /// One calendar trigger per goal, matching the cadence's period starts at the reminder time.
-    static func repeatingRequest(_ subject: Subject, _ context: Context, now: Instant) -> NotificationRequest {
-        let (hour, minute) = (subject.time.hour, subject.time.minute)
-        let id = idPrefix + subject.goal.id.uuidString
+                cadence: facts.cadence, targetDate: facts.cadence == .once ? facts.targetDate : nil, locale: context.settings.locale),
+            trigger: nil, fireAt: facts.cadence == .once ? context.instant(facts.targetDate!, facts.time) : nil)
+        guard row.strategy == .repeating else { return row }
         let kind: NotificationTrigger.Kind
-        switch subject.cadence {
+        switch facts.cadence {
         case .once:
-            let (y, m, d) = subject.targetDate!.components
+            let (y, m, d) = facts.targetDate!.components
             kind = .calendar(year: y, month: m, day: d, weekday: nil, hour: hour, minute: minute)
-            let trigger = NotificationTrigger(kind: kind, repeats: false)
-            return request(subject, id: id, trigger: trigger, fireAt: context.instant(subject.targetDate!, subject.time), context)
         case .daily: kind = .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: hour, minute: minute)
         case .weekly:
             kind = .calendar(year: nil, month: nil, day: nil, weekday: context.settings.firstWeekday, hour: hour, minute: minute)
         case .monthly: kind = .calendar(year: nil, month: nil, day: 1, weekday: nil, hour: hour, minute: minute)
         case .yearly: kind = .calendar(year: nil, month: 1, day: 1, weekday: nil, hour: hour, minute: minute)
         }
-        // The trigger matches exactly the period starts of the cadence; the next one after `now`.
-        let firstWeekday = context.settings.firstWeekday
-        var day = subject.cadence.periodStart(onOrAfter: context.calendar.day(of: now), firstWeekday: firstWeekday)!
-        var fireAt = context.instant(day, subject.time)
-        while fireAt <= now {
-            day = subject.cadence.periodStart(onOrAfter: day.adding(days: 1), firstWeekday: firstWeekday)!
-            fireAt = context.instant(day, subject.time)
+        row.trigger = NotificationTrigger(kind: kind, repeats: facts.cadence != .once)
+        return row
+    }
+
+    /// The requests a row asks for at `now`: the moment-dependent half of eligibility (a
+    /// one-time fire time must be after `now`), the repeating trigger's next fire time, or the
+    /// window's dated requests.
+    static func expand(_ row: PendingRow, _ context: Context, now: Instant, periodCompleted: PeriodCompletion) -> [NotificationRequest] {
+        if let fireAt = row.fireAt, fireAt <= now { return [] }
+        let requests: [NotificationRequest]
+        switch row.strategy {
+        case .repeating: requests = [repeatingRequest(row, context, now: now)]
+        case .window: requests = windowRequests(row, context, now: now, periodCompleted: periodCompleted)
         }
-        return request(subject, id: id, trigger: NotificationTrigger(kind: kind, repeats: true), fireAt: fireAt, context)
+        // A recurring reminder whose next time would fall after 9999 is not planned.
+        return requests.filter { Instant.supported.contains($0.nextFireAt) }
+    }
+
+    static func request(_ row: PendingRow, id: String, trigger: NotificationTrigger, fireAt: Instant) -> NotificationRequest {
+        NotificationRequest(
+            id: id, goal: row.facts.goal, title: row.facts.title, body: row.body, sound: sound, trigger: trigger, nextFireAt: fireAt)
+    }
+
+    /// One calendar trigger per goal, matching the cadence's period starts at the reminder time.
+    static func repeatingRequest(_ row: PendingRow, _ context: Context, now: Instant) -> NotificationRequest {
+        let trigger = row.trigger!
+        if let fireAt = row.fireAt { return request(row, id: row.id, trigger: trigger, fireAt: fireAt) }
+        // The trigger matches exactly the period starts of the cadence; the next one after `now`.
+        let cadence = row.facts.cadence
+        let firstWeekday = context.settings.firstWeekday
+        var day = cadence.periodStart(onOrAfter: context.calendar.day(of: now), firstWeekday: firstWeekday)!
+        var fireAt = context.instant(day, row.facts.time)
+        while fireAt <= now {
+            day = cadence.periodStart(onOrAfter: day.adding(days: 1), firstWeekday: firstWeekday)!
+            fireAt = context.instant(day, row.facts.time)
+        }
+        return request(row, id: row.id, trigger: trigger, fireAt: fireAt)
     }
 
     /// Dated requests for the local days today … today + windowDays − 1: one per period start in
     /// the window (the target date for one-time goals), skipping instants at or before `now` and
     /// periods already completed.
-    static func windowRequests(_ subject: Subject, _ context: Context, now: Instant) -> [NotificationRequest] {
+    static func windowRequests(_ row: PendingRow, _ context: Context, now: Instant, periodCompleted: PeriodCompletion)
+        -> [NotificationRequest]
+    {
         let today = context.calendar.day(of: now)
         let firstWeekday = context.settings.firstWeekday
+        let cadence = row.facts.cadence
         var out: [NotificationRequest] = []
         for offset in 0..<max(0, context.settings.windowDays) {
             let day = today.adding(days: offset)
-            if subject.cadence == .once {
-                guard day == subject.targetDate else { continue }
+            if cadence == .once {
+                guard day == row.facts.targetDate else { continue }
             } else {
-                guard subject.cadence.periodStart(onOrAfter: day, firstWeekday: firstWeekday) == day else { continue }
+                guard cadence.periodStart(onOrAfter: day, firstWeekday: firstWeekday) == day else { continue }
             }
-            let fireAt = context.instant(day, subject.time)
+            let fireAt = context.instant(day, row.facts.time)
             guard fireAt > now else { continue }
-            if subject.cadence != .once {
+            if cadence != .once {
                 // Completion of the period that starts on `day`, seen from within that day (noon:
                 // clear of the night-time transitions). One-time goals were checked for eligibility.
-                let within = context.instant(day, ReminderTime(hour: 12, minute: 0))
-                guard !GoalView(goal: subject.goal, calendar: context.calendar, now: within).completed else { continue }
+                guard !periodCompleted(row, context.instant(day, ReminderTime(hour: 12, minute: 0))) else { continue }
             }
             out.append(
                 request(
-                    subject, id: idPrefix + subject.goal.id.uuidString + "-" + day.compactDescription,
-                    trigger: NotificationTrigger(kind: .date(fireAt), repeats: false), fireAt: fireAt, context))
+                    row, id: row.id + "-" + day.compactDescription, trigger: NotificationTrigger(kind: .date(fireAt), repeats: false),
+                    fireAt: fireAt))
         }
         return out
     }

@@ -7,6 +7,8 @@ public struct ProjectionChange: Equatable, Hashable, Sendable {
     public var position: UInt64
     public var goal: UUID?
     public var device: String?
+    /// The type of the event that made the change.
+    public var type: EventType
 }
 
 /// Follows the projection's changes from a checkpoint of the subscriber's own.
@@ -81,11 +83,43 @@ extension LedgerStore {
                 let position = UInt64(bigEndianBytes: key)
                 guard position <= committed, out.count < limit else { return false }
                 let e = try Self.decodeRecord(value, position: position)
-                out.append(ProjectionChange(position: position, goal: e.payload.goal, device: e.payload.goal == nil ? e.origin : nil))
+                out.append(
+                    ProjectionChange(
+                        position: position, goal: e.payload.goal, device: e.payload.goal == nil ? e.origin : nil, type: e.type))
                 reached = position
                 return true
             }
             return (out, reached)
         }
+    }
+}
+
+/// What changed in one device's pending table after a checkpoint: the table's change feed, as
+/// the reconciler follows it.
+///
+/// A change to a goal is a change to that goal's row in every device's table (the row may be
+/// unchanged: the reader compares). A change of the device's own settings or authorization, or
+/// of any device's authorization (routed reminders may move), changes the whole table: `all`.
+/// Other devices' settings do not touch this table. Positions are the log's, so a rebuild,
+/// which rewrites the tables without moving positions, feeds nothing again.
+public struct PendingTableChanges: Sendable {
+    public var goals = Set<UUID>()
+    public var all = false
+    /// The position the changes run to: the subscriber's next checkpoint.
+    public var checkpoint: UInt64
+
+    /// Reads the changes of `device`'s table after `checkpoint`, in batches.
+    public init(store: LedgerStore, device: String, after checkpoint: UInt64) throws(LedgerError) {
+        let feed = ChangeFeed(store: store, after: checkpoint)
+        while case let batch = try feed.next(limit: 10_000), !batch.isEmpty {
+            for c in batch {
+                if let g = c.goal {
+                    goals.insert(g)
+                } else if c.device == device || c.type == .notificationAuthorization {
+                    all = true
+                }
+            }
+        }
+        self.checkpoint = feed.checkpoint
     }
 }

@@ -65,7 +65,7 @@ extension LedgerStore {
                 var results: [AppendResult] = []
                 results.reserveCapacity(drafts.count)
 
-                var batch = StoredProjection.Batch(tables: tables)
+                var batch = StoredProjection.Batch(tables: tables, layout: layout)
 
                 /// What the rules need of the goal's stored state: for progress, only whether it
                 /// exists, is deleted and its kind (no header decode); for a removal, that one

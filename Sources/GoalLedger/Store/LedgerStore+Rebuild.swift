@@ -60,7 +60,7 @@ extension LedgerStore {
         _ txn: borrowing Transaction, _ layout: StoreLayout
     ) throws {
         guard start <= end else { return }
-        var batch = StoredProjection.Batch(tables: tables)
+        var batch = StoredProjection.Batch(tables: tables, layout: layout)
         try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard position <= end else { return false }

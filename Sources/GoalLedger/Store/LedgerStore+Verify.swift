@@ -16,7 +16,7 @@ extension LedgerStore {
     public func verify() throws(LedgerError) -> VerificationReport {
         try read { txn in
             var report = VerificationReport()
-            var projection = GoalProjection()
+            var projection = GoalProjection(historyRule: historyRule)
             var sequences: [String: [UInt64]] = [:]
             var expected: UInt64 = 1
             var goalIndexed = 0
@@ -102,11 +102,24 @@ extension LedgerStore {
             let tables = layout.projections[status.generation]
             let fresh = StoredProjection.rows(of: projection)
             let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
+            let pending = PendingTable.rows(of: projection)
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
-                ("devices", tables.devices, fresh.devices),
+                ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
+                ("pending", tables.pending, pending.pending),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
+            }
+            // The day index holds exactly the entries of a fresh replay.
+            var days = Set<[UInt8]>()
+            try txn.scan(tables.entryDays) { k, v in
+                days.insert(Array(k) + Array(v))
+                return true
+            }
+            if days != pending.entryDays {
+                let extra = days.subtracting(pending.entryDays).count
+                let missing = pending.entryDays.subtracting(days).count
+                problem("projection entryDays: \(extra) entries not in a fresh replay, \(missing) missing")
             }
             report.goals = projection.existingGoals.count
             return report
@@ -119,10 +132,18 @@ extension LedgerStore {
         var seen = 0
         func describe(_ k: [UInt8]) -> String {
             if name == "devices" { return "device " + String(decoding: k, as: UTF8.self) }
+            if name == "pending" {
+                // device · 0x00 · request id
+                let parts = k.split(separator: 0, maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
+                return "device \(parts.first ?? "") request \(parts.count > 1 ? parts[1] : "")"
+            }
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
             if k.count == 32 {
-                s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString }
+                // removed: goal · entry
+                s +=
+                    " entry "
+                    + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[(k.count - 16)...])).uuidString }
             }
             return s
         }

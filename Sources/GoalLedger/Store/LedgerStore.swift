@@ -348,7 +348,7 @@ public final class LedgerStore: @unchecked Sendable {
                 ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
             ]
             for (g, t) in layout.projections.enumerated() {
-                tables += [("p\(g).goals", t.goals), ("p\(g).removed", t.removed), ("p\(g).devices", t.devices)]
+                tables += Array(zip(ProjectionTables.names(generation: g), t.all))
             }
             return (
                 try tables.map { name, db in

@@ -1,32 +1,44 @@
 import Foundation
 import LMDB
 
-/// One generation of the stored goal projection.
+/// One generation of the stored projections: the goal projection and the pending tables.
 ///
 /// | database        | key                          | value                           |
 /// |-----------------|------------------------------|---------------------------------|
 /// | `pN.goals`      | goal id (16)                 | goal header (`ProjectionCodec`) |
 /// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed    |
 /// | `pN.devices`    | device name                  | device state                    |
+/// | `pN.reminders`, `pN.pending`, `pN.entryDays` | see `PendingTable`  |                |
 ///
 /// Progress entries are not copied: an entry is its `progressRecorded` event, found through the
-/// log's goal index. Recording progress therefore writes no projection row at all.
+/// log's goal index (and, by day, through `entryDays`).
 struct ProjectionTables {
     let goals: Database
     let removed: Database
     let devices: Database
+    let reminders: Database
+    let pending: Database
+    let entryDays: Database
 
-    static func names(generation g: Int) -> [String] { ["p\(g).goals", "p\(g).removed", "p\(g).devices"] }
+    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entryDays"]
+
+    static func names(generation g: Int) -> [String] { tableNames.map { "p\(g).\($0)" } }
 
     init(generation g: Int, _ open: (String) throws -> Database) rethrows {
         let n = Self.names(generation: g)
         goals = try open(n[0])
         removed = try open(n[1])
         devices = try open(n[2])
+        reminders = try open(n[3])
+        pending = try open(n[4])
+        entryDays = try open(n[5])
     }
 
+    /// The tables in the order of `tableNames`.
+    var all: [Database] { [goals, removed, devices, reminders, pending, entryDays] }
+
     func clear(_ txn: borrowing Transaction) throws {
-        for db in [goals, removed, devices] { try txn.clear(db) }
+        for db in all { try txn.clear(db) }
     }
 }
 
@@ -35,7 +47,8 @@ struct ProjectionTables {
 enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
-    static let version: UInt64 = 3  // 3: tags folded in NFC, compared by bytes
+    /// 3: tags folded in NFC, compared by bytes; 4: the pending tables.
+    static let version: UInt64 = 4
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -151,6 +164,9 @@ enum StoredProjection {
     /// they come.
     struct Batch {
         let tables: ProjectionTables
+        let layout: StoreLayout
+        /// What the pending tables must follow, applied by `flush`.
+        private var pendingChanges = PendingTable.Changes()
         private(set) var headers: [UUID: GoalState] = [:]
         private(set) var devices: [String: DeviceState] = [:]
         /// Status-only states read for recording progress (a header loaded later supersedes them;
@@ -160,7 +176,10 @@ enum StoredProjection {
         private var dirtyGoals = Set<UUID>()
         private var dirtyDevices = Set<String>()
 
-        init(tables: ProjectionTables) { self.tables = tables }
+        init(tables: ProjectionTables, layout: StoreLayout) {
+            self.tables = tables
+            self.layout = layout
+        }
 
         /// The goal's header state (registers, tags, version; no entries).
         mutating func header(_ goal: UUID, _ txn: borrowing Transaction) throws -> GoalState {
@@ -194,21 +213,40 @@ enum StoredProjection {
         mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
             if let goal = e.payload.goal {
                 switch e.payload {
-                case .progressRecorded, .progressHistoryReplaced:
-                    // The entries are the event itself; no row changes.
+                case .progressRecorded(let p):
+                    // The entry is the event itself; it is only indexed by its day.
+                    let day = p.day ?? (p.occurredAt ?? e.at).day(in: GoalState.utc)
+                    try txn.put(
+                        tables.entryDays, key: goal.bytes, value: PendingTable.dayValue(day: PendingTable.dayBytes(day), event: e.id))
+                    pendingChanges.progress.insert(goal)
+                    return
+                case .progressHistoryReplaced:
+                    try txn.put(tables.entryDays, key: goal.bytes, value: PendingTable.dayValue(day: PendingTable.historyDay, event: e.id))
+                    pendingChanges.progress.insert(goal)
                     return
                 case .progressRemoved(let p):
                     try txn.put(tables.removed, key: goal.bytes + p.entry.bytes, value: [])
+                    pendingChanges.progress.insert(goal)
                     return
                 default:
                     if headers[goal] == nil { headers[goal] = try StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal) }
                     headers[goal]!.apply(e)
                     dirtyGoals.insert(goal)
+                    pendingChanges.goals.insert(goal)
                 }
             } else {
+                // A device seen for the first time (its row is written by this batch) gets a whole table.
+                if !pendingChanges.settings.contains(e.origin), try txn.get(tables.devices, key: Array(e.origin.utf8)) == nil {
+                    pendingChanges.settings.insert(e.origin)
+                }
                 if devices[e.origin] == nil { devices[e.origin] = try StoredProjection.device(e.origin, txn, tables) }
                 devices[e.origin]!.apply(e)
                 dirtyDevices.insert(e.origin)
+                if case .notificationAuthorization = e.payload {
+                    pendingChanges.authorization = true
+                } else {
+                    pendingChanges.settings.insert(e.origin)
+                }
             }
         }
 
@@ -217,6 +255,7 @@ enum StoredProjection {
             for name in dirtyDevices {
                 try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!))
             }
+            try PendingTable.update(pendingChanges, headers: headers, txn, tables, layout)
         }
     }
 

@@ -141,7 +141,7 @@ extension LedgerStore {
                 var position = try Self.lastPosition(txn, layout)
                 let tables = try StoredProjection.active(txn, layout)
                 var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
-                var batch = StoredProjection.Batch(tables: tables)
+                var batch = StoredProjection.Batch(tables: tables, layout: layout)
                 for e in accepted {
                     position += 1
                     try Self.index(e, at: position, txn, layout)

@@ -68,6 +68,7 @@ struct EventSchemaAgreementTests {
                 case .string("date-time"): out.append(.string("2026-03-04T05:06:07.089Z"))
                 case .string("date"): out.append(.string("2028-02-29"))
                 case .string("x-iana-time-zone"): out.append(.string("Asia/Tokyo"))
+                case .string("x-device-name"): out.append(.string("phone"))
                 default:
                     if case .array(let examples) = s["examples"], let first = examples.first {
                         out.append(first)

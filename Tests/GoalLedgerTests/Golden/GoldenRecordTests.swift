@@ -39,7 +39,13 @@ struct GoldenRecordTests {
                     goal: goal, title: "Read é", details: "d", cadence: .weekly, targetDate: Day(iso: "2027-05-31"),
                     progressKind: .measurable, target: 20.5, unit: "pages", reminder: ReminderTime(hour: 7, minute: 45),
                     tags: ["books", "e\u{301}"])))
-        add("goalEdited.set", .goalEdited(GoalEdited(goal: goal, title: "T", details: .some("D"), cadence: .monthly, targetDate: .some(Day(iso: "2027-01-31")), target: 3, unit: .some("km"), replaces: [.title: id(2), .details: id(3), .cadence: id(4), .targetDate: id(5), .target: id(6), .unit: id(7)])))
+        add(
+            "goalEdited.set",
+            .goalEdited(
+                GoalEdited(
+                    goal: goal, title: "T", details: .some("D"), cadence: .monthly, targetDate: .some(Day(iso: "2027-01-31")), target: 3,
+                    unit: .some("km"),
+                    replaces: [.title: id(2), .details: id(3), .cadence: id(4), .targetDate: id(5), .target: id(6), .unit: id(7)])))
         add("goalEdited.cleared", .goalEdited(GoalEdited(goal: goal, details: .some(nil), targetDate: .some(nil), unit: .some(nil))))
         add("goalEdited.yearly", .goalEdited(GoalEdited(goal: goal, cadence: .yearly)))
         add("goalDeleted", .goalDeleted(GoalRegisterWrite(goal: goal, replaces: id(2), seen: ["phone": 4, "tablet": 9])))
@@ -47,19 +53,43 @@ struct GoldenRecordTests {
         add("goalRestored", .goalRestored(GoalRegisterWrite(goal: goal, replaces: id(3))), deletionsSeen: ["phone": 5])
         add("reminderSet", .reminderSet(ReminderSet(goal: goal, hour: 23, minute: 59, replaces: id(4))))
         add("reminderCleared", .reminderCleared(GoalRegisterWrite(goal: goal, replaces: id(5))))
-        add("progressRecorded.amount", .progressRecorded(ProgressRecorded(goal: goal, amount: -1e12, occurredAt: at, day: Day(iso: "2026-11-02"))))
-        add("progressRecorded.completed", .progressRecorded(ProgressRecorded(goal: goal, completed: true, occurredAt: at, day: Day(iso: "1970-01-01"))), deletionsSeen: [:])
-        add("progressRecorded.deletionsSeen", .progressRecorded(ProgressRecorded(goal: goal, completed: false, occurredAt: at, day: Day(iso: "9999-12-31"))), deletionsSeen: ["phone": 3, "tablet": 1])
+        add(
+            "progressRecorded.amount",
+            .progressRecorded(ProgressRecorded(goal: goal, amount: -1e12, occurredAt: at, day: Day(iso: "2026-11-02"))))
+        add(
+            "progressRecorded.completed",
+            .progressRecorded(ProgressRecorded(goal: goal, completed: true, occurredAt: at, day: Day(iso: "1970-01-01"))),
+            deletionsSeen: [:])
+        add(
+            "progressRecorded.deletionsSeen",
+            .progressRecorded(ProgressRecorded(goal: goal, completed: false, occurredAt: at, day: Day(iso: "9999-12-31"))),
+            deletionsSeen: ["phone": 3, "tablet": 1])
         add("progressRemoved", .progressRemoved(ProgressRemoved(goal: goal, entry: id(6))))
         add("tagAdded", .tagAdded(TagAdded(goal: goal, tag: "\u{E9}")))
         add("tagRemoved", .tagRemoved(TagRemoved(goal: goal, tag: "e\u{301}", observed: [id(7), id(8)])))
         for strategy in NotificationStrategy.allCases {
-            add("deviceConfigured.\(strategy)", .deviceConfigured(DeviceConfigured(timeZone: "Asia/Tokyo", firstWeekday: 2, locale: "ja_JP", strategy: strategy, windowDays: 30, capacity: 512)))
+            add(
+                "deviceConfigured.\(strategy)",
+                .deviceConfigured(
+                    DeviceConfigured(
+                        timeZone: "Asia/Tokyo", firstWeekday: 2, locale: "ja_JP", strategy: strategy, windowDays: 30, capacity: 512)))
         }
         for status in AuthorizationStatus.allCases {
             add("notificationAuthorization.\(status)", .notificationAuthorization(NotificationAuthorization(status: status)))
         }
-        add("progressHistoryReplaced", .progressHistoryReplaced(ProgressHistoryReplaced(goal: goal, entries: [HistoryEntry(id: id(9), amount: 2, occurredAt: at, day: Day(iso: "2026-11-02")), HistoryEntry(id: id(10), completed: true, occurredAt: at)], base: id(11))))
+        add(
+            "progressHistoryReplaced",
+            .progressHistoryReplaced(
+                ProgressHistoryReplaced(
+                    goal: goal,
+                    entries: [
+                        HistoryEntry(id: id(9), amount: 2, occurredAt: at, day: Day(iso: "2026-11-02")),
+                        HistoryEntry(id: id(10), completed: true, occurredAt: at),
+                    ], base: id(11))))
+        // Added after the others, so that the records above keep their bytes.
+        add(
+            "reminderSet.devices",
+            .reminderSet(ReminderSet(goal: goal, hour: 6, minute: 5, replaces: id(4), devices: ["phone", "watch.2"])))
         return out
     }
 
@@ -109,13 +139,16 @@ struct GoldenRecordTests {
     @Test func storedBytesMatchTheGoldenRecords() throws {
         let current = Self.current()
         if ProcessInfo.processInfo.environment["LEDGER_WRITE_GOLDEN"] == "1" {
-            let lines = ["# name hex: the stored bytes of each layout (see GoldenRecordTests.swift)"] + current.map { "\($0.0) \(Self.hex($0.1))" }
+            let lines =
+                ["# name hex: the stored bytes of each layout (see GoldenRecordTests.swift)"] + current.map { "\($0.0) \(Self.hex($0.1))" }
             try (lines.joined(separator: "\n") + "\n").write(to: Self.file, atomically: true, encoding: .utf8)
         }
         let golden = try Self.golden()
         #expect(Set(golden.keys) == Set(current.map(\.0)), "variants added or removed: regenerate records.golden and review")
         for (name, bytes) in current {
-            #expect(golden[name] == bytes, "\(name): the encoding changed\n  golden  \(golden[name].map(Self.hex) ?? "none")\n  now     \(Self.hex(bytes))")
+            #expect(
+                golden[name] == bytes,
+                "\(name): the encoding changed\n  golden  \(golden[name].map(Self.hex) ?? "none")\n  now     \(Self.hex(bytes))")
         }
     }
 

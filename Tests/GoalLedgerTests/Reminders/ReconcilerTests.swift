@@ -102,17 +102,17 @@ struct ReconcilerTests {
                 #"{"type":"reminderSet","goal":"\#(goalID(2).uuidString)","hour":21}"#,
                 #"{"type":"goalEdited","goal":"\#(goalID(3).uuidString)","cadence":"monthly"}"#,
             ]), now: now)
-        // A body edited behind the ledger's back is repaired by the next full pass.
+        // A body edited behind the ledger's back is repaired by the next pass, incremental too.
         var tampered = try center(t)
         let i = tampered.requests.firstIndex { $0.id == rid(4) }!
         tampered.requests[i].body = "tampered"
         try tampered.save()
         let incremental = try Reconciler(store: t.store).reconcile(now: now)
         #expect(!incremental.full)
-        #expect(incremental.scheduled == [rid(1), rid(2), rid(3)].sorted())
+        #expect(incremental.scheduled == [rid(1), rid(2), rid(3), rid(4)].sorted())
         let full = try Reconciler(store: t.store).reconcile(now: now, full: true)
-        #expect(full.scheduled == [rid(4)])
-        #expect(full.unchanged == 3)
+        #expect(full.scheduled.isEmpty)
+        #expect(full.unchanged == 4)
         let ids = Set(try center(t).requests.map(\.id))
         #expect(ids.contains("birthday") && ids.contains("goal-reminder-not-a-uuid"))
         let requests = try center(t).requests
@@ -162,7 +162,8 @@ struct ReconcilerTests {
         _ = try Reconciler(store: t.store).reconcile(now: now)
         try t.store.rebuild()
         let r = try Reconciler(store: t.store).reconcile(now: now)
-        #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.unchanged == 0)
+        // The pass compares what the center holds, finds it matching, and changes nothing.
+        #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.unchanged == 2)
         #expect(!r.full)
     }
 
@@ -220,5 +221,31 @@ struct ReconcilerTests {
             let b = try NotificationCenterFile.load(full.centerPath, defaultCapacity: 64).json
             #expect(a == b, "seed \(seed) step \(step)")
         }
+    }
+
+    @Test func aRequestRemovedFromTheCenterFileIsScheduledAgainWithoutAFullPass() throws {
+        let t = try store(.authorized)
+        try t.store.append(try drafts([goal(1), goal(2)]), now: now)
+        _ = try Reconciler(store: t.store).reconcile(now: now)
+        var file = try center(t)
+        file.requests.removeAll { $0.id == rid(1) }
+        try file.save()
+        let r = try Reconciler(store: t.store).reconcile(now: now)
+        #expect(!r.full && r.scheduled == [rid(1)] && r.unchanged == 1)
+    }
+
+    @Test func aFiredOneTimeRequestIsDeliveredAndRemovedOnceTheGoalIsCompleted() throws {
+        let t = try store(.authorized)
+        try t.store.append(try drafts([goal(1, cadence: "once", extra: #","targetDate":"2026-11-06""#)]), now: now)
+        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
+        // The next day, after 07:00 Berlin: the request has fired and is delivered.
+        let later = instant("2026-11-06T09:00:00Z")
+        _ = try Reconciler(store: t.store).reconcile(now: later)
+        #expect(try center(t).requests.isEmpty)
+        #expect(try center(t).delivered.map(\.id) == [rid(1)])
+        try t.store.append(try drafts([#"{"type":"progressRecorded","goal":"\#(goalID(1).uuidString)","completed":true}"#]), now: later)
+        let r = try Reconciler(store: t.store).reconcile(now: later)
+        #expect(r.removedDelivered == [rid(1)])
+        #expect(try center(t).delivered.isEmpty)
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// A notification center in memory: the test double of `NotificationCenter`. It keeps pending
+/// requests (in the order added), delivered notifications, a capacity, ids it refuses, and the
+/// calls it received, so tests can change it behind the reconciler's back and check what a pass
+/// did.
+public final class InMemoryNotificationCenter: NotificationCenter {
+    public struct State: Sendable {
+        public var requests: [PendingRequest] = []
+        public var delivered: [DeliveredNotification] = []
+        public var capacity: Int
+        public var refuse: Set<String> = []
+        public var supportsDelivered = true
+        /// `add <id>`, `remove <ids>`, `removeDelivered <ids>`, in the order received.
+        public var calls: [String] = []
+    }
+
+    private let state: Mutex<State>
+
+    public init(capacity: Int = 64, requests: [PendingRequest] = [], delivered: [DeliveredNotification] = []) {
+        state = Mutex(State(requests: requests, delivered: delivered, capacity: capacity))
+    }
+
+    /// Reads or changes the state (as the OS or the user would).
+    public func withState<R: Sendable>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }
+
+    public var requests: [PendingRequest] { withState { $0.requests } }
+
+    public func pendingRequests() async throws -> [PendingRequest] { requests }
+
+    public func add(_ request: PendingRequest) async throws {
+        try state.withLock { s throws(NotificationRefused) in
+            s.calls.append("add \(request.id)")
+            if s.refuse.contains(request.id) { throw NotificationRefused(id: request.id, reason: "refused") }
+            if let i = s.requests.firstIndex(where: { $0.id == request.id }) {
+                s.requests[i] = request
+                return
+            }
+            guard s.requests.count < s.capacity else { throw NotificationRefused(id: request.id, reason: "the center is full") }
+            s.requests.append(request)
+        }
+    }
+
+    public func removePendingRequests(withIdentifiers ids: [String]) async throws {
+        state.withLock { s in
+            s.calls.append("remove \(ids.joined(separator: ","))")
+            let gone = Set(ids)
+            s.requests.removeAll { gone.contains($0.id) }
+        }
+    }
+
+    public var supportsDeliveredNotifications: Bool { withState { $0.supportsDelivered } }
+
+    public func deliveredNotifications() async throws -> [DeliveredNotification] { withState { $0.delivered } }
+
+    public func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {
+        state.withLock { s in
+            s.calls.append("removeDelivered \(ids.joined(separator: ","))")
+            let gone = Set(ids)
+            s.delivered.removeAll { gone.contains($0.id) }
+        }
+    }
+}

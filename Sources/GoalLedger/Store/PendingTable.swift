@@ -1,0 +1,413 @@
+import Foundation
+import LMDB
+
+/// The per-device pending tables: a stored projection (SPEC section 6), in each generation of
+/// projection tables beside the goal projection.
+///
+/// | database       | key                                              | value            |
+/// |----------------|--------------------------------------------------|------------------|
+/// | `pN.reminders` | goal id (16)                                     | `ReminderFacts`  |
+/// | `pN.pending`   | device · 0x00 · request id (`goal-reminder-<GOAL>`) | `PendingRow`  |
+/// | `pN.entryDays` | goal id (16)                                     | day (4) · event id (16), a sorted set of duplicates |
+///
+/// What is stored never depends on the moment. `reminders` holds the facts of every goal with a
+/// live reminder; `pending` holds, for every device the store knows (one that reported settings
+/// or an authorization), one row per goal whose reminder that device should hold at some moment
+/// (routing applied; a completed one-time goal has none). A row keeps the timeless request: the
+/// repeating strategy's trigger, a one-time goal's fire instant in the device's zone, the
+/// localized body. The window strategy's dated ids, whether a fire time is past, the next fire
+/// time and the capacity ranking are applied when the table is read (`LedgerStore.pendingPlan`),
+/// in time proportional to the device's rows. `entryDays` indexes progress entries by their day,
+/// so that the window strategy reads only the entries of the periods in its window (a schema-1
+/// history write is indexed under the day `historyDay`, after every real day: its goal is then
+/// read whole).
+///
+/// The tables are updated by `StoredProjection.Batch` in the transaction of the append, import
+/// or rebuild chunk that changes them, and `verify` compares them with a fresh computation.
+enum PendingTable {
+    static let codecVersion: UInt8 = 1
+    /// The day key of schema-1 history writes: later than any real day.
+    static let historyDay = UInt32.max
+
+    // MARK: Keys
+
+    static func devicePrefix(_ device: String) -> [UInt8] { Array(device.utf8) + [0] }
+
+    static func rowKey(device: String, goal: UUID) -> [UInt8] {
+        devicePrefix(device) + Array((ReminderPlan.idPrefix + goal.uuidString).utf8)
+    }
+
+    static func dayBytes(_ day: Day) -> UInt32 { UInt32(bitPattern: day.daysSinceEpoch) ^ 0x8000_0000 }
+
+    /// A value of `entryDays` (under the goal's key): the day, then the entry's event id.
+    static func dayValue(day: UInt32, event: UUID) -> [UInt8] { day.bigEndianBytes + event.bytes }
+
+    // MARK: Changes a batch makes
+
+    /// What a batch of events changed that the pending tables depend on.
+    struct Changes {
+        /// Goals whose registers changed.
+        var goals = Set<UUID>()
+        /// Goals whose entries changed (the facts of a one-time goal depend on them).
+        var progress = Set<UUID>()
+        /// Devices whose settings changed, or that the store sees for the first time: every row
+        /// of theirs is recomputed.
+        var settings = Set<String>()
+        /// Whether some device's authorization changed: routed reminders may move.
+        var authorization = false
+
+        var isEmpty: Bool { goals.isEmpty && progress.isEmpty && settings.isEmpty && !authorization }
+    }
+
+    /// Brings the facts and rows in line with a batch's changes. Runs in the batch's transaction,
+    /// after its goal headers and device rows were written.
+    static func update(
+        _ changes: Changes, headers: [UUID: GoalState], _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout
+    ) throws {
+        guard !changes.isEmpty else { return }
+        var rule: HistoryRule?
+
+        // The facts of the goals that changed. Progress matters only to one-time goals.
+        var changedFacts: [UUID: ReminderFacts?] = [:]
+        for goal in changes.goals.union(changes.progress) {
+            let storedBytes = try txn.get(t.reminders, key: goal.bytes)
+            if !changes.goals.contains(goal) {
+                guard let stored = try facts(goal, txn, t), stored.cadence == .once, stored.targetDate != nil else { continue }
+            }
+            var fresh: ReminderFacts?
+            if var state = try headers[goal] ?? StoredProjection.header(goal, txn, t) {
+                if ReminderFacts.needsEntries(state) {
+                    if rule == nil { rule = try historyRule(txn, layout) }
+                    state = try StoredProjection.withEntries(state, txn, t, layout, rule: rule!)
+                }
+                fresh = ReminderFacts(state)
+            }
+            // Compared as bytes: two titles can be equal as Swift strings (canonically
+            // equivalent) and still differ in what is stored and shown.
+            let freshBytes = fresh.map(encode)
+            guard freshBytes != storedBytes else { continue }
+            if let freshBytes {
+                try txn.put(t.reminders, key: goal.bytes, value: freshBytes)
+            } else {
+                _ = try txn.delete(t.reminders, key: goal.bytes)
+            }
+            changedFacts[goal] = fresh
+        }
+
+        guard !changedFacts.isEmpty || !changes.settings.isEmpty || changes.authorization else { return }
+        let devices = try knownDevices(txn, t)
+        let routing = ReminderRouting(devices: devices)
+        // A change of authorization can move every routed reminder.
+        var routed: [ReminderFacts] = []
+        if changes.authorization {
+            try scanFacts(txn, t) { f in if f.devices != nil { routed.append(f) } }
+        }
+        for device in devices {
+            let context = ReminderPlan.Context(device)
+            if changes.settings.contains(device.name) {
+                try rewriteRows(of: device, context, routing, txn, t)
+                continue
+            }
+            for (goal, f) in changedFacts { try writeRow(goal, f, device, context, routing, txn, t) }
+            for f in routed where changedFacts[f.goal] == nil { try writeRow(f.goal, f, device, context, routing, txn, t) }
+        }
+    }
+
+    /// The row `facts` give `device`, written if it differs from the stored one.
+    static func writeRow(
+        _ goal: UUID, _ facts: ReminderFacts?, _ device: DeviceState, _ context: ReminderPlan.Context, _ routing: ReminderRouting,
+        _ txn: borrowing Transaction, _ t: ProjectionTables
+    ) throws {
+        let key = rowKey(device: device.name, goal: goal)
+        let row = facts.flatMap { ReminderPlan.row($0, context, routing: routing, device: device.name) }
+        if let row {
+            let bytes = encode(row)
+            if try txn.get(t.pending, key: key) != bytes { try txn.put(t.pending, key: key, value: bytes) }
+        } else {
+            _ = try txn.delete(t.pending, key: key)
+        }
+    }
+
+    /// Recomputes every row of `device` from the facts of every goal.
+    static func rewriteRows(
+        of device: DeviceState, _ context: ReminderPlan.Context, _ routing: ReminderRouting, _ txn: borrowing Transaction,
+        _ t: ProjectionTables
+    ) throws {
+        var want: [[UInt8]: [UInt8]] = [:]
+        try scanFacts(txn, t) { f in
+            if let row = ReminderPlan.row(f, context, routing: routing, device: device.name) {
+                want[rowKey(device: device.name, goal: f.goal)] = encode(row)
+            }
+        }
+        var stale: [[UInt8]] = []
+        let prefix = devicePrefix(device.name)
+        try txn.scan(t.pending, from: prefix) { k, v in
+            guard k.starts(with: prefix) else { return false }
+            let key = Array(k)
+            if let w = want[key], w.elementsEqual(v) { want[key] = nil } else if want[key] == nil { stale.append(key) }
+            return true
+        }
+        for key in stale { _ = try txn.delete(t.pending, key: key) }
+        for (key, value) in want { try txn.put(t.pending, key: key, value: value) }
+    }
+
+    // MARK: Reading
+
+    static func knownDevices(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> [DeviceState] {
+        var out: [DeviceState] = []
+        try txn.scan(t.devices) { key, _ in
+            out.append(try StoredProjection.device(String(decoding: key, as: UTF8.self), txn, t))
+            return true
+        }
+        return out
+    }
+
+    static func facts(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ReminderFacts? {
+        try txn.withValue(t.reminders, key: goal.bytes) { bytes in try decoded { () throws(DecodingError) in try decodeFacts(bytes) } }
+    }
+
+    static func scanFacts(_ txn: borrowing Transaction, _ t: ProjectionTables, _ body: (ReminderFacts) throws -> Void) throws {
+        try txn.scan(t.reminders) { _, v in
+            try body(try decoded { () throws(DecodingError) in try decodeFacts(v) })
+            return true
+        }
+    }
+
+    /// The stored rows of a device, in request id order; nil when the store does not know the
+    /// device (it never reported settings or an authorization).
+    static func rows(of device: String, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> [PendingRow]? {
+        guard try txn.get(t.devices, key: Array(device.utf8)) != nil else { return nil }
+        var out: [PendingRow] = []
+        let prefix = devicePrefix(device)
+        try txn.scan(t.pending, from: prefix) { k, v in
+            guard k.starts(with: prefix) else { return false }
+            out.append(try decoded { () throws(DecodingError) in try decodeRow(v) })
+            return true
+        }
+        return out
+    }
+
+    static func row(of device: String, goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> PendingRow? {
+        try txn.withValue(t.pending, key: rowKey(device: device, goal: goal)) { v in
+            try decoded { () throws(DecodingError) in try decodeRow(v) }
+        }
+    }
+
+    /// The rows of a device the store does not know (default settings, never authorized),
+    /// computed from the facts: proportional to the goals with a reminder.
+    static func computedRows(of device: DeviceState, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> [PendingRow] {
+        let routing = ReminderRouting(devices: try knownDevices(txn, t))
+        let context = ReminderPlan.Context(device)
+        var out: [PendingRow] = []
+        try scanFacts(txn, t) { f in
+            if let row = ReminderPlan.row(f, context, routing: routing, device: device.name) { out.append(row) }
+        }
+        return out
+    }
+
+    /// Whether the period of `row`'s goal containing `within` is complete, from the entries dated
+    /// on or after `from` (the window's first day: a period in the window has no earlier entry).
+    /// `cache` keeps each goal's entries for the rest of the read.
+    static func periodCompleted(
+        _ row: PendingRow, within: Instant, from: Day, calendar: DeviceCalendar, cache: inout [UUID: GoalState],
+        _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule
+    ) throws -> Bool {
+        let goal = row.facts.goal
+        if cache[goal] == nil {
+            var events: [UUID] = []
+            var legacy = false
+            try txn.scanDuplicates(t.entryDays, key: goal.bytes, from: dayValue(day: dayBytes(from), event: UUID(uuid: UUID.zero))) { v in
+                guard v.count == 20 else { return false }
+                if UInt32(bigEndianBytes: UnsafeRawBufferPointer(rebasing: v[0..<4])) == historyDay {
+                    legacy = true
+                    return false
+                }
+                events.append(StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: v[4...])))
+                return true
+            }
+            if legacy, let header = try StoredProjection.header(goal, txn, t) {
+                cache[goal] = try StoredProjection.withEntries(header, txn, t, layout, rule: rule)
+            } else {
+                var recorded: [ProgressEntry] = []
+                var removed = Set<UUID>()
+                for id in events {
+                    guard let entry = try StoredProjection.entry(id, of: goal, txn, layout) else { continue }
+                    recorded.append(entry)
+                    if try txn.get(t.removed, key: goal.bytes + id.bytes) != nil { removed.insert(id) }
+                }
+                cache[goal] = row.facts.completionState(recorded: recorded, removed: removed)
+            }
+        }
+        return GoalView(goal: cache[goal]!, calendar: calendar, now: within).completed
+    }
+
+    static func historyRule(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> HistoryRule {
+        try StoredProjection.u64(txn, layout.meta, MetaKey.schema) == 1 ? .lastWriteWins : .recordLevel
+    }
+
+    // MARK: Fresh computation (verify)
+
+    /// Every row of the three tables a fresh replay gives (`entryDays` as goal · value).
+    static func rows(of p: GoalProjection) -> (reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entryDays: Set<[UInt8]>) {
+        var reminders: [[UInt8]: [UInt8]] = [:]
+        var pending: [[UInt8]: [UInt8]] = [:]
+        var days = Set<[UInt8]>()
+        var facts: [ReminderFacts] = []
+        for (id, g) in p.goals {
+            for e in g.recordedEntries.values { days.insert(id.bytes + dayValue(day: dayBytes(e.day), event: e.id)) }
+            for w in g.historyWrites.keys { days.insert(id.bytes + dayValue(day: historyDay, event: w)) }
+            guard let f = ReminderFacts(g) else { continue }
+            reminders[id.bytes] = encode(f)
+            facts.append(f)
+        }
+        let routing = ReminderRouting(devices: p.devices.values)
+        for device in p.devices.values {
+            let context = ReminderPlan.Context(device)
+            for f in facts {
+                if let row = ReminderPlan.row(f, context, routing: routing, device: device.name) {
+                    pending[rowKey(device: device.name, goal: f.goal)] = encode(row)
+                }
+            }
+        }
+        return (reminders, pending, days)
+    }
+
+    // MARK: Codec
+
+    static func encode(_ f: ReminderFacts) -> [UInt8] {
+        var w = ByteWriter(capacity: 96)
+        w.u8(codecVersion)
+        write(f, &w)
+        return w.bytes
+    }
+
+    static func write(_ f: ReminderFacts, _ w: inout ByteWriter) {
+        w.uuid(f.goal)
+        w.string(f.title)
+        w.u8(f.cadence.storedCode)
+        w.u8(f.targetDate == nil ? 0 : 1)
+        if let d = f.targetDate { w.day(d) }
+        w.u8(UInt8(f.time.hour))
+        w.u8(UInt8(f.time.minute))
+        if let devices = f.devices {
+            w.u8(1)
+            w.varint(UInt64(devices.count))
+            for d in devices { w.string(d) }
+        } else {
+            w.u8(0)
+        }
+        w.u8(f.kind.storedCode)
+        w.u8(f.target == nil ? 0 : 1)
+        if let t = f.target { w.double(t) }
+        w.u8(f.completed ? 1 : 0)
+    }
+
+    static func decodeFacts(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> ReminderFacts {
+        var r = ByteReader(bytes)
+        guard try r.u8() == codecVersion else { throw DecodingError(reason: "unknown reminder row version") }
+        let f = try read(&r)
+        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a reminder row") }
+        return f
+    }
+
+    static func read(_ r: inout ByteReader) throws(DecodingError) -> ReminderFacts {
+        let goal = try r.uuid()
+        let title = try r.string()
+        let cadence = try Cadence.decode(try r.u8(), "cadence")
+        let targetDate = try r.u8() == 1 ? try r.day() : nil
+        let time = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8()))
+        var devices: [String]?
+        if try r.u8() == 1 {
+            let n = try r.varint()
+            guard n <= 256 else { throw DecodingError(reason: "too many reminder devices") }
+            devices = []
+            for _ in 0..<n { devices!.append(try r.string()) }
+        }
+        let kind = try ProgressKind.decode(try r.u8(), "progress kind")
+        let target = try r.u8() == 1 ? try r.double() : nil
+        let completed = try r.u8() == 1
+        return ReminderFacts(
+            goal: goal, title: title, cadence: cadence, targetDate: targetDate, time: time, devices: devices, kind: kind,
+            target: target, completed: completed)
+    }
+
+    static func encode(_ row: PendingRow) -> [UInt8] {
+        var w = ByteWriter(capacity: 160)
+        w.u8(codecVersion)
+        write(row.facts, &w)
+        w.u8(row.strategy.storedCode)
+        w.string(row.body)
+        if let trigger = row.trigger {
+            w.u8(1)
+            w.u8(trigger.repeats ? 1 : 0)
+            switch trigger.kind {
+            case .calendar(let year, let month, let day, let weekday, let hour, let minute):
+                w.u8(0)
+                for c in [year, month, day, weekday] {
+                    w.u8(c == nil ? 0 : 1)
+                    if let c { w.varint(UInt64(c)) }
+                }
+                w.u8(UInt8(hour))
+                w.u8(UInt8(minute))
+            case .date(let at):
+                w.u8(1)
+                w.instant(at)
+            }
+        } else {
+            w.u8(0)
+        }
+        w.u8(row.fireAt == nil ? 0 : 1)
+        if let f = row.fireAt { w.instant(f) }
+        return w.bytes
+    }
+
+    static func decodeRow(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> PendingRow {
+        var r = ByteReader(bytes)
+        guard try r.u8() == codecVersion else { throw DecodingError(reason: "unknown pending row version") }
+        let facts = try read(&r)
+        let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
+        let body = try r.string()
+        var trigger: NotificationTrigger?
+        if try r.u8() == 1 {
+            let repeats = try r.u8() == 1
+            switch try r.u8() {
+            case 0:
+                var c: [Int?] = []
+                for _ in 0..<4 { c.append(try r.u8() == 1 ? Int(clamping: try r.varint()) : nil) }
+                let hour = Int(try r.u8())
+                let minute = Int(try r.u8())
+                trigger = NotificationTrigger(
+                    kind: .calendar(year: c[0], month: c[1], day: c[2], weekday: c[3], hour: hour, minute: minute), repeats: repeats)
+            case 1:
+                trigger = NotificationTrigger(kind: .date(try r.instant()), repeats: repeats)
+            default:
+                throw DecodingError(reason: "unknown trigger")
+            }
+        }
+        let fireAt = try r.u8() == 1 ? try r.instant() : nil
+        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a pending row") }
+        return PendingRow(
+            facts: facts, id: ReminderPlan.idPrefix + facts.goal.uuidString, strategy: strategy, body: body,
+            trigger: trigger, fireAt: fireAt)
+    }
+
+    private static func decoded<T>(_ body: () throws(DecodingError) -> T) throws -> T {
+        do throws(DecodingError) {
+            return try body()
+        } catch {
+            throw LedgerError(.store, "a pending-table row is damaged: \(error.reason) (run `ledger rebuild`)")
+        }
+    }
+}
+
+extension UUID {
+    static let zero: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+}
+
+extension UInt32 {
+    var bigEndianBytes: [UInt8] { withUnsafeBytes(of: bigEndian) { Array($0) } }
+
+    init(bigEndianBytes b: UnsafeRawBufferPointer) {
+        self = b.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}
