@@ -10,6 +10,8 @@ public struct ReportLabels: Sendable {
     public var subtitle: String
     public var overview: String
     public var goal: String
+    public var goalsCount: String
+    public var eventsCount: String
     public var cadence: String
     public var period: String
     public var value: String
@@ -80,7 +82,7 @@ public struct ReportLabels: Sendable {
     static let english = ReportLabels(
         language: "en", title: "Goal ledger report",
         subtitle: "As seen by {device} ({zone}, weeks start on {weekday}) at {now}",
-        overview: "Overview", goal: "Goal", cadence: "Cadence", period: "Current period", value: "Value", target: "Target",
+        overview: "Overview", goal: "Goal", goalsCount: "goals", eventsCount: "events", cadence: "Cadence", period: "Current period", value: "Value", target: "Target",
         streak: "Streak", best: "Best", done: "done", notDone: "not yet", deleted: "deleted", allTime: "all time",
         calendar: "Last 53 weeks", periods: "Recent periods against the target", history: "History by device",
         table: "Every change, for reading", when: "When", device: "Device", event: "Event", change: "Change",
@@ -107,7 +109,7 @@ public struct ReportLabels: Sendable {
     static let japanese = ReportLabels(
         language: "ja", title: "目標台帳レポート",
         subtitle: "{device}から見た記録({zone}、週の始まり: {weekday}曜日)、{now}時点",
-        overview: "概要", goal: "目標", cadence: "周期", period: "今の期間", value: "値", target: "目標値",
+        overview: "概要", goal: "目標", goalsCount: "件の目標", eventsCount: "件のイベント", cadence: "周期", period: "今の期間", value: "値", target: "目標値",
         streak: "連続", best: "最高", done: "達成", notDone: "未達成", deleted: "削除済み", allTime: "全期間",
         calendar: "過去53週間", periods: "最近の期間と目標値", history: "デバイス別の履歴",
         table: "すべての変更(一覧)", when: "日時", device: "デバイス", event: "イベント", change: "変更",

@@ -54,8 +54,8 @@ struct ReportPage {
                 l.subtitle,
                 ["device": report.device.name, "zone": settings.timeZone, "weekday": l.weekday(settings.firstWeekday), "now": local(report.now)]))
         w.raw("<p class=\"facts\">")
-        fact(count(report.overview.count + report.overviewOmitted), l.goal)
-        fact(count(Int(report.events)), l.event)
+        fact(count(report.overview.count + report.overviewOmitted), l.goalsCount)
+        fact(count(Int(report.events)), l.eventsCount)
         fact(String(report.schema), "schema")
         fact(report.ledger.uuidString, "ledger")
         w.raw("</p>")
@@ -146,7 +146,8 @@ struct ReportPage {
         w.element("bdi", text: g.title?.value ?? "")
         w.close("h2")
         w.open("p", ["class": "sub"])
-        w.text(l.cadence(g.cadence?.value ?? .once) + " · " + l.target + " " + target(g) + " · " + l.period + " " + period(d.view.period) + " · ")
+        let targetText = g.kind == .measurable ? " · " + l.target + " " + target(g) : ""
+        w.text(l.cadence(g.cadence?.value ?? .once) + targetText + " · " + l.period + " " + period(d.view.period) + " · ")
         status(g, d.view)
         if let s = d.view.streak { w.text(" · " + l.streak + " " + String(s.current) + " · " + l.best + " " + String(s.best)) }
         if g.isDeleted { w.text(" · " + l.deleted) }
@@ -172,8 +173,8 @@ struct ReportPage {
 
     // MARK: Calendar heat map
 
-    static let cell = 11
-    static let pitch = 14
+    static let cell = 10
+    static let pitch = 13
 
     mutating func heatMap(_ map: HeatMap, goal: GoalState) {
         let left = 30
@@ -207,8 +208,9 @@ struct ReportPage {
             w.raw("<rect class=\"day l\(c.level)\" data-day=\"\(c.day)\" x=\"\(x)\" y=\"\(y)\" width=\"\(Self.cell)\" height=\"\(Self.cell)\" rx=\"2\">")
             w.element("title", text: tip)
             w.raw("</rect>")
-            if c.point.completed {
-                w.raw("<circle class=\"done-dot\" cx=\"\(Double(x) + 5.5)\" cy=\"\(Double(y) + 5.5)\" r=\"2\"/>")
+            // Measurable days that reached the target carry a dot (outcome days are done or not).
+            if c.point.completed && goal.kind == .measurable {
+                w.raw("<circle class=\"done-dot\" cx=\"\(Double(x) + 5)\" cy=\"\(Double(y) + 5)\" r=\"2\"/>")
             }
         }
         w.raw("</svg>")
@@ -216,18 +218,22 @@ struct ReportPage {
         w.raw("<p class=\"legend\"><span>\(HTMLWriter.escape(l.less))</span>")
         w.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"70\" height=\"11\" viewBox=\"0 0 70 11\">")
         for level in 0...4 { w.raw("<rect class=\"l\(level)\" x=\"\(level * 14)\" y=\"0\" width=\"11\" height=\"11\" rx=\"2\"/>") }
-        w.raw("<circle class=\"done-dot\" cx=\"61.5\" cy=\"5.5\" r=\"2\"/></svg><span>\(HTMLWriter.escape(l.more))</span>")
-        w.raw("<span>● = \(HTMLWriter.escape(l.completedDay))</span></p>")
+        if goal.kind == .measurable {
+            w.raw("<circle class=\"done-dot\" cx=\"61.5\" cy=\"5.5\" r=\"2\"/></svg><span>\(HTMLWriter.escape(l.more))</span>")
+            w.raw("<span>● = \(HTMLWriter.escape(l.completedDay))</span></p>")
+        } else {
+            w.raw("</svg><span>\(HTMLWriter.escape(l.more))</span></p>")
+        }
     }
 
     // MARK: Period chart
 
     mutating func periodChart(_ points: [GoalHistory.Point], goal: GoalState) {
-        let width = 380
+        let width = 360
         let height = 150
-        let left = 44
+        let left = 40
         let right = 8
-        let top = 14
+        let top = 22
         let bottom = 22
         let plotW = Double(width - left - right)
         let plotH = Double(height - top - bottom)
@@ -258,7 +264,11 @@ struct ReportPage {
             if p.completed { tip += " ✓" }
             w.raw("<g class=\"period\" data-start=\"\(p.period.start)\">")
             w.element("title", text: tip)
-            w.raw("<rect class=\"bar\(p.completed ? " done" : "")\" x=\"\(f(x))\" y=\"\(f(y0))\" width=\"\(f(barW))\" height=\"\(f(max(h, 0.5)))\"/>")
+            // An empty period is a gap; its tooltip stays on a transparent slot.
+            w.raw("<rect fill=\"transparent\" x=\"\(f(x))\" y=\"\(top)\" width=\"\(f(barW))\" height=\"\(f(plotH))\"/>")
+            if h > 0 {
+                w.raw("<rect class=\"bar\(p.completed ? " done" : "")\" x=\"\(f(x))\" y=\"\(f(y0))\" width=\"\(f(barW))\" height=\"\(f(h))\"/>")
+            }
             if p.completed {
                 // A tick above a period that reached its target: shape as well as colour.
                 let cx = x + barW / 2
@@ -269,8 +279,10 @@ struct ReportPage {
         }
         let ty = y(target)
         w.raw("<line class=\"target-line\" x1=\"\(left)\" y1=\"\(f(ty))\" x2=\"\(width - right)\" y2=\"\(f(ty))\"/>")
+        // The line's label sits above the plot, beside a sample of the line.
+        w.raw("<line class=\"target-line\" x1=\"\(left)\" y1=\"8\" x2=\"\(left + 22)\" y2=\"8\"/>")
         w.element(
-            "text", ["class": "target-label", "x": String(width - right), "y": f(ty - 4), "text-anchor": "end"],
+            "text", ["class": "target-label", "x": String(left + 28), "y": "12"],
             text: measurable ? l.target + " " + number(target) + unit : l.done)
         w.element("text", ["x": "0", "y": f(ty + 4)], text: measurable ? number(target) : "✓")
         if let first = points.first, let last = points.last {
@@ -285,8 +297,8 @@ struct ReportPage {
     static let laneHeight = 40
 
     mutating func timeline(_ t: Timeline) {
-        let width = 1150
-        let left = 120
+        let width = 1100
+        let left = 110
         let right = 24
         let top = 26
         let height = top + max(1, t.lanes.count) * Self.laneHeight + 6
@@ -411,9 +423,7 @@ struct ReportPage {
     func changeTexts(_ m: Timeline.Mark) -> [String] {
         var lines: [String] = []
         for c in m.changes {
-            let before = c.before == .null ? "—" : JSONWriter.message(c.before)
-            let after = c.after == .null ? "—" : JSONWriter.message(c.after)
-            lines.append("\(c.field): \(before) → \(after)")
+            lines.append("\(c.field): \(value(c.before)) → \(value(c.after))")
         }
         if m.winner {
             lines.append(l.winner + ": " + m.step.overwrote.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
@@ -517,6 +527,28 @@ struct ReportPage {
     }
 
     func number(_ v: Double) -> String { JSONWriter.number(v) }
+
+    /// A value an audit step shows: text as is, an entry as its amount or outcome and day.
+    func value(_ v: JSONValue) -> String {
+        switch v {
+        case .null: return "—"
+        case .string(let s): return s
+        case .object:
+            if let day = v["day"], case .string(let d) = day {
+                let what: String
+                if let a = v["amount"], case .number(let n) = a {
+                    what = number(n)
+                } else if let c = v["completed"], case .bool(let b) = c {
+                    what = b ? "✓ " + l.done : "✗ " + l.notDone
+                } else {
+                    what = "?"
+                }
+                return "\(what) (\(d))"
+            }
+            return JSONWriter.message(v)
+        default: return JSONWriter.message(v)
+        }
+    }
 
     /// `1,000,000`: digits grouped by threes, the same in every locale.
     func count(_ n: Int) -> String {

@@ -6,7 +6,7 @@ enum ReportStyle {
         :root {
           color-scheme: light dark;
           --bg: #ffffff; --fg: #1f2328; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa; --lane: #f3f5f8;
-          --h0: #ebedf0; --h1: #4c9f63; --h2: #2f8a4a; --h3: #1a6b36; --h4: #0b4a22; --dot: #ffffff;
+          --h0: #ebedf0; --h1: #4c9f63; --h2: #30883f; --h3: #23753a; --h4: #1b5e30; --dot: #ffffff;
           --bar: #0969da; --bar-done: #1a7f37; --target: #bc4c00;
           --k-created: #1a7f37; --k-edited: #8250df; --k-deleted: #cf222e; --k-restored: #1a7f37; --k-progress: #0969da;
           --k-removed: #57606a; --k-tag: #9a6700; --k-reminder: #bc4c00; --k-history: #1f2328; --k-device: #57606a;
@@ -36,7 +36,7 @@ enum ReportStyle {
         .facts b { color: var(--fg); }
         section { border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin: 0 0 22px; background: var(--bg); }
         table { border-collapse: collapse; width: 100%; }
-        th, td { text-align: start; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+        th, td { text-align: start; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
         th { color: var(--muted); font-weight: 600; font-size: 12px; }
         td.num { font-variant-numeric: tabular-nums; text-align: end; white-space: nowrap; }
         .chip { display: inline-block; border: 1px solid var(--line); border-radius: 9px; padding: 0 7px; margin: 0 3px 0 0;
@@ -85,7 +85,7 @@ enum ReportStyle {
         @media print {
           :root { color-scheme: light;
             --bg: #ffffff; --fg: #000000; --muted: #444c56; --line: #b8c0c8; --panel: #f3f4f6; --lane: #f3f5f8;
-            --h0: #ebedf0; --h1: #4c9f63; --h2: #2f8a4a; --h3: #1a6b36; --h4: #0b4a22; --dot: #ffffff;
+            --h0: #ebedf0; --h1: #4c9f63; --h2: #30883f; --h3: #23753a; --h4: #1b5e30; --dot: #ffffff;
             --bar: #0969da; --bar-done: #1a7f37; --target: #bc4c00;
             --k-created: #1a7f37; --k-edited: #8250df; --k-deleted: #cf222e; --k-restored: #1a7f37; --k-progress: #0969da;
             --k-removed: #57606a; --k-tag: #9a6700; --k-reminder: #bc4c00; --k-history: #000000; --k-device: #57606a;
