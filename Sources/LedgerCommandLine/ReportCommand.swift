@@ -32,7 +32,8 @@ enum ReportCommand {
             try inv.printJSON(
                 .object([
                     ("out", .string(out)), ("device", .string(report.device.name)),
-                    ("goals", .number(Double(report.overview.count + report.overviewOmitted))), ("drawn", .number(Double(report.details.count))),
+                    ("goals", .number(Double(report.overview.count + report.overviewOmitted))),
+                    ("drawn", .number(Double(report.details.count))),
                 ]))
         } else {
             inv.print(out)

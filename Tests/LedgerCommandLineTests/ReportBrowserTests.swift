@@ -29,7 +29,8 @@ import Testing
             (f.run(["init", "--device", "phone"]), "init"),
             (f.run(["append", "--file", repository.appendingPathComponent("Tools/demo-events.jsonl").path]), "demo events"),
             (
-                CommandLineTool.run(["--store", tablet, "--now", f.now, "clone", f.store, "--device", "tablet"], environment: [:], input: { Data() }),
+                CommandLineTool.run(
+                    ["--store", tablet, "--now", f.now, "clone", f.store, "--device", "tablet"], environment: [:], input: { Data() }),
                 "clone"
             ),
             (
@@ -61,7 +62,10 @@ import Testing
         let chromium = try #require(chromiumPath(), "chromium is not installed: run Tools/setup (it installs Debian's chromium)")
         let dom = directory + "/dom.html"
         let png = directory + "/screenshot.png"
-        let common = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-color-profile=srgb", "--user-data-dir=\(directory)/profile"]
+        let common = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-color-profile=srgb",
+            "--user-data-dir=\(directory)/profile",
+        ]
         let url = URL(fileURLWithPath: page).absoluteString
         let dumped = try runProcess(chromium, common + ["--dump-dom", url])
         #expect(dumped.status == 0, "chromium --dump-dom failed: \(dumped.stderr)")
@@ -78,7 +82,8 @@ import Testing
         guard checked.status == 0 else {
             throw LedgerError(
                 .internal,
-                "Tools/check-report failed (is html5lib installed? Tools/setup installs it): \(String(decoding: checked.stderr, as: UTF8.self))")
+                "Tools/check-report failed (is html5lib installed? Tools/setup installs it): \(String(decoding: checked.stderr, as: UTF8.self))"
+            )
         }
         return try JSONParser.parse(Array(checked.stdout))
     }

@@ -49,7 +49,11 @@ public enum GoalAudit {
         for (position, e) in ordered {
             var step = AuditStep(position: position, event: e)
             let before = fields(state)
-            let beforeState = state
+            // A progress entry reads nothing of the state before it: not copying the state then
+            // keeps a long history linear (a copy would duplicate every entry at each step).
+            let recordsProgress: Bool
+            if case .progressRecorded = e.payload { recordsProgress = true } else { recordsProgress = false }
+            let beforeState = recordsProgress ? GoalState(id: goal) : state
             state.apply(e)
             let after = fields(state)
             let written: [String]
@@ -139,7 +143,9 @@ public enum GoalAudit {
             "targetDate": (g.targetDate?.value ?? nil).map { .string($0.description) } ?? .null,
             "target": measurable ? .number((g.target?.value ?? nil) ?? 0) : .null,
             "unit": measurable ? (g.unit?.value ?? nil).map { .string($0) } ?? .null : .null,
-            "reminder": (g.reminder?.value ?? nil).map { .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))]) }
+            "reminder": (g.reminder?.value ?? nil).map {
+                .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
+            }
                 ?? .null,
             "tags": .array(g.tags.map { .string($0) }),
             "deleted": .bool(g.isDeleted),

@@ -47,7 +47,10 @@ struct HTMLWriter {
     /// text (C0 and C1 controls other than tab, line feed and carriage return, and
     /// noncharacters) replaced by U+FFFD.
     static func escape(_ s: String) -> String {
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 >= 0xC2 }) {
+        if !s.utf8.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"")
+                || $0 == UInt8(ascii: "'") || $0 >= 0xC2
+        }) {
             return s
         }
         var out = ""

@@ -274,7 +274,9 @@ extension LedgerReport {
             }
         }
 
-        let overview = goals.prefix(limits.overviewGoals).map { GoalSummary(goal: $0, view: GoalView(goal: $0, calendar: calendar, now: now)) }
+        let overview = goals.prefix(limits.overviewGoals).map {
+            GoalSummary(goal: $0, view: GoalView(goal: $0, calendar: calendar, now: now))
+        }
         var details: [GoalDetail] = []
         for summary in overview.prefix(limits.goalsInFull) {
             let g = summary.goal
@@ -301,7 +303,8 @@ extension LedgerReport {
 
         return LedgerReport(
             device: device, now: now, today: today, ledger: store.ledgerID, schema: store.schema, events: try store.lastPosition(),
-            overview: overview, overviewOmitted: goals.count - overview.count, details: details, detailsOmitted: goals.count - details.count,
+            overview: overview, overviewOmitted: goals.count - overview.count, details: details,
+            detailsOmitted: goals.count - details.count,
             reminders: reminders, limits: limits)
     }
 }

@@ -82,7 +82,8 @@ public struct ReportLabels: Sendable {
     static let english = ReportLabels(
         language: "en", title: "Goal ledger report",
         subtitle: "As seen by {device} ({zone}, weeks start on {weekday}) at {now}",
-        overview: "Overview", goal: "Goal", goalsCount: "goals", eventsCount: "events", cadence: "Cadence", period: "Current period", value: "Value", target: "Target",
+        overview: "Overview", goal: "Goal", goalsCount: "goals", eventsCount: "events", cadence: "Cadence", period: "Current period",
+        value: "Value", target: "Target",
         streak: "Streak", best: "Best", done: "done", notDone: "not yet", deleted: "deleted", allTime: "all time",
         calendar: "Last 53 weeks", periods: "Recent periods against the target", history: "History by device",
         table: "Every change, for reading", when: "When", device: "Device", event: "Event", change: "Change",

@@ -34,7 +34,8 @@ struct ReportPage {
         overview()
         if report.detailsOmitted > 0 && !report.details.isEmpty {
             note(
-                ReportLabels.format(l.goalsCapped, ["shown": count(report.details.count), "total": count(report.details.count + report.detailsOmitted)]))
+                ReportLabels.format(
+                    l.goalsCapped, ["shown": count(report.details.count), "total": count(report.details.count + report.detailsOmitted)]))
         }
         for (i, d) in report.details.enumerated() { goal(d, index: i) }
         reminders()
@@ -52,7 +53,10 @@ struct ReportPage {
             "p", ["class": "sub"],
             text: ReportLabels.format(
                 l.subtitle,
-                ["device": report.device.name, "zone": settings.timeZone, "weekday": l.weekday(settings.firstWeekday), "now": local(report.now)]))
+                [
+                    "device": report.device.name, "zone": settings.timeZone, "weekday": l.weekday(settings.firstWeekday),
+                    "now": local(report.now),
+                ]))
         w.raw("<p class=\"facts\">")
         fact(count(report.overview.count + report.overviewOmitted), l.goalsCount)
         fact(count(Int(report.events)), l.eventsCount)
@@ -83,7 +87,8 @@ struct ReportPage {
         if report.overviewOmitted > 0 {
             note(
                 ReportLabels.format(
-                    l.overviewCapped, ["shown": count(report.overview.count), "total": count(report.overview.count + report.overviewOmitted)]))
+                    l.overviewCapped,
+                    ["shown": count(report.overview.count), "total": count(report.overview.count + report.overviewOmitted)]))
         }
         w.raw("<table class=\"overview\"><thead><tr>")
         for h in [l.goal, l.cadence, l.period, l.value, l.target, l.streak, l.best] { w.element("th", text: h) }
@@ -205,7 +210,9 @@ struct ReportPage {
                 tip += c.point.completed ? l.done : l.notDone
             }
             if c.point.completed { tip += " ✓ " + l.completedDay }
-            w.raw("<rect class=\"day l\(c.level)\" data-day=\"\(c.day)\" x=\"\(x)\" y=\"\(y)\" width=\"\(Self.cell)\" height=\"\(Self.cell)\" rx=\"2\">")
+            w.raw(
+                "<rect class=\"day l\(c.level)\" data-day=\"\(c.day)\" x=\"\(x)\" y=\"\(y)\" width=\"\(Self.cell)\" height=\"\(Self.cell)\" rx=\"2\">"
+            )
             w.element("title", text: tip)
             w.raw("</rect>")
             // Measurable days that reached the target carry a dot (outcome days are done or not).
@@ -267,13 +274,17 @@ struct ReportPage {
             // An empty period is a gap; its tooltip stays on a transparent slot.
             w.raw("<rect fill=\"transparent\" x=\"\(f(x))\" y=\"\(top)\" width=\"\(f(barW))\" height=\"\(f(plotH))\"/>")
             if h > 0 {
-                w.raw("<rect class=\"bar\(p.completed ? " done" : "")\" x=\"\(f(x))\" y=\"\(f(y0))\" width=\"\(f(barW))\" height=\"\(f(h))\"/>")
+                w.raw(
+                    "<rect class=\"bar\(p.completed ? " done" : "")\" x=\"\(f(x))\" y=\"\(f(y0))\" width=\"\(f(barW))\" height=\"\(f(h))\"/>"
+                )
             }
             if p.completed {
                 // A tick above a period that reached its target: shape as well as colour.
                 let cx = x + barW / 2
                 let ty = y0 - 5
-                w.raw("<polyline class=\"tick-done\" points=\"\(f(cx - 3.5)),\(f(ty - 1)) \(f(cx - 1)),\(f(ty + 2)) \(f(cx + 4)),\(f(ty - 4))\"/>")
+                w.raw(
+                    "<polyline class=\"tick-done\" points=\"\(f(cx - 3.5)),\(f(ty - 1)) \(f(cx - 1)),\(f(ty + 2)) \(f(cx + 4)),\(f(ty - 4))\"/>"
+                )
             }
             w.raw("</g>")
         }
@@ -287,7 +298,8 @@ struct ReportPage {
         w.element("text", ["x": "0", "y": f(ty + 4)], text: measurable ? number(target) : "✓")
         if let first = points.first, let last = points.last {
             w.element("text", ["x": String(left), "y": String(height - 6)], text: first.period.start.description)
-            w.element("text", ["x": String(width - right), "y": String(height - 6), "text-anchor": "end"], text: last.period.start.description)
+            w.element(
+                "text", ["x": String(width - right), "y": String(height - 6), "text-anchor": "end"], text: last.period.start.description)
         }
         w.raw("</svg>")
     }
@@ -314,7 +326,9 @@ struct ReportPage {
         w.element("title", text: l.history)
         for (i, lane) in t.lanes.enumerated() {
             w.open("g", ["class": "lane", "data-device": lane])
-            w.raw("<rect class=\"lane-bg\" x=\"0\" y=\"\(top + i * Self.laneHeight + 2)\" width=\"\(width)\" height=\"\(Self.laneHeight - 4)\" rx=\"6\"/>")
+            w.raw(
+                "<rect class=\"lane-bg\" x=\"0\" y=\"\(top + i * Self.laneHeight + 2)\" width=\"\(width)\" height=\"\(Self.laneHeight - 4)\" rx=\"6\"/>"
+            )
             w.element("text", ["class": "lane-name", "x": "10", "y": f(laneY(i) + 4)], text: lane)
             w.raw("</g>")
         }
@@ -341,14 +355,18 @@ struct ReportPage {
             if m.keptAfterDelete { cls += " kept" }
             w.open("g", ["class": cls, "data-event": m.step.event.id.uuidString, "data-kind": m.kind.rawValue])
             w.element("title", text: tooltip(m))
-            if m.keptAfterDelete { w.raw("<rect class=\"kept-box\" x=\"\(f(cx - 10))\" y=\"\(f(cy - 10))\" width=\"20\" height=\"20\" rx=\"3\"/>") }
+            if m.keptAfterDelete {
+                w.raw("<rect class=\"kept-box\" x=\"\(f(cx - 10))\" y=\"\(f(cy - 10))\" width=\"20\" height=\"20\" rx=\"3\"/>")
+            }
             shape(m.kind, cx, cy)
             if m.winner { w.raw("<circle class=\"winner-ring\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"10\"/>") }
             for (i, entry) in m.recovered.enumerated() {
-                star(cx + Double(i) * 9, cy - 13, entry: entry)
+                star(cx + Double(i) * 12, cy - 15, entry: entry)
             }
             if !m.recovered.isEmpty {
-                w.element("text", ["class": "recovered-count", "x": f(cx + 7 + Double(m.recovered.count - 1) * 9), "y": f(cy - 9)], text: "+\(m.recovered.count)")
+                w.element(
+                    "text", ["class": "recovered-count", "x": f(cx + 9 + Double(m.recovered.count - 1) * 12), "y": f(cy - 11)],
+                    text: "+\(m.recovered.count)")
             }
             w.raw("</g>")
         }
@@ -361,11 +379,15 @@ struct ReportPage {
         case .progress: w.raw("<circle class=\"shape\" cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"5.5\"/>")
         case .removed:
             w.raw("<circle class=\"stroke\" cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"5\" style=\"stroke-width:2\"/>")
-            w.raw("<line class=\"stroke\" x1=\"\(f(x - 4))\" y1=\"\(f(y + 4))\" x2=\"\(f(x + 4))\" y2=\"\(f(y - 4))\" style=\"stroke-width:2\"/>")
+            w.raw(
+                "<line class=\"stroke\" x1=\"\(f(x - 4))\" y1=\"\(f(y + 4))\" x2=\"\(f(x + 4))\" y2=\"\(f(y - 4))\" style=\"stroke-width:2\"/>"
+            )
         case .edited: w.raw("<rect class=\"shape\" x=\"\(f(x - 5))\" y=\"\(f(y - 5))\" width=\"10\" height=\"10\"/>")
         case .created: polygon([(x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y)])
         case .deleted:
-            w.raw("<path class=\"stroke\" d=\"M\(f(x - 5)) \(f(y - 5))L\(f(x + 5)) \(f(y + 5))M\(f(x + 5)) \(f(y - 5))L\(f(x - 5)) \(f(y + 5))\"/>")
+            w.raw(
+                "<path class=\"stroke\" d=\"M\(f(x - 5)) \(f(y - 5))L\(f(x + 5)) \(f(y + 5))M\(f(x + 5)) \(f(y - 5))L\(f(x - 5)) \(f(y + 5))\"/>"
+            )
         case .restored: polygon([(x, y - 7), (x + 6.5, y + 5), (x - 6.5, y + 5)])
         case .reminder: polygon([(x - 6.5, y - 5), (x + 6.5, y - 5), (x, y + 7)])
         case .tag: polygon([(x - 6, y - 5), (x + 2, y - 5), (x + 7, y), (x + 2, y + 5), (x - 6, y + 5)])
@@ -382,7 +404,7 @@ struct ReportPage {
     mutating func star(_ x: Double, _ y: Double, entry: UUID?) {
         var points: [(Double, Double)] = []
         for i in 0..<10 {
-            let r = i % 2 == 0 ? 5.5 : 2.4
+            let r: Double = i % 2 == 0 ? 7 : 3
             let a = Double.pi / 5 * Double(i) - Double.pi / 2
             points.append((x + r * cos(a), y + r * sin(a)))
         }
@@ -394,7 +416,9 @@ struct ReportPage {
     mutating func timelineLegend() {
         w.raw("<p class=\"legend\">")
         for kind in Timeline.Kind.allCases where kind != .device {
-            w.raw("<span><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"18\" height=\"16\" viewBox=\"0 0 18 16\"><g class=\"mark k-\(kind.rawValue)\">")
+            w.raw(
+                "<span><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"18\" height=\"16\" viewBox=\"0 0 18 16\"><g class=\"mark k-\(kind.rawValue)\">"
+            )
             shape(kind, 9, 8)
             w.raw("</g></svg>\(HTMLWriter.escape(l.kind(kind)))</span>")
         }
@@ -407,8 +431,8 @@ struct ReportPage {
         w.raw(
             "<span><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"24\" height=\"24\" viewBox=\"0 0 24 24\"><rect class=\"kept-box\" x=\"2\" y=\"2\" width=\"20\" height=\"20\" rx=\"3\"/><g class=\"mark k-progress\"><circle class=\"shape\" cx=\"12\" cy=\"12\" r=\"5.5\"/></g></svg>\(HTMLWriter.escape(l.keptAfterDelete))</span>"
         )
-        w.raw("<span><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
-        star(8, 8.5, entry: nil)
+        w.raw("<span><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"18\" height=\"18\" viewBox=\"0 0 18 18\">")
+        star(9, 9.5, entry: nil)
         w.raw("</svg>\(HTMLWriter.escape(l.recovered))</span>")
         w.raw("</p>")
     }
@@ -426,11 +450,14 @@ struct ReportPage {
             lines.append("\(c.field): \(value(c.before)) → \(value(c.after))")
         }
         if m.winner {
-            lines.append(l.winner + ": " + m.step.overwrote.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
+            lines.append(
+                l.winner + ": "
+                    + m.step.overwrote.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
         }
         if m.overwritten {
             lines.append(
-                l.overwritten + ": " + m.step.supersededBy.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
+                l.overwritten + ": "
+                    + m.step.supersededBy.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
         }
         if m.keptAfterDelete { lines.append(l.keptAfterDelete) }
         for id in m.recovered { lines.append("★ " + l.recovered + ": " + id.uuidString) }
@@ -453,7 +480,9 @@ struct ReportPage {
             if m.winner { w.element("span", ["class": "flag flag-winner"], text: "◎ " + l.winner) }
             if m.overwritten { w.element("span", ["class": "flag flag-lost"], text: "□ " + l.overwritten) }
             if m.keptAfterDelete { w.element("span", ["class": "flag flag-kept"], text: "⬚ " + l.keptAfterDelete) }
-            if !m.recovered.isEmpty { w.element("span", ["class": "flag flag-recovered"], text: "★ " + l.recovered + " ×\(m.recovered.count)") }
+            if !m.recovered.isEmpty {
+                w.element("span", ["class": "flag flag-recovered"], text: "★ " + l.recovered + " ×\(m.recovered.count)")
+            }
             let texts = changeTexts(m).filter { !$0.hasPrefix("★") }
             for (i, line) in texts.enumerated() {
                 if i > 0 { w.raw("<br>") }
@@ -505,7 +534,8 @@ struct ReportPage {
             }
             if d.omitted > 0 { note(ReportLabels.format(l.remindersCapped, ["omitted": count(d.omitted)])) }
             if !d.plan.overCapacity.isEmpty {
-                w.element("p", ["class": "muted"], text: l.overCapacity + " " + d.plan.overCapacity.map(\.uuidString).joined(separator: ", "))
+                w.element(
+                    "p", ["class": "muted"], text: l.overCapacity + " " + d.plan.overCapacity.map(\.uuidString).joined(separator: ", "))
             }
             w.close("div")
             w.raw("\n")

@@ -44,7 +44,9 @@ public enum GoalHistory {
         guard let current = cadence.period(containing: today, firstWeekday: calendar.firstWeekday) else {
             let s = GoalView.summarize(entries, kind: goal.kind, target: target)
             let first = entries.map(\.day).min() ?? today
-            return [Point(period: Period(start: min(first, today), end: today), value: s.value, completed: s.completed, entries: entries.count)]
+            return [
+                Point(period: Period(start: min(first, today), end: today), value: s.value, completed: s.completed, entries: entries.count)
+            ]
         }
         var periods = [current]
         while periods.count < count, periods[0].start > Day.supported.lowerBound {

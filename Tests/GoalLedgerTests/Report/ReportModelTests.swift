@@ -24,7 +24,10 @@ struct ReportModelTests {
     }
 
     @Test func dayValuesSumTheDaysEntriesAndCompleteAgainstTheTarget() throws {
-        let t = try Self.store([Self.berlinMonday, Self.created("daily"), Self.progress(3, "2026-11-02"), Self.progress(2.5, "2026-11-02"), Self.progress(1, "2026-11-04")])
+        let t = try Self.store([
+            Self.berlinMonday, Self.created("daily"), Self.progress(3, "2026-11-02"), Self.progress(2.5, "2026-11-02"),
+            Self.progress(1, "2026-11-04"),
+        ])
         let g = try t.store.goalState(Self.goal)
         let days = GoalHistory.days(of: g, from: day("2026-11-01"), through: day("2026-11-05"))
         #expect(days.map(\.period.start) == ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"].map(day))
@@ -34,7 +37,10 @@ struct ReportModelTests {
     }
 
     @Test func periodValuesEndWithTheCurrentPeriodOnTheDevicesWeeks() throws {
-        let t = try Self.store([Self.berlinMonday, Self.created("weekly"), Self.progress(3, "2026-10-26"), Self.progress(4, "2026-11-01"), Self.progress(2, "2026-11-02")])
+        let t = try Self.store([
+            Self.berlinMonday, Self.created("weekly"), Self.progress(3, "2026-10-26"), Self.progress(4, "2026-11-01"),
+            Self.progress(2, "2026-11-02"),
+        ])
         let g = try t.store.goalState(Self.goal)
         let calendar = DeviceCalendar(timeZoneIdentifier: "Europe/Berlin", firstWeekday: 2)
         let points = GoalHistory.periods(of: g, calendar: calendar, now: instant("2026-11-05T19:30:00Z"), count: 3)
@@ -75,7 +81,8 @@ struct ReportModelTests {
         let now = instant("2026-11-05T19:30:00Z")
         let device = p.device("phone")
         let plan = ReminderPlan.plan(goals: p.existingGoals, device: device, now: now)
-        let times = plan.fireTimes(goals: p.existingGoals, device: device, now: now, through: Instant(milliseconds: now.milliseconds + 7 * 86_400_000))
+        let times = plan.fireTimes(
+            goals: p.existingGoals, device: device, now: now, through: Instant(milliseconds: now.milliseconds + 7 * 86_400_000))
         // 07:30 in Berlin (UTC+1 in November) on the next seven mornings.
         #expect(times.map(\.fireAt.rfc3339) == (6...12).map { "2026-11-\($0 < 10 ? "0" : "")\($0)T06:30:00Z" })
         #expect(Set(times.map(\.request.id)) == ["goal-reminder-\(Self.goal.uuidString)"])
@@ -84,8 +91,12 @@ struct ReportModelTests {
     @Test func theTimelineMarksTheWinnerOfConcurrentEditsAndJoinsThem() throws {
         let t = try Self.store([Self.berlinMonday, Self.created("daily")])
         let tablet = try t.store.clone(to: t.directory.path + "/tablet", device: "tablet")
-        try t.store.append(try drafts([#"{"type":"goalEdited","goal":"\#(Self.goal.uuidString)","title":"Jog","at":"2026-11-05T20:00:00Z"}"#]), now: instant("2026-11-05T20:00:00Z"))
-        try tablet.append(try drafts([#"{"type":"goalEdited","goal":"\#(Self.goal.uuidString)","title":"Walk","at":"2026-11-05T20:05:00Z"}"#]), now: instant("2026-11-05T20:05:00Z"))
+        try t.store.append(
+            try drafts([#"{"type":"goalEdited","goal":"\#(Self.goal.uuidString)","title":"Jog","at":"2026-11-05T20:00:00Z"}"#]),
+            now: instant("2026-11-05T20:00:00Z"))
+        try tablet.append(
+            try drafts([#"{"type":"goalEdited","goal":"\#(Self.goal.uuidString)","title":"Walk","at":"2026-11-05T20:05:00Z"}"#]),
+            now: instant("2026-11-05T20:05:00Z"))
         _ = try t.store.sync(with: tablet)
         let timeline = Timeline.make(events: try t.store.events(ofGoal: Self.goal), limit: 120)
         #expect(timeline.lanes == ["phone", "tablet"])
@@ -104,9 +115,13 @@ struct ReportModelTests {
     @Test func limitsAreSaidOnThePage() throws {
         var lines = [Self.berlinMonday]
         for i in 1...5 {
-            lines.append(#"{"type":"goalCreated","goal":"00000000-0000-4000-8000-00000000000\#(i)","title":"Goal \#(i)","cadence":"daily","at":"2026-10-01T00:00:00Z"}"#)
+            lines.append(
+                #"{"type":"goalCreated","goal":"00000000-0000-4000-8000-00000000000\#(i)","title":"Goal \#(i)","cadence":"daily","at":"2026-10-01T00:00:00Z"}"#
+            )
             for d in 1...4 {
-                lines.append(#"{"type":"progressRecorded","goal":"00000000-0000-4000-8000-00000000000\#(i)","completed":true,"day":"2026-11-0\#(d)","at":"2026-11-0\#(d)T10:00:00Z"}"#)
+                lines.append(
+                    #"{"type":"progressRecorded","goal":"00000000-0000-4000-8000-00000000000\#(i)","completed":true,"day":"2026-11-0\#(d)","at":"2026-11-0\#(d)T10:00:00Z"}"#
+                )
             }
         }
         let t = try Self.store(lines)
