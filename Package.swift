@@ -16,20 +16,41 @@ let package = Package(
         ),
         // The only module that touches LMDB's C API.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // libsodium from Debian's libsodium-dev, and the only module that touches its C API:
+        // Ed25519 signatures and BLAKE2b hashes for the signed hash chains of events.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(name: "Sodium", dependencies: ["CSodium"]),
+        // libpq from Debian's libpq-dev (headers in /usr/include/postgresql, found through pkg-config).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // The only module that touches libpq: connections, binary parameters and results, COPY.
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         // Events, codecs, the log, projections and views.
-        .target(name: "GoalLedger", dependencies: ["LMDB"]),
+        .target(name: "GoalLedger", dependencies: ["LMDB", "Sodium"]),
+        // The hub: sync, clone and access through a PostgreSQL database shared by many ledgers.
+        .target(name: "LedgerHub", dependencies: ["GoalLedger", "PostgreSQL"]),
         // The `ledger` command as a library, so tests can run it in-process.
-        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger"]),
+        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
-        .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB"]),
+        .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
+        // Test support: the test run's PostgreSQL server and throwaway databases on it.
+        .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
-        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"]),
-        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
+        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"], exclude: ["Golden/records.golden"]),
+        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
-            dependencies: ["LedgerCommandLine", "ledger"]
+            dependencies: ["LedgerCommandLine", "ledger", "LedgerHub", "PostgreSQL", "HubTestSupport"]
         ),
     ]
 )

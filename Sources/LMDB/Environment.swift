@@ -7,6 +7,8 @@ import Glibc
 /// - stale reader slots left by crashed processes are cleared when the environment opens;
 /// - a write that runs out of map space (`MDB_MAP_FULL`) is rolled back, the map is doubled,
 ///   and the write is run again, so write bodies must only act through their transaction;
+/// - the map is resized (grown here, or adopted after another process grew it) only while no
+///   transaction of this process is open: new transactions wait at a gate meanwhile;
 /// - a transaction whose commit failed is never aborted (LMDB has already freed it);
 /// - transactions are scoped to a synchronous closure, so none can be held across an `await`.
 public final class Environment: @unchecked Sendable {
@@ -15,6 +17,7 @@ public final class Environment: @unchecked Sendable {
     /// How many stale reader slots were cleared when the environment opened.
     public private(set) var staleReadersCleared: Int32 = 0
     private let maximumMapSize: Int
+    let gate = TransactionGate()
 
     public struct Options: Sendable {
         public var maxDatabases: UInt32 = 32
@@ -79,6 +82,7 @@ public final class Environment: @unchecked Sendable {
     /// Opens an existing named database inside a read transaction, so that opening never waits for a writer.
     public func existingDatabase(named name: String, duplicates: Bool = false) throws(LMDBError) -> Database {
         let txn = try begin(readOnly: true)
+        defer { gate.leave() }
         var dbi: MDB_dbi = 0
         let rc = mdb_dbi_open(txn, name, duplicates ? UInt32(MDB_DUPSORT | MDB_DUPFIXED) : 0, &dbi)
         if rc != 0 {
@@ -90,15 +94,21 @@ public final class Environment: @unchecked Sendable {
         return Database(dbi: dbi)
     }
 
-    /// Runs `body` in a read-only snapshot of the store.
+    /// Runs `body` in a read-only snapshot of the store. Not from async code: a transaction
+    /// belongs to its thread and must not be held across a suspension.
+    @available(*, noasync, message: "LMDB transactions must not cross a suspension point; read from synchronous code")
     public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         let txn = try begin(readOnly: true)
-        defer { mdb_txn_abort(txn) }
+        defer {
+            mdb_txn_abort(txn)
+            gate.leave()
+        }
         return try body(Transaction(txn: txn, writable: false))
     }
 
     /// Runs `body` in the single write transaction and commits it; any error thrown by `body`
     /// rolls everything back. When the map is full the write is retried on a larger map.
+    @available(*, noasync, message: "LMDB transactions must not cross a suspension point; write from synchronous code")
     public func write<R, E: Error>(_ body: (borrowing Transaction) throws(E) -> R) throws -> R {
         while true {
             let txn = try begin(readOnly: false)
@@ -107,14 +117,17 @@ public final class Environment: @unchecked Sendable {
                 result = try body(Transaction(txn: txn, writable: true))
             } catch let error as LMDBError where error.isMapFull {
                 mdb_txn_abort(txn)
+                gate.leave()
                 try grow()
                 continue
             } catch {
                 mdb_txn_abort(txn)
+                gate.leave()
                 throw error
             }
             // mdb_txn_commit frees the transaction whether or not it succeeds.
             let rc = mdb_txn_commit(txn)
+            gate.leave()
             if rc == MDB_MAP_FULL {
                 try grow()
                 continue
@@ -129,27 +142,42 @@ public final class Environment: @unchecked Sendable {
         try LMDBError.check(mdb_env_copy2(env, path, compacting ? UInt32(MDB_CP_COMPACT) : 0))
     }
 
+    /// Begins a transaction, having passed the gate; the caller leaves the gate when it ends.
     private func begin(readOnly: Bool) throws(LMDBError) -> OpaquePointer {
         var attempts = 0
         while true {
+            gate.enter()
             var txn: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            if rc == 0, let txn { return txn }
+            gate.leave()
             if rc == MDB_MAP_RESIZED && attempts < 8 {
-                // Another process grew the map: adopt its size and try again.
+                // Another process grew the map: adopt its size (with no transaction open) and try again.
                 attempts += 1
-                try LMDBError.check(mdb_env_set_mapsize(env, 0))
+                try resize { () throws(LMDBError) in try LMDBError.check(mdb_env_set_mapsize(self.env, 0)) }
                 continue
             }
-            try LMDBError.check(rc)
-            return txn!
+            throw LMDBError(code: rc)
         }
     }
 
+    /// Doubles the map, up to the maximum.
     private func grow() throws(LMDBError) {
-        let current = mapSize
-        guard current < maximumMapSize else { throw LMDBError(code: MDB_MAP_FULL) }
-        try LMDBError.check(mdb_env_set_mapsize(env, min(current * 2, maximumMapSize)))
+        try resize { () throws(LMDBError) in
+            let current = self.mapSize
+            guard current < self.maximumMapSize else { throw LMDBError(code: MDB_MAP_FULL) }
+            try LMDBError.check(mdb_env_set_mapsize(self.env, min(current * 2, self.maximumMapSize)))
+        }
     }
+
+    /// Runs a change of the map size once no transaction of this process is open.
+    private func resize(_ change: () throws(LMDBError) -> Void) throws(LMDBError) {
+        // A thread holding a transaction of its own would wait for itself: refuse instead.
+        guard try gate.exclusively(change) else { throw LMDBError(code: MDB_MAP_FULL) }
+    }
+
+    /// How many times this process resized the map.
+    public var resizes: Int { gate.resizes }
 }
 
 /// A handle on a named database inside an environment.

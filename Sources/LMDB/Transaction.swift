@@ -32,13 +32,10 @@ public struct Transaction: ~Copyable {
         _ db: Database, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         var data = MDB_val()
-        let rc: Int32 = key.withUnsafeBytes { k in
-            var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-            return mdb_get(txn, db.dbi, &kv, &data)
-        }
+        let rc = withVal(key) { k in mdb_get(txn, db.dbi, &k, &data) }
         if rc == MDB_NOTFOUND { return nil }
         try LMDBError.check(rc)
-        return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+        return try body(data.bytes)
     }
 
     /// The bytes stored under `key`, copied out of the map.
@@ -50,13 +47,7 @@ public struct Transaction: ~Copyable {
         _ db: Database, key: [UInt8], value: [UInt8], options: PutOptions = []
     ) throws(LMDBError) {
         precondition(writable, "put in a read-only transaction")
-        let rc: Int32 = key.withUnsafeBytes { k in
-            value.withUnsafeBytes { v in
-                var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-                var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-                return mdb_put(txn, db.dbi, &kv, &vv, options.rawValue)
-            }
-        }
+        let rc = withVal(key) { k in withVal(value) { v in mdb_put(txn, db.dbi, &k, &v, options.rawValue) } }
         try LMDBError.check(rc)
     }
 
@@ -65,8 +56,8 @@ public struct Transaction: ~Copyable {
         _ db: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, options: PutOptions = []
     ) throws(LMDBError) {
         precondition(writable, "put in a read-only transaction")
-        var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        var kv = MDB_val(key)
+        var vv = MDB_val(value)
         try LMDBError.check(mdb_put(txn, db.dbi, &kv, &vv, options.rawValue))
     }
 
@@ -74,10 +65,7 @@ public struct Transaction: ~Copyable {
     @discardableResult
     public func delete(_ db: Database, key: [UInt8]) throws(LMDBError) -> Bool {
         precondition(writable, "delete in a read-only transaction")
-        let rc: Int32 = key.withUnsafeBytes { k in
-            var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-            return mdb_del(txn, db.dbi, &kv, nil)
-        }
+        let rc = withVal(key) { k in mdb_del(txn, db.dbi, &k, nil) }
         if rc == MDB_NOTFOUND { return false }
         try LMDBError.check(rc)
         return true
@@ -109,78 +97,96 @@ public struct Transaction: ~Copyable {
         _ db: Database, from start: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        var cursor: OpaquePointer?
-        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        var rc: Int32
-        if let start {
-            rc = start.withUnsafeBytes { s in
-                key = MDB_val(mv_size: s.count, mv_data: UnsafeMutableRawPointer(mutating: s.baseAddress))
-                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-            }
-        } else {
-            rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-        }
-        while rc == 0 {
-            let k = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
-            let v = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+        var cursor = try Cursor(txn, db)
+        var entry = try start.map { s throws(LMDBError) in try withVal(s) { k throws(LMDBError) in try cursor.get(MDB_SET_RANGE, key: &k) } }
+            ?? cursor.get(MDB_FIRST)
+        while let (k, v) = entry {
             if try !body(k, v) { return }
-            rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            entry = try cursor.get(MDB_NEXT)
         }
-        if rc != MDB_NOTFOUND { try LMDBError.check(rc) }
     }
 
     /// Visits the values stored under `key` in a duplicates database, in order, until `body`
     /// returns false.
     public func scanDuplicates(_ db: Database, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
-        var cursor: OpaquePointer?
-        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        var k = MDB_val()
-        var v = MDB_val()
-        var rc: Int32 = key.withUnsafeBytes { kb in
-            k = MDB_val(mv_size: kb.count, mv_data: UnsafeMutableRawPointer(mutating: kb.baseAddress))
-            return mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY)
+        var cursor = try Cursor(txn, db)
+        var entry = try withVal(key) { k throws(LMDBError) in try cursor.get(MDB_SET_KEY, key: &k) }
+        while let (_, v) = entry {
+            if try !body(v) { return }
+            entry = try cursor.get(MDB_NEXT_DUP)
         }
-        while rc == 0 {
-            if try !body(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)) { return }
-            rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT_DUP)
-        }
-        if rc != MDB_NOTFOUND { try LMDBError.check(rc) }
     }
 
     /// Whether `key` holds `value` in a duplicates database.
     public func contains(_ db: Database, key: [UInt8], value: [UInt8]) throws -> Bool {
-        var cursor: OpaquePointer?
-        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        let rc: Int32 = key.withUnsafeBytes { kb in
-            value.withUnsafeBytes { vb in
-                var k = MDB_val(mv_size: kb.count, mv_data: UnsafeMutableRawPointer(mutating: kb.baseAddress))
-                var v = MDB_val(mv_size: vb.count, mv_data: UnsafeMutableRawPointer(mutating: vb.baseAddress))
-                return mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH)
-            }
+        var cursor = try Cursor(txn, db)
+        return try withVal(key) { k throws(LMDBError) in
+            try withVal(value) { v throws(LMDBError) in try cursor.get(MDB_GET_BOTH, key: &k, value: &v) != nil }
         }
-        if rc == MDB_NOTFOUND { return false }
-        try LMDBError.check(rc)
-        return true
     }
 
     /// The last entry of `db` in key order, copied out of the map.
     public func last(_ db: Database) throws -> (key: [UInt8], value: [UInt8])? {
-        var cursor: OpaquePointer?
-        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        let rc = mdb_cursor_get(cursor, &key, &value, MDB_LAST)
+        var cursor = try Cursor(txn, db)
+        return try cursor.get(MDB_LAST).map { (Array($0.key), Array($0.value)) }
+    }
+}
+
+/// An LMDB cursor over one database, closed when it goes out of scope. It cannot be copied or
+/// outlive the transaction that made it (it is only made inside `Transaction`'s methods).
+struct Cursor: ~Copyable {
+    private let cursor: OpaquePointer
+
+    init(_ txn: OpaquePointer, _ db: Database) throws(LMDBError) {
+        var c: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(txn, db.dbi, &c))
+        cursor = c!
+    }
+
+    deinit { mdb_cursor_close(cursor) }
+
+    /// Moves by `op`; the entry there, or nil at the end (`MDB_NOTFOUND`). The bytes live in the
+    /// memory map and stay valid until the transaction ends or writes.
+    mutating func get(_ op: MDB_cursor_op) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var k = MDB_val()
+        var v = MDB_val()
+        return try get(op, key: &k, value: &v)
+    }
+
+    mutating func get(_ op: MDB_cursor_op, key: inout MDB_val) throws(LMDBError) -> (
+        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
+    )? {
+        var v = MDB_val()
+        return try get(op, key: &key, value: &v)
+    }
+
+    mutating func get(_ op: MDB_cursor_op, key: inout MDB_val, value: inout MDB_val) throws(LMDBError) -> (
+        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
+    )? {
+        let rc = mdb_cursor_get(cursor, &key, &value, op)
         if rc == MDB_NOTFOUND { return nil }
         try LMDBError.check(rc)
-        return (
-            Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)),
-            Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
-        )
+        return (key.bytes, value.bytes)
     }
+}
+
+/// The one place bytes become an `MDB_val` (LMDB never writes through a key or value it is
+/// given, so the mutable pointer is only what its C signature asks for).
+@inline(__always)
+func withVal<R, E: Error>(_ bytes: [UInt8], _ body: (inout MDB_val) throws(E) -> R) throws(E) -> R {
+    let result: Result<R, E> = bytes.withUnsafeBytes { raw in
+        var val = MDB_val(raw)
+        do throws(E) { return .success(try body(&val)) } catch { return .failure(error) }
+    }
+    return try result.get()
+}
+
+extension MDB_val {
+    @inline(__always)
+    init(_ raw: UnsafeRawBufferPointer) {
+        self.init(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+    }
+
+    /// The bytes this value points at.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_size) }
 }

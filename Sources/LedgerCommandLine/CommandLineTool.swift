@@ -21,7 +21,7 @@ public enum CommandLineTool {
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
         ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
         BackupCommand.spec,
-        VerifyCommand.spec, ScenarioCommand.spec, ReportCommand.spec,
+        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec,
     ]
 
     static var overview: String {
@@ -31,7 +31,8 @@ public enum CommandLineTool {
         }
         lines.append("")
         lines.append("`ledger COMMAND --help` describes one command.")
-        lines.append("exit codes: 0 ok, 1 internal (and a failed scenario), 2 usage, 3 invalid input, 4 version conflict, 5 store problem")
+        lines.append(
+            "exit codes: 0 ok, 1 internal (and a failed scenario), 2 usage, 3 invalid input, 4 version conflict, 5 store or hub problem")
         return lines.joined(separator: "\n")
     }
 

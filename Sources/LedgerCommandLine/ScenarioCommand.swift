@@ -1,14 +1,24 @@
 import Foundation
 import GoalLedger
+import LedgerHub
 
 enum ScenarioCommand {
     static let spec = CommandSpec(
         name: "scenario", arguments: "run FILE…",
         summary: "run conflict scenarios (devices, appends, syncs, reconciles, expectations); exit 1 if any expectation fails",
+        options: [
+            OptionSpec(name: "--hub", value: "URL", help: "sync every pair of devices through this hub (its schema created first)")
+        ],
         positionals: 2...Int.max, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard inv.positionals[0] == "run" else { throw LedgerError(.usage, "usage: ledger scenario run FILE…") }
+        var hub: Hub?
+        if let url = inv.options["--hub"] {
+            guard Hub.isURL(url) else { throw LedgerError(.usage, "--hub must be a postgresql:// or postgres:// URL, got \"\(url)\"") }
+            hub = try Hub(url: url)
+            try hub!.initialize()
+        }
         var reports: [ScenarioReport] = []
         for file in inv.positionals.dropFirst() {
             guard let data = FileManager.default.contents(atPath: file) else { throw LedgerError(.invalidInput, "cannot read \(file)") }
@@ -26,7 +36,7 @@ enum ScenarioCommand {
                 throw LedgerError(.store, "cannot create \(directory): \(error.localizedDescription)")
             }
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let report = try ScenarioRunner.run(scenario, in: directory)
+            let report = try ScenarioRunner.run(scenario, in: directory, hub: hub)
             reports.append(report)
             if !inv.json {
                 inv.print("\(report.passed ? "ok  " : "FAIL") \(report.name) (\(report.steps) steps, \(report.checks) checks)")

@@ -1,16 +1,28 @@
 import Foundation
 import GoalLedger
+import LedgerHub
 
 enum CloneCommand {
     static let spec = CommandSpec(
-        name: "clone", arguments: "SOURCE", summary: "create a store for the same ledger as SOURCE, with all of its events",
-        options: [OptionSpec(name: "--device", value: "NAME", help: "this new store's device (required, new to the ledger)")],
+        name: "clone", arguments: "SOURCE",
+        summary: "create a store for the same ledger as SOURCE (a store, or a hub URL with --ledger), with all of its events",
+        options: [
+            OptionSpec(name: "--device", value: "NAME", help: "this new store's device (required, new to the ledger)"),
+            OptionSpec(name: "--ledger", value: "ID", help: "the ledger to clone from a hub (required with a URL)"),
+        ],
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard let device = inv.options["--device"] else { throw LedgerError(.usage, "clone needs --device NAME") }
-        let source = try LedgerStore.open(at: inv.positionals[0])
-        let store = try source.clone(to: inv.storePath, device: device)
+        let store: LedgerStore
+        if Hub.isURL(inv.positionals[0]) {
+            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.usage, "clone from a hub needs --ledger ID") }
+            guard DeviceName.isValid(device) else { throw LedgerError(.usage, "invalid device name \"\(device)\"") }
+            store = try Hub(url: inv.positionals[0]).clone(ledger: ledger, to: inv.storePath, device: device)
+        } else {
+            guard inv.options["--ledger"] == nil else { throw LedgerError(.usage, "--ledger is for cloning from a hub URL") }
+            store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device)
+        }
         let events = try store.lastPosition()
         if inv.json {
             try inv.printJSON(
@@ -26,13 +38,21 @@ enum CloneCommand {
 
 enum SyncCommand {
     static let spec = CommandSpec(
-        name: "sync", arguments: "PEER_STORE", summary: "exchange events with another store of the ledger, both ways",
-        positionals: 1...1, run: run)
+        name: "sync", arguments: "[PEER]",
+        summary: "exchange events both ways with another store of the ledger or a hub (postgresql:// URL; default $LEDGER_HUB)",
+        positionals: 0...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
+        guard let peerName = inv.positionals.first ?? inv.environment["LEDGER_HUB"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            throw LedgerError(.usage, "sync needs a PEER (a store directory or a postgresql:// URL), or $LEDGER_HUB")
+        }
         let store = try inv.openStore()
-        let peer = try LedgerStore.open(at: inv.positionals[0])
-        let r = try store.sync(with: peer)
+        let r: SyncResult
+        if Hub.isURL(peerName) {
+            r = try Hub(url: peerName).sync(store)
+        } else {
+            r = try store.sync(with: try LedgerStore.open(at: peerName))
+        }
         if inv.json {
             try inv.printJSON(
                 .object([

@@ -4,6 +4,8 @@ import LMDB
 import LedgerBenchmarks
 
 // ledger-bench [--quick] [--json] [--events N] [--goals N] [--sync-events N] [--dir DIR]
+//   [--hub-dir SOCKET_DIR [--hub-events N] [--hub-ledgers N] [--hub-other-events N]]
+// With --hub-dir (a server `Tools/hub start` runs; `Tools/bench` passes it), the hub's figures too.
 // Child modes (used for peak memory): --child-replay STORE, --child-scan STORE.
 setlocale(LC_ALL, "C")
 let args = Array(CommandLine.arguments.dropFirst())
@@ -43,7 +45,16 @@ defer { try? FileManager.default.removeItem(atPath: dir) }
 
 var bench = Benchmark(sizes: sizes, directory: dir, executable: CommandLine.arguments[0])
 bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
-let figures = try bench.run()
+var figures = try bench.run()
+if let socket = value("--hub-dir") {
+    var hubSizes = args.contains("--quick") ? HubBenchmark.Sizes.quick : HubBenchmark.Sizes()
+    if let v = value("--hub-events").flatMap(Int.init) { hubSizes.events = v }
+    if let v = value("--hub-ledgers").flatMap(Int.init) { hubSizes.otherLedgers = v }
+    if let v = value("--hub-other-events").flatMap(Int.init) { hubSizes.otherEvents = v }
+    var hub = HubBenchmark(sizes: hubSizes, socketDirectory: socket, directory: dir)
+    hub.log = bench.log
+    figures += try hub.run(base: bench)
+}
 if args.contains("--json") {
     print(
         try JSONWriter.string(

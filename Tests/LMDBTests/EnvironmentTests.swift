@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import LMDB
@@ -26,6 +27,74 @@ struct EnvironmentTests {
         }
         #expect(runs > 1)  // the body ran again after the map grew
         #expect(env.mapSize > options.initialMapSize)
+        #expect(try env.read { try $0.count(db) } == 2000)
+    }
+
+    /// LMDB allows `mdb_env_set_mapsize` only while no transaction of the process is open.
+    /// Readers on other threads check that the map never changes size under their snapshot,
+    /// and that each snapshot holds whole batches, while the writer grows the map many times.
+    @Test func theMapGrowsOnlyWhileNoTransactionOfTheProcessIsOpen() throws {
+        let dir = Directory()
+        var options = Environment.Options()
+        options.initialMapSize = 64 << 10
+        let env = try Environment(path: dir.path, options: options)
+        let db = try env.database(named: "data", create: true)
+        let stop = Atomic<Bool>(false)
+        let reads = Atomic<Int>(0)
+        let problems = Mutex<[String]>([])
+        let batch = 40
+        let readers = (0..<3).map { _ in
+            Thread {
+                while !stop.load(ordering: .relaxed) {
+                    do {
+                        try env.read { txn in
+                            let before = env.mapSize
+                            let count = try txn.count(db)
+                            var seen = 0
+                            try txn.scan(db) { _, value in
+                                seen += 1
+                                if value.count != 1000 { problems.withLock { $0.append("a value of \(value.count) bytes") } }
+                                return true
+                            }
+                            if env.mapSize != before { problems.withLock { $0.append("the map was resized during a read") } }
+                            if seen != count || count % batch != 0 { problems.withLock { $0.append("a snapshot of \(seen) entries") } }
+                        }
+                        reads.add(1, ordering: .relaxed)
+                    } catch {
+                        problems.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        for r in readers { r.start() }
+        let value = [UInt8](repeating: 3, count: 1000)
+        for b in 0..<250 {
+            try env.write { txn in
+                for i in 0..<batch { try txn.put(db, key: key(b * batch + i), value: value) }
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        while readers.contains(where: { !$0.isFinished }) { usleep(1000) }
+        #expect(env.resizes >= 5, "the map grew \(env.resizes) times")
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0.prefix(5) })")
+        #expect(try env.read { try $0.count(db) } == 250 * batch)
+    }
+
+    @Test func aThreadHoldingATransactionIsRefusedAGrowthInsteadOfWaitingForItself() throws {
+        let dir = Directory()
+        var options = Environment.Options()
+        options.initialMapSize = 64 << 10
+        let env = try Environment(path: dir.path, options: options)
+        let db = try env.database(named: "data", create: true)
+        let value = [UInt8](repeating: 1, count: 1000)
+        try env.read { _ in
+            #expect(throws: LMDBError.self) {
+                try env.write { txn in for i in 0..<2000 { try txn.put(db, key: key(i), value: value) } }
+            }
+        }
+        // Without the read open, the same write grows the map and succeeds.
+        try env.write { txn in for i in 0..<2000 { try txn.put(db, key: key(i), value: value) } }
         #expect(try env.read { try $0.count(db) } == 2000)
     }
 

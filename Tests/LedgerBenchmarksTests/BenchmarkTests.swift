@@ -1,4 +1,5 @@
 import Foundation
+import HubTestSupport
 import Testing
 
 @testable import LedgerBenchmarks
@@ -25,5 +26,28 @@ struct BenchmarkTests {
         }
         let sync = try #require(figures.first { $0.name.hasPrefix("sync (") })
         #expect(sync.note.contains("moved 1000, then 0"))
+    }
+
+    @Test func aQuickHubRunProducesEveryHubFigure() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-hub-bench-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var sizes = HubBenchmark.Sizes.quick
+        sizes.events = 500
+        sizes.otherLedgers = 5
+        sizes.otherEvents = 2_000
+        let base = Benchmark(sizes: .quick, directory: dir, executable: nil)
+        let figures = try HubBenchmark(sizes: sizes, socketDirectory: try TestServer.socketDirectory(), directory: dir).run(base: base)
+        let names = figures.map(\.name)
+        for suffix in ["", " on a loaded hub"] {
+            for name in ["hub push (500 events)", "hub push, batched INSERT", "hub pull (500 events)", "hub sync, nothing missing"] {
+                #expect(names.contains(name + suffix), "missing \(name + suffix) in \(names)")
+            }
+        }
+        for f in figures where f.baselineName != nil {
+            #expect(f.value > 0 && (f.baseline ?? 0) > 0, "\(f.name)")
+        }
+        let noop = try #require(figures.first { $0.name == "hub sync, nothing missing" })
+        #expect(noop.note.contains("moved 0"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GoalLedger
+import HubTestSupport
 import Testing
 
 @testable import LedgerCommandLine
@@ -17,6 +18,15 @@ struct ScenarioTests {
         let files = Self.files
         #expect(files.count >= 12)
         let r = CommandLineTool.run(["scenario", "run"] + files, environment: [:], input: { Data() })
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("\(files.count) passed, 0 failed"), "\(r.stdout)")
+    }
+
+    /// The same files, with the same expectations, every sync going through a PostgreSQL hub.
+    @Test func everyScenarioInTheRepositoryPassesThroughAHub() throws {
+        let files = Self.files
+        let url = try TestServer.database()
+        let r = CommandLineTool.run(["scenario", "run", "--hub", url] + files, environment: [:], input: { Data() })
         #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("\(files.count) passed, 0 failed"), "\(r.stdout)")
     }
@@ -51,6 +61,8 @@ struct ScenarioTests {
             "steps[0].events[0].title"
         ),
         (#"{"devices":[{"name":"phone"}],"steps":[{"teleport":"phone"}]}"#, "steps[0]"),
+        (#"{"devices":[{"name":"phone"}],"steps":[{"sync":["phone","hub"]}]}"#, "steps[0].sync[1]"),
+        (#"{"hub":true,"devices":[{"name":"hub"}],"steps":[]}"#, "devices[0].name"),
         (#"{"devices":[{"name":"phone","timeZone":"Nowhere/Land"}],"steps":[]}"#, "devices[0].timeZone"),
     ])
     func invalidScenarioFilesNameThePlace(_ text: String, _ place: String) throws {

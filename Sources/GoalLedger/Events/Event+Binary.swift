@@ -112,16 +112,6 @@ private struct PresenceReader {
     }
 }
 
-private let cadences = Cadence.allCases
-private let kinds: [ProgressKind] = [.outcome, .measurable]
-private let strategies = NotificationStrategy.allCases
-private let statuses = AuthorizationStatus.allCases
-
-private func index<T: Equatable>(_ v: T, in all: [T]) -> UInt8 { UInt8(all.firstIndex(of: v)!) }
-private func element<T>(_ code: UInt8, in all: [T], _ what: String) throws(DecodingError) -> T {
-    guard Int(code) < all.count else { throw DecodingError(reason: "unknown \(what) \(code)") }
-    return all[Int(code)]
-}
 
 extension Payload {
     fileprivate func encode(into w: inout ByteWriter) {
@@ -136,8 +126,8 @@ extension Payload {
             w.varint(f.bits)
             w.uuid(p.goal)
             w.string(p.title)
-            w.u8(index(p.cadence, in: cadences))
-            w.u8(index(p.progressKind, in: kinds))
+            w.u8(p.cadence.storedCode)
+            w.u8(p.progressKind.storedCode)
             if let d = p.details { w.string(d) }
             if let t = p.targetDate { w.day(t) }
             if let t = p.target { w.double(t) }
@@ -164,14 +154,14 @@ extension Payload {
             w.uuid(p.goal)
             if let t = p.title { w.string(t) }
             if let d = p.details ?? nil { w.string(d) }
-            if let c = p.cadence { w.u8(index(c, in: cadences)) }
+            if let c = p.cadence { w.u8(c.storedCode) }
             if let t = p.targetDate ?? nil { w.day(t) }
             if let t = p.target { w.double(t) }
             if let u = p.unit ?? nil { w.string(u) }
             let replaced = p.replaces.sorted { $0.key < $1.key }
             w.varint(UInt64(replaced.count))
             for (field, id) in replaced {
-                w.u8(index(field, in: GoalField.allCases))
+                w.u8(field.storedCode)
                 w.uuid(id)
             }
         case .goalDeleted(let p), .goalRestored(let p), .reminderCleared(let p):
@@ -227,12 +217,12 @@ extension Payload {
             w.string(p.timeZone)
             w.u8(UInt8(p.firstWeekday))
             w.string(p.locale)
-            w.u8(index(p.strategy, in: strategies))
+            w.u8(p.strategy.storedCode)
             w.u8(UInt8(p.windowDays))
             w.varint(UInt64(p.capacity))
         case .notificationAuthorization(let p):
             w.varint(0)
-            w.u8(index(p.status, in: statuses))
+            w.u8(p.status.storedCode)
         case .progressHistoryReplaced(let p):
             w.varint(p.base == nil ? 0 : 1)
             w.uuid(p.goal)
@@ -269,8 +259,8 @@ extension Payload {
             let hasUnit = f.take()
             let hasReminder = f.take()
             let title = try r.string()
-            let cadence = try element(try r.u8(), in: cadences, "cadence")
-            let kind = try element(try r.u8(), in: kinds, "progress kind")
+            let cadence = try Cadence.decode(try r.u8(), "cadence")
+            let kind = try ProgressKind.decode(try r.u8(), "progress kind")
             var p = GoalCreated(
                 goal: goal, title: title, details: nil, cadence: cadence, targetDate: nil,
                 progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
@@ -294,12 +284,12 @@ extension Payload {
             let unitValue = f.take()
             if hasTitle { p.title = try r.string() }
             if hasDetails { p.details = .some(detailsValue ? try r.string() : nil) }
-            if hasCadence { p.cadence = try element(try r.u8(), in: cadences, "cadence") }
+            if hasCadence { p.cadence = try Cadence.decode(try r.u8(), "cadence") }
             if hasDate { p.targetDate = .some(dateValue ? try r.day() : nil) }
             if hasTarget { p.target = try r.double() }
             if hasUnit { p.unit = .some(unitValue ? try r.string() : nil) }
             for _ in 0..<(try count(&r)) {
-                let field = try element(try r.u8(), in: GoalField.allCases, "field")
+                let field = try GoalField.decode(try r.u8(), "field")
                 p.replaces[field] = try r.uuid()
             }
             return .goalEdited(p)
@@ -346,14 +336,14 @@ extension Payload {
             let tz = try r.string()
             let fw = Int(try r.u8())
             let locale = try r.string()
-            let strategy = try element(try r.u8(), in: strategies, "strategy")
+            let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
             let window = Int(try r.u8())
             let capacity = Int(clamping: try r.varint())
             return .deviceConfigured(
                 DeviceConfigured(
                     timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity))
         case .notificationAuthorization:
-            return .notificationAuthorization(NotificationAuthorization(status: try element(try r.u8(), in: statuses, "status")))
+            return .notificationAuthorization(NotificationAuthorization(status: try AuthorizationStatus.decode(try r.u8(), "status")))
         case .progressHistoryReplaced:
             let base = f.take() ? try r.uuid() : nil
             var entries: [HistoryEntry] = []

@@ -31,7 +31,7 @@ enum ProjectionCodec {
         w.varint(flags)
         if let r = g.progressKind {
             stamp(r.stamp, &w)
-            w.u8(r.value == .measurable ? 1 : 0)
+            w.u8(r.value.storedCode)
         }
         if let r = g.title {
             stamp(r.stamp, &w)
@@ -43,7 +43,7 @@ enum ProjectionCodec {
         }
         if let r = g.cadence {
             stamp(r.stamp, &w)
-            w.u8(UInt8(Cadence.allCases.firstIndex(of: r.value)!))
+            w.u8(r.value.storedCode)
         }
         if let r = g.targetDate {
             stamp(r.stamp, &w)
@@ -100,7 +100,7 @@ enum ProjectionCodec {
         }
         if take() {
             let s = try stamp(&r)
-            g.progressKind = Register(try r.u8() == 1 ? .measurable : .outcome, s)
+            g.progressKind = Register(try ProgressKind.decode(try r.u8(), "progress kind"), s)
         }
         if take() {
             let s = try stamp(&r)
@@ -112,9 +112,7 @@ enum ProjectionCodec {
         }
         if take() {
             let s = try stamp(&r)
-            let i = Int(try r.u8())
-            guard i < Cadence.allCases.count else { throw DecodingError(reason: "unknown cadence") }
-            g.cadence = Register(Cadence.allCases[i], s)
+            g.cadence = Register(try Cadence.decode(try r.u8(), "cadence"), s)
         }
         if take() {
             let s = try stamp(&r)
@@ -169,7 +167,7 @@ enum ProjectionCodec {
             w.string(v.timeZone)
             w.u8(UInt8(v.firstWeekday))
             w.string(v.locale)
-            w.u8(UInt8(NotificationStrategy.allCases.firstIndex(of: v.strategy)!))
+            w.u8(v.strategy.storedCode)
             w.u8(UInt8(v.windowDays))
             w.varint(UInt64(v.capacity))
         } else {
@@ -178,7 +176,7 @@ enum ProjectionCodec {
         if let a = d.authorization {
             w.u8(1)
             stamp(a.stamp, &w)
-            w.u8(UInt8(AuthorizationStatus.allCases.firstIndex(of: a.value)!))
+            w.u8(a.value.storedCode)
         } else {
             w.u8(0)
         }
@@ -194,20 +192,17 @@ enum ProjectionCodec {
             let tz = try r.string()
             let fw = Int(try r.u8())
             let locale = try r.string()
-            let si = Int(try r.u8())
-            guard si < NotificationStrategy.allCases.count else { throw DecodingError(reason: "unknown strategy") }
+            let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
             let window = Int(try r.u8())
             let capacity = Int(clamping: try r.varint())
             d.configuration = Register(
                 DeviceConfigured(
                     timeZone: tz, firstWeekday: fw, locale: locale,
-                    strategy: NotificationStrategy.allCases[si], windowDays: window, capacity: capacity), s)
+                    strategy: strategy, windowDays: window, capacity: capacity), s)
         }
         if try r.u8() == 1 {
             let s = try stamp(&r)
-            let ai = Int(try r.u8())
-            guard ai < AuthorizationStatus.allCases.count else { throw DecodingError(reason: "unknown authorization") }
-            d.authorization = Register(AuthorizationStatus.allCases[ai], s)
+            d.authorization = Register(try AuthorizationStatus.decode(try r.u8(), "authorization"), s)
         }
         guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a device row") }
         return d

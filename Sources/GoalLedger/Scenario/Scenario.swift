@@ -52,6 +52,8 @@ public struct Scenario: Sendable {
     }
 
     public var name: String
+    /// Whether the scenario has a hub, which `sync` steps may name as `"hub"`.
+    public var hasHub = false
     /// The event schema the stores are created with (1 behaves like the old app).
     public var schema: Int
     public var start: Instant
@@ -60,6 +62,9 @@ public struct Scenario: Sendable {
 }
 
 extension Scenario {
+    /// The name `sync` steps give the hub.
+    public static let hubName = "hub"
+
     /// Reads a scenario; every problem names its place in the file.
     public init(json: JSONValue, name fallback: String) throws(LedgerError) {
         func bad(_ at: String, _ why: String) -> LedgerError { LedgerError(.invalidInput, "\(fallback): \(at): \(why)") }
@@ -87,7 +92,11 @@ extension Scenario {
             for (k, _) in m where !allowed.contains(k) { throw bad(at, "unknown field \"\(k)\"") }
         }
 
-        try keys(json, ["name", "description", "schema", "start", "devices", "steps"], "scenario")
+        try keys(json, ["name", "description", "schema", "start", "devices", "steps", "hub"], "scenario")
+        if let h = json["hub"] {
+            guard case .bool(let b) = h else { throw bad("hub", "must be true or false") }
+            hasHub = b
+        }
         schema = LedgerStore.currentSchema
         if let s = json["schema"] {
             guard case .number(let n) = s, n == 1 || n == 2 else { throw bad("schema", "must be 1 or 2") }
@@ -103,8 +112,8 @@ extension Scenario {
             let at = "devices[\(i)]"
             try keys(d, ["name", "timeZone", "firstWeekday", "locale", "strategy", "windowDays", "capacity", "authorization"], at)
             let name = try string(d["name"], at + ".name")
-            guard DeviceName.isValid(name), !devices.contains(where: { $0.name == name }) else {
-                throw bad(at + ".name", "must be a new device name")
+            guard DeviceName.isValid(name), !devices.contains(where: { $0.name == name }), !(hasHub && name == Self.hubName) else {
+                throw bad(at + ".name", "must be a new device name\(hasHub && name == Self.hubName ? " (\"hub\" names the hub)" : "")")
             }
             var device = Device(name: name)
             if d["timeZone"] != nil {
@@ -162,7 +171,11 @@ extension Scenario {
                 try keys(s, ["sync"], at)
                 let pair = try strings(s["sync"], at + ".sync")
                 guard pair.count == 2, pair[0] != pair[1] else { throw bad(at + ".sync", "must name two different devices") }
-                steps.append(.sync(try device(.string(pair[0]), at + ".sync[0]"), try device(.string(pair[1]), at + ".sync[1]")))
+                func peer(_ i: Int) throws(LedgerError) -> String {
+                    if hasHub, pair[i] == Self.hubName { return pair[i] }
+                    return try device(.string(pair[i]), at + ".sync[\(i)]")
+                }
+                steps.append(.sync(try peer(0), try peer(1)))
             } else if s["reconcile"] != nil {
                 try keys(s, ["reconcile", "at", "full"], at)
                 var full = false

@@ -9,10 +9,21 @@ public struct ScenarioReport: Sendable {
     public var passed: Bool { failures.isEmpty }
 }
 
+/// A hub that scenario devices sync through (the runner knows nothing of how it is reached).
+public protocol ScenarioHub {
+    func sync(_ store: LedgerStore) throws(LedgerError) -> SyncResult
+}
+
 /// Runs scenarios on stores of their own in a directory.
 public enum ScenarioRunner {
     /// Runs `scenario` with its stores under `directory` (which must exist and be empty).
-    public static func run(_ scenario: Scenario, in directory: String) throws(LedgerError) -> ScenarioReport {
+    ///
+    /// With `hub`, every sync goes through it: a sync of two devices becomes the first, the
+    /// second, then the first again syncing with the hub, so both end up with the union, as a
+    /// store-to-store sync leaves them. Without it, a scenario's `"hub"` is a store that relays.
+    public static func run(_ scenario: Scenario, in directory: String, hub: (any ScenarioHub)? = nil) throws(LedgerError)
+        -> ScenarioReport
+    {
         var report = ScenarioReport(name: scenario.name)
         var stores: [String: LedgerStore] = [:]
         let first = scenario.devices[0]
@@ -28,6 +39,17 @@ public enum ScenarioRunner {
                 setup.append(EventDraft(at: scenario.start, payload: .notificationAuthorization(NotificationAuthorization(status: a))))
             }
             if !setup.isEmpty { try stores[d.name]!.append(setup, now: scenario.start) }
+        }
+        var relay: LedgerStore?
+        if scenario.hasHub, hub == nil {
+            relay = try origin.clone(to: directory + "/" + Scenario.hubName + ".relay", device: Scenario.hubName)
+        }
+        func syncWithHub(_ device: String) throws(LedgerError) {
+            if let hub {
+                _ = try hub.sync(stores[device]!)
+            } else if let relay {
+                _ = try stores[device]!.sync(with: relay)
+            }
         }
         var clock = scenario.start
         var lastReports: [String: ReconcileReport] = [:]
@@ -54,8 +76,14 @@ public enum ScenarioRunner {
                         report.failures.append("\(label): append on \(device) failed: \(error.message)")
                     }
                 }
+            case .sync(let a, let b) where a == Scenario.hubName || b == Scenario.hubName:
+                try syncWithHub(a == Scenario.hubName ? b : a)
             case .sync(let a, let b):
-                _ = try stores[a]!.sync(with: stores[b]!)
+                if hub != nil {
+                    for d in [a, b, a] { try syncWithHub(d) }
+                } else {
+                    _ = try stores[a]!.sync(with: stores[b]!)
+                }
             case .migrate(let device):
                 _ = try stores[device]!.migrate()
             case .reconcile(let device, let at, let full):

@@ -7,6 +7,11 @@ public struct ImportResult: Equatable, Sendable {
     public var imported: Int = 0
     /// Events offered that this store already held.
     public var alreadyPresent: Int = 0
+
+    public init(imported: Int = 0, alreadyPresent: Int = 0) {
+        self.imported = imported
+        self.alreadyPresent = alreadyPresent
+    }
 }
 
 extension LedgerStore {
@@ -17,8 +22,13 @@ extension LedgerStore {
     /// having written it, takes an origin sequence that another event already holds, leaves a gap
     /// in its origin's sequence, or reuses an event id. Business rules are not applied: another
     /// device's events are facts. The clock advances past every imported event.
+    ///
+    /// `beforeCommit` runs inside the write transaction once every check has passed, last before
+    /// the commit: when it throws, nothing is written (a hub commits its side of a sync there).
     @discardableResult
-    public func importEvents(_ incoming: [Event], from source: String) throws(LedgerError) -> ImportResult {
+    public func importEvents(
+        _ incoming: [Event], from source: String, beforeCommit: (() throws(LedgerError) -> Void)? = nil
+    ) throws(LedgerError) -> ImportResult {
         let layout = self.layout
         let device = self.device
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
@@ -101,7 +111,10 @@ extension LedgerStore {
                     }
                     newHeads[origin] = head
                 }
-                guard !accepted.isEmpty else { return result }
+                guard !accepted.isEmpty else {
+                    try beforeCommit?()
+                    return result
+                }
                 // New events take local positions in canonical order.
                 accepted.sort { $0.key < $1.key }
                 var position = try Self.lastPosition(txn, layout)
@@ -121,6 +134,7 @@ extension LedgerStore {
                 try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
                 result.imported = accepted.count
+                try beforeCommit?()
                 return result
             }
         } catch let e as LedgerError {

@@ -6,6 +6,11 @@ public struct SyncResult: Equatable, Sendable {
     public var pulled: ImportResult
     /// Events the peer received from the local store.
     public var pushed: ImportResult
+
+    public init(pulled: ImportResult, pushed: ImportResult) {
+        self.pulled = pulled
+        self.pushed = pushed
+    }
 }
 
 extension LedgerStore {

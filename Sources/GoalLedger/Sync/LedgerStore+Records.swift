@@ -1,0 +1,37 @@
+import Foundation
+import LMDB
+
+extension LedgerStore {
+    /// Visits the events this store holds that a peer with origin heads `heads` lacks, each with
+    /// its stored record (the `EventCodec` bytes, checked by decoding), origin by origin in
+    /// sequence order, from one read snapshot. For a peer that is not a store (the hub), which
+    /// keeps the records as they are.
+    package func visitRecords(
+        missingFrom heads: [String: UInt64], _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
+    ) throws(LedgerError) {
+        try read { txn in
+            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { $0.key < $1.key }) {
+                let theirs = heads[origin] ?? 0
+                guard head > theirs else { continue }
+                let prefix = Array(origin.utf8) + [0]
+                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, theirs + 1)) { key, value in
+                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+                    let p = UInt64(bigEndianBytes: value)
+                    let found = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
+                        try body(try Self.decodeRecord(bytes, position: p), bytes)
+                    }
+                    guard found != nil else { throw LedgerError(.store, "the origin index names position \(p), which holds no event") }
+                    return true
+                }
+            }
+        }
+    }
+
+    /// The event of `origin` with origin sequence `sequence`, if this store holds it.
+    package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
+        try read { txn in
+            guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
+            return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import GoalLedger
+import PostgreSQL
+
+extension Hub: ScenarioHub {
+    /// How a push sends its rows: binary `COPY` into a temporary table, then one `INSERT … SELECT`
+    /// (row-level security refuses `COPY` straight into a table it guards), or batched `INSERT`s
+    /// of arrays. Both are measured by the benchmark; `copy` is the default.
+    public enum PushMethod: String, Sendable { case copy, insert }
+
+    /// The last event the hub holds of one origin.
+    struct Head {
+        var sequence: UInt64
+        var eventID: UUID
+        var hlc: Int64
+        var record: [UInt8]
+    }
+
+    /// Exchanges events with the hub both ways, in one PostgreSQL transaction (pushes of one
+    /// ledger take turns) and one LMDB transaction: reads the hub's last sequence per origin,
+    /// pushes what the hub lacks, pulls what the store lacks through the store's import checks.
+    /// Any refusal rolls both back and names the event (exit 3); a hub that fails or goes away
+    /// leaves the store unchanged (exit 5) and holds no part of the push.
+    public func sync(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
+        try sync(store, method: .copy)
+    }
+
+    /// `sync(_:)` with a chosen way of pushing (for the benchmark).
+    public func sync(_ store: LedgerStore, method: PushMethod) throws(LedgerError) -> SyncResult {
+        try checkSchema()
+        // The hub's transaction commits inside the store's write transaction, last before it
+        // commits: a hub that fails at its commit leaves the store unchanged.
+        try run { () throws(PostgreSQLError) in try connection.execute("BEGIN") }
+        do throws(LedgerError) {
+            try lock(ledger: store.ledgerID)
+            let hub = try heads(of: store.ledgerID)
+            let local = try store.originHeads()
+            // Where both hold an origin, the event at the lower head must be the same one: else
+            // the two histories of that device diverged (e.g. a store restored from an old backup
+            // that wrote again). Where the hub is ahead, the pull's first event checks it.
+            for (origin, head) in hub.sorted(by: { $0.key < $1.key }) where head.sequence <= (local[origin] ?? 0) {
+                let theirs = try decode(head.record, origin: origin, sequence: head.sequence, id: head.eventID, hlc: head.hlc)
+                let mine = try store.event(origin: origin, sequence: head.sequence)
+                guard mine == theirs else {
+                    throw LedgerError(
+                        .invalidInput,
+                        "the hub at \(name): event \(theirs.id.uuidString) (\(origin)/\(head.sequence)) there differs from \(mine.map { "event \($0.id.uuidString)" } ?? "the event") held here: the histories of device \(origin) diverged"
+                    )
+                }
+            }
+            let hubSequences = hub.mapValues(\.sequence)
+            var pushed = 0
+            if local.contains(where: { $0.value > (hubSequences[$0.key] ?? 0) }) {
+                pushed = try push(store, after: hubSequences, method: method)
+            }
+            var pulled = ImportResult()
+            let behind = hub.filter { $0.value.sequence > (local[$0.key] ?? 0) }
+            if !behind.isEmpty {
+                // From the last event held here (so the import checks it is the same one).
+                let events = try fetch(
+                    ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
+                pulled = try store.importEvents(events, from: "the hub at \(name)", beforeCommit: commit)
+            } else {
+                try commit()
+            }
+            return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func commit() throws(LedgerError) {
+        try run { () throws(PostgreSQLError) in try connection.execute("COMMIT") }
+    }
+
+    /// Creates a store at `path` for a new device of `ledger`, holding all of the hub's events of
+    /// that ledger. Nothing is left at `path` when it fails.
+    public func clone(ledger: UUID, to path: String, device: String) throws(LedgerError) -> LedgerStore {
+        try checkSchema()
+        let heads = try self.heads(of: ledger)
+        guard !heads.isEmpty else {
+            throw LedgerError(.store, "the hub at \(name) holds no events of ledger \(ledger.uuidString) that this role may read")
+        }
+        guard heads[device] == nil else {
+            throw LedgerError(.usage, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
+        }
+        let events = try fetch(ledger: ledger, from: heads.keys.sorted().map { ($0, 1) })
+        let existed = FileManager.default.fileExists(atPath: path)
+        do throws(LedgerError) {
+            // A ledger's stores take the newest schema its events were written under.
+            let schema = Int(events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
+            let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
+            try store.importEvents(events, from: "the hub at \(name)")
+            return store
+        } catch {
+            if !existed { try? FileManager.default.removeItem(atPath: path) }
+            throw error
+        }
+    }
+
+    // MARK: Reading
+
+    /// The hub's last event per origin of `ledger` (as far as this role may see).
+    func heads(of ledger: UUID) throws(LedgerError) -> [String: Head] {
+        let rows = try run { () throws(PostgreSQLError) in
+            try connection.query(
+                """
+                SELECT h.origin, h.head, e.event_id, e.hlc, e.record
+                FROM hub.heads h
+                JOIN hub.events e ON e.ledger = h.ledger AND e.origin = h.origin AND e.sequence = h.head
+                WHERE h.ledger = $1
+                """, [.uuid(ledger)])
+        }
+        var heads: [String: Head] = [:]
+        for r in 0..<rows.rowCount {
+            heads[rows.string(r, 0)] = Head(
+                sequence: UInt64(rows.int64(r, 1)), eventID: rows.uuid(r, 2) ?? UUID(), hlc: rows.int64(r, 3), record: rows.bytes(r, 4))
+        }
+        return heads
+    }
+
+    /// The events of `ledger` from the given sequence of each origin on, each record decoded
+    /// and checked against the columns the hub files it under.
+    func fetch(ledger: UUID, from starts: [(origin: String, sequence: UInt64)]) throws(LedgerError) -> [Event] {
+        var events: [Event] = []
+        for (origin, first) in starts {
+            let rows = try run { () throws(PostgreSQLError) in
+                try connection.query(
+                    """
+                    SELECT sequence, event_id, hlc, record FROM hub.events
+                    WHERE ledger = $1 AND origin = $2 AND sequence >= $3 ORDER BY sequence
+                    """, [.uuid(ledger), .text(origin), .int64(Int64(first))])
+            }
+            events.reserveCapacity(events.count + rows.rowCount)
+            for r in 0..<rows.rowCount {
+                let sequence = UInt64(rows.int64(r, 0))
+                let id = rows.uuid(r, 1) ?? UUID()
+                let hlc = rows.int64(r, 2)
+                let event = try rows.withBytes(r, 3) { (b) throws(LedgerError) in
+                    try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc)
+                }
+                events.append(event)
+            }
+        }
+        return events
+    }
+
+    func decode(_ record: [UInt8], origin: String, sequence: UInt64, id: UUID, hlc: Int64) throws(LedgerError) -> Event {
+        let result = record.withUnsafeBytes { b in
+            Result { () throws(LedgerError) in try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes a record read from the hub; a damaged record, or one that does not say what its
+    /// columns say, is refused naming the event.
+    func decode(_ bytes: UnsafeRawBufferPointer, origin: String, sequence: UInt64, id: UUID, hlc: Int64) throws(LedgerError) -> Event {
+        let what = "\(origin)/\(sequence) (event \(id.uuidString))"
+        let e: Event
+        do {
+            e = try EventCodec.decode(bytes)
+        } catch {
+            throw LedgerError(.invalidInput, "the hub at \(name) holds a damaged record for \(what): \(error.reason)")
+        }
+        guard e.origin == origin, e.sequence == sequence, e.id == id, e.hlc.rawValue == UInt64(bitPattern: hlc) else {
+            throw LedgerError(
+                .invalidInput,
+                "the hub at \(name) files \(what) under columns its record contradicts: the record is \(e.origin)/\(e.sequence) (event \(e.id.uuidString), clock \(e.hlc))"
+            )
+        }
+        return e
+    }
+
+    // MARK: Pushing
+
+    /// Sends the store's events that the hub lacks; the hub's constraints and trigger refuse a
+    /// gap, a taken sequence or event id, and a record that contradicts its columns.
+    func push(_ store: LedgerStore, after heads: [String: UInt64], method: PushMethod) throws(LedgerError) -> Int {
+        let ledger = store.ledgerID
+        switch method {
+        case .copy:
+            try run { () throws(PostgreSQLError) in
+                try connection.execute(
+                    "CREATE TEMPORARY TABLE pushed (origin text, sequence bigint, event_id uuid, hlc bigint, record bytea) ON COMMIT DROP")
+            }
+            do {
+                _ = try connection.copyIn("COPY pushed FROM STDIN (FORMAT binary)") { w in
+                    try store.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
+                        do throws(PostgreSQLError) {
+                            try w.row(fields: 5)
+                        } catch {
+                            throw ledgerError(error)
+                        }
+                        w.text(e.origin)
+                        w.int64(Int64(e.sequence))
+                        w.uuid(e.id)
+                        w.int64(Int64(bitPattern: e.hlc.rawValue))
+                        w.bytes(bytes)
+                    }
+                }
+            } catch let e as LedgerError {
+                throw e
+            } catch let e as PostgreSQLError {
+                throw ledgerError(e)
+            } catch {
+                throw LedgerError(.internal, "pushing to the hub at \(name): \(error)")
+            }
+            return try run { () throws(PostgreSQLError) in
+                try connection.query(
+                    "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) SELECT $1, * FROM pushed", [.uuid(ledger)]
+                ).affectedRows
+            }
+        case .insert:
+            var batch = InsertBatch()
+            var count = 0
+            func send() throws(LedgerError) {
+                guard !batch.origins.isEmpty else { return }
+                try run { () throws(PostgreSQLError) in
+                    try connection.query(
+                        """
+                        INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record)
+                        SELECT $1, * FROM unnest($2::text[], $3::int8[], $4::uuid[], $5::int8[], $6::bytea[])
+                        """,
+                        [
+                            .uuid(ledger), .textArray(batch.origins), .int64Array(batch.sequences), .uuidArray(batch.ids),
+                            .int64Array(batch.clocks), .byteaArray(batch.records),
+                        ])
+                }
+                count += batch.origins.count
+                batch = InsertBatch()
+            }
+            try store.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
+                batch.origins.append(e.origin)
+                batch.sequences.append(Int64(e.sequence))
+                batch.ids.append(e.id)
+                batch.clocks.append(Int64(bitPattern: e.hlc.rawValue))
+                batch.records.append(Array(bytes))
+                if batch.origins.count == InsertBatch.size { try send() }
+            }
+            try send()
+            return count
+        }
+    }
+
+    private struct InsertBatch {
+        static let size = 5_000
+        var origins: [String] = []
+        var sequences: [Int64] = []
+        var ids: [UUID] = []
+        var clocks: [Int64] = []
+        var records: [[UInt8]] = []
+    }
+}

@@ -1,0 +1,125 @@
+import GoalLedger
+
+/// The hub's schema as data, in the manner of the store's migrations: ordered identifiers, each
+/// applied in one transaction together with the row that records it. A hub recording a migration
+/// this code does not know is newer than the code, and is refused.
+public enum HubSchema {
+    public struct Migration: Sendable {
+        public var identifier: String
+        public var sql: String
+    }
+
+    /// How many hash partitions the events and heads tables have (by ledger id).
+    public static let partitions = 16
+
+    public static let migrations: [Migration] = [
+        Migration(identifier: "1-events-heads-access", sql: eventsHeadsAccess)
+    ]
+
+    /// Run before any migration: the schema and the table that records migrations.
+    static let bootstrap = """
+        CREATE SCHEMA IF NOT EXISTS hub;
+        CREATE TABLE IF NOT EXISTS hub.migrations (identifier text PRIMARY KEY);
+        ALTER TABLE hub.migrations ENABLE ROW LEVEL SECURITY;
+        """
+
+    /// Events as the ledger's own binary records plus the columns the hub needs, hash-partitioned
+    /// by ledger; each origin's last sequence (kept by a statement trigger that also refuses
+    /// gaps); the roles granted each ledger; row-level security on every table.
+    static var eventsHeadsAccess: String {
+        var sql = """
+            CREATE POLICY readable ON hub.migrations FOR SELECT USING (true);
+
+            CREATE TABLE hub.access (
+                ledger uuid NOT NULL,
+                role name NOT NULL,
+                PRIMARY KEY (ledger, role)
+            );
+
+            CREATE TABLE hub.events (
+                ledger uuid NOT NULL,
+                origin text NOT NULL CHECK (origin ~ '^[a-z0-9][a-z0-9._-]{0,63}$'),
+                sequence bigint NOT NULL CHECK (sequence >= 1),
+                event_id uuid NOT NULL,
+                hlc bigint NOT NULL,
+                record bytea NOT NULL,
+                PRIMARY KEY (ledger, origin, sequence),
+                UNIQUE (ledger, event_id),
+                -- The record's id and clock agree with the columns (EventCodec: a codec version
+                -- byte, 1 or later, CRC-32C, id, hlc big-endian).
+                CONSTRAINT record_matches_columns CHECK (
+                    octet_length(record) > 29 AND get_byte(record, 0) >= 1
+                    AND substring(record FROM 6 FOR 16) = uuid_send(event_id)
+                    AND substring(record FROM 22 FOR 8) = int8send(hlc))
+            ) PARTITION BY HASH (ledger);
+
+            CREATE TABLE hub.heads (
+                ledger uuid NOT NULL,
+                origin text NOT NULL,
+                head bigint NOT NULL,
+                PRIMARY KEY (ledger, origin)
+            ) PARTITION BY HASH (ledger);
+
+            """
+        for table in ["events", "heads"] {
+            for r in 0..<partitions {
+                let name = "hub.\(table)_p\(r < 10 ? "0" : "")\(r)"
+                sql += "CREATE TABLE \(name) PARTITION OF hub.\(table) FOR VALUES WITH (MODULUS \(partitions), REMAINDER \(r));\n"
+                // No policy on a partition: only the owner reads it directly.
+                sql += "ALTER TABLE \(name) ENABLE ROW LEVEL SECURITY;\n"
+            }
+        }
+        sql += """
+
+            -- Each statement's new rows must continue their origin's sequence without a gap; the
+            -- heads advance with them. Runs as the owner: a device's role cannot write heads.
+            CREATE FUNCTION hub.advance_heads() RETURNS trigger LANGUAGE plpgsql
+            SECURITY DEFINER SET search_path = hub, pg_temp AS $$
+            DECLARE
+                bad record;
+            BEGIN
+                IF EXISTS (
+                    SELECT 1
+                    FROM (SELECT ledger, origin, min(sequence) AS first, max(sequence) AS last, count(*) AS n
+                          FROM new_rows GROUP BY ledger, origin) s
+                    LEFT JOIN hub.heads h USING (ledger, origin)
+                    WHERE s.first <> coalesce(h.head, 0) + 1 OR s.last - s.first + 1 <> s.n
+                ) THEN
+                    SELECT s.ledger, s.origin, s.sequence, s.event_id, s.previous INTO bad
+                    FROM (SELECT n.ledger, n.origin, n.sequence, n.event_id,
+                                 coalesce(lag(n.sequence) OVER (PARTITION BY n.ledger, n.origin ORDER BY n.sequence),
+                                          h.head, 0) AS previous
+                          FROM new_rows n LEFT JOIN hub.heads h USING (ledger, origin)) s
+                    WHERE s.sequence <> s.previous + 1
+                    ORDER BY s.origin, s.sequence LIMIT 1;
+                    RAISE EXCEPTION 'origin % jumps from sequence % to % at event %: a gap',
+                        bad.origin, bad.previous, bad.sequence, upper(bad.event_id::text)
+                        USING ERRCODE = 'check_violation';
+                END IF;
+                INSERT INTO hub.heads (ledger, origin, head)
+                SELECT ledger, origin, max(sequence) FROM new_rows GROUP BY ledger, origin
+                ON CONFLICT (ledger, origin) DO UPDATE SET head = excluded.head;
+                RETURN NULL;
+            END
+            $$;
+            REVOKE ALL ON FUNCTION hub.advance_heads() FROM PUBLIC;
+            CREATE TRIGGER advance_heads AFTER INSERT ON hub.events
+                REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION hub.advance_heads();
+
+            -- A role reaches the ledgers it was granted, and nothing else.
+            ALTER TABLE hub.access ENABLE ROW LEVEL SECURITY;
+            CREATE POLICY own_grants ON hub.access FOR SELECT USING (role = current_user);
+            ALTER TABLE hub.events ENABLE ROW LEVEL SECURITY;
+            CREATE POLICY own_ledgers_read ON hub.events FOR SELECT
+                USING (ledger IN (SELECT a.ledger FROM hub.access a WHERE a.role = current_user));
+            CREATE POLICY own_ledgers_write ON hub.events FOR INSERT
+                WITH CHECK (ledger IN (SELECT a.ledger FROM hub.access a WHERE a.role = current_user));
+            ALTER TABLE hub.heads ENABLE ROW LEVEL SECURITY;
+            CREATE POLICY own_ledgers_read ON hub.heads FOR SELECT
+                USING (ledger IN (SELECT a.ledger FROM hub.access a WHERE a.role = current_user));
+            REVOKE ALL ON ALL TABLES IN SCHEMA hub FROM PUBLIC;
+            REVOKE CREATE ON SCHEMA hub FROM PUBLIC;
+            """
+        return sql
+    }
+}

@@ -1,0 +1,81 @@
+import CSodium
+
+/// The only code that calls libsodium: Ed25519 signatures and BLAKE2b hashes, as typed values.
+public enum Sodium {
+    /// libsodium must be initialized once before use; `sodium_init` is safe to call again.
+    static let ready: Bool = sodium_init() >= 0
+
+    static func check() {
+        precondition(ready, "libsodium could not be initialized")
+    }
+}
+
+/// An Ed25519 key pair. The secret half never leaves the value except through `secretBytes`,
+/// which only a key store uses to persist it.
+public struct SigningKey: Sendable, Equatable {
+    public static let publicKeyBytes = 32
+    public static let secretKeyBytes = 64
+    public static let signatureBytes = 64
+
+    public let publicKey: [UInt8]
+    let secret: [UInt8]
+
+    /// A new key pair from the system's random source.
+    public static func generate() -> SigningKey {
+        Sodium.check()
+        var pk = [UInt8](repeating: 0, count: publicKeyBytes)
+        var sk = [UInt8](repeating: 0, count: secretKeyBytes)
+        _ = crypto_sign_keypair(&pk, &sk)
+        return SigningKey(publicKey: pk, secret: sk)
+    }
+
+    /// A key pair from its 64 stored secret bytes (which hold the public key too); nil when the
+    /// bytes are not a key.
+    public init?(secretBytes: [UInt8]) {
+        Sodium.check()
+        guard secretBytes.count == Self.secretKeyBytes else { return nil }
+        var pk = [UInt8](repeating: 0, count: Self.publicKeyBytes)
+        guard crypto_sign_ed25519_sk_to_pk(&pk, secretBytes) == 0 else { return nil }
+        self.init(publicKey: pk, secret: secretBytes)
+    }
+
+    private init(publicKey: [UInt8], secret: [UInt8]) {
+        self.publicKey = publicKey
+        self.secret = secret
+    }
+
+    /// The secret key's bytes, for a key store to persist.
+    public var secretBytes: [UInt8] { secret }
+
+    /// A detached signature of `message`.
+    public func sign(_ message: [UInt8]) -> [UInt8] {
+        var signature = [UInt8](repeating: 0, count: Self.signatureBytes)
+        _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), secret)
+        return signature
+    }
+
+    public static func == (a: SigningKey, b: SigningKey) -> Bool { a.publicKey == b.publicKey }
+}
+
+public enum Ed25519 {
+    /// Whether `signature` is `publicKey`'s signature of `message`.
+    public static func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) -> Bool {
+        Sodium.check()
+        guard signature.count == SigningKey.signatureBytes, publicKey.count == SigningKey.publicKeyBytes else { return false }
+        return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+    }
+}
+
+public enum BLAKE2b {
+    public static let hashBytes = 32
+
+    /// The 32-byte BLAKE2b hash of `bytes`.
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        Sodium.check()
+        var out = [UInt8](repeating: 0, count: hashBytes)
+        _ = crypto_generichash(&out, hashBytes, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count), nil, 0)
+        return out
+    }
+
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { hash($0) } }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import GoalLedger
+
+/// Pins the bytes of every stored layout: each event type in each variant (every enum code,
+/// optional fields present and absent, every codec version) and each projection row. The file
+/// `records.golden` holds the bytes; every run decodes them, checks the decoded value, and
+/// encodes it again. A changed code, field order or layout fails here, loudly, instead of
+/// silently changing what old stores mean. After an intended change of layout (a new codec or
+/// projection version, never an edit of an old one), regenerate the file with
+/// `LEDGER_WRITE_GOLDEN=1 swift test --filter GoldenRecordTests` and review the diff.
+struct GoldenRecordTests {
+    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("records.golden")
+
+    static func id(_ n: Int) -> UUID { UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", n))! }
+    static let goal = id(1)
+    static let at = Instant(milliseconds: 1_793_602_800_123)
+
+    static func event(_ n: Int, _ payload: Payload, origin: String = "phone", deletionsSeen: [String: UInt64]? = nil) -> Event {
+        Event(
+            id: id(100 + n), origin: origin, sequence: UInt64(n), hlc: HLC(milliseconds: at.milliseconds + Int64(n), counter: UInt16(n)),
+            at: at, schema: 2, payload: payload, deletionsSeen: deletionsSeen)
+    }
+
+    /// Every event variant, by name.
+    static var events: [(String, Event)] {
+        var out: [(String, Event)] = []
+        func add(_ name: String, _ payload: Payload, deletionsSeen: [String: UInt64]? = nil) {
+            out.append((name, event(out.count + 1, payload, deletionsSeen: deletionsSeen)))
+        }
+        for cadence in Cadence.allCases {
+            add("goalCreated.minimal.\(cadence)", .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: cadence)))
+        }
+        add(
+            "goalCreated.full",
+            .goalCreated(
+                GoalCreated(
+                    goal: goal, title: "Read é", details: "d", cadence: .weekly, targetDate: Day(iso: "2027-05-31"),
+                    progressKind: .measurable, target: 20.5, unit: "pages", reminder: ReminderTime(hour: 7, minute: 45),
+                    tags: ["books", "e\u{301}"])))
+        add("goalEdited.set", .goalEdited(GoalEdited(goal: goal, title: "T", details: .some("D"), cadence: .monthly, targetDate: .some(Day(iso: "2027-01-31")), target: 3, unit: .some("km"), replaces: [.title: id(2), .details: id(3), .cadence: id(4), .targetDate: id(5), .target: id(6), .unit: id(7)])))
+        add("goalEdited.cleared", .goalEdited(GoalEdited(goal: goal, details: .some(nil), targetDate: .some(nil), unit: .some(nil))))
+        add("goalEdited.yearly", .goalEdited(GoalEdited(goal: goal, cadence: .yearly)))
+        add("goalDeleted", .goalDeleted(GoalRegisterWrite(goal: goal, replaces: id(2), seen: ["phone": 4, "tablet": 9])))
+        add("goalDeleted.minimal", .goalDeleted(GoalRegisterWrite(goal: goal)))
+        add("goalRestored", .goalRestored(GoalRegisterWrite(goal: goal, replaces: id(3))), deletionsSeen: ["phone": 5])
+        add("reminderSet", .reminderSet(ReminderSet(goal: goal, hour: 23, minute: 59, replaces: id(4))))
+        add("reminderCleared", .reminderCleared(GoalRegisterWrite(goal: goal, replaces: id(5))))
+        add("progressRecorded.amount", .progressRecorded(ProgressRecorded(goal: goal, amount: -1e12, occurredAt: at, day: Day(iso: "2026-11-02"))))
+        add("progressRecorded.completed", .progressRecorded(ProgressRecorded(goal: goal, completed: true, occurredAt: at, day: Day(iso: "1970-01-01"))), deletionsSeen: [:])
+        add("progressRecorded.deletionsSeen", .progressRecorded(ProgressRecorded(goal: goal, completed: false, occurredAt: at, day: Day(iso: "9999-12-31"))), deletionsSeen: ["phone": 3, "tablet": 1])
+        add("progressRemoved", .progressRemoved(ProgressRemoved(goal: goal, entry: id(6))))
+        add("tagAdded", .tagAdded(TagAdded(goal: goal, tag: "\u{E9}")))
+        add("tagRemoved", .tagRemoved(TagRemoved(goal: goal, tag: "e\u{301}", observed: [id(7), id(8)])))
+        for strategy in NotificationStrategy.allCases {
+            add("deviceConfigured.\(strategy)", .deviceConfigured(DeviceConfigured(timeZone: "Asia/Tokyo", firstWeekday: 2, locale: "ja_JP", strategy: strategy, windowDays: 30, capacity: 512)))
+        }
+        for status in AuthorizationStatus.allCases {
+            add("notificationAuthorization.\(status)", .notificationAuthorization(NotificationAuthorization(status: status)))
+        }
+        add("progressHistoryReplaced", .progressHistoryReplaced(ProgressHistoryReplaced(goal: goal, entries: [HistoryEntry(id: id(9), amount: 2, occurredAt: at, day: Day(iso: "2026-11-02")), HistoryEntry(id: id(10), completed: true, occurredAt: at)], base: id(11))))
+        return out
+    }
+
+    /// Projection rows, by name: goal headers folded from events, and device rows.
+    static var rows: [(String, [UInt8])] {
+        let all = events.map(\.1)
+        var measurable = GoalState(id: goal)
+        for e in all where e.payload.goal != nil && e.type != .progressHistoryReplaced { measurable.apply(e) }
+        var minimal = GoalState(id: goal)
+        minimal.apply(all[0])
+        var device = DeviceState(name: "phone")
+        for e in all where e.payload.goal == nil { device.apply(e) }
+        return [
+            ("header.full", ProjectionCodec.encodeHeader(measurable)),
+            ("header.minimal", ProjectionCodec.encodeHeader(minimal)),
+            ("device.full", ProjectionCodec.encodeDevice(device)),
+            ("device.empty", ProjectionCodec.encodeDevice(DeviceState(name: "watch"))),
+        ]
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func bytes(_ hex: Substring) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            out.append(UInt8(hex[i..<j], radix: 16)!)
+            i = j
+        }
+        return out
+    }
+
+    static func current() -> [(String, [UInt8])] {
+        events.map { ("event." + $0.0, EventCodec.encode($0.1)) } + rows.map { ("row." + $0.0, $0.1) }
+    }
+
+    static func golden() throws -> [String: [UInt8]] {
+        let text = try String(contentsOf: file, encoding: .utf8)
+        var out: [String: [UInt8]] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            out[String(parts[0])] = bytes(parts[1])
+        }
+        return out
+    }
+
+    @Test func storedBytesMatchTheGoldenRecords() throws {
+        let current = Self.current()
+        if ProcessInfo.processInfo.environment["LEDGER_WRITE_GOLDEN"] == "1" {
+            let lines = ["# name hex: the stored bytes of each layout (see GoldenRecordTests.swift)"] + current.map { "\($0.0) \(Self.hex($0.1))" }
+            try (lines.joined(separator: "\n") + "\n").write(to: Self.file, atomically: true, encoding: .utf8)
+        }
+        let golden = try Self.golden()
+        #expect(Set(golden.keys) == Set(current.map(\.0)), "variants added or removed: regenerate records.golden and review")
+        for (name, bytes) in current {
+            #expect(golden[name] == bytes, "\(name): the encoding changed\n  golden  \(golden[name].map(Self.hex) ?? "none")\n  now     \(Self.hex(bytes))")
+        }
+    }
+
+    @Test func goldenEventsDecodeToTheirVariantAndEncodeBackToTheSameBytes() throws {
+        let golden = try Self.golden()
+        for (name, event) in Self.events {
+            guard let bytes = golden["event." + name] else { continue }
+            let decoded = try EventCodec.decode(bytes)
+            #expect(decoded == event, "\(name) decodes to another event")
+            #expect(EventCodec.encode(decoded) == bytes, "\(name) does not encode back to its bytes")
+        }
+        for (name, _) in Self.rows where name.hasPrefix("header") {
+            guard let bytes = golden["row." + name] else { continue }
+            let state = try bytes.withUnsafeBytes { try ProjectionCodec.decodeHeader($0, id: Self.goal) }
+            #expect(ProjectionCodec.encodeHeader(state) == bytes, "\(name) does not encode back to its bytes")
+        }
+        for (name, _) in Self.rows where name.hasPrefix("device") {
+            guard let bytes = golden["row." + name] else { continue }
+            let state = try bytes.withUnsafeBytes { try ProjectionCodec.decodeDevice($0, name: "phone") }
+            #expect(ProjectionCodec.encodeDevice(state) == bytes, "\(name) does not encode back to its bytes")
+        }
+    }
+}
