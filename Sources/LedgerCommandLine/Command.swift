@@ -7,6 +7,8 @@ struct OptionSpec: Sendable {
     /// The value's placeholder, or nil for a flag.
     var value: String?
     var help: String
+    /// Whether it may be given more than once (its values are collected in order).
+    var repeats = false
 }
 
 /// One `ledger` subcommand: its name, how it is called, and what runs it. `--help` is
@@ -23,7 +25,7 @@ struct CommandSpec: Sendable {
     var usage: String {
         var parts = ["ledger [--store DIR] [--now INSTANT]", name]
         if !arguments.isEmpty { parts.append(arguments) }
-        for o in options { parts.append(o.value.map { "[\(o.name) \($0)]" } ?? "[\(o.name)]") }
+        for o in options { parts.append(o.value.map { "[\(o.name) \($0)\(o.repeats ? " …" : "")]" } ?? "[\(o.name)]") }
         return parts.joined(separator: " ")
     }
 
@@ -46,6 +48,8 @@ struct CommandSpec: Sendable {
 struct Invocation {
     var positionals: [String] = []
     var options: [String: String] = [:]
+    /// The values of options that may be repeated, in the order given.
+    var repeated: [String: [String]] = [:]
     var flags: Set<String> = []
     var environment: [String: String]
     var readInput: () -> Data

@@ -21,7 +21,7 @@ public enum CommandLineTool {
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
         ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
         BackupCommand.spec,
-        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, DeviceCommand.spec,
+        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec,
     ]
 
     static var overview: String {
@@ -87,6 +87,10 @@ public enum CommandLineTool {
                         throw LedgerError(.usage, "\(name) needs a value (\(option.value!))")
                     }
                     if inlineValue == nil { i += 1 }
+                    if option.repeats {
+                        inv.repeated[name, default: []].append(value)
+                        continue
+                    }
                     guard inv.options[name] == nil else { throw LedgerError(.usage, "\(name) is given twice") }
                     inv.options[name] = value
                 } else {

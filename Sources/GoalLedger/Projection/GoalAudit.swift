@@ -39,13 +39,21 @@ public enum GoalAudit {
         var state = GoalState(id: goal)
         var final = GoalState(id: goal)
         for (_, e) in ordered { final.apply(e) }
-        let lost = Set(final.entries(under: .recordLevel).map(\.id)).subtracting(final.entries(under: .lastWriteWins).map(\.id))
+        // Entries the schema-1 view lost and record-level reading brings back; an entry removed
+        // afterwards was still recovered, so removals are not counted here.
+        var unremoved = final
+        unremoved.removedEntries = []
+        let lost = Set(unremoved.entries(under: .recordLevel).map(\.id)).subtracting(unremoved.entries(under: .lastWriteWins).map(\.id))
         var steps: [AuditStep] = []
         var stepIndex: [UUID: Int] = [:]
         for (position, e) in ordered {
             var step = AuditStep(position: position, event: e)
             let before = fields(state)
-            let beforeState = state
+            // A progress entry reads nothing of the state before it: not copying the state then
+            // keeps a long history linear (a copy would duplicate every entry at each step).
+            let recordsProgress: Bool
+            if case .progressRecorded = e.payload { recordsProgress = true } else { recordsProgress = false }
+            let beforeState = recordsProgress ? GoalState(id: goal) : state
             state.apply(e)
             let after = fields(state)
             let written: [String]
@@ -123,13 +131,24 @@ public enum GoalAudit {
 
     static let fieldNames = ["title", "details", "cadence", "targetDate", "target", "unit", "reminder", "tags", "deleted"]
 
+    /// The audited fields of `g` (the values of its JSON form, without the entries, which a
+    /// long history would otherwise rebuild at every step).
     static func fields(_ g: GoalState) -> [String: JSONValue] {
         guard g.exists else { return [:] }
-        let j = g.json
+        let measurable = g.kind == .measurable
         return [
-            "title": j["title"]!, "details": j["details"]!, "cadence": j["cadence"]!, "targetDate": j["targetDate"]!,
-            "target": j["progress"]?["target"] ?? .null, "unit": j["progress"]?["unit"] ?? .null,
-            "reminder": j["reminder"]!, "tags": j["tags"]!, "deleted": j["deleted"]!,
+            "title": .string(g.title?.value ?? ""),
+            "details": (g.details?.value ?? nil).map { .string($0) } ?? .null,
+            "cadence": .string((g.cadence?.value ?? .once).rawValue),
+            "targetDate": (g.targetDate?.value ?? nil).map { .string($0.description) } ?? .null,
+            "target": measurable ? .number((g.target?.value ?? nil) ?? 0) : .null,
+            "unit": measurable ? (g.unit?.value ?? nil).map { .string($0) } ?? .null : .null,
+            "reminder": (g.reminder?.value ?? nil).map {
+                .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
+            }
+                ?? .null,
+            "tags": .array(g.tags.map { .string($0) }),
+            "deleted": .bool(g.isDeleted),
         ]
     }
 

@@ -72,22 +72,34 @@ public struct GoalView: Equatable, Sendable {
             && a.streak?.current == b.streak?.current && a.streak?.best == b.streak?.best
     }
 
+    /// The entries that count for a goal's views: those of its progress kind (entries of the
+    /// other kind are possible only from another device's malformed history).
+    static func countedEntries(of goal: GoalState) -> [ProgressEntry] {
+        let kind = goal.kind
+        return goal.entries.filter { kind == .measurable ? $0.amount != nil : $0.completed != nil }
+    }
+
+    /// The value and completion of a set of entries (one period's, or one day's): measurable, the
+    /// sum against the target; outcome, whether the latest entry (by `occurredAt`, then canonical
+    /// order) says completed.
+    static func summarize(_ entries: [ProgressEntry], kind: ProgressKind, target: Double) -> (value: Double?, completed: Bool) {
+        switch kind {
+        case .measurable:
+            let sum = entries.reduce(0.0) { $0 + ($1.amount ?? 0) }
+            return (sum, sum >= target)
+        case .outcome:
+            let latest = entries.max { a, b in a.occurredAt != b.occurredAt ? a.occurredAt < b.occurredAt : a.key < b.key }
+            return (nil, latest?.completed ?? false)
+        }
+    }
+
     public init(goal: GoalState, calendar: DeviceCalendar, now: Instant) {
         let cadence = goal.cadence?.value ?? .once
         let kind = goal.kind
         let target = (goal.target?.value ?? nil) ?? 0
-        // Entries of the wrong kind (possible only from another device's malformed history) do not count.
-        let entries = goal.entries.filter { kind == .measurable ? $0.amount != nil : $0.completed != nil }
-
+        let entries = Self.countedEntries(of: goal)
         func summarize(_ entries: [ProgressEntry]) -> (value: Double?, completed: Bool) {
-            switch kind {
-            case .measurable:
-                let sum = entries.reduce(0.0) { $0 + ($1.amount ?? 0) }
-                return (sum, sum >= target)
-            case .outcome:
-                let latest = entries.max { a, b in a.occurredAt != b.occurredAt ? a.occurredAt < b.occurredAt : a.key < b.key }
-                return (nil, latest?.completed ?? false)
-            }
+            Self.summarize(entries, kind: kind, target: target)
         }
 
         let today = calendar.day(of: now)

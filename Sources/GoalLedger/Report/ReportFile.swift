@@ -1,0 +1,38 @@
+import Foundation
+
+extension LedgerReport {
+    /// Writes the report to `path` whole or not at all: into a temporary file in the same
+    /// directory, flushed, then renamed over `path`. A failure leaves no partial file.
+    public func write(to path: String) throws(LedgerError) {
+        let bytes = Array(html.utf8)
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + ".\(UUID().uuidString).tmp"
+        func fail(_ reason: String) -> LedgerError {
+            unlink(temporary)
+            return LedgerError(.invalidInput, "cannot write the report to \(path): \(reason)")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw LedgerError(.invalidInput, "cannot write the report to \(path): it is a directory")
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        let reason = ok ? nil : String(cString: strerror(errno))
+        close(fd)
+        if let reason { throw fail(reason) }
+        guard rename(temporary, path) == 0 else { throw fail(String(cString: strerror(errno))) }
+    }
+}
