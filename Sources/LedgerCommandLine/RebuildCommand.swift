@@ -43,7 +43,7 @@ enum MigrateCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
         let before = store.schema
-        let report = try store.migrate()
+        let report = try store.migrate(now: try inv.now())
         if inv.json {
             try inv.printJSON(
                 .object([
@@ -64,12 +64,13 @@ enum BackupCommand {
     static let spec = CommandSpec(
         name: "backup", arguments: "DEST",
         summary: "write a consistent, compacted copy of the store to a new directory (appends may go on)",
+        options: [OptionSpec(name: "--with-key", value: nil, help: "also copy the device's secret signing key (left out by default)")],
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
         let destination = inv.positionals[0]
-        try store.backup(to: destination)
+        try store.backup(to: destination, withKey: inv.flags.contains("--with-key"))
         let copy = try LedgerStore.open(at: destination)
         let events = try copy.lastPosition()
         if inv.json {

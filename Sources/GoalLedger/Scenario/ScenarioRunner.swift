@@ -85,7 +85,7 @@ public enum ScenarioRunner {
                     _ = try stores[a]!.sync(with: stores[b]!)
                 }
             case .migrate(let device):
-                _ = try stores[device]!.migrate()
+                _ = try stores[device]!.migrate(now: clock)
             case .reconcile(let device, let at, let full):
                 clock = max(clock, at)
                 lastReports[device] = try ScenarioHooks.reconcile(stores[device]!, at: at, full: full)

@@ -5,7 +5,11 @@ extension LedgerStore {
     /// Writes a consistent, compacted copy of the store into `destination` (a new or empty
     /// directory). LMDB copies from one read snapshot, so appends may go on meanwhile: the copy
     /// holds every batch committed before it started and none after. Free pages are left out.
-    public func backup(to destination: String) throws(LedgerError) {
+    ///
+    /// The copy is marked as restored: opened as a store, it refuses to append until it has
+    /// exchanged events with another store (it may be behind its own device's history, and
+    /// appending would fork it). The device's secret key is left out unless `withKey` is set.
+    public func backup(to destination: String, withKey: Bool = false) throws(LedgerError) {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: destination, isDirectory: &isDirectory) {
@@ -29,6 +33,17 @@ extension LedgerStore {
         }
         // The copy is a data file only: owner-only, like the store's own files.
         _ = chmod(destination + "/data.mdb", 0o600)
+        do {
+            let copy = try Environment(path: destination)
+            let meta = try copy.existingDatabase(named: "meta")
+            try copy.write { txn in try txn.put(meta, key: MetaKey.restored, value: []) }
+        } catch {
+            throw LedgerError(.store, "marking the backup at \(destination) failed: \(error)")
+        }
+        _ = chmod(destination + "/lock.mdb", 0o600)
+        if withKey, let key = try keys.key(ledger: ledgerID, device: device) {
+            try DirectoryKeyStore(directory: destination).save(key, ledger: ledgerID, device: device)
+        }
     }
 }
 

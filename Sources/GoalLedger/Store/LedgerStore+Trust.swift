@@ -302,3 +302,22 @@ extension LedgerStore {
         try append([EventDraft(payload: .deviceRevoked(DeviceRevoked(device: other)))], now: now)[0]
     }
 }
+
+extension LedgerStore {
+    /// In a ledger founded before signing, once the store is on the current schema: gives the
+    /// device a key (kept if a previous run made one) and appends its enrolment, from its next
+    /// sequence on. Idempotent: a device already enrolled is left alone.
+    func startSigning(now: Instant) throws(LedgerError) {
+        guard schema == Self.currentSchema, !isSignedLedger else { return }
+        guard try !enrolledDevices().contains(where: { $0.device == device }) else { return }
+        let key: SigningKey
+        if let existing = try keys.key(ledger: ledgerID, device: device) {
+            key = existing
+        } else {
+            key = SigningKey.generate()
+            try keys.save(key, ledger: ledgerID, device: device)
+        }
+        let from = (try originHeads()[device] ?? 0) + 1
+        try enrol(device: device, key: key.publicKey, from: from, signingKey: key, now: now)
+    }
+}

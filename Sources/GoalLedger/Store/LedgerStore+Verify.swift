@@ -1,11 +1,14 @@
 import Foundation
 import LMDB
+import Sodium
 
 /// What `verify` found: one line per problem, each naming where it is.
 public struct VerificationReport: Sendable {
     public var events: UInt64 = 0
     public var goals = 0
     public var problems: [String] = []
+    /// Events written before their origin signed (a ledger founded before signing).
+    public var unsignedEvents = 0
     public var isClean: Bool { problems.isEmpty }
 }
 
@@ -90,6 +93,38 @@ extension LedgerStore {
                 }
             }
             for origin in heads.keys where sequences[origin] == nil { problem("originHeads: \(origin) has no events") }
+
+            // Every origin's hash chain links, and every signature verifies with a key trusted
+            // for its origin (enrolled, or the founder's).
+            for (origin, head) in heads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) where damaged == 0 {
+                let keys = try TrustTable.keys(of: origin, txn, layout)
+                var previous = EventChain.genesis
+                var signedEvents = 0
+                for sequence in 1...max(head, 1) where head > 0 {
+                    guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
+                        let e = try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+                    else { break }
+                    if let h = e.previousHash {
+                        if h != previous { problem("chain: \(origin)/\(sequence) does not follow \(origin)/\(sequence - 1)") }
+                        signedEvents += 1
+                    } else if isSignedLedger || keys.contains(where: { $0.from <= sequence }) {
+                        problem("chain: \(origin)/\(sequence) is not signed")
+                    }
+                    previous = EventChain.hash(e)
+                    if let signature = e.signature, let signer = e.signer {
+                        let trusted =
+                            keys.contains { $0.from <= sequence && $0.key == signer }
+                            || (isSignedLedger && EventChain.ledgerID(founder: origin, publicKey: signer) == ledgerID)
+                        let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous)
+                        if !trusted {
+                            problem("signature: \(origin)/\(sequence) is signed by a key not enrolled for \(origin)")
+                        } else if !Ed25519.verify(signature: signature, message: message, publicKey: signer) {
+                            problem("signature: \(origin)/\(sequence) does not verify")
+                        }
+                    }
+                }
+                report.unsignedEvents += Int(head) - signedEvents
+            }
 
             // The stored projection equals a fresh replay, row for row.
             let status = try StoredProjection.status(txn, layout)

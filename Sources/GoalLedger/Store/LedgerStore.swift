@@ -51,9 +51,18 @@ public final class LedgerStore: @unchecked Sendable {
         at path: String, device: String, ledger: UUID? = nil, schema: Int = currentSchema,
         options: Environment.Options = Environment.Options(), keys: (any DeviceKeyStore)? = nil
     ) throws(LedgerError) -> LedgerStore {
+        try create(at: path, device: device, ledger: ledger, schema: schema, options: options, keys: keys, signed: true)
+    }
+
+    /// `create`; with `signed: false`, a store like those made before events were signed (a
+    /// random ledger id, no key): for tests and the benchmark's unsigned baseline.
+    package static func create(
+        at path: String, device: String, ledger: UUID? = nil, schema: Int = currentSchema,
+        options: Environment.Options = Environment.Options(), keys: (any DeviceKeyStore)? = nil, signed: Bool
+    ) throws(LedgerError) -> LedgerStore {
         let keyStore = keys ?? DirectoryKeyStore(directory: path)
-        let founding = ledger == nil && schema == currentSchema
-        let key: SigningKey? = schema == currentSchema ? SigningKey.generate() : nil
+        let founding = ledger == nil && schema == currentSchema && signed
+        let key: SigningKey? = schema == currentSchema && signed ? SigningKey.generate() : nil
         let ledger = ledger ?? (founding ? EventChain.ledgerID(founder: device, publicKey: key!.publicKey) : UUID())
         guard DeviceName.isValid(device) else {
             throw LedgerError(.usage, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")

@@ -19,7 +19,10 @@ public enum Migrator {
         Migration(identifier: "2-record-level-progress") { txn, layout in
             // Schema 2: per-entry progress events; schema-1 history writes are upcast when read.
             try txn.put(layout.meta, key: MetaKey.schema, value: UInt64(2).bigEndianBytes)
-        }
+        },
+        // The device signs its events from here on: `migrate` then gives it a key and appends
+        // its enrolment, which marks the first signed sequence (events before stay unsigned).
+        Migration(identifier: "3-signed-events") { _, _ in },
     ]
 
     static func key(_ identifier: String) -> [UInt8] { Array("migration:\(identifier)".utf8) }
@@ -54,7 +57,7 @@ extension LedgerStore {
     /// Applies pending migrations (each in its own transaction, with its record), then rebuilds
     /// every projection, blue/green. Interrupted at any moment, the store is on the old schema
     /// or the new one, never between; running `migrate` again finishes the job.
-    public func migrate(progress: RebuildProgress? = nil) throws(LedgerError) -> MigrationReport {
+    public func migrate(progress: RebuildProgress? = nil, now: Instant = .systemNow) throws(LedgerError) -> MigrationReport {
         let layout = self.layout
         var applied: [String] = []
         do {
@@ -73,6 +76,7 @@ extension LedgerStore {
         } catch {
             throw LedgerError(.store, "migrating \(path) failed: \(error)")
         }
+        try startSigning(now: now)
         let unfinished = try read { txn in try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil }
         if !applied.isEmpty || unfinished {
             try rebuild(progress: progress)

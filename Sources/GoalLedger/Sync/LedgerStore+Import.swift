@@ -172,11 +172,15 @@ extension LedgerStore {
             for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
                 guard head >= theirs, theirs > 0 || head > 0 else { continue }
+                // Events of a revoked device after its revocation are not passed on.
+                let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
                 let prefix = Array(origin.utf8) + [0]
                 // From the peer's last event on: the peer compares that one with its own copy,
                 // so two histories of one origin are found even when both have the same length.
                 try txn.scan(layout.origins, from: StoreLayout.originKey(origin, max(theirs, 1))) { key, value in
-                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
+                        UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
+                    else { return false }
                     let p = UInt64(bigEndianBytes: value)
                     guard let e = try Self.event(at: p, txn, layout) else {
                         throw LedgerError(.store, "the origin index names position \(p), which holds no event")

@@ -90,6 +90,18 @@ struct GoldenRecordTests {
         add(
             "reminderSet.devices",
             .reminderSet(ReminderSet(goal: goal, hour: 6, minute: 5, replaces: id(4), devices: ["phone", "watch.2"])))
+        add("deviceEnrolled", .deviceEnrolled(DeviceEnrolled(device: "tablet", publicKey: Array(0..<32), from: 1)))
+        add("deviceRevoked", .deviceRevoked(DeviceRevoked(device: "tablet", after: 42)))
+        // A chained event, and a signed one (the last of a batch): fixed bytes stand in for the
+        // hash, key and signature, whose layout is what is pinned here.
+        var chained = event(out.count + 1, .tagAdded(TagAdded(goal: goal, tag: "x")), deletionsSeen: [:])
+        chained.previousHash = Array(repeating: 0xA5, count: 32)
+        out.append(("tagAdded.chained", chained))
+        var signed = event(out.count + 1, .tagAdded(TagAdded(goal: goal, tag: "y")), deletionsSeen: ["tablet": 2])
+        signed.previousHash = Array(repeating: 0x5A, count: 32)
+        signed.signer = Array(repeating: 0x11, count: 32)
+        signed.signature = Array(repeating: 0x22, count: 64)
+        out.append(("tagAdded.signed", signed))
         return out
     }
 

@@ -93,7 +93,7 @@ struct PendingTableTests {
 
     @Test(arguments: 0..<24)
     func theTableAfterARandomHistoryEqualsAFreshComputation(_ seed: Int) throws {
-        let t = try TemporaryStore(device: "laptop")
+        let t = try TemporaryStore(device: "laptop", signed: false)
         let events = Self.events(seed: UInt64(seed) &+ 7, count: 90)
         var start = 0
         var rng = SeededRandom(seed: UInt64(seed))
@@ -123,7 +123,7 @@ struct PendingTableTests {
     }
 
     @Test func routingFollowsTheNamedDevicesAndFallsBackWhenNoneIsAuthorized() throws {
-        let t = try TemporaryStore(device: "laptop")
+        let t = try TemporaryStore(device: "laptop", signed: false)
         let now = instant("2026-11-05T12:00:00Z")
         let goal = goalID(1)
         func event(_ device: String, _ seq: UInt64, _ payload: Payload) -> Event {

@@ -18,8 +18,10 @@ struct TemporaryStore {
     let directory = TemporaryDirectory()
     let store: LedgerStore
 
-    init(device: String = "phone") throws {
-        store = try LedgerStore.create(at: directory.path + "/store", device: device)
+    /// `signed: false` makes a store of a ledger founded before events were signed, which
+    /// accepts other devices' unsigned events (for tests that import synthetic histories).
+    init(device: String = "phone", signed: Bool = true) throws {
+        store = try LedgerStore.create(at: directory.path + "/store", device: device, signed: signed)
     }
 }
 
