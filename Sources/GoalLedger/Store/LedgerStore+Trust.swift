@@ -109,6 +109,7 @@ extension LedgerStore {
         var verified: [String: [Event]] = [:]
         var pending = runs.keys.sorted(by: String.bytesPrecede)
         var lastError: [String: LedgerError] = [:]
+        var knownRevoked: [String: (count: Int, after: UInt64)] = [:]
 
         var founders: [String: [UInt8]] = [:]
         func selfEnrolments(_ origin: String, _ run: [Event]) -> [(from: UInt64, key: [UInt8])] {
@@ -134,7 +135,11 @@ extension LedgerStore {
                 let stored = try TrustTable.keys(of: origin, txn, layout)
                 let keys = stored + (learned[origin] ?? []) + selfEnrolments(origin, run)
                 // Events after a revocation known here are left out, not checked.
-                if let after = try TrustTable.revokedAfter(origin, txn, layout) { run = run.filter { $0.sequence <= after } }
+                if let after = try TrustTable.revokedAfter(origin, txn, layout) {
+                    let kept = run.filter { $0.sequence <= after }
+                    if kept.count < run.count { knownRevoked[origin] = (run.count - kept.count, after) }
+                    run = kept
+                }
                 do {
                     try checkRun(origin, run, head: head, keys: keys, signed: signed, txn, source: source)
                 } catch let e as LedgerError where e.code == .invalidInput && e.message.contains("enrolled") {
@@ -151,7 +156,7 @@ extension LedgerStore {
             }
         }
         if let origin = pending.first { throw lastError[origin]! }
-        var skipped: [(String, Int, UInt64)] = []
+        var skipped: [(String, Int, UInt64)] = knownRevoked.sorted { String.bytesPrecede($0.key, $1.key) }.map { ($0.key, $0.value.count, $0.value.after) }
         for (origin, after) in revocations {
             guard let run = verified[origin] else { continue }
             let kept = run.filter { $0.sequence <= after }

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+@testable import GoalLedger
+
+/// Per-device keys, signed hash chains per origin, enrolment, revocation, forks and restores.
+struct SignedEventsTests {
+    let now = instant("2026-11-05T12:00:00Z")
+    static let goal = "0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1"
+
+    static func lines(_ n: Int, from: Int = 0) throws -> [EventDraft] {
+        try (0..<n).map { i in
+            try draft(#"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(from + i)}"#)
+        }
+    }
+
+    /// A phone with one goal, and a tablet cloned from it (the phone enrols the tablet).
+    static func pair(_ dir: TemporaryDirectory, at: Instant) throws -> (phone: LedgerStore, tablet: LedgerStore) {
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
+        try phone.append(
+            [try draft(#"{"type":"goalCreated","goal":"\#(goal)","title":"Save","cadence":"daily","progress":{"kind":"measurable","target":5}}"#)],
+            now: at)
+        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: at)
+        return (phone, tablet)
+    }
+
+    func refused(_ store: LedgerStore, _ body: () throws -> Void, mentioning text: String) throws {
+        let before = try store.snapshot()
+        let error = ledgerError(body)
+        #expect(error?.code == .invalidInput, "\(String(describing: error))")
+        #expect(error?.message.contains(text) == true, "\(error?.message ?? "no error"): expected \(text)")
+        #expect(try store.snapshot() == before, "a refused import changed the store")
+    }
+
+    @Test func everyAppendedBatchIsChainedAndSignedOnce() throws {
+        let dir = TemporaryDirectory()
+        let (phone, _) = try Self.pair(dir, at: now)
+        try phone.append(try Self.lines(3), now: now)
+        let events = try phone.events(missingFrom: [:]).filter { $0.origin == "phone" }
+        #expect(events.allSatisfy { $0.previousHash != nil })
+        // Batches: the goal (1), the tablet's enrolment (2), three entries (3…5).
+        #expect(events.filter { $0.signature != nil }.map(\.sequence) == [1, 2, 5])
+        for (a, b) in zip(events, events.dropFirst()) { #expect(b.previousHash == EventChain.hash(a)) }
+        #expect(phone.isSignedLedger)
+        #expect(try phone.verify().isClean)
+        let devices = try phone.enrolledDevices().map(\.device).sorted()
+        #expect(devices == ["phone", "tablet"])
+    }
+
+    @Test func forgedAlteredTruncatedAndReorderedHistoriesAreRefused() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        try tablet.append(try Self.lines(3), now: now)
+        let run = try tablet.events(missingFrom: try phone.originHeads()).filter { $0.origin == "tablet" }
+        #expect(run.count == 3)
+        // A well-formed event under the phone's name, signed by the tablet's key.
+        var forged = run[0]
+        forged.origin = "phone"
+        forged.sequence = try phone.originHeads()["phone"]! + 1
+        forged.id = UUID()
+        forged.previousHash = try phone.events(missingFrom: [:]).filter { $0.origin == "phone" }.last.map(EventChain.hash)
+        let key = try #require(try tablet.keys.key(ledger: tablet.ledgerID, device: "tablet"))
+        forged.signer = key.publicKey
+        forged.signature = key.sign(
+            EventChain.message(ledger: phone.ledgerID, origin: "phone", sequence: forged.sequence, hash: EventChain.hash(forged)))
+        try refused(phone, { try phone.importEvents([forged], from: "test") }, mentioning: "not enrolled for phone")
+        // The same without a signature.
+        forged.signature = nil
+        forged.signer = nil
+        try refused(phone, { try phone.importEvents([forged], from: "test") }, mentioning: "without a signature")
+        // An altered amount: the chain still links, the signature no longer verifies.
+        var altered = run
+        altered[1].payload = .progressRecorded(ProgressRecorded(goal: UUID(uuidString: Self.goal)!, amount: 999, occurredAt: now, day: day("2026-11-05")))
+        try refused(phone, { try phone.importEvents(altered, from: "test") }, mentioning: "tablet/2")
+        // Reordered: two events swap places (and sequences).
+        var reordered = run
+        reordered.swapAt(0, 1)
+        (reordered[0].sequence, reordered[1].sequence) = (1, 2)
+        (reordered[0].hlc, reordered[1].hlc) = (reordered[1].hlc, reordered[0].hlc)
+        try refused(phone, { try phone.importEvents(reordered, from: "test") }, mentioning: "breaks its chain")
+        // Truncated: the batch without its signed end.
+        try refused(phone, { try phone.importEvents(Array(run.prefix(2)), from: "test") }, mentioning: "without a signature")
+        #expect(try phone.importEvents(run, from: "test").imported == 3)
+        #expect(try phone.verify().isClean)
+    }
+
+    @Test func aCloneEnrolledByItsSourceIsTrustedByADeviceThatNeverMetTheSource() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        // The watch is cloned from the tablet: the tablet vouches for it; it never meets the phone.
+        let watch = try tablet.clone(to: dir.path + "/watch", device: "watch", now: now)
+        try phone.append(try Self.lines(2), now: now)
+        try watch.append(try Self.lines(2, from: 10), now: now)
+        _ = try tablet.sync(with: phone)
+        _ = try watch.sync(with: tablet)
+        _ = try tablet.sync(with: phone)
+        let replays = try [phone, tablet, watch].map { try JSONWriter.string($0.replay().canonicalJSON) }
+        #expect(Set(replays).count == 1)
+        for s in [phone, tablet, watch] {
+            let report = try s.verify()
+            #expect(report.isClean, "\(s.device): \(report.problems)")
+            #expect(try s.enrolledDevices().map(\.device).sorted() == ["phone", "tablet", "watch"])
+        }
+    }
+
+    @Test func aRevokedDevicesLaterEventsAreRefusedAndItsEarlierOnesKept() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        try tablet.append(try Self.lines(2), now: now)
+        _ = try tablet.sync(with: phone)
+        // The tablet is lost: the phone revokes it after the two entries it holds.
+        try phone.revoke(device: "tablet", now: now)
+        // Meanwhile the tablet (not knowing) writes more, and a sync brings them.
+        try tablet.append(try Self.lines(3, from: 5), now: now)
+        let result = try phone.sync(with: tablet)
+        #expect(result.pulled.imported == 0)
+        #expect(result.pulled.revoked.first?.origin == "tablet" && result.pulled.revoked.first?.count == 3)
+        #expect(try phone.originHeads()["tablet"] == 2)
+        // The tablet learned of its revocation: it may not append any more.
+        #expect(ledgerError { try tablet.append(try Self.lines(1), now: now) }?.code == .store)
+        #expect(try phone.enrolledDevices().first { $0.device == "tablet" }?.revokedAfter == 2)
+        // A device cannot revoke itself, nor an unknown device.
+        #expect(ledgerError { try phone.revoke(device: "phone", now: now) }?.code == .invalidInput)
+        #expect(ledgerError { try phone.revoke(device: "nobody", now: now) }?.code == .invalidInput)
+        #expect(try phone.verify().isClean)
+    }
+
+    @Test func aStoreRestoredFromAnOldBackupRecoversItsOwnLaterEventsBeforeAppending() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        try phone.backup(to: dir.path + "/backup", withKey: true)
+        try phone.append(try Self.lines(2), now: now)
+        try phone.append(try Self.lines(2, from: 2), now: now)
+        _ = try phone.sync(with: tablet)
+        // The phone is lost; its backup from two batches ago comes back.
+        let restored = try LedgerStore.open(at: dir.path + "/backup")
+        #expect(ledgerError { try restored.append(try Self.lines(1), now: now) }?.code == .store)
+        let pulled = try restored.sync(with: tablet).pulled
+        #expect(pulled.imported == 4)
+        try restored.append(try Self.lines(1, from: 9), now: now)
+        _ = try restored.sync(with: tablet)
+        #expect(try restored.verify().isClean && tablet.verify().isClean)
+        #expect(try JSONWriter.string(restored.replay().canonicalJSON) == JSONWriter.string(tablet.replay().canonicalJSON))
+        // A backup without its key cannot sign.
+        try phone.backup(to: dir.path + "/keyless")
+        let keyless = try LedgerStore.open(at: dir.path + "/keyless")
+        _ = try keyless.sync(with: tablet)
+        #expect(ledgerError { try keyless.append(try Self.lines(1), now: now) }?.message.contains("key") == true)
+    }
+
+    @Test func aForkOfOneDevicesHistoryIsReportedOnTheFirstSync() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        // A copy of the tablet's store (its key included) lives on as a second "tablet".
+        try FileManager.default.copyItem(atPath: dir.path + "/tablet", toPath: dir.path + "/copy")
+        let copy = try LedgerStore.open(at: dir.path + "/copy")
+        try tablet.append(try Self.lines(1), now: now)
+        try copy.append(try Self.lines(1, from: 7), now: now)
+        _ = try tablet.sync(with: phone)
+        let error = ledgerError { _ = try copy.sync(with: phone) }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.message.contains("fork") == true && error?.message.contains("tablet") == true, "\(String(describing: error))")
+        // Same length, different content: found by comparing the last event each holds.
+        #expect(try copy.originHeads()["tablet"] == phone.originHeads()["tablet"])
+    }
+
+    @Test func aLedgerFoundedBeforeSigningMigratesAndKeepsItsHistory() throws {
+        let dir = TemporaryDirectory()
+        let old = try LedgerStore.create(at: dir.path + "/old", device: "phone", signed: false)
+        try old.append(
+            [try draft(#"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Save","progress":{"kind":"measurable","target":5}}"#)]
+                + (try Self.lines(3)), now: now)
+        let other = try old.clone(to: dir.path + "/other", device: "tablet", now: now)
+        try other.append(try Self.lines(2), now: now)
+        _ = try other.sync(with: old)
+        #expect(!old.isSignedLedger)
+        let before = try old.events(missingFrom: [:])
+        _ = try old.migrate(now: now)
+        // The old events are unchanged and unsigned; the enrolment starts the chain.
+        let after = Dictionary(uniqueKeysWithValues: try old.events(missingFrom: [:]).map { ($0.id, $0) })
+        #expect(before.allSatisfy { after[$0.id].map(EventCodec.encode) == EventCodec.encode($0) })
+        #expect(after.count == before.count + 1)
+        #expect(try old.enrolledDevices().map(\.device) == ["phone"])
+        try old.append(try Self.lines(1), now: now)
+        // The other device still writes unsigned until it migrates; then it signs too.
+        try other.append(try Self.lines(1, from: 3), now: now)
+        _ = try other.sync(with: old)
+        _ = try other.migrate(now: now)
+        try other.append(try Self.lines(1, from: 4), now: now)
+        _ = try other.sync(with: old)
+        let report = try old.verify()
+        #expect(report.isClean, "\(report.problems)")
+        #expect(report.unsignedEvents == 7)
+        #expect(try JSONWriter.string(old.replay().canonicalJSON) == JSONWriter.string(other.replay().canonicalJSON))
+        // After its enrolment, an unsigned event of the phone is refused.
+        var unsigned = try old.events(missingFrom: [:]).filter { $0.origin == "phone" }.last!
+        unsigned.sequence += 1
+        unsigned.hlc = HLC(rawValue: unsigned.hlc.rawValue + 10)
+        unsigned.id = UUID()
+        unsigned.previousHash = nil
+        unsigned.signature = nil
+        unsigned.signer = nil
+        try refused(other, { try other.importEvents([unsigned], from: "test") }, mentioning: "not signed")
+    }
+}
