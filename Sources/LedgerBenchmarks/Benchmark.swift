@@ -65,6 +65,7 @@ public struct Benchmark {
             figures += try appendFigures(batch: batch)
         }
         figures += try syncFigures()
+        figures += try signatureFigures()
         figures += try migrateFigures()
         figures += try reconcileFigures()
         return figures
@@ -276,6 +277,52 @@ public struct Benchmark {
     }
 
     // MARK: Sync
+
+    /// What signing costs: the same appends and the same sync on a ledger whose devices sign
+    /// (a hash chain per origin, one Ed25519 signature per batch, verified on import) and on one
+    /// founded before signing (no chain), in the same run.
+    func signatureFigures() throws -> [Figure] {
+        let n = sizes.syncEvents
+        log("signatures: \(n) events, signed and unsigned")
+        let drafts = workload(count: n, goals: min(sizes.goals, n / 10 + 1), seed: 11)
+        func appendAll(_ store: LedgerStore) throws {
+            var i = 0
+            while i < drafts.count {
+                try store.append(Array(drafts[i..<min(i + 10_000, drafts.count)]), now: Self.now)
+                i += 10_000
+            }
+        }
+        var figures: [Figure] = []
+        var appendTimes: [Double] = []
+        var syncTimes: [Double] = []
+        var singleTimes: [Double] = []
+        for signed in [true, false] {
+            let name = signed ? "signed" : "unsigned"
+            let a = try LedgerStore.create(at: try fresh("sig-\(name)-a") + "/s", device: "phone", signed: signed)
+            appendTimes.append(try Self.seconds { try appendAll(a) })
+            // A new store receives the phone's whole history: every chain and signature checked.
+            let d = try LedgerStore.create(at: try fresh("sig-\(name)-d") + "/s", device: "laptop", ledger: a.ledgerID, signed: signed)
+            syncTimes.append(try Self.seconds { _ = try d.importEvents(try a.events(missingFrom: [:]), from: "bench") })
+            let one = [EventDraft(payload: drafts[drafts.count - 1].payload)]
+            let rounds = 200
+            singleTimes.append(try Self.seconds { for _ in 0..<rounds { try a.append(one, now: Self.now) } } / Double(rounds))
+        }
+        figures.append(
+            Figure(
+                name: "append with signatures (10000/commit)", unit: "events/s", value: Double(n) / appendTimes[0],
+                baseline: Double(n) / appendTimes[1], baselineName: "the same appends, unsigned",
+                note: "higher is better; ratio = signed/unsigned; target ≥ 0.9"))
+        figures.append(
+            Figure(
+                name: "import with signature checks (\(n) events)", unit: "events/s", value: Double(n) / syncTimes[0],
+                baseline: Double(n) / syncTimes[1], baselineName: "the same import, unsigned",
+                note: "higher is better; ratio = signed/unsigned; target ≥ 0.9"))
+        figures.append(
+            Figure(
+                name: "one-event append, signed", unit: "ms", value: singleTimes[0] * 1000, baseline: singleTimes[1] * 1000,
+                baselineName: "the same, unsigned", note: "lower is better; in one process, commit included"))
+        return figures
+    }
 
     func syncFigures() throws -> [Figure] {
         let n = sizes.syncEvents

@@ -153,7 +153,8 @@ enum AuditCommand {
         }
         for s in steps {
             inv.print(
-                "#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)"
+                "#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)  "
+                    + (s.signedBy.map { "signed \($0)" } ?? "unsigned")
             )
             for c in s.changes {
                 inv.print("    \(c.field): \(JSONWriter.message(c.before)) → \(JSONWriter.message(c.after))")

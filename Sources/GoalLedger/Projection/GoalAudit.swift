@@ -29,6 +29,9 @@ public struct AuditStep: Sendable {
     public var historyAdded: [UUID] = []
     public var historyRemoved: [UUID] = []
     public var recovered: [UUID] = []
+    /// The fingerprint of the key that signs the event's chain, or nil for an event written
+    /// before its device signed.
+    public var signedBy: String?
 }
 
 /// Replays one goal's events in canonical order and explains each one.
@@ -182,6 +185,7 @@ extension AuditStep {
             ("historyAdded", .array(historyAdded.map { .string($0.upperString) })),
             ("historyRemoved", .array(historyRemoved.map { .string($0.upperString) })),
             ("recovered", .array(recovered.map { .string($0.upperString) })),
+            ("signedBy", signedBy.map { .string($0) } ?? .null),
         ])
     }
 }
@@ -189,6 +193,14 @@ extension AuditStep {
 extension LedgerStore {
     /// Every change to `goal`, in canonical order.
     public func audit(goal: UUID) throws(LedgerError) -> [AuditStep] {
-        GoalAudit.steps(try events(ofGoal: goal))
+        let enrolled = try enrolledDevices()
+        return GoalAudit.steps(try events(ofGoal: goal)).map { step in
+            var step = step
+            if step.event.previousHash != nil {
+                step.signedBy = enrolled.filter { $0.device == step.event.origin && $0.from <= step.event.sequence }
+                    .max { $0.from < $1.from }?.fingerprint
+            }
+            return step
+        }
     }
 }

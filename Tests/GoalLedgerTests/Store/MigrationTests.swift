@@ -39,7 +39,8 @@ struct MigrationTests {
     func liveIDs(_ store: LedgerStore) throws -> Set<UUID> { Set(try store.goalState(goal).entries.map(\.id)) }
 
     @Test func withABaseAnIntendedRemovalStaysRemoved() throws {
-        let (_, store) = try legacyStore()
+        let (dir, store) = try legacyStore()
+        defer { withExtendedLifetime(dir) {} }
         try store.append(
             [
                 history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
@@ -49,16 +50,19 @@ struct MigrationTests {
         let logBefore = try store.read { txn in try txn.count(store.layout.events) }
         let events = try store.snapshot()["events"]
         let report = try store.migrate()
-        #expect(report.applied == ["2-record-level-progress"] && report.schema == 2 && report.rebuilt)
+        #expect(report.applied == ["2-record-level-progress", "3-signed-events"] && report.schema == 2 && report.rebuilt)
         #expect(try liveIDs(store) == [e(1), e(3)])
-        // The log is byte for byte what it was.
-        #expect(try store.snapshot()["events"] == events)
-        #expect(try store.read { txn in try txn.count(store.layout.events) } == logBefore)
+        // The log is byte for byte what it was, followed by the device's enrolment (it signs
+        // from there on).
+        #expect(try store.snapshot()["events"].map { Array($0.prefix(events?.count ?? 0)) } == events)
+        #expect(try store.read { txn in try txn.count(store.layout.events) } == logBefore + 1)
+        #expect(try store.enrolledDevices().map(\.device) == ["phone"])
         #expect(try store.verify().isClean)
     }
 
     @Test func withoutABaseNothingIsLost() throws {
-        let (_, store) = try legacyStore()
+        let (dir, store) = try legacyStore()
+        defer { withExtendedLifetime(dir) {} }
         try store.append(
             [
                 history(w(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
@@ -76,7 +80,8 @@ struct MigrationTests {
     }
 
     @Test func afterMigrationTheCurrentCatalogAppliesAndEntriesCanBeRemoved() throws {
-        let (_, store) = try legacyStore()
+        let (dir, store) = try legacyStore()
+        defer { withExtendedLifetime(dir) {} }
         try store.append([history(w(1), [1, 2], base: nil, at: "2026-10-03T21:00:00Z")], now: now)
         let refusedBefore = ledgerError {
             try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
@@ -122,6 +127,7 @@ struct MigrationTests {
         #expect(error?.code == .store && error?.message.contains("ledger migrate") == true, "\(error?.message ?? "")")
         #expect(try legacy.snapshot() == before)
         _ = try legacy.migrate()
-        #expect(try legacy.sync(with: migrated).pulled.imported == 1)
+        // The entry, and the tablet's enrolment from its own migration.
+        #expect(try legacy.sync(with: migrated).pulled.imported == 2)
     }
 }

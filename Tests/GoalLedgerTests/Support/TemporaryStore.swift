@@ -66,6 +66,7 @@ extension LedgerStore {
         var dbs: [(String, LMDB.Database)] = [
             ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
             ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
+            ("trust", layout.trust),
         ]
         for (g, t) in layout.projections.enumerated() {
             dbs += [("p\(g).goals", t.goals), ("p\(g).removed", t.removed), ("p\(g).devices", t.devices)]
