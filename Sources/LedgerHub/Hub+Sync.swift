@@ -44,7 +44,7 @@ extension Hub: ScenarioHub {
                 guard mine == theirs else {
                     throw LedgerError(
                         .invalidInput,
-                        "the hub at \(name): event \(theirs.id.uuidString) (\(origin)/\(head.sequence)) there differs from \(mine.map { "event \($0.id.uuidString)" } ?? "the event") held here: the histories of device \(origin) diverged"
+                        "the hub at \(name): fork: event \(theirs.id.uuidString) (\(origin)/\(head.sequence)) there differs from \(mine.map { "event \($0.id.uuidString)" } ?? "the event") held here: the histories of device \(origin) diverged"
                     )
                 }
             }

@@ -90,6 +90,40 @@ struct CrashTests {
         #expect(outcomes[0] > 0 && outcomes[1] > 0, "kills landed \(outcomes)")
     }
 
+    /// `clone` has the source enrol the new device (a signed event on the source), then copies
+    /// the log. Killed at any moment, the source opens and verifies, with the enrolment written
+    /// whole or not at all, and a new store that opens verifies too.
+    @Test func killedClonesLeaveAnEnrolmentWholeOrAbsent() throws {
+        try requireBinary()
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        #expect(f.run(["append"], input: everyKindOfGoal.joined(separator: "\n")).exitCode == 0)
+        #expect(f.run(["append"], input: progressLines(2_000, goal: goalIDs[5])).exitCode == 0)
+        let pristine = f.root + "/pristine"
+        try FileManager.default.copyItem(atPath: f.store, toPath: pristine)
+        let tablet = f.root + "/tablet"
+        func restore() throws {
+            try? FileManager.default.removeItem(atPath: f.store)
+            try? FileManager.default.removeItem(atPath: tablet)
+            try FileManager.default.copyItem(atPath: pristine, toPath: f.store)
+        }
+        var loop = KillLoop(seed: 0xE17)
+        let arguments = ["--store", tablet, "--now", f.now, "clone", f.store, "--device", "tablet"]
+        try restore()
+        let duration = try loop.calibrate(arguments)
+        try loop.run(times: 20, duration: duration, prepare: { _ in try restore() }, arguments: arguments) { o in
+            let source = try LedgerStore.open(at: f.store)
+            let report = try source.verify()
+            #expect(report.isClean, "attempt \(o.attempt): \(report.problems.prefix(3))")
+            let enrolled = try source.enrolledDevices().map(\.device).sorted()
+            #expect(enrolled == ["phone"] || enrolled == ["phone", "tablet"], "attempt \(o.attempt): \(enrolled)")
+            if let copy = try? LedgerStore.open(at: tablet) {
+                #expect(try copy.verify().isClean, "attempt \(o.attempt): the new store")
+            }
+            if !o.stdout.isEmpty { #expect(enrolled == ["phone", "tablet"]) }
+        }
+    }
+
     @Test func killedImportsLeaveAllOrNothing() throws {
         try requireBinary()
         let f = CLIFixture()

@@ -197,6 +197,40 @@ struct HubTests {
         #expect(!FileManager.default.fileExists(atPath: hub.path("tablet")))
     }
 
+    /// A privileged role on the hub writes a well-formed event under the phone's name (the next
+    /// sequence, a correct checksum, a believable clock, even the right previous hash): it is
+    /// not signed by the phone's key, so every store that pulls it refuses it, naming it.
+    @Test func anEventForgedInTheHubUnderAnotherDevicesNameIsRefusedByEveryPullingStore() throws {
+        let hub = try HubFixture()
+        hub.seed()
+        #expect(try hub.join("laptop"))
+        let ledger = UUID(uuidString: try hub.ledgerID("phone"))!
+        let phone = try LedgerStore.open(at: hub.path("phone"))
+        let head = try #require(try phone.originHeads()["phone"])
+        let last = try #require(try phone.events(missingFrom: ["phone": head]).first { $0.origin == "phone" })
+        var forged = last
+        forged.id = UUID()
+        forged.sequence = head + 1
+        forged.hlc = HLC(rawValue: last.hlc.rawValue + 1)
+        forged.payload = .tagAdded(TagAdded(goal: UUID(uuidString: goalIDs[0])!, tag: "forged"))
+        forged.previousHash = EventChain.hash(last)
+        forged.signature = nil
+        forged.signer = nil
+        try hub.admin().query(
+            "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, 'phone', $2, $3, $4, $5)",
+            [.uuid(ledger), .int64(Int64(forged.sequence)), .uuid(forged.id), .int64(Int64(bitPattern: forged.hlc.rawValue)), .bytea(EventCodec.encode(forged))])
+        let before = hub.state("laptop")
+        let r = hub.run("laptop", ["sync", hub.url])
+        #expect(r.exitCode == 3, "\(r.stderr)")
+        #expect(r.stderr.contains("phone/\(head + 1)"), "\(r.stderr)")
+        let unchanged = same(hub.state("laptop"), before)
+        #expect(unchanged)
+        // A new device cannot clone the ledger past it either, and leaves nothing behind.
+        let clone = hub.run("tablet", ["clone", hub.url, "--ledger", ledger.uuidString, "--device", "tablet"])
+        #expect(clone.exitCode == 3 && clone.stderr.contains("phone/\(head + 1)"), "\(clone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: hub.path("tablet")))
+    }
+
     @Test func theHubItselfRefusesGapsTakenSequencesReusedIdsAndRecordsThatContradictTheirColumns() throws {
         let hub = try HubFixture()
         hub.seed()
