@@ -20,7 +20,11 @@ import Foundation
 public enum EventCodec {
     public static let version: UInt8 = 2
 
-    public static func encode(_ e: Event) -> [UInt8] {
+    public static func encode(_ e: Event) -> [UInt8] { encode(e, checksum: true) }
+
+    /// The record; without `checksum`, its checksum bytes are left zero (for hashing, which
+    /// covers only what follows them).
+    static func encode(_ e: Event, checksum: Bool) -> [UInt8] {
         var w = ByteWriter(capacity: 96)
         let extended = e.deletionsSeen != nil || e.previousHash != nil || e.signature != nil
         w.u8(extended ? 2 : 1)
@@ -51,6 +55,7 @@ public enum EventCodec {
                 w.bytes.append(contentsOf: s)
             }
         }
+        guard checksum else { return w.bytes }
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
         for i in 0..<4 { w.bytes[1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         return w.bytes

@@ -17,8 +17,12 @@ public enum EventChain {
         var unsigned = e
         unsigned.signature = nil
         unsigned.signer = nil
-        let record = EventCodec.encode(unsigned)
-        return record.withUnsafeBytes { BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: $0[5...])) }
+        return hash(record: EventCodec.encode(unsigned, checksum: false))
+    }
+
+    /// The hash of an unsigned event from its record (what follows the version and checksum).
+    static func hash(record: [UInt8]) -> [UInt8] {
+        record.withUnsafeBytes { BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: $0[5...])) }
     }
 
     /// What a device signs: a domain tag, the ledger, the event's origin and sequence, and its

@@ -156,11 +156,11 @@ extension LedgerStore {
                     var event = Event(
                         id: id, origin: device, sequence: sequence, hlc: clock, at: at,
                         schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
-                    if let p = previous {
-                        event.previousHash = p
-                        previous = EventChain.hash(event)
-                    }
-                    try Self.index(event, at: position, txn, layout)
+                    if let p = previous { event.previousHash = p }
+                    // One encoding serves the log and, while the event is unsigned, its hash.
+                    let record = EventCodec.encode(event)
+                    if previous != nil { previous = EventChain.hash(record: record) }
+                    try Self.index(event, at: position, record: record, txn, layout)
                     lastNew = (event, position)
                     try batch.apply(event, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
@@ -192,9 +192,11 @@ extension LedgerStore {
     }
 
     /// Writes one event and its index entries at `position`.
-    static func index(_ event: Event, at position: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+    static func index(
+        _ event: Event, at position: UInt64, record encoded: [UInt8]? = nil, _ txn: borrowing Transaction, _ layout: StoreLayout
+    ) throws {
         let p = position.bigEndianBytes
-        let record = EventCodec.encode(event)
+        let record = encoded ?? EventCodec.encode(event)
         // Keys and values straight from memory: this runs for every event appended or imported.
         try withUnsafeBytes(of: position.bigEndian) { pos in
             try record.withUnsafeBytes { try txn.put(layout.events, key: pos, value: $0, options: .append) }
