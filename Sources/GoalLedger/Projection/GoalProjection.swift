@@ -12,9 +12,15 @@ public struct GoalProjection: Equatable, Sendable {
     /// How schema-1 history writes count: the store's schema decides.
     public let historyRule: HistoryRule
 
+    /// Revoked devices and the last sequence of theirs that counts: their later events (held
+    /// from before the revocation was known) are ignored, so that every store folds the same
+    /// events whatever it received before it learned of the revocation.
+    public var revokedAfter: [String: UInt64] = [:]
+
     public init(historyRule: HistoryRule = .recordLevel) { self.historyRule = historyRule }
 
     public mutating func apply(_ e: Event) {
+        if let after = revokedAfter[e.origin], e.sequence > after { return }
         if let goal = e.payload.goal {
             goals[goal, default: GoalState(id: goal, rule: historyRule)].apply(e)
         } else {

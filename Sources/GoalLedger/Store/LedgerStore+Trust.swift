@@ -31,6 +31,17 @@ enum TrustTable {
         return out
     }
 
+    /// Every revoked device with the last sequence of it that counts.
+    static func revocations(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String: UInt64] {
+        var out: [String: UInt64] = [:]
+        try txn.scan(layout.trust, from: [UInt8(ascii: "r")]) { key, value in
+            guard key.first == UInt8(ascii: "r") else { return false }
+            out[String(decoding: key.dropFirst(), as: UTF8.self)] = UInt64(bigEndianBytes: value)
+            return true
+        }
+        return out
+    }
+
     static func revokedAfter(_ device: String, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64? {
         try txn.get(layout.trust, key: revocationKey(device)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
     }

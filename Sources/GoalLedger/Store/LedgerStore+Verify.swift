@@ -20,6 +20,7 @@ extension LedgerStore {
         try read { txn in
             var report = VerificationReport()
             var projection = GoalProjection(historyRule: historyRule)
+            projection.revokedAfter = try TrustTable.revocations(txn, layout)
             var sequences: [String: [UInt64]] = [:]
             var expected: UInt64 = 1
             var goalIndexed = 0

@@ -323,6 +323,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// time `at` is at or before `asOf`.
     public func replay(through position: UInt64? = nil, asOf: Instant? = nil) throws(LedgerError) -> GoalProjection {
         var projection = GoalProjection(historyRule: historyRule)
+        projection.revokedAfter = try read { txn in try TrustTable.revocations(txn, layout) }
         try scanEvents { p, e in
             if let position, p > position { return false }
             if let asOf, e.at > asOf { return true }

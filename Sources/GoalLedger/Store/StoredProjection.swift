@@ -97,11 +97,14 @@ enum StoredProjection {
         let goal = header.id
         state.historyRule = rule
         state.version = 0
+        let revoked = try TrustTable.revocations(txn, layout)
         for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
-            state.version += 1
             guard let e = try LedgerStore.event(at: p, txn, layout) else {
                 throw LedgerError(.store, "the goal index names position \(p), which holds no event")
             }
+            // A revoked device's events after its revocation do not count (see GoalProjection).
+            if let after = revoked[e.origin], e.sequence > after { continue }
+            state.version += 1
             switch e.payload {
             case .progressRecorded, .progressHistoryReplaced: state.record(e)
             default: break
@@ -175,6 +178,8 @@ enum StoredProjection {
         /// Rows changed by `apply` (rows only read are not written back).
         private var dirtyGoals = Set<UUID>()
         private var dirtyDevices = Set<String>()
+        /// Revoked devices (read once per batch): their events after the revocation do not count.
+        private var revocations: [String: UInt64]?
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             self.tables = tables
@@ -211,6 +216,8 @@ enum StoredProjection {
         }
 
         mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
+            if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
+            if let after = revocations?[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {
                 switch e.payload {
                 case .progressRecorded(let p):

@@ -44,8 +44,9 @@ extension LedgerStore {
                 "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema): run `ledger migrate` first"
             )
         }
+        var revocationCoversHeld = false
         do {
-            return try env.write { txn in
+            let result = try env.write { txn in
                 try self.checkBeforeWriting(txn, layout)
                 var result = ImportResult()
                 let heads = try Self.originHeads(txn, layout)
@@ -155,9 +156,16 @@ extension LedgerStore {
                 try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
                 result.imported = accepted.count
+                // A revocation that covers events this store already held: they no longer count,
+                // so the projection is rebuilt once this transaction is in.
+                for e in accepted {
+                    if case .deviceRevoked(let p) = e.payload, (heads[p.device] ?? 0) > p.after { revocationCoversHeld = true }
+                }
                 try beforeCommit?()
                 return result
             }
+            if revocationCoversHeld { try rebuild() }
+            return result
         } catch let e as LedgerError {
             throw e
         } catch {

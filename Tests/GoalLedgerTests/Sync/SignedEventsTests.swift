@@ -125,6 +125,28 @@ struct SignedEventsTests {
         #expect(try phone.verify().isClean)
     }
 
+    /// A store that accepted a device's events before it learned of the device's revocation
+    /// stops counting them once it does: every store then folds the same events.
+    @Test func afterARevocationEveryStoreFoldsTheSameEventsWhateverItHeldBefore() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: now)
+        try tablet.append(try Self.lines(2), now: now)
+        _ = try tablet.sync(with: phone)
+        _ = try watch.sync(with: phone)
+        try phone.revoke(device: "tablet", now: now)
+        // The watch receives the tablet's later entries before it hears of the revocation.
+        try tablet.append(try Self.lines(3, from: 5), now: now)
+        _ = try watch.sync(with: tablet)
+        #expect(try watch.goalState(UUID(uuidString: Self.goal)!).entries.count == 5)
+        _ = try watch.sync(with: phone)
+        #expect(try watch.goalState(UUID(uuidString: Self.goal)!).entries.count == 2)
+        let folded = try [phone, watch].map { try JSONWriter.string($0.replay().canonicalJSON) }
+        #expect(folded[0] == folded[1])
+        #expect(try phone.replay().digest == watch.projection().digest)
+        #expect(try watch.verify().isClean && phone.verify().isClean)
+    }
+
     @Test func aStoreRestoredFromAnOldBackupRecoversItsOwnLaterEventsBeforeAppending() throws {
         let dir = TemporaryDirectory()
         let (phone, tablet) = try Self.pair(dir, at: now)
