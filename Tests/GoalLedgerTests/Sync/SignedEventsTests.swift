@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import Testing
 
 @testable import GoalLedger
@@ -184,6 +185,24 @@ struct SignedEventsTests {
         #expect(error?.message.contains("fork") == true && error?.message.contains("tablet") == true, "\(String(describing: error))")
         // Same length, different content: found by comparing the last event each holds.
         #expect(try copy.originHeads()["tablet"] == phone.originHeads()["tablet"])
+    }
+
+    /// A copy of a store renamed to another device (its metadata rewritten, as `mdb_dump` and
+    /// `mdb_load` allow) cannot write in that device's name: its key is not the one enrolled.
+    @Test func aStoreRenamedToAnotherDeviceCannotWriteInItsName() throws {
+        let dir = TemporaryDirectory()
+        let (phone, _) = try Self.pair(dir, at: now)
+        try FileManager.default.copyItem(atPath: dir.path + "/tablet", toPath: dir.path + "/renamed")
+        do {
+            let env = try Environment(path: dir.path + "/renamed")
+            let meta = try env.existingDatabase(named: "meta")
+            try env.write { txn in try txn.put(meta, key: MetaKey.device, value: Array("phone".utf8)) }
+        }
+        let renamed = try LedgerStore.open(at: dir.path + "/renamed")
+        #expect(renamed.device == "phone")
+        let error = ledgerError { try renamed.append(try Self.lines(1), now: now) }
+        #expect(error?.code == .store && error?.message.contains("not the one enrolled for phone") == true, "\(String(describing: error))")
+        #expect(try phone.verify().isClean)
     }
 
     @Test func aLedgerFoundedBeforeSigningMigratesAndKeepsItsHistory() throws {
