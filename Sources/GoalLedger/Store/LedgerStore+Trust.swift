@@ -112,7 +112,7 @@ extension LedgerStore {
     /// - Unsigned events are accepted only in a ledger founded before signing, from a device
     ///   not (yet) enrolled for that sequence.
     func verifyChains(
-        _ runs: [String: [Event]], heads: [String: UInt64], _ txn: borrowing Transaction, source: String
+        _ runs: [String: [Event]], heads: [String: UInt64], records: [UUID: [UInt8]] = [:], _ txn: borrowing Transaction, source: String
     ) throws -> (runs: [String: [Event]], revoked: [(origin: String, count: Int, after: UInt64)], founders: [String: [UInt8]]) {
         let signed = isSignedLedger
         var learned: [String: [(from: UInt64, key: [UInt8])]] = [:]
@@ -152,7 +152,7 @@ extension LedgerStore {
                     run = kept
                 }
                 do {
-                    try checkRun(origin, run, head: head, keys: keys, signed: signed, txn, source: source)
+                    try checkRun(origin, run, head: head, keys: keys, signed: signed, records: records, txn, source: source)
                 } catch let e as LedgerError where e.code == .invalidInput && e.message.contains("enrolled") {
                     lastError[origin] = e
                     continue
@@ -181,7 +181,7 @@ extension LedgerStore {
 
     private func checkRun(
         _ origin: String, _ run: [Event], head: UInt64, keys: [(from: UInt64, key: [UInt8])], signed: Bool,
-        _ txn: borrowing Transaction, source: String
+        records: [UUID: [UInt8]], _ txn: borrowing Transaction, source: String
     ) throws {
         guard let last = run.last else { return }
         var previous = try Self.chainHash(origin, head, txn, layout)
@@ -209,7 +209,8 @@ extension LedgerStore {
                             : "\(source): \(origin)/\(e.sequence) is not signed, but \(origin) signs its events from sequence \(covering.map(\.from).min()!)")
                 }
             }
-            previous = EventChain.hash(e)
+            // An unsigned record's bytes are what its hash covers: no second encoding.
+            if e.signature == nil, let record = records[e.id] { previous = EventChain.hash(record: record) } else { previous = EventChain.hash(e) }
         }
         guard chained else { return }
         guard let signature = last.signature else {

@@ -120,7 +120,10 @@ extension LedgerStore {
                         runs[origin, default: []].append(e)
                     }
                 }
-                let checked = try self.verifyChains(runs, heads: heads, txn, source: source)
+                // Each new event is encoded once: its record serves the chain check and the log.
+                var records: [UUID: [UInt8]] = [:]
+                for run in runs.values { for e in run { records[e.id] = EventCodec.encode(e) } }
+                let checked = try self.verifyChains(runs, heads: heads, records: records, txn, source: source)
                 result.revoked = checked.revoked
                 for (origin, key) in checked.founders {
                     try txn.put(layout.trust, key: TrustTable.keyPrefix(origin) + UInt64(1).bigEndianBytes, value: key)
@@ -145,7 +148,7 @@ extension LedgerStore {
                 var batch = StoredProjection.Batch(tables: tables, layout: layout)
                 for e in accepted {
                     position += 1
-                    try Self.index(e, at: position, txn, layout)
+                    try Self.index(e, at: position, record: records[e.id], txn, layout)
                     try batch.apply(e, txn)
                     if e.hlc > clock { clock = e.hlc }
                 }
