@@ -62,13 +62,13 @@ public enum EventCodec {
     }
 
     /// Decodes a stored record, checking its checksum first.
-    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> Event {
-        guard bytes.count >= 5 else { throw DecodingError(reason: "record shorter than its header") }
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) -> Event {
+        guard bytes.count >= 5 else { throw RecordDecodingError(reason: "record shorter than its header") }
         let recordVersion = bytes[0]
-        guard (1...version).contains(recordVersion) else { throw DecodingError(reason: "unknown codec version \(bytes[0])") }
+        guard (1...version).contains(recordVersion) else { throw RecordDecodingError(reason: "unknown codec version \(bytes[0])") }
         let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[1 + $1]) << UInt32(8 * $1) }
         guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[5...])) == stored else {
-            throw DecodingError(reason: "checksum mismatch")
+            throw RecordDecodingError(reason: "checksum mismatch")
         }
         var r = ByteReader(bytes)
         r.index = 5
@@ -79,7 +79,7 @@ public enum EventCodec {
         let origin = try r.string()
         let schema = try r.u8()
         let code = try r.u8()
-        guard let type = EventType(rawValue: code) else { throw DecodingError(reason: "unknown event type \(code)") }
+        guard let type = EventType(rawValue: code) else { throw RecordDecodingError(reason: "unknown event type \(code)") }
         let payload = try Payload.decode(type, from: &r)
         var deletionsSeen: [String: UInt64]?
         var previousHash: [UInt8]?
@@ -87,14 +87,14 @@ public enum EventCodec {
         var signer: [UInt8]?
         if recordVersion >= 2 {
             let flags = try r.varint()
-            guard flags != 0, flags < 8 else { throw DecodingError(reason: "unknown record extensions \(flags)") }
+            guard flags != 0, flags < 8 else { throw RecordDecodingError(reason: "unknown record extensions \(flags)") }
             if flags & 1 != 0 {
                 var seen: [String: UInt64] = [:]
                 let count = try r.varint()
-                guard count <= UInt64(r.bytes.count - r.index) else { throw DecodingError(reason: "deletionsSeen count beyond the record") }
+                guard count <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "deletionsSeen count beyond the record") }
                 for _ in 0..<count {
                     let device = try r.string()
-                    guard seen[device] == nil else { throw DecodingError(reason: "deletionsSeen names \(device) twice") }
+                    guard seen[device] == nil else { throw RecordDecodingError(reason: "deletionsSeen names \(device) twice") }
                     seen[device] = try r.varint()
                 }
                 deletionsSeen = seen
@@ -105,19 +105,19 @@ public enum EventCodec {
                 signature = try r.fixed(64)
             }
         }
-        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes after the payload") }
+        guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes after the payload") }
         return Event(
             id: id, origin: origin, sequence: sequence, hlc: hlc, at: at, schema: schema, payload: payload, deletionsSeen: deletionsSeen,
             previousHash: previousHash, signature: signature, signer: signer)
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> Event {
+    public static func decode(_ bytes: [UInt8]) throws(RecordDecodingError) -> Event {
         do {
             return try bytes.withUnsafeBytes { try decode($0) }
-        } catch let e as DecodingError {
+        } catch let e as RecordDecodingError {
             throw e
         } catch {
-            throw DecodingError(reason: "\(error)")
+            throw RecordDecodingError(reason: "\(error)")
         }
     }
 }
@@ -147,9 +147,9 @@ private func strings(_ list: [String], _ w: inout ByteWriter) {
     for s in list { w.string(s) }
 }
 
-private func strings(_ r: inout ByteReader) throws(DecodingError) -> [String] {
+private func strings(_ r: inout ByteReader) throws(RecordDecodingError) -> [String] {
     let n = try r.varint()
-    guard n <= 256 else { throw DecodingError(reason: "list too long") }
+    guard n <= 256 else { throw RecordDecodingError(reason: "list too long") }
     var out: [String] = []
     for _ in 0..<n { out.append(try r.string()) }
     return out
@@ -299,13 +299,13 @@ extension Payload {
         }
     }
 
-    fileprivate static func decode(_ type: EventType, from r: inout ByteReader) throws(DecodingError) -> Payload {
+    fileprivate static func decode(_ type: EventType, from r: inout ByteReader) throws(RecordDecodingError) -> Payload {
         var f = PresenceReader(try r.varint())
         let deviceEvent = [.deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked].contains(type)
         let goal = deviceEvent ? UUID() : try r.uuid()
-        func count(_ r: inout ByteReader) throws(DecodingError) -> Int {
+        func count(_ r: inout ByteReader) throws(RecordDecodingError) -> Int {
             let n = try r.varint()
-            guard n <= 1 << 20 else { throw DecodingError(reason: "list too long") }
+            guard n <= 1 << 20 else { throw RecordDecodingError(reason: "list too long") }
             return Int(n)
         }
         switch type {

@@ -15,8 +15,8 @@ extension StoredCode {
     }
 
     /// Decodes a stored code, naming `what` when it is unknown.
-    static func decode(_ code: UInt8, _ what: String) throws(DecodingError) -> Self {
-        guard let value = Self(storedCode: code) else { throw DecodingError(reason: "unknown \(what) \(code)") }
+    static func decode(_ code: UInt8, _ what: String) throws(RecordDecodingError) -> Self {
+        guard let value = Self(storedCode: code) else { throw RecordDecodingError(reason: "unknown \(what) \(code)") }
         return value
     }
 }

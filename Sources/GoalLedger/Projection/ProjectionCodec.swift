@@ -98,9 +98,9 @@ enum ProjectionCodec {
         return w.bytes
     }
 
-    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, id: UUID) throws(DecodingError) -> GoalState {
+    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, id: UUID) throws(RecordDecodingError) -> GoalState {
         var r = ByteReader(bytes)
-        guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
+        guard try r.u8() == version else { throw RecordDecodingError(reason: "unknown projection row version") }
         var g = GoalState(id: id)
         _ = try r.u8()  // status: derived from the registers below
         var flags = try r.varint()
@@ -149,7 +149,7 @@ enum ProjectionCodec {
             var names: [String]?
             if try r.u8() == 1 {
                 let n = try r.varint()
-                guard n <= 256 else { throw DecodingError(reason: "too many reminder devices") }
+                guard n <= 256 else { throw RecordDecodingError(reason: "too many reminder devices") }
                 names = []
                 for _ in 0..<n { names!.append(try r.string()) }
             }
@@ -165,7 +165,7 @@ enum ProjectionCodec {
             let device = try r.string()
             g.deletionHeads[device] = try r.varint()
         }
-        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a goal row") }
+        guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes in a goal row") }
         return g
     }
 
@@ -204,9 +204,9 @@ enum ProjectionCodec {
         return w.bytes
     }
 
-    static func decodeDevice(_ bytes: UnsafeRawBufferPointer, name: String) throws(DecodingError) -> DeviceState {
+    static func decodeDevice(_ bytes: UnsafeRawBufferPointer, name: String) throws(RecordDecodingError) -> DeviceState {
         var r = ByteReader(bytes)
-        guard try r.u8() == version else { throw DecodingError(reason: "unknown projection row version") }
+        guard try r.u8() == version else { throw RecordDecodingError(reason: "unknown projection row version") }
         var d = DeviceState(name: name)
         if try r.u8() == 1 {
             let s = try stamp(&r)
@@ -225,7 +225,7 @@ enum ProjectionCodec {
             let s = try stamp(&r)
             d.authorization = Register(try AuthorizationStatus.decode(try r.u8(), "authorization"), s)
         }
-        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a device row") }
+        guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes in a device row") }
         return d
     }
 
@@ -237,7 +237,7 @@ enum ProjectionCodec {
         w.uuid(s.event)
     }
 
-    private static func stamp(_ r: inout ByteReader) throws(DecodingError) -> Stamp {
+    private static func stamp(_ r: inout ByteReader) throws(RecordDecodingError) -> Stamp {
         let hlc = HLC(rawValue: try r.u64BE())
         let device = try r.string()
         return Stamp(key: CanonicalKey(hlc: hlc, device: device), event: try r.uuid())
@@ -252,7 +252,7 @@ enum ProjectionCodec {
         }
     }
 
-    private static func optionalString(_ r: inout ByteReader) throws(DecodingError) -> String? {
+    private static func optionalString(_ r: inout ByteReader) throws(RecordDecodingError) -> String? {
         try r.u8() == 1 ? try r.string() : nil
     }
 
@@ -261,9 +261,9 @@ enum ProjectionCodec {
         for id in set.map(\.bytes).sorted(by: { $0.lexicographicallyPrecedes($1) }) { w.bytes.append(contentsOf: id) }
     }
 
-    private static func uuids(_ r: inout ByteReader) throws(DecodingError) -> Set<UUID> {
+    private static func uuids(_ r: inout ByteReader) throws(RecordDecodingError) -> Set<UUID> {
         let n = try r.varint()
-        guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw DecodingError(reason: "truncated id set") }
+        guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw RecordDecodingError(reason: "truncated id set") }
         var out = Set<UUID>()
         for _ in 0..<n { out.insert(try r.uuid()) }
         return out

@@ -264,7 +264,7 @@ public struct Reconciler: Sendable {
         guard let bytes = try store.metaValue(stateKey) else { return nil }
         return bytes.withUnsafeBytes { raw -> State? in
             var r = ByteReader(raw)
-            do throws(DecodingError) {
+            do throws(RecordDecodingError) {
                 var s = State(checkpoint: try r.varint(), overCapacity: try r.u8() == 1)
                 for _ in 0..<(try r.varint()) { s.retry.insert(try r.uuid()) }
                 // Written since passes read the center: the authorization seen and what was left.

@@ -163,12 +163,12 @@ enum PendingTable {
     }
 
     static func facts(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ReminderFacts? {
-        try txn.withValue(t.reminders, key: goal.bytes) { bytes in try decoded { () throws(DecodingError) in try decodeFacts(bytes) } }
+        try txn.withValue(t.reminders, key: goal.bytes) { bytes in try decoded { () throws(RecordDecodingError) in try decodeFacts(bytes) } }
     }
 
     static func scanFacts(_ txn: borrowing Transaction, _ t: ProjectionTables, _ body: (ReminderFacts) throws -> Void) throws {
         try txn.scan(t.reminders) { _, v in
-            try body(try decoded { () throws(DecodingError) in try decodeFacts(v) })
+            try body(try decoded { () throws(RecordDecodingError) in try decodeFacts(v) })
             return true
         }
     }
@@ -181,7 +181,7 @@ enum PendingTable {
         let prefix = devicePrefix(device)
         try txn.scan(t.pending, from: prefix) { k, v in
             guard k.starts(with: prefix) else { return false }
-            out.append(try decoded { () throws(DecodingError) in try decodeRow(v) })
+            out.append(try decoded { () throws(RecordDecodingError) in try decodeRow(v) })
             return true
         }
         return out
@@ -189,7 +189,7 @@ enum PendingTable {
 
     static func row(of device: String, goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> PendingRow? {
         try txn.withValue(t.pending, key: rowKey(device: device, goal: goal)) { v in
-            try decoded { () throws(DecodingError) in try decodeRow(v) }
+            try decoded { () throws(RecordDecodingError) in try decodeRow(v) }
         }
     }
 
@@ -302,15 +302,15 @@ enum PendingTable {
         w.u8(f.completed ? 1 : 0)
     }
 
-    static func decodeFacts(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> ReminderFacts {
+    static func decodeFacts(_ bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) -> ReminderFacts {
         var r = ByteReader(bytes)
-        guard try r.u8() == codecVersion else { throw DecodingError(reason: "unknown reminder row version") }
+        guard try r.u8() == codecVersion else { throw RecordDecodingError(reason: "unknown reminder row version") }
         let f = try read(&r)
-        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a reminder row") }
+        guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes in a reminder row") }
         return f
     }
 
-    static func read(_ r: inout ByteReader) throws(DecodingError) -> ReminderFacts {
+    static func read(_ r: inout ByteReader) throws(RecordDecodingError) -> ReminderFacts {
         let goal = try r.uuid()
         let title = try r.string()
         let cadence = try Cadence.decode(try r.u8(), "cadence")
@@ -319,7 +319,7 @@ enum PendingTable {
         var devices: [String]?
         if try r.u8() == 1 {
             let n = try r.varint()
-            guard n <= 256 else { throw DecodingError(reason: "too many reminder devices") }
+            guard n <= 256 else { throw RecordDecodingError(reason: "too many reminder devices") }
             devices = []
             for _ in 0..<n { devices!.append(try r.string()) }
         }
@@ -361,9 +361,9 @@ enum PendingTable {
         return w.bytes
     }
 
-    static func decodeRow(_ bytes: UnsafeRawBufferPointer) throws(DecodingError) -> PendingRow {
+    static func decodeRow(_ bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) -> PendingRow {
         var r = ByteReader(bytes)
-        guard try r.u8() == codecVersion else { throw DecodingError(reason: "unknown pending row version") }
+        guard try r.u8() == codecVersion else { throw RecordDecodingError(reason: "unknown pending row version") }
         let facts = try read(&r)
         let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
         let body = try r.string()
@@ -381,18 +381,18 @@ enum PendingTable {
             case 1:
                 trigger = NotificationTrigger(kind: .date(try r.instant()), repeats: repeats)
             default:
-                throw DecodingError(reason: "unknown trigger")
+                throw RecordDecodingError(reason: "unknown trigger")
             }
         }
         let fireAt = try r.u8() == 1 ? try r.instant() : nil
-        guard r.isAtEnd else { throw DecodingError(reason: "trailing bytes in a pending row") }
+        guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes in a pending row") }
         return PendingRow(
             facts: facts, id: ReminderPlan.idPrefix + facts.goal.uuidString, strategy: strategy, body: body,
             trigger: trigger, fireAt: fireAt)
     }
 
-    private static func decoded<T>(_ body: () throws(DecodingError) -> T) throws -> T {
-        do throws(DecodingError) {
+    private static func decoded<T>(_ body: () throws(RecordDecodingError) -> T) throws -> T {
+        do throws(RecordDecodingError) {
             return try body()
         } catch {
             throw LedgerError(.store, "a pending-table row is damaged: \(error.reason) (run `ledger rebuild`)")

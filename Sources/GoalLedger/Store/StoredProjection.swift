@@ -75,7 +75,7 @@ enum StoredProjection {
 
     static func header(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalState? {
         try txn.withValue(t.goals, key: goal.bytes) { bytes in
-            try decoded { () throws(DecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) }
+            try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) }
         }
     }
 
@@ -137,7 +137,7 @@ enum StoredProjection {
 
     static func device(_ name: String, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> DeviceState {
         try txn.withValue(t.devices, key: Array(name.utf8)) { bytes in
-            try decoded { () throws(DecodingError) in try ProjectionCodec.decodeDevice(bytes, name: name) }
+            try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeDevice(bytes, name: name) }
         } ?? DeviceState(name: name)
     }
 
@@ -153,7 +153,7 @@ enum StoredProjection {
         for id in ids { if let g = try goal(id, txn, t, layout, rule: rule) { projection.insert(g) } }
         try txn.scan(t.devices) { key, value in
             let name = String(decoding: key, as: UTF8.self)
-            projection.insert(try decoded { () throws(DecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
+            projection.insert(try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
             return true
         }
         projection.position = try status(txn, layout).checkpoint
@@ -281,8 +281,8 @@ enum StoredProjection {
 
     static func uuid(_ b: UnsafeRawBufferPointer) -> UUID { UUID(uuid: b.loadUnaligned(as: uuid_t.self)) }
 
-    private static func decoded<T>(_ body: () throws(DecodingError) -> T) throws -> T {
-        do throws(DecodingError) {
+    private static func decoded<T>(_ body: () throws(RecordDecodingError) -> T) throws -> T {
+        do throws(RecordDecodingError) {
             return try body()
         } catch {
             throw LedgerError(.store, "a projection row is damaged: \(error.reason) (run `ledger rebuild`)")

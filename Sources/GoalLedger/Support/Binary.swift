@@ -41,7 +41,7 @@ struct ByteWriter {
 }
 
 /// Why stored bytes could not be decoded.
-public struct DecodingError: Error, CustomStringConvertible, Sendable {
+public struct RecordDecodingError: Error, CustomStringConvertible, Sendable {
     public let reason: String
     public var description: String { reason }
 }
@@ -55,56 +55,56 @@ struct ByteReader {
 
     var isAtEnd: Bool { index == bytes.count }
 
-    mutating func u8() throws(DecodingError) -> UInt8 {
-        guard index < bytes.count else { throw DecodingError(reason: "truncated record") }
+    mutating func u8() throws(RecordDecodingError) -> UInt8 {
+        guard index < bytes.count else { throw RecordDecodingError(reason: "truncated record") }
         defer { index += 1 }
         return bytes[index]
     }
 
-    mutating func varint() throws(DecodingError) -> UInt64 {
+    mutating func varint() throws(RecordDecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
             let b = try u8()
-            guard shift < 64 else { throw DecodingError(reason: "varint too long") }
+            guard shift < 64 else { throw RecordDecodingError(reason: "varint too long") }
             result |= UInt64(b & 0x7F) << shift
             if b & 0x80 == 0 { return result }
             shift += 7
         }
     }
 
-    mutating func signed() throws(DecodingError) -> Int64 {
+    mutating func signed() throws(RecordDecodingError) -> Int64 {
         let v = try varint()
         return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
     }
 
-    mutating func u64BE() throws(DecodingError) -> UInt64 {
-        guard index + 8 <= bytes.count else { throw DecodingError(reason: "truncated record") }
+    mutating func u64BE() throws(RecordDecodingError) -> UInt64 {
+        guard index + 8 <= bytes.count else { throw RecordDecodingError(reason: "truncated record") }
         var v: UInt64 = 0
         for i in 0..<8 { v = v << 8 | UInt64(bytes[index + i]) }
         index += 8
         return v
     }
 
-    mutating func double() throws(DecodingError) -> Double { Double(bitPattern: try u64BE()) }
+    mutating func double() throws(RecordDecodingError) -> Double { Double(bitPattern: try u64BE()) }
 
-    mutating func string() throws(DecodingError) -> String {
+    mutating func string() throws(RecordDecodingError) -> String {
         let count = Int(clamping: try varint())
-        guard count <= bytes.count - index else { throw DecodingError(reason: "truncated string") }
+        guard count <= bytes.count - index else { throw RecordDecodingError(reason: "truncated string") }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[index..<index + count])
         index += count
-        guard let s = String(validating: slice, as: UTF8.self) else { throw DecodingError(reason: "invalid UTF-8") }
+        guard let s = String(validating: slice, as: UTF8.self) else { throw RecordDecodingError(reason: "invalid UTF-8") }
         return s
     }
 
-    mutating func fixed(_ count: Int) throws(DecodingError) -> [UInt8] {
-        guard index + count <= bytes.count else { throw DecodingError(reason: "truncated record") }
+    mutating func fixed(_ count: Int) throws(RecordDecodingError) -> [UInt8] {
+        guard index + count <= bytes.count else { throw RecordDecodingError(reason: "truncated record") }
         defer { index += count }
         return Array(bytes[index..<index + count])
     }
 
-    mutating func uuid() throws(DecodingError) -> UUID {
-        guard index + 16 <= bytes.count else { throw DecodingError(reason: "truncated id") }
+    mutating func uuid() throws(RecordDecodingError) -> UUID {
+        guard index + 16 <= bytes.count else { throw RecordDecodingError(reason: "truncated id") }
         let b = bytes
         let i = index
         index += 16
@@ -115,13 +115,13 @@ struct ByteReader {
             ))
     }
 
-    mutating func day() throws(DecodingError) -> Day {
+    mutating func day() throws(RecordDecodingError) -> Day {
         let v = try signed()
-        guard let d = Int32(exactly: v) else { throw DecodingError(reason: "day out of range") }
+        guard let d = Int32(exactly: v) else { throw RecordDecodingError(reason: "day out of range") }
         return Day(daysSinceEpoch: d)
     }
 
-    mutating func instant() throws(DecodingError) -> Instant { Instant(milliseconds: try signed()) }
+    mutating func instant() throws(RecordDecodingError) -> Instant { Instant(milliseconds: try signed()) }
 }
 
 extension UUID {

@@ -44,8 +44,8 @@ public enum ExportFile {
         guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else {
             throw bad("its checksum does not match (altered or damaged)")
         }
-        let result: Result<(UUID, [Event]), DecodingError> = bytes.withUnsafeBytes { raw in
-            do throws(DecodingError) {
+        let result: Result<(UUID, [Event]), RecordDecodingError> = bytes.withUnsafeBytes { raw in
+            do throws(RecordDecodingError) {
                 return .success(try body(UnsafeRawBufferPointer(rebasing: raw[..<bodyEnd])))
             } catch {
                 return .failure(error)
@@ -57,28 +57,28 @@ public enum ExportFile {
         }
     }
 
-    private static func body(_ raw: UnsafeRawBufferPointer) throws(DecodingError) -> (UUID, [Event]) {
+    private static func body(_ raw: UnsafeRawBufferPointer) throws(RecordDecodingError) -> (UUID, [Event]) {
         var r = ByteReader(raw)
         r.index = magic.count
         let v = try r.u8()
-        guard v == version else { throw DecodingError(reason: "file version \(v) is not supported") }
+        guard v == version else { throw RecordDecodingError(reason: "file version \(v) is not supported") }
         let ledger = try r.uuid()
         let count = try r.u64BE()
-        guard count <= UInt64(raw.count) else { throw DecodingError(reason: "the event count is impossible") }
+        guard count <= UInt64(raw.count) else { throw RecordDecodingError(reason: "the event count is impossible") }
         var events: [Event] = []
         events.reserveCapacity(Int(count))
         for i in 0..<count {
             let length = Int(clamping: try r.varint())
-            guard length <= r.bytes.count - r.index else { throw DecodingError(reason: "record \(i + 1) is truncated") }
+            guard length <= r.bytes.count - r.index else { throw RecordDecodingError(reason: "record \(i + 1) is truncated") }
             let record = UnsafeRawBufferPointer(rebasing: r.bytes[r.index..<r.index + length])
             r.index += length
-            do throws(DecodingError) {
+            do throws(RecordDecodingError) {
                 events.append(try EventCodec.decode(record))
             } catch {
-                throw DecodingError(reason: "record \(i + 1): \(error.reason)")
+                throw RecordDecodingError(reason: "record \(i + 1): \(error.reason)")
             }
         }
-        guard r.isAtEnd else { throw DecodingError(reason: "bytes after the last record") }
+        guard r.isAtEnd else { throw RecordDecodingError(reason: "bytes after the last record") }
         return (ledger, events)
     }
 }

@@ -38,11 +38,11 @@ struct EventCodecTests {
             for bit in 0..<8 {
                 var damaged = bytes
                 damaged[i] ^= 1 << bit
-                #expect(throws: DecodingError.self) { try EventCodec.decode(damaged) }
+                #expect(throws: RecordDecodingError.self) { try EventCodec.decode(damaged) }
             }
         }
         for cut in 0..<bytes.count {
-            #expect(throws: DecodingError.self) { try EventCodec.decode(Array(bytes[..<cut])) }
+            #expect(throws: RecordDecodingError.self) { try EventCodec.decode(Array(bytes[..<cut])) }
         }
     }
 }

@@ -1,0 +1,23 @@
+import Foundation
+import GoalLedger
+
+enum BackupCommand {
+    static let spec = CommandSpec(
+        name: "backup", arguments: "DEST",
+        summary: "write a consistent, compacted copy of the store to a new directory (appends may go on)",
+        options: [OptionSpec(name: "--with-key", value: nil, help: "also copy the device's secret signing key (left out by default)")],
+        positionals: 1...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let store = try inv.openStore()
+        let destination = inv.positionals[0]
+        try store.backup(to: destination, withKey: inv.flags.contains("--with-key"))
+        let copy = try LedgerStore.open(at: destination)
+        let events = try copy.lastPosition()
+        if inv.json {
+            try inv.printJSON(.object([("backup", .string(destination)), ("events", .number(Double(events)))]))
+        } else {
+            inv.print("backed up \(events) events to \(destination)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GoalLedger
+import LedgerHub
+
+enum CloneCommand {
+    static let spec = CommandSpec(
+        name: "clone", arguments: "SOURCE",
+        summary: "create a store for the same ledger as SOURCE (a store, or a hub URL with --ledger), with all of its events",
+        options: [
+            OptionSpec(name: "--device", value: "NAME", help: "this new store's device (required, new to the ledger)"),
+            OptionSpec(name: "--ledger", value: "ID", help: "the ledger to clone from a hub (required with a URL)"),
+        ],
+        positionals: 1...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        guard let device = inv.options["--device"] else { throw LedgerError(.usage, "clone needs --device NAME") }
+        let store: LedgerStore
+        if Hub.isURL(inv.positionals[0]) {
+            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.usage, "clone from a hub needs --ledger ID") }
+            guard DeviceName.isValid(device) else { throw LedgerError(.usage, "invalid device name \"\(device)\"") }
+            store = try Hub(url: inv.positionals[0]).clone(ledger: ledger, to: inv.storePath, device: device)
+        } else {
+            guard inv.options["--ledger"] == nil else { throw LedgerError(.usage, "--ledger is for cloning from a hub URL") }
+            store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
+        }
+        let events = try store.lastPosition()
+        let key = try store.publicKey()
+        let enrolled = try store.enrolledDevices().contains { $0.device == device }
+        if inv.json {
+            try inv.printJSON(
+                .object([
+                    ("ledger", .string(store.ledgerID.uuidString)), ("device", .string(device)),
+                    ("store", .string(store.path)), ("events", .number(Double(events))),
+                    ("deviceKey", key.map { .string(Hex.string($0)) } ?? .null), ("enrolled", .bool(enrolled)),
+                ]))
+        } else {
+            inv.print("cloned ledger \(store.ledgerID.uuidString) into \(store.path) for device \(device): \(events) events")
+        }
+        if let key, !enrolled {
+            // A hub cannot vouch for a device: an enrolled device pairs with it.
+            inv.err +=
+                "ledger: \(device) is not enrolled yet; on an enrolled device run `ledger device enrol \(device) --key \(Hex.string(key))` and sync it, then sync here before appending\n"
+        }
+    }
+}

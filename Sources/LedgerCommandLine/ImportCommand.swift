@@ -1,0 +1,19 @@
+import Foundation
+import GoalLedger
+import LedgerHub
+
+enum ImportCommand {
+    static let spec = CommandSpec(
+        name: "import", arguments: "FILE", summary: "import the events of an export file that this store lacks (atomic)",
+        positionals: 1...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let store = try inv.openStore()
+        let r = try store.importFile(inv.positionals[0])
+        if inv.json {
+            try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
+        } else {
+            inv.print("imported \(r.imported) event\(r.imported == 1 ? "" : "s") (\(r.alreadyPresent) already here)")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import GoalLedger
+
+enum ShowCommand {
+    static let spec = CommandSpec(
+        name: "show", arguments: "GOAL", summary: "one goal with its entries and its view for this device",
+        options: [OptionSpec(name: "--as-of", value: "INSTANT", help: "the goal as it was (events with wall time ≤ INSTANT)")],
+        positionals: 1...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let goal = try inv.uuidArgument(0, "GOAL")
+        let now = try inv.now()
+        let asOf = try inv.instantOption("--as-of")
+        let store = try inv.openStore()
+        let state: GoalState
+        let device: DeviceState
+        if let asOf {
+            let projection = try store.replay(asOf: asOf)
+            state = projection.goals[goal] ?? GoalState(id: goal)
+            device = projection.device(store.device)
+        } else {
+            state = try store.goalState(goal)
+            device = try store.deviceState(store.device)
+        }
+        guard state.exists else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
+        let view = GoalView(goal: state, calendar: device.calendar, now: asOf ?? now)
+        if inv.json {
+            try inv.printJSON(goalWithView(state, view))
+        } else {
+            for line in GoalText.detail(state, view) { inv.print(line) }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import GoalLedger
+import LedgerHub
+
+enum SyncCommand {
+    static let spec = CommandSpec(
+        name: "sync", arguments: "[PEER]",
+        summary: "exchange events both ways with another store of the ledger or a hub (postgresql:// URL; default $LEDGER_HUB)",
+        positionals: 0...1, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        guard let peerName = inv.positionals.first ?? inv.environment["LEDGER_HUB"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            throw LedgerError(.usage, "sync needs a PEER (a store directory or a postgresql:// URL), or $LEDGER_HUB")
+        }
+        let store = try inv.openStore()
+        let r: SyncResult
+        if Hub.isURL(peerName) {
+            r = try Hub(url: peerName).sync(store)
+        } else {
+            r = try store.sync(with: try LedgerStore.open(at: peerName))
+        }
+        if inv.json {
+            try inv.printJSON(
+                .object([
+                    ("pulled", .number(Double(r.pulled.imported))), ("pushed", .number(Double(r.pushed.imported))),
+                    ("events", .number(Double(try store.lastPosition()))),
+                ]))
+        } else {
+            inv.print("received \(r.pulled.imported) event\(r.pulled.imported == 1 ? "" : "s"), sent \(r.pushed.imported)")
+        }
+        for left in r.pulled.revoked + r.pushed.revoked {
+            inv.err += "ledger: left out \(left.count) event(s) of \(left.origin) written after its revocation (after sequence \(left.after))\n"
+        }
+    }
+}
