@@ -1,22 +1,47 @@
-/// Every failure the ledger reports, with the exit code the command line uses for it.
+/// Every failure the ledger reports.
 ///
 /// One error type for the library, in the manner of GRDB's `DatabaseError`: the `code` says what
-/// kind of failure it is (and so how a caller may react), the message says what exactly was wrong.
+/// kind of failure it is (and so how a caller may react), the message says what exactly was
+/// wrong. A code matches an error in a `catch` clause:
+///
+///     do { try store.append(drafts, now: now) }
+///     catch LedgerError.Code.invalidInput { … }      // show the message to the user
+///     catch LedgerError.Code.store { … }             // the store needs attention
+///
+/// (The `ledger` command maps each code to its exit code.)
 public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let exitCode: Int32
         public let name: String
         /// A bug or an unexpected failure of the system.
-        public static let `internal` = Code(exitCode: 1, name: "internal")
-        /// The command line was used wrongly.
-        public static let usage = Code(exitCode: 2, name: "usage")
-        /// An event, file or argument value is invalid; nothing was written.
-        public static let invalidInput = Code(exitCode: 3, name: "invalid input")
-        /// `--expect-version` did not match; nothing was written.
-        public static let versionConflict = Code(exitCode: 4, name: "version conflict")
-        /// The store is missing, locked, damaged, of another ledger or of another schema.
-        public static let store = Code(exitCode: 5, name: "store")
+        public static let `internal` = Code(name: "internal")
+        /// An argument the caller passed cannot be used (a device name, a schema, a combination of
+        /// options); nothing was done.
+        public static let invalidArgument = Code(name: "invalid argument")
+        /// An event, file or value is invalid; nothing was written.
+        public static let invalidInput = Code(name: "invalid input")
+        /// The expected version of a goal did not match; nothing was written.
+        public static let versionConflict = Code(name: "version conflict")
+        /// The store (or hub) is missing, damaged, of another ledger or schema, or unreachable.
+        public static let store = Code(name: "store")
         public var description: String { name }
+
+        /// The exit code of this kind of failure, in the conventions of the `ledger` command and
+        /// of the scenario format's `expectError`: 1 internal, 2 invalid argument (usage),
+        /// 3 invalid input, 4 version conflict, 5 store.
+        public var exitCode: Int32 {
+            switch self {
+            case .invalidArgument: 2
+            case .invalidInput: 3
+            case .versionConflict: 4
+            case .store: 5
+            default: 1
+            }
+        }
+
+        /// Whether `error` is a `LedgerError` of this code: `catch LedgerError.Code.store { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? LedgerError)?.code == code
+        }
     }
 
     public let code: Code

@@ -13,14 +13,14 @@ enum CloneCommand {
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let device = inv.options["--device"] else { throw LedgerError(.usage, "clone needs --device NAME") }
+        guard let device = inv.options["--device"] else { throw LedgerError(.invalidArgument, "clone needs --device NAME") }
         let store: LedgerStore
         if Hub.isURL(inv.positionals[0]) {
-            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.usage, "clone from a hub needs --ledger ID") }
-            guard DeviceName.isValid(device) else { throw LedgerError(.usage, "invalid device name \"\(device)\"") }
+            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.invalidArgument, "clone from a hub needs --ledger ID") }
+            guard DeviceName.isValid(device) else { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
             store = try Hub(url: inv.positionals[0]).clone(ledger: ledger, to: inv.storePath, device: device)
         } else {
-            guard inv.options["--ledger"] == nil else { throw LedgerError(.usage, "--ledger is for cloning from a hub URL") }
+            guard inv.options["--ledger"] == nil else { throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub URL") }
             store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
         }
         let events = try store.lastPosition()

@@ -68,10 +68,10 @@ struct Invocation {
     func now() throws(LedgerError) -> Instant {
         guard let text = options["--now"] else { return .systemNow }
         guard let instant = Instant(rfc3339: text) else {
-            throw LedgerError(.usage, "--now must be an RFC 3339 instant such as 2026-11-02T07:00:00Z, got \"\(text)\"")
+            throw LedgerError(.invalidArgument, "--now must be an RFC 3339 instant such as 2026-11-02T07:00:00Z, got \"\(text)\"")
         }
         guard Instant.supportedNow.contains(instant) else {
-            throw LedgerError(.usage, "--now must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z, got \"\(text)\"")
+            throw LedgerError(.invalidArgument, "--now must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z, got \"\(text)\"")
         }
         return instant
     }
@@ -79,10 +79,10 @@ struct Invocation {
     func instantOption(_ name: String) throws(LedgerError) -> Instant? {
         guard let text = options[name] else { return nil }
         guard let instant = Instant(rfc3339: text) else {
-            throw LedgerError(.usage, "\(name) must be an RFC 3339 instant, got \"\(text)\"")
+            throw LedgerError(.invalidArgument, "\(name) must be an RFC 3339 instant, got \"\(text)\"")
         }
         guard Instant.supported.contains(instant) else {
-            throw LedgerError(.usage, "\(name) must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got \"\(text)\"")
+            throw LedgerError(.invalidArgument, "\(name) must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got \"\(text)\"")
         }
         return instant
     }
@@ -90,20 +90,20 @@ struct Invocation {
     func integerOption(_ name: String, minimum: Int = 0) throws(LedgerError) -> Int? {
         guard let text = options[name] else { return nil }
         guard let v = Int(text), v >= minimum else {
-            throw LedgerError(.usage, "\(name) must be a whole number ≥ \(minimum), got \"\(text)\"")
+            throw LedgerError(.invalidArgument, "\(name) must be a whole number ≥ \(minimum), got \"\(text)\"")
         }
         return v
     }
 
     func uuidOption(_ name: String) throws(LedgerError) -> UUID? {
         guard let text = options[name] else { return nil }
-        guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "\(name) must be a UUID, got \"\(text)\"") }
+        guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "\(name) must be a UUID, got \"\(text)\"") }
         return id
     }
 
     func uuidArgument(_ index: Int, _ what: String) throws(LedgerError) -> UUID {
         let text = positionals[index]
-        guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "\(what) must be a UUID, got \"\(text)\"") }
+        guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "\(what) must be a UUID, got \"\(text)\"") }
         return id
     }
 

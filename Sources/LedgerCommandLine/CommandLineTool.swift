@@ -53,7 +53,7 @@ public enum CommandLineTool {
             return Result(exitCode: 0, stdout: invocation.out, stderr: invocation.err)
         } catch {
             var message = "ledger: \(error.message)\n"
-            if error.code == .usage, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
+            if error.code == .invalidArgument, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
             return Result(exitCode: error.code.exitCode, stdout: invocation.out, stderr: invocation.err + message)
         }
     }
@@ -80,21 +80,21 @@ public enum CommandLineTool {
                 }
                 let known = globalOptions + (spec?.options ?? [])
                 guard let option = known.first(where: { $0.name == name }) else {
-                    throw LedgerError(.usage, spec == nil ? "unknown option \(name)" : "unknown option \(name) for `\(spec!.name)`")
+                    throw LedgerError(.invalidArgument, spec == nil ? "unknown option \(name)" : "unknown option \(name) for `\(spec!.name)`")
                 }
                 if option.value != nil {
                     guard let value = inlineValue ?? (i < arguments.count ? arguments[i] : nil) else {
-                        throw LedgerError(.usage, "\(name) needs a value (\(option.value!))")
+                        throw LedgerError(.invalidArgument, "\(name) needs a value (\(option.value!))")
                     }
                     if inlineValue == nil { i += 1 }
                     if option.repeats {
                         inv.repeated[name, default: []].append(value)
                         continue
                     }
-                    guard inv.options[name] == nil else { throw LedgerError(.usage, "\(name) is given twice") }
+                    guard inv.options[name] == nil else { throw LedgerError(.invalidArgument, "\(name) is given twice") }
                     inv.options[name] = value
                 } else {
-                    guard inlineValue == nil else { throw LedgerError(.usage, "\(name) takes no value") }
+                    guard inlineValue == nil else { throw LedgerError(.invalidArgument, "\(name) takes no value") }
                     inv.flags.insert(name)
                 }
                 continue
@@ -105,7 +105,7 @@ public enum CommandLineTool {
                     continue
                 }
                 guard let found = commands.first(where: { $0.name == arg }) else {
-                    throw LedgerError(.usage, "unknown command \"\(arg)\"\n" + overview)
+                    throw LedgerError(.invalidArgument, "unknown command \"\(arg)\"\n" + overview)
                 }
                 spec = found
             } else {
@@ -116,9 +116,9 @@ public enum CommandLineTool {
             inv.print(spec?.help ?? overview)
             return nil
         }
-        guard let spec else { throw LedgerError(.usage, "no command given\n" + overview) }
+        guard let spec else { throw LedgerError(.invalidArgument, "no command given\n" + overview) }
         guard spec.positionals.contains(inv.positionals.count) else {
-            throw LedgerError(.usage, "wrong number of arguments for `\(spec.name)`\nusage: \(spec.usage)")
+            throw LedgerError(.invalidArgument, "wrong number of arguments for `\(spec.name)`\nusage: \(spec.usage)")
         }
         return spec
     }

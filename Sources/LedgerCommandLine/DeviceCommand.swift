@@ -15,9 +15,9 @@ enum DeviceCommand {
         let now = try inv.now()
         switch action {
         case "enrol":
-            guard let text = inv.options["--key"] else { throw LedgerError(.usage, "device enrol needs --key HEX") }
+            guard let text = inv.options["--key"] else { throw LedgerError(.invalidArgument, "device enrol needs --key HEX") }
             guard let key = Hex.bytes(text), key.count == 32 else {
-                throw LedgerError(.usage, "--key must be 64 hexadecimal digits (a device's public key), got \"\(text)\"")
+                throw LedgerError(.invalidArgument, "--key must be 64 hexadecimal digits (a device's public key), got \"\(text)\"")
             }
             let store = try inv.openStore()
             let result = try store.enrol(device: name, publicKey: key, now: now)
@@ -27,7 +27,7 @@ enum DeviceCommand {
             let result = try store.revoke(device: name, now: now)
             try report(&inv, result, "revoked \(name): its events after this point are refused by every store that learns of it")
         default:
-            throw LedgerError(.usage, "device takes enrol or revoke, got \"\(action)\"")
+            throw LedgerError(.invalidArgument, "device takes enrol or revoke, got \"\(action)\"")
         }
     }
 

@@ -9,7 +9,7 @@ enum ExportCommand {
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let file = inv.options["--out"] else { throw LedgerError(.usage, "export needs --out FILE") }
+        guard let file = inv.options["--out"] else { throw LedgerError(.invalidArgument, "export needs --out FILE") }
         let store = try inv.openStore()
         let count = try store.export(to: file)
         if inv.json {

@@ -14,7 +14,7 @@ enum HubCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let url = inv.positionals[1]
-        guard Hub.isURL(url) else { throw LedgerError(.usage, "a hub is a postgresql:// or postgres:// URL, got \"\(url)\"") }
+        guard Hub.isURL(url) else { throw LedgerError(.invalidArgument, "a hub is a postgresql:// or postgres:// URL, got \"\(url)\"") }
         switch inv.positionals[0] {
         case "init":
             let hub = try Hub(url: url)
@@ -27,8 +27,8 @@ enum HubCommand {
                 inv.print("the hub at \(hub.name) applied \(applied.joined(separator: ", "))")
             }
         case "grant":
-            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.usage, "hub grant needs --ledger ID") }
-            guard let role = inv.options["--role"] else { throw LedgerError(.usage, "hub grant needs --role NAME") }
+            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.invalidArgument, "hub grant needs --ledger ID") }
+            guard let role = inv.options["--role"] else { throw LedgerError(.invalidArgument, "hub grant needs --role NAME") }
             let hub = try Hub(url: url)
             let created = try hub.grant(ledger: ledger, role: role)
             if inv.json {
@@ -37,7 +37,7 @@ enum HubCommand {
                 inv.print("role \(role)\(created ? " (created)" : "") may reach ledger \(ledger.uuidString) on \(hub.name)")
             }
         default:
-            throw LedgerError(.usage, "usage: ledger hub init URL | ledger hub grant URL --ledger ID --role NAME")
+            throw LedgerError(.invalidArgument, "usage: ledger hub init URL | ledger hub grant URL --ledger ID --role NAME")
         }
     }
 }

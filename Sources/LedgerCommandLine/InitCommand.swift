@@ -10,7 +10,7 @@ enum InitCommand {
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let device = inv.options["--device"] else { throw LedgerError(.usage, "init needs --device NAME") }
+        guard let device = inv.options["--device"] else { throw LedgerError(.invalidArgument, "init needs --device NAME") }
         let schema = try inv.integerOption("--schema", minimum: 1) ?? LedgerStore.currentSchema
         let store = try LedgerStore.create(at: inv.storePath, device: device, schema: schema)
         if inv.json {

@@ -11,7 +11,7 @@ enum PendingCommand {
         let now = try inv.now()
         let store = try inv.openStore()
         let name = inv.options["--device"] ?? store.device
-        guard DeviceName.isValid(name) else { throw LedgerError(.usage, "invalid device name \"\(name)\"") }
+        guard DeviceName.isValid(name) else { throw LedgerError(.invalidArgument, "invalid device name \"\(name)\"") }
         let (device, plan) = try Reconciler.pending(store: store, device: name, now: now)
         let authorization = device.authorization?.value.rawValue ?? "unknown"
         if inv.json {

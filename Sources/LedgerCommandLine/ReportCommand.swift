@@ -13,18 +13,18 @@ enum ReportCommand {
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let out = inv.options["--out"] else { throw LedgerError(.usage, "report needs --out FILE.html") }
+        guard let out = inv.options["--out"] else { throw LedgerError(.invalidArgument, "report needs --out FILE.html") }
         let now = try inv.now()
         var goals: [UUID]?
         if let texts = inv.repeated["--goal"] {
             goals = []
             for text in texts {
-                guard let id = UUID(uuidString: text) else { throw LedgerError(.usage, "--goal must be a UUID, got \"\(text)\"") }
+                guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "--goal must be a UUID, got \"\(text)\"") }
                 goals!.append(id)
             }
         }
         let device = inv.options["--device"]
-        if let device, !DeviceName.isValid(device) { throw LedgerError(.usage, "invalid device name \"\(device)\"") }
+        if let device, !DeviceName.isValid(device) { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
         let store = try inv.openStore()
         let report = try LedgerReport.make(store: store, device: device, goals: goals, now: now)
         try report.write(to: out)

@@ -12,10 +12,10 @@ enum ScenarioCommand {
         positionals: 2...Int.max, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard inv.positionals[0] == "run" else { throw LedgerError(.usage, "usage: ledger scenario run FILE…") }
+        guard inv.positionals[0] == "run" else { throw LedgerError(.invalidArgument, "usage: ledger scenario run FILE…") }
         var hub: Hub?
         if let url = inv.options["--hub"] {
-            guard Hub.isURL(url) else { throw LedgerError(.usage, "--hub must be a postgresql:// or postgres:// URL, got \"\(url)\"") }
+            guard Hub.isURL(url) else { throw LedgerError(.invalidArgument, "--hub must be a postgresql:// or postgres:// URL, got \"\(url)\"") }
             hub = try Hub(url: url)
             try hub!.initialize()
         }

@@ -10,7 +10,7 @@ enum SyncCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard let peerName = inv.positionals.first ?? inv.environment["LEDGER_HUB"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-            throw LedgerError(.usage, "sync needs a PEER (a store directory or a postgresql:// URL), or $LEDGER_HUB")
+            throw LedgerError(.invalidArgument, "sync needs a PEER (a store directory or a postgresql:// URL), or $LEDGER_HUB")
         }
         let store = try inv.openStore()
         let r: SyncResult

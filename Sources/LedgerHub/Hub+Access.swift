@@ -9,9 +9,9 @@ extension Hub {
     @discardableResult
     public func grant(ledger: UUID, role: String) throws(LedgerError) -> Bool {
         guard !role.isEmpty, role.utf8.count <= 63, !role.contains("\0") else {
-            throw LedgerError(.usage, "--role must be a PostgreSQL role name of 1 to 63 bytes, got \"\(role)\"")
+            throw LedgerError(.invalidArgument, "a role must be a PostgreSQL role name of 1 to 63 bytes, got \"\(role)\"")
         }
-        guard !role.hasPrefix("pg_") else { throw LedgerError(.usage, "--role \(role): names starting with pg_ are reserved") }
+        guard !role.hasPrefix("pg_") else { throw LedgerError(.invalidArgument, "role \(role): names starting with pg_ are reserved") }
         try checkSchema()
         let quoted = "\"" + role.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         return try transaction { () throws(LedgerError) in

@@ -83,7 +83,7 @@ extension Hub: ScenarioHub {
             throw LedgerError(.store, "the hub at \(name) holds no events of ledger \(ledger.uuidString) that this role may read")
         }
         guard heads[device] == nil else {
-            throw LedgerError(.usage, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
+            throw LedgerError(.invalidArgument, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
         }
         let events = try fetch(ledger: ledger, from: heads.keys.sorted().map { ($0, 1) })
         let existed = FileManager.default.fileExists(atPath: path)

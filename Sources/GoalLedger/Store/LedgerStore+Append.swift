@@ -107,8 +107,7 @@ extension LedgerStore {
                 if let expectedVersion {
                     let touched = Set(drafts.compactMap(\.payload.goal))
                     guard touched.count == 1, let goal = touched.first else {
-                        throw LedgerError(
-                            .usage, "--expect-version needs a batch about exactly one goal (this one is about \(touched.count))")
+                        throw LedgerError(.invalidArgument, "an expected version needs a batch about exactly one goal (this one is about \(touched.count))")
                     }
                     let actual = try StoredProjection.version(of: goal, txn, layout)
                     guard actual == expectedVersion else {

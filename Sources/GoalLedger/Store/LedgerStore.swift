@@ -65,10 +65,10 @@ public final class LedgerStore: @unchecked Sendable {
         let key: SigningKey? = schema == currentSchema && signed ? SigningKey.generate() : nil
         let ledger = ledger ?? (founding ? EventChain.ledgerID(founder: device, publicKey: key!.publicKey) : UUID())
         guard DeviceName.isValid(device) else {
-            throw LedgerError(.usage, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
+            throw LedgerError(.invalidArgument, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
         }
         guard (1...currentSchema).contains(schema) else {
-            throw LedgerError(.usage, "schema \(schema) is not supported (this version creates schema 1 or \(currentSchema) stores)")
+            throw LedgerError(.invalidArgument, "schema \(schema) is not supported (this version creates schema 1 or \(currentSchema) stores)")
         }
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -377,7 +377,7 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             db = try env.existingDatabase(named: table, duplicates: StoreLayout.duplicates.contains(table))
         } catch {
-            throw LedgerError(.usage, "\(path) has no table \(table): \(error.message)")
+            throw LedgerError(.invalidArgument, "\(path) has no table \(table): \(error.message)")
         }
         try read { txn in
             try txn.scan(db) { _, v in

@@ -55,7 +55,7 @@ extension LedgerStore {
     public func clone(to path: String, device: String, now: Instant) throws(LedgerError) -> LedgerStore {
         let origins = try originHeads()
         guard origins[device] == nil, device != self.device else {
-            throw LedgerError(.usage, "device \(device) already belongs to this ledger; choose another name")
+            throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger; choose another name")
         }
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
         // This device vouches for the new one: it enrols the new store's key, signed, before

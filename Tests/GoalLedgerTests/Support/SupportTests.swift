@@ -108,3 +108,24 @@ struct ChecksumTests {
         #expect(SHA256.hexString(pieces.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
+
+struct LedgerErrorTests {
+    @Test func aCodeMatchesItsErrorsInACatchClause() throws {
+        let t = try TemporaryStore()
+        func kind(_ body: () throws -> Void) -> String {
+            do {
+                try body()
+                return "none"
+            } catch LedgerError.Code.invalidInput {
+                return "invalid input"
+            } catch LedgerError.Code.invalidArgument {
+                return "invalid argument"
+            } catch {
+                return "other"
+            }
+        }
+        #expect(kind { try t.store.append([try draft(#"{"type":"tagAdded","goal":"0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1","tag":"x"}"#)], now: instant("2026-11-05T12:00:00Z")) } == "invalid input")
+        #expect(kind { _ = try LedgerStore.create(at: t.directory.path + "/x", device: "Not A Name") } == "invalid argument")
+        #expect(kind { throw CocoaError(.fileNoSuchFile) } == "other")
+    }
+}

@@ -169,7 +169,7 @@ struct SyncTests {
     @Test func cloneRefusesADeviceTheLedgerAlreadyHas() throws {
         let r = try Refusals()
         _ = try r.a.sync(with: r.b)
-        #expect(ledgerError { _ = try r.a.clone(to: r.dir.path + "/c", device: "tablet", now: instant("2026-11-01T00:00:00Z")) }?.code == .usage)
+        #expect(ledgerError { _ = try r.a.clone(to: r.dir.path + "/c", device: "tablet", now: instant("2026-11-01T00:00:00Z")) }?.code == .invalidArgument)
         #expect(ledgerError { _ = try r.a.sync(with: try LedgerStore.open(at: r.a.path)) }?.code == .store)
     }
 }
