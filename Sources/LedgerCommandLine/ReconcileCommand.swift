@@ -22,7 +22,7 @@ enum ReconcileCommand {
         }
         let what = inv.flags.contains("--dry-run") ? "would schedule" : "scheduled"
         inv.print(
-            "\(r.device) (\(r.authorization)), \(r.full ? "full" : "incremental") pass to position \(r.checkpoint): \(what) \(r.scheduled.count), cancelled \(r.cancelled.count), unchanged \(r.unchanged)"
+            "\(r.device) (\(r.authorization?.rawValue ?? "unknown")), \(r.full ? "full" : "incremental") pass to position \(r.checkpoint): \(what) \(r.scheduled.count), cancelled \(r.cancelled.count), unchanged \(r.unchanged)"
         )
         for id in r.scheduled { inv.print("  + \(id)") }
         for id in r.cancelled { inv.print("  - \(id)") }

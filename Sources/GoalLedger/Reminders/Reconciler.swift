@@ -11,8 +11,9 @@ public struct ReminderIssue: Equatable, Hashable, Sendable {
 /// What a pass did to the device's notification center.
 public struct ReconcileReport: Sendable {
     public var device: String
-    /// The device's authorization, or `unknown` when it never reported one.
-    public var authorization: String
+    /// The device's authorization, or nil when it never reported one ("can't tell", not "no";
+    /// the JSON form says `unknown`).
+    public var authorization: AuthorizationStatus?
     /// New and replaced requests, sorted.
     public var scheduled: [String] = []
     /// Goal reminders removed, sorted.
@@ -32,7 +33,7 @@ public struct ReconcileReport: Sendable {
 
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
-            ("device", .string(device)), ("authorization", .string(authorization)),
+            ("device", .string(device)), ("authorization", .string(authorization?.rawValue ?? "unknown")),
             ("scheduled", .array(scheduled.map { .string($0) })), ("cancelled", .array(cancelled.map { .string($0) })),
             ("unchanged", .number(Double(unchanged))), ("issues", .array(issues.map(\.json))),
             ("full", .bool(full)), ("checkpoint", .number(Double(checkpoint))),
@@ -140,7 +141,7 @@ public struct Reconciler: Sendable {
         let changes = try PendingTableChanges(store: store, device: store.device, after: previous?.checkpoint ?? 0)
         let device = try store.deviceState(store.device)
         let authorization = device.authorization?.value
-        var report = ReconcileReport(device: store.device, authorization: authorization?.rawValue ?? "unknown")
+        var report = ReconcileReport(device: store.device, authorization: authorization)
         report.checkpoint = changes.checkpoint
         var state = State(checkpoint: changes.checkpoint, overCapacity: previous?.overCapacity ?? false, retry: previous?.retry ?? [])
 

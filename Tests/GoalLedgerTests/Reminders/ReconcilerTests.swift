@@ -76,7 +76,7 @@ struct ReconcilerTests {
         file.requests = [stale]
         try file.save()
         let r = try Reconciler(store: t.store).reconcile(now: now, full: true)
-        #expect(r.authorization == "unknown")
+        #expect(r.authorization == nil)
         #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.issues.isEmpty)
         #expect(try center(t).requests == [stale])
     }

@@ -129,3 +129,23 @@ struct LedgerErrorTests {
         #expect(kind { throw CocoaError(.fileNoSuchFile) } == "other")
     }
 }
+
+struct GoalReadModelTests {
+    @Test func aGoalReadsAsPlainTypedValues() throws {
+        let t = try TemporaryStore()
+        let id = "0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1"
+        let now = instant("2026-11-05T12:00:00Z")
+        try t.store.append(
+            [
+                try draft(
+                    #"{"type":"goalCreated","goal":"\#(id)","title":"Run","cadence":"weekly","progress":{"kind":"measurable","target":20,"unit":"km"},"reminder":{"hour":7},"tags":["e\u0301",  "b"]}"#
+                ),
+                try draft(#"{"type":"progressRecorded","goal":"\#(id)","amount":5}"#),
+            ], now: now)
+        let goal = try #require(try t.store.goal(UUID(uuidString: id)!))
+        #expect(goal.title == "Run" && goal.cadence == .weekly && goal.progressKind == .measurable)
+        #expect(goal.target == 20 && goal.unit == "km" && goal.reminder == ReminderTime(hour: 7, minute: 0))
+        #expect(goal.tags == ["b", "\u{E9}"] && !goal.isDeleted && goal.entries.map(\.amount) == [5])
+        #expect(try t.store.goal(UUID()) == nil)
+    }
+}
