@@ -17,7 +17,7 @@ import Foundation
 /// Payload fields are written in a fixed order per type; optional fields are announced by a
 /// presence bitmask (varint) that comes first. New optional fields take new bits, so older
 /// records stay readable; a change of layout takes a new codec version.
-public enum EventCodec {
+package enum EventCodec {
     public static let version: UInt8 = 2
 
     public static func encode(_ e: Event) -> [UInt8] { encode(e, checksum: true) }

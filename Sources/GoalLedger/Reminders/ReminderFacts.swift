@@ -7,7 +7,7 @@ import Foundation
 /// all-time completion of a one-time goal with a target date (it cancels the reminder); it does
 /// not depend on a calendar or a moment. Recurring goals keep `completed` false: whether one of
 /// their periods is complete matters only to the window strategy, at read time.
-public struct ReminderFacts: Equatable, Sendable {
+package struct ReminderFacts: Equatable, Sendable {
     public var goal: UUID
     public var title: String
     public var cadence: Cadence
@@ -77,7 +77,7 @@ public struct ReminderFacts: Equatable, Sendable {
 /// the moment. What depends on the moment (whether a one-time fire time has passed, the next
 /// fire time of a repeating trigger, the window's dated requests, the capacity ranking) is
 /// applied when the table is read (`ReminderPlan.expand`).
-public struct PendingRow: Equatable, Sendable {
+package struct PendingRow: Equatable, Sendable {
     public var facts: ReminderFacts
     /// `goal-reminder-<GOAL>`: the request id of the repeating strategy, the prefix of the window's.
     public var id: String

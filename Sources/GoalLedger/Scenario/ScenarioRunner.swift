@@ -1,7 +1,7 @@
 import Foundation
 
 /// What running a scenario found.
-public struct ScenarioReport: Sendable {
+package struct ScenarioReport: Sendable {
     public var name: String
     public var steps = 0
     public var checks = 0
@@ -10,12 +10,12 @@ public struct ScenarioReport: Sendable {
 }
 
 /// A hub that scenario devices sync through (the runner knows nothing of how it is reached).
-public protocol ScenarioHub {
+package protocol ScenarioHub {
     func sync(_ store: LedgerStore) throws(LedgerError) -> SyncResult
 }
 
 /// Runs scenarios on stores of their own in a directory.
-public enum ScenarioRunner {
+package enum ScenarioRunner {
     /// Runs `scenario` with its stores under `directory` (which must exist and be empty).
     ///
     /// With `hub`, every sync goes through it: a sync of two devices becomes the first, the

@@ -102,7 +102,7 @@ extension LedgerStore {
 /// of any device's authorization (routed reminders may move), changes the whole table: `all`.
 /// Other devices' settings do not touch this table. Positions are the log's, so a rebuild,
 /// which rewrites the tables without moving positions, feeds nothing again.
-public struct PendingTableChanges: Sendable {
+package struct PendingTableChanges: Sendable {
     public var goals = Set<UUID>()
     public var all = false
     /// The position the changes run to: the subscriber's next checkpoint.

@@ -82,7 +82,7 @@ enum MetaKey {
 }
 
 /// Device names: `[a-z0-9][a-z0-9._-]{0,63}`.
-public enum DeviceName {
+package enum DeviceName {
     public static func isValid(_ name: String) -> Bool {
         let b = Array(name.utf8)
         guard (1...64).contains(b.count) else { return false }

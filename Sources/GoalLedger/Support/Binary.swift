@@ -41,7 +41,7 @@ struct ByteWriter {
 }
 
 /// Why stored bytes could not be decoded.
-public struct RecordDecodingError: Error, CustomStringConvertible, Sendable {
+package struct RecordDecodingError: Error, CustomStringConvertible, Sendable {
     public let reason: String
     public var description: String { reason }
 }
@@ -174,7 +174,7 @@ extension UUID {
 }
 
 /// Lower-case hexadecimal, for keys, hashes and signatures in JSON.
-public enum Hex {
+package enum Hex {
     public static func string(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []

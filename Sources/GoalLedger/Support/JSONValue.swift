@@ -42,7 +42,7 @@ public enum JSONValue: Equatable, Sendable {
 }
 
 /// Why a JSON text could not be parsed.
-public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
+package struct JSONSyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
     public let offset: Int
     public let reason: String
     public var description: String { "\(reason) at byte \(offset + 1)" }
@@ -50,7 +50,7 @@ public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible, Sendab
 
 /// A strict JSON parser (RFC 8259): no comments, no trailing commas, no duplicate keys, valid
 /// UTF-8 only, bounded nesting, finite numbers only.
-public struct JSONParser {
+package struct JSONParser {
     public static let maximumDepth = 64
 
     private let bytes: [UInt8]

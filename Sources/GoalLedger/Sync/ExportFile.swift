@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Each record carries its own checksum; the trailer's hash covers the whole file, so a
 /// truncated or altered file is refused before anything is imported.
-public enum ExportFile {
+package enum ExportFile {
     static let magic = Array("GOALLEDG".utf8)
     static let trailer = Array("END!".utf8)
     static let version: UInt8 = 1
