@@ -36,8 +36,10 @@ let package = Package(
         .target(name: "GoalLedger", dependencies: ["LMDB", "Sodium"]),
         // The hub: sync, clone and access through a PostgreSQL database shared by many ledgers.
         .target(name: "LedgerHub", dependencies: ["GoalLedger", "PostgreSQL"]),
+        // Conflict scenarios: their format and runner (`ledger scenario run`).
+        .target(name: "LedgerScenarios", dependencies: ["GoalLedger"]),
         // The `ledger` command as a library, so tests can run it in-process.
-        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub"]),
+        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
@@ -50,7 +52,7 @@ let package = Package(
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
-            dependencies: ["LedgerCommandLine", "ledger", "LedgerHub", "PostgreSQL", "HubTestSupport"]
+            dependencies: ["LedgerCommandLine", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport"]
         ),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import GoalLedger
 import LedgerHub
+import LedgerScenarios
 
 enum ScenarioCommand {
     static let spec = CommandSpec(
@@ -62,3 +63,6 @@ enum ScenarioCommand {
         }
     }
 }
+
+/// A hub can stand in for every sync of a scenario.
+extension Hub: ScenarioHub {}

@@ -2,7 +2,7 @@ import Foundation
 import GoalLedger
 import PostgreSQL
 
-extension Hub: ScenarioHub {
+extension Hub {
     /// How a push sends its rows: binary `COPY` into a temporary table, then one `INSERT … SELECT`
     /// (row-level security refuses `COPY` straight into a table it guards), or batched `INSERT`s
     /// of arrays. Both are measured by the benchmark; `copy` is the default.

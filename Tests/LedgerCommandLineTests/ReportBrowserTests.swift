@@ -1,5 +1,6 @@
 import Foundation
 import GoalLedger
+import LedgerScenarios
 import Testing
 
 @testable import LedgerCommandLine

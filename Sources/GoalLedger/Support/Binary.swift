@@ -168,7 +168,7 @@ extension UUID {
     }
 
     /// Orders ids as their string forms order (hex digits sort as the bytes they encode).
-    static func precedes(_ a: UUID, _ b: UUID) -> Bool {
+    package static func precedes(_ a: UUID, _ b: UUID) -> Bool {
         withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
     }
 }

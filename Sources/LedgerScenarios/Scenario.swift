@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 /// A conflict scenario: devices of one ledger, steps that append, sync and reconcile, and
 /// expectations about what each device then holds. The JSON form is described in

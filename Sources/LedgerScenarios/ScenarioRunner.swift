@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 /// What running a scenario found.
 package struct ScenarioReport: Sendable {
