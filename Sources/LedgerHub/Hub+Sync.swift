@@ -61,7 +61,8 @@ extension Hub {
                     ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
                 pulled = try store.importEvents(events, from: "the hub at \(name)", beforeCommit: commit)
             } else {
-                try commit()
+                // Nothing to pull still completes an exchange (a restored store may append again).
+                pulled = try store.importEvents([], from: "the hub at \(name)", beforeCommit: commit)
             }
             return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
         } catch {

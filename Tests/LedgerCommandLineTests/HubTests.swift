@@ -231,6 +231,20 @@ struct HubTests {
         #expect(!FileManager.default.fileExists(atPath: hub.path("tablet")))
     }
 
+    /// A store restored from a backup appends again once it has exchanged events with the hub,
+    /// even when the hub had nothing new for it.
+    @Test func aRestoredStoreAppendsAgainAfterASyncWithNothingToPull() throws {
+        let hub = try HubFixture()
+        hub.seed()
+        #expect(hub.run("phone", ["backup", hub.path("restored"), "--with-key"]).exitCode == 0)
+        let refused = hub.run("restored", ["append"], input: HubFixture.progress(1))
+        #expect(refused.exitCode == 5 && refused.stderr.contains("restored from a backup"), "\(refused.stderr)")
+        #expect(hub.run("restored", ["sync", hub.url]).exitCode == 0)
+        #expect(hub.run("restored", ["append"], input: HubFixture.progress(1)).exitCode == 0)
+        #expect(hub.run("restored", ["sync", hub.url]).exitCode == 0)
+        #expect(hub.run("restored", ["verify"]).exitCode == 0)
+    }
+
     @Test func theHubItselfRefusesGapsTakenSequencesReusedIdsAndRecordsThatContradictTheirColumns() throws {
         let hub = try HubFixture()
         hub.seed()
