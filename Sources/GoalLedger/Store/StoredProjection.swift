@@ -180,6 +180,9 @@ enum StoredProjection {
         private var dirtyDevices = Set<String>()
         /// Revoked devices (read once per batch): their events after the revocation do not count.
         private var revocations: [String: UInt64]?
+        /// Day-index entries of the batch's progress, written in key order by `flush` (inserts
+        /// in order touch each page once, where the batch's arrival order jumps between goals).
+        private var entryDayPuts: [(goal: [UInt8], value: [UInt8])] = []
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             self.tables = tables
@@ -223,12 +226,11 @@ enum StoredProjection {
                 case .progressRecorded(let p):
                     // The entry is the event itself; it is only indexed by its day.
                     let day = p.day ?? (p.occurredAt ?? e.at).day(in: GoalState.utc)
-                    try txn.put(
-                        tables.entryDays, key: goal.bytes, value: PendingTable.dayValue(day: PendingTable.dayBytes(day), event: e.id))
+                    entryDayPuts.append((goal.bytes, PendingTable.dayValue(day: PendingTable.dayBytes(day), event: e.id)))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressHistoryReplaced:
-                    try txn.put(tables.entryDays, key: goal.bytes, value: PendingTable.dayValue(day: PendingTable.historyDay, event: e.id))
+                    entryDayPuts.append((goal.bytes, PendingTable.dayValue(day: PendingTable.historyDay, event: e.id)))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressRemoved(let p):
@@ -258,6 +260,10 @@ enum StoredProjection {
         }
 
         func flush(_ txn: borrowing Transaction) throws {
+            let days = entryDayPuts.sorted {
+                $0.goal != $1.goal ? $0.goal.lexicographicallyPrecedes($1.goal) : $0.value.lexicographicallyPrecedes($1.value)
+            }
+            for (goal, value) in days { try txn.put(tables.entryDays, key: goal, value: value) }
             for goal in dirtyGoals { try txn.put(tables.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(headers[goal]!)) }
             for name in dirtyDevices {
                 try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!))
