@@ -379,10 +379,15 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
 
     /// The event types of each schema's catalog. The device events belong to every schema.
+    /// Listed explicitly, so that a new type joins a schema only by being written here.
     public static func catalog(schema: Int) -> [EventType] {
+        let common: [EventType] = [
+            .goalCreated, .goalEdited, .goalDeleted, .goalRestored, .reminderSet, .reminderCleared, .tagAdded, .tagRemoved,
+            .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked,
+        ]
         switch schema {
-        case 1: return allCases.filter { $0 != .progressRecorded && $0 != .progressRemoved }
-        default: return allCases.filter { $0 != .progressHistoryReplaced }
+        case 1: return common + [.progressHistoryReplaced]
+        default: return common + [.progressRecorded, .progressRemoved]
         }
     }
 

@@ -70,7 +70,11 @@ public enum GoalConflicts {
             case .reminderCleared(let p): add("reminder", p.replaces, e, .null)
             case .goalDeleted(let p): add("deleted", p.replaces, e, .bool(true))
             case .goalRestored(let p): add("deleted", p.replaces, e, .bool(false))
-            default: break
+            // No register write: progress and tags merge without conflicts (entries are a set,
+            // tags add-win); device events are not about the goal.
+            case .goalCreated, .progressRecorded, .progressRemoved, .tagAdded, .tagRemoved, .progressHistoryReplaced,
+                .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked:
+                break
             }
         }
         let fieldOrder = GoalField.allCases.map(\.rawValue) + ["reminder", "deleted"]
@@ -91,8 +95,12 @@ public enum GoalConflicts {
             var overwritten: [ConflictSide] = []
             for (j, e) in ordered.enumerated() where e.origin != d.origin {
                 switch e.payload {
-                case .goalDeleted, .goalRestored, .goalCreated: continue
-                default: break
+                case .goalDeleted, .goalRestored, .goalCreated, .deviceConfigured, .notificationAuthorization, .deviceEnrolled,
+                    .deviceRevoked:
+                    continue
+                case .goalEdited, .reminderSet, .reminderCleared, .progressRecorded, .progressRemoved, .tagAdded, .tagRemoved,
+                    .progressHistoryReplaced:
+                    break
                 }
                 guard e.sequence > deletion.seen[e.origin] ?? 0 else { continue }  // the deleting store had seen it
                 if let seen = e.hadSeen(d) {
