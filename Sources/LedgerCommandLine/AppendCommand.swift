@@ -2,17 +2,20 @@ import Foundation
 import GoalLedger
 
 enum AppendCommand {
+    static let file = Option.text("--file", "F", "read the lines from F instead of stdin")
+    static let expectVersion = Option.integer("--expect-version", "N", "refuse (exit 4) unless the batch's one goal is at version N", minimum: 0)
+
     static let spec = CommandSpec(
         name: "append", summary: "append JSON event lines (stdin, or --file) as one atomic batch",
         options: [
-            OptionSpec(name: "--file", value: "F", help: "read the lines from F instead of stdin"),
-            OptionSpec(name: "--expect-version", value: "N", help: "refuse (exit 4) unless the batch's one goal is at version N"),
+            file.spec,
+            expectVersion.spec,
         ],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let data: Data
-        if let file = inv.options["--file"] {
+        if let file = try inv.value(Self.file) {
             guard let d = FileManager.default.contents(atPath: file) else {
                 throw LedgerError(.invalidInput, "cannot read \(file)")
             }
@@ -20,7 +23,7 @@ enum AppendCommand {
         } else {
             data = inv.readInput()
         }
-        let expected = try inv.integerOption("--expect-version", minimum: 0)
+        let expected = try inv.value(Self.expectVersion)
         let store = try inv.openStore()
         let (drafts, lines) = try parseLines(data, schema: store.schema)
         let results = try store.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now())

@@ -3,24 +3,27 @@ import GoalLedger
 import LedgerHub
 
 enum CloneCommand {
+    static let device = Option.text("--device", "NAME", "this new store's device (required, new to the ledger)")
+    static let ledger = Option.uuid("--ledger", "ID", "the ledger to clone from a hub (required with a URL)")
+
     static let spec = CommandSpec(
         name: "clone", arguments: "SOURCE",
         summary: "create a store for the same ledger as SOURCE (a store, or a hub URL with --ledger), with all of its events",
         options: [
-            OptionSpec(name: "--device", value: "NAME", help: "this new store's device (required, new to the ledger)"),
-            OptionSpec(name: "--ledger", value: "ID", help: "the ledger to clone from a hub (required with a URL)"),
+            device.spec,
+            ledger.spec,
         ],
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let device = inv.options["--device"] else { throw LedgerError(.invalidArgument, "clone needs --device NAME") }
+        let device = try inv.required(Self.device, by: "clone")
         let store: LedgerStore
         if Hub.isURL(inv.positionals[0]) {
-            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.invalidArgument, "clone from a hub needs --ledger ID") }
+            let ledger = try inv.required(Self.ledger, by: "clone from a hub")
             guard DeviceName.isValid(device) else { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
             store = try Hub(url: inv.positionals[0]).clone(ledger: ledger, to: inv.storePath, device: device)
         } else {
-            guard inv.options["--ledger"] == nil else { throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub URL") }
+            guard inv.options[Self.ledger.name] == nil else { throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub URL") }
             store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
         }
         let events = try store.lastPosition()

@@ -76,31 +76,6 @@ struct Invocation {
         return instant
     }
 
-    func instantOption(_ name: String) throws(LedgerError) -> Instant? {
-        guard let text = options[name] else { return nil }
-        guard let instant = Instant(rfc3339: text) else {
-            throw LedgerError(.invalidArgument, "\(name) must be an RFC 3339 instant, got \"\(text)\"")
-        }
-        guard Instant.supported.contains(instant) else {
-            throw LedgerError(.invalidArgument, "\(name) must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got \"\(text)\"")
-        }
-        return instant
-    }
-
-    func integerOption(_ name: String, minimum: Int = 0) throws(LedgerError) -> Int? {
-        guard let text = options[name] else { return nil }
-        guard let v = Int(text), v >= minimum else {
-            throw LedgerError(.invalidArgument, "\(name) must be a whole number ≥ \(minimum), got \"\(text)\"")
-        }
-        return v
-    }
-
-    func uuidOption(_ name: String) throws(LedgerError) -> UUID? {
-        guard let text = options[name] else { return nil }
-        guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "\(name) must be a UUID, got \"\(text)\"") }
-        return id
-    }
-
     func uuidArgument(_ index: Int, _ what: String) throws(LedgerError) -> UUID {
         let text = positionals[index]
         guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "\(what) must be a UUID, got \"\(text)\"") }

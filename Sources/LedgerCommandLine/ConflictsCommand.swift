@@ -3,13 +3,15 @@ import GoalLedger
 import LedgerHub
 
 enum ConflictsCommand {
+    static let goal = Option.uuid("--goal", "GOAL", "only this goal's")
+
     static let spec = CommandSpec(
         name: "conflicts", summary: "concurrent changes and how they resolved",
-        options: [OptionSpec(name: "--goal", value: "GOAL", help: "only this goal's")],
+        options: [goal.spec],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        let goal = try inv.uuidOption("--goal")
+        let goal = try inv.value(Self.goal)
         let store = try inv.openStore()
         let conflicts = try store.conflicts(goal: goal)
         if inv.json {

@@ -2,11 +2,13 @@ import GoalLedger
 
 /// `ledger device enrol NAME --key HEX` and `ledger device revoke NAME`.
 enum DeviceCommand {
+    static let key = Option.text("--key", "HEX", "enrol: the new device's public key, as `ledger status` prints it there")
+
     static let spec = CommandSpec(
         name: "device", arguments: "enrol NAME --key HEX | revoke NAME",
         summary:
             "enrol another device's key, signed by this device (to pair a device that joined from a hub), or revoke a device: its later events are refused everywhere",
-        options: [OptionSpec(name: "--key", value: "HEX", help: "enrol: the new device's public key, as `ledger status` prints it there")],
+        options: [key.spec],
         positionals: 2...2, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
@@ -15,7 +17,7 @@ enum DeviceCommand {
         let now = try inv.now()
         switch action {
         case "enrol":
-            guard let text = inv.options["--key"] else { throw LedgerError(.invalidArgument, "device enrol needs --key HEX") }
+            let text = try inv.required(Self.key, by: "device enrol")
             guard let key = Hex.bytes(text), key.count == 32 else {
                 throw LedgerError(.invalidArgument, "--key must be 64 hexadecimal digits (a device's public key), got \"\(text)\"")
             }

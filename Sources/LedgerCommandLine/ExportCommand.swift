@@ -3,13 +3,15 @@ import GoalLedger
 import LedgerHub
 
 enum ExportCommand {
+    static let out = Option.text("--out", "FILE", "the file to write (required)")
+
     static let spec = CommandSpec(
         name: "export", summary: "write every event to a file another store can import",
-        options: [OptionSpec(name: "--out", value: "FILE", help: "the file to write (required)")],
+        options: [out.spec],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let file = inv.options["--out"] else { throw LedgerError(.invalidArgument, "export needs --out FILE") }
+        let file = try inv.required(Self.out, by: "export")
         let store = try inv.openStore()
         let count = try store.export(to: file)
         if inv.json {

@@ -9,9 +9,11 @@ func goalWithView(_ g: GoalState, _ view: GoalView) -> JSONValue {
 }
 
 enum GoalsCommand {
+    static let all = Flag("--all", "include deleted goals")
+
     static let spec = CommandSpec(
         name: "goals", summary: "list current goals with period value, completion and streak for this device",
-        options: [OptionSpec(name: "--all", value: nil, help: "include deleted goals")],
+        options: [all.spec],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
@@ -19,7 +21,7 @@ enum GoalsCommand {
         let store = try inv.openStore()
         let projection = try store.projection()
         let calendar = projection.device(store.device).calendar
-        let goals = projection.existingGoals.filter { inv.flags.contains("--all") || !$0.isDeleted }
+        let goals = projection.existingGoals.filter { inv.isSet(Self.all) || !$0.isDeleted }
         let views = goals.map { GoalView(goal: $0, calendar: calendar, now: now) }
         if inv.json {
             try inv.printJSON(.array(zip(goals, views).map { goalWithView($0, $1) }))

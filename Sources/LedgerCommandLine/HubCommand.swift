@@ -3,12 +3,15 @@ import GoalLedger
 import LedgerHub
 
 enum HubCommand {
+    static let ledger = Option.uuid("--ledger", "ID", "grant: the ledger the role may reach")
+    static let role = Option.text("--role", "NAME", "grant: the PostgreSQL role (created, LOGIN, when missing)")
+
     static let spec = CommandSpec(
         name: "hub", arguments: "init URL | grant URL --ledger ID --role NAME",
         summary: "create or upgrade a hub's schema in a PostgreSQL database; let a role reach one ledger",
         options: [
-            OptionSpec(name: "--ledger", value: "ID", help: "grant: the ledger the role may reach"),
-            OptionSpec(name: "--role", value: "NAME", help: "grant: the PostgreSQL role (created, LOGIN, when missing)"),
+            ledger.spec,
+            role.spec,
         ],
         positionals: 2...2, run: run)
 
@@ -27,8 +30,8 @@ enum HubCommand {
                 inv.print("the hub at \(hub.name) applied \(applied.joined(separator: ", "))")
             }
         case "grant":
-            guard let ledger = try inv.uuidOption("--ledger") else { throw LedgerError(.invalidArgument, "hub grant needs --ledger ID") }
-            guard let role = inv.options["--role"] else { throw LedgerError(.invalidArgument, "hub grant needs --role NAME") }
+            let ledger = try inv.required(Self.ledger, by: "hub grant")
+            let role = try inv.required(Self.role, by: "hub grant")
             let hub = try Hub(url: url)
             let created = try hub.grant(ledger: ledger, role: role)
             if inv.json {

@@ -2,13 +2,15 @@ import Foundation
 import GoalLedger
 
 enum LogCommand {
+    static let goal = Option.uuid("--goal", "GOAL", "only events about GOAL")
+
     static let spec = CommandSpec(
         name: "log", summary: "events in canonical order (hybrid logical clock, then device)",
-        options: [OptionSpec(name: "--goal", value: "GOAL", help: "only events about GOAL")],
+        options: [goal.spec],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        let goal = try inv.uuidOption("--goal")
+        let goal = try inv.value(Self.goal)
         let store = try inv.openStore()
         let events = try store.canonicalEvents(goal: goal)
         if inv.json {

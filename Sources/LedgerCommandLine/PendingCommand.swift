@@ -2,15 +2,17 @@ import Foundation
 import GoalLedger
 
 enum PendingCommand {
+    static let device = Option.text("--device", "NAME", "the device (default: this store's)")
+
     static let spec = CommandSpec(
         name: "pending", summary: "a device's desired notification table at --now",
-        options: [OptionSpec(name: "--device", value: "NAME", help: "the device (default: this store's)")],
+        options: [device.spec],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let now = try inv.now()
         let store = try inv.openStore()
-        let name = inv.options["--device"] ?? store.device
+        let name = try inv.value(Self.device) ?? store.device
         guard DeviceName.isValid(name) else { throw LedgerError(.invalidArgument, "invalid device name \"\(name)\"") }
         let (device, plan) = try Reconciler.pending(store: store, device: name, now: now)
         let authorization = device.authorization?.value.rawValue ?? "unknown"

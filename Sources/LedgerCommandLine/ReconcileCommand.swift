@@ -2,25 +2,29 @@ import Foundation
 import GoalLedger
 
 enum ReconcileCommand {
+    static let full = Flag("--full", "plan every goal (time passing, device changes), not only changed ones")
+    static let dryRun = Flag("--dry-run", "report what would change, change nothing")
+    static let center = Option.text("--center", "FILE", "the notification center file (default: inside the store)")
+
     static let spec = CommandSpec(
         name: "reconcile", summary: "bring this device's notification center in line with the ledger",
         options: [
-            OptionSpec(name: "--full", value: nil, help: "plan every goal (time passing, device changes), not only changed ones"),
-            OptionSpec(name: "--dry-run", value: nil, help: "report what would change, change nothing"),
-            OptionSpec(name: "--center", value: "FILE", help: "the notification center file (default: inside the store)"),
+            full.spec,
+            dryRun.spec,
+            center.spec,
         ],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let now = try inv.now()
         let store = try inv.openStore()
-        let reconciler = Reconciler(store: store, centerPath: inv.options["--center"])
-        let r = try reconciler.reconcile(now: now, full: inv.flags.contains("--full"), dryRun: inv.flags.contains("--dry-run"))
+        let reconciler = Reconciler(store: store, centerPath: (try inv.value(Self.center)))
+        let r = try reconciler.reconcile(now: now, full: inv.isSet(Self.full), dryRun: inv.isSet(Self.dryRun))
         if inv.json {
             try inv.printJSON(r.json)
             return
         }
-        let what = inv.flags.contains("--dry-run") ? "would schedule" : "scheduled"
+        let what = inv.isSet(Self.dryRun) ? "would schedule" : "scheduled"
         inv.print(
             "\(r.device) (\(r.authorization?.rawValue ?? "unknown")), \(r.full ? "full" : "incremental") pass to position \(r.checkpoint): \(what) \(r.scheduled.count), cancelled \(r.cancelled.count), unchanged \(r.unchanged)"
         )

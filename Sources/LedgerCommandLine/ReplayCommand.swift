@@ -1,17 +1,20 @@
 import GoalLedger
 
 enum ReplayCommand {
+    static let asOf = Option.instant("--as-of", "INSTANT", "only events whose wall time is at or before INSTANT")
+    static let to = Option.integer("--to", "POSITION", "only events up to local position POSITION", minimum: 0)
+
     static let spec = CommandSpec(
         name: "replay", summary: "fold the log from scratch and print the goal state (facts only)",
         options: [
-            OptionSpec(name: "--as-of", value: "INSTANT", help: "only events whose wall time is at or before INSTANT"),
-            OptionSpec(name: "--to", value: "POSITION", help: "only events up to local position POSITION"),
+            asOf.spec,
+            to.spec,
         ],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        let asOf = try inv.instantOption("--as-of")
-        let to = try inv.integerOption("--to", minimum: 0).map(UInt64.init)
+        let asOf = try inv.value(Self.asOf)
+        let to = try inv.value(Self.to).map(UInt64.init)
         let store = try inv.openStore()
         let projection = try store.replay(through: to, asOf: asOf)
         // The digest encodes every goal first, so an encoding error stops before any output.

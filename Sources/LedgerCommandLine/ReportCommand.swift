@@ -2,28 +2,26 @@ import Foundation
 import GoalLedger
 
 enum ReportCommand {
+    static let goal = Option.uuid("--goal", "GOAL", "a goal to report on (repeat for several; default: every goal)", repeats: true)
+    static let device = Option.text("--device", "NAME", "whose calendar and language (default: this store's device)")
+    static let out = Option.text("--out", "FILE.html", "the file to write (required; replaced whole)")
+
     static let spec = CommandSpec(
         name: "report",
         summary: "write a self-contained HTML report: goals, calendar heat maps, period charts, per-device audit timelines, reminders",
         options: [
-            OptionSpec(name: "--goal", value: "GOAL", help: "a goal to report on (repeat for several; default: every goal)", repeats: true),
-            OptionSpec(name: "--device", value: "NAME", help: "whose calendar and language (default: this store's device)"),
-            OptionSpec(name: "--out", value: "FILE.html", help: "the file to write (required; replaced whole)"),
+            goal.spec,
+            device.spec,
+            out.spec,
         ],
         run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        guard let out = inv.options["--out"] else { throw LedgerError(.invalidArgument, "report needs --out FILE.html") }
+        let out = try inv.required(Self.out, by: "report")
         let now = try inv.now()
-        var goals: [UUID]?
-        if let texts = inv.repeated["--goal"] {
-            goals = []
-            for text in texts {
-                guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "--goal must be a UUID, got \"\(text)\"") }
-                goals!.append(id)
-            }
-        }
-        let device = inv.options["--device"]
+        let listed = try inv.values(Self.goal)
+        let goals = listed.isEmpty ? nil : listed
+        let device = try inv.value(Self.device)
         if let device, !DeviceName.isValid(device) { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
         let store = try inv.openStore()
         let report = try LedgerReport.make(store: store, device: device, goals: goals, now: now)

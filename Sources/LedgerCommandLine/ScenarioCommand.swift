@@ -4,18 +4,20 @@ import LedgerHub
 import LedgerScenarios
 
 enum ScenarioCommand {
+    static let hub = Option.text("--hub", "URL", "sync every pair of devices through this hub (its schema created first)")
+
     static let spec = CommandSpec(
         name: "scenario", arguments: "run FILE…",
         summary: "run conflict scenarios (devices, appends, syncs, reconciles, expectations); exit 1 if any expectation fails",
         options: [
-            OptionSpec(name: "--hub", value: "URL", help: "sync every pair of devices through this hub (its schema created first)")
+            hub.spec
         ],
         positionals: 2...Int.max, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard inv.positionals[0] == "run" else { throw LedgerError(.invalidArgument, "usage: ledger scenario run FILE…") }
         var hub: Hub?
-        if let url = inv.options["--hub"] {
+        if let url = try inv.value(Self.hub) {
             guard Hub.isURL(url) else { throw LedgerError(.invalidArgument, "--hub must be a postgresql:// or postgres:// URL, got \"\(url)\"") }
             hub = try Hub(url: url)
             try hub!.initialize()

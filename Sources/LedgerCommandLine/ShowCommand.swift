@@ -2,15 +2,17 @@ import Foundation
 import GoalLedger
 
 enum ShowCommand {
+    static let asOf = Option.instant("--as-of", "INSTANT", "the goal as it was (events with wall time ≤ INSTANT)")
+
     static let spec = CommandSpec(
         name: "show", arguments: "GOAL", summary: "one goal with its entries and its view for this device",
-        options: [OptionSpec(name: "--as-of", value: "INSTANT", help: "the goal as it was (events with wall time ≤ INSTANT)")],
+        options: [asOf.spec],
         positionals: 1...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let goal = try inv.uuidArgument(0, "GOAL")
         let now = try inv.now()
-        let asOf = try inv.instantOption("--as-of")
+        let asOf = try inv.value(Self.asOf)
         let store = try inv.openStore()
         let state: GoalState
         let device: DeviceState
