@@ -32,8 +32,10 @@ let package = Package(
         ),
         // The only module that touches libpq: connections, binary parameters and results, COPY.
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
+        // CRC-32C with the CPU's instruction where present (C, for the SSE 4.2 intrinsic).
+        .target(name: "CChecksum"),
         // Events, codecs, the log, projections and views.
-        .target(name: "GoalLedger", dependencies: ["LMDB", "Sodium"]),
+        .target(name: "GoalLedger", dependencies: ["LMDB", "Sodium", "CChecksum"]),
         // The hub: sync, clone and access through a PostgreSQL database shared by many ledgers.
         .target(name: "LedgerHub", dependencies: ["GoalLedger", "PostgreSQL"]),
         // Conflict scenarios: their format and runner (`ledger scenario run`).

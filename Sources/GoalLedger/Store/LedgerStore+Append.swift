@@ -133,7 +133,7 @@ extension LedgerStore {
                             continue
                         }
                     }
-                    let id = draft.id ?? UUID()
+                    let id = draft.id ?? EventIDs.next()
                     let at = draft.at ?? now
                     // The state is read in its own scope: holding a copy while the cached state is
                     // mutated below would copy its entries on every append.

@@ -1,18 +1,16 @@
-/// CRC-32C (Castagnoli), used to detect damaged event records.
+import CChecksum
+/// CRC-32C (Castagnoli), used to detect damaged event records: with the CPU's CRC32
+/// instruction where present, else a portable table (both in `CChecksum`, tested equal).
 enum CRC32C {
-    private static let table: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0x82F6_3B78 ^ (c >> 1) : c >> 1 }
-        return c
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        ledger_crc32c(0, bytes.baseAddress, bytes.count)
     }
 
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { t in
-            for b in bytes { crc = t[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
-        }
-        return crc ^ 0xFFFF_FFFF
+    static func portableChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        ledger_crc32c_portable(0, bytes.baseAddress, bytes.count)
     }
+
+    static var usesHardware: Bool { ledger_crc32c_is_hardware() != 0 }
 }
 
 /// SHA-256 (FIPS 180-4), for projection digests and export files. Foundation on Linux has no

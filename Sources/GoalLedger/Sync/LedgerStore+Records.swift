@@ -17,7 +17,7 @@ extension LedgerStore {
                 try txn.scan(layout.origins, from: StoreLayout.originKey(origin, theirs + 1)) { key, value in
                     guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
                     let p = UInt64(bigEndianBytes: value)
-                    let found = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
+                    let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
                         try body(try Self.decodeRecord(bytes, position: p), bytes)
                     }
                     guard found != nil else { throw LedgerError(.store, "the origin index names position \(p), which holds no event") }

@@ -107,6 +107,22 @@ struct ChecksumTests {
         pieces.update(million[offset...])
         #expect(SHA256.hexString(pieces.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// The CPU path (where the machine has one) and the portable path agree on every length and
+    /// alignment, including the 1-to-7-byte tails the instruction path handles separately.
+    @Test func theHardwareAndPortableCRCsAgree() {
+        var rng = SeededRandom(seed: 0xC3C)
+        let bytes = (0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        bytes.withUnsafeBytes { all in
+            for start in 0..<9 {
+                for length in [0, 1, 7, 8, 9, 63, 64, 100, 1000, 4000] where start + length <= all.count {
+                    let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                    #expect(CRC32C.checksum(slice) == CRC32C.portableChecksum(slice), "start \(start), length \(length)")
+                }
+            }
+        }
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.portableChecksum($0) } == 0xE306_9283)
+    }
 }
 
 struct LedgerErrorTests {
@@ -147,5 +163,13 @@ struct GoalReadModelTests {
         #expect(goal.target == 20 && goal.unit == "km" && goal.reminder == ReminderTime(hour: 7, minute: 0))
         #expect(goal.tags == ["b", "\u{E9}"] && !goal.isDeleted && goal.entries.map(\.amount) == [5])
         #expect(try t.store.goal(UUID()) == nil)
+    }
+}
+
+struct EventIDTests {
+    @Test func appendedEventIdsAreDistinctVersion4UUIDs() {
+        let ids = (0..<100_000).map { _ in EventIDs.next() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.uuid.6 >> 4 == 4 && $0.uuid.8 >> 6 == 2 })
     }
 }
