@@ -22,6 +22,13 @@ public struct PendingRequest: Equatable, Sendable {
         trigger = r.trigger
     }
 
+    /// Texts compare by their bytes: a title the center holds in another Unicode form than the
+    /// ledger's (which Swift's `String` would call equal) is outdated and replaced.
+    public static func == (a: PendingRequest, b: PendingRequest) -> Bool {
+        a.id.utf8.elementsEqual(b.id.utf8) && a.goal == b.goal && a.title.utf8.elementsEqual(b.title.utf8)
+            && a.body.utf8.elementsEqual(b.body.utf8) && a.sound.utf8.elementsEqual(b.sound.utf8) && a.trigger == b.trigger
+    }
+
     public init(id: String, goal: UUID?, title: String, body: String, sound: String, trigger: NotificationTrigger) {
         self.id = id
         self.goal = goal

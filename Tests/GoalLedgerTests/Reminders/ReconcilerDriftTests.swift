@@ -42,6 +42,23 @@ struct ReconcilerDriftTests {
         return (t, reconciler, center)
     }
 
+    /// The center holds the title in another Unicode form (decomposed) than the ledger's
+    /// (composed): Swift's `String` calls them equal, but the bytes differ, so the request is
+    /// outdated and replaced.
+    @Test func aTitleHeldInAnotherUnicodeFormIsReplaced() async throws {
+        let (t, reconciler, center) = try await reconciled()
+        try t.store.append(try drafts([#"{"type":"goalEdited","goal":"\#(goalID(1).uuidString)","title":"Caf\u00e9"}"#]), now: now)
+        _ = try await reconciler.reconcile(center: center, now: now)
+        center.withState { s in
+            let i = s.requests.firstIndex { $0.id == rid(1) }!
+            s.requests[i].title = "Cafe\u{301}"
+        }
+        #expect(center.requests.first { $0.id == rid(1) }?.title == "Caf\u{E9}")
+        let r = try await reconciler.reconcile(center: center, now: now)
+        #expect(r.scheduled == [rid(1)], "\(r.scheduled)")
+        #expect(center.requests.first { $0.id == rid(1) }.map { Array($0.title.utf8) } == Array("Caf\u{E9}".utf8))
+    }
+
     @Test func aRequestRemovedBehindTheLedgersBackIsScheduledAgain() async throws {
         let (_, reconciler, center) = try await reconciled()
         center.withState { s in s.requests.removeAll { $0.id == rid(2) } }
