@@ -66,6 +66,7 @@ public struct Benchmark {
         }
         figures += try syncFigures()
         figures += try signatureFigures()
+        figures += try peerFigures()
         figures += try migrateFigures()
         figures += try reconcileFigures()
         return figures

@@ -18,6 +18,8 @@ struct BenchmarkTests {
             "sync (1000 events)", "migrate (3000 events)",
             "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
             "reconcile incremental (200 goals)", "pending (3000 events)", "reconcile after a change (3000 events)",
+            "append with signatures (10000/commit)", "import with signature checks (1000 events)", "one-event append, signed",
+            "append --file (3000 lines, one process)", "rebuild (3000 events, one process)",
         ] {
             #expect(names.contains(expected), "missing \(expected) in \(names)")
         }
