@@ -145,6 +145,7 @@ enum StoredProjection {
     static func load(_ txn: borrowing Transaction, _ layout: StoreLayout, rule: HistoryRule) throws -> GoalProjection {
         let t = try active(txn, layout)
         var projection = GoalProjection(historyRule: rule)
+        projection.revokedAfter = try TrustTable.revocations(txn, layout)
         var ids: [UUID] = []
         try txn.scan(t.goals) { key, _ in
             ids.append(uuid(key))

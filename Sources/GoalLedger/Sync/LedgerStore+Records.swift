@@ -10,12 +10,16 @@ extension LedgerStore {
         missingFrom heads: [String: UInt64], _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
     ) throws(LedgerError) {
         try read { txn in
-            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { $0.key < $1.key }) {
+            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
                 guard head > theirs else { continue }
                 let prefix = Array(origin.utf8) + [0]
+                // Events of a revoked device after its revocation are not passed on.
+                let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
                 try txn.scan(layout.origins, from: StoreLayout.originKey(origin, theirs + 1)) { key, value in
-                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
+                        UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
+                    else { return false }
                     let p = UInt64(bigEndianBytes: value)
                     let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
                         try body(try Self.decodeRecord(bytes, position: p), bytes)
