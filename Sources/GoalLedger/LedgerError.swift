@@ -10,6 +10,7 @@
 ///
 /// (The `ledger` command maps each code to its exit code.)
 public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The kind of a failure: what a caller may react to.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let name: String
         /// A bug or an unexpected failure of the system.

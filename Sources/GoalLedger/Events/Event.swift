@@ -8,6 +8,7 @@ public enum Cadence: String, CaseIterable, Sendable, Codable {
 /// How progress is measured: a completion flag, or an amount against a target.
 public enum ProgressKind: String, CaseIterable, Sendable { case outcome, measurable }
 
+/// A reminder's local time of day (default 09:00).
 public struct ReminderTime: Equatable, Hashable, Sendable {
     public var hour: Int
     public var minute: Int
@@ -26,14 +27,18 @@ public enum GoalField: String, CaseIterable, Sendable, Comparable {
     }
 }
 
+/// How a device schedules goal reminders: one repeating request per goal, or dated requests
+/// for the next `windowDays` days.
 public enum NotificationStrategy: String, CaseIterable, Sendable { case repeating, window }
 
+/// What a device reported of its notification permission (as the OS names it).
 public enum AuthorizationStatus: String, CaseIterable, Sendable {
     case notDetermined, denied, authorized, provisional, ephemeral
 }
 
 // MARK: Payloads
 
+/// A new goal and its first values (`goalCreated`).
 public struct GoalCreated: Equatable, Sendable {
     public var goal: UUID
     public var title: String
@@ -122,6 +127,7 @@ public struct GoalRegisterWrite: Equatable, Sendable {
     }
 }
 
+/// Turns a goal's reminder on or changes its time (`reminderSet`).
 public struct ReminderSet: Equatable, Sendable {
     public var goal: UUID
     /// Omitted components keep the current time, or default to 09:00 (filled in at append).
@@ -140,6 +146,8 @@ public struct ReminderSet: Equatable, Sendable {
     }
 }
 
+/// One progress entry (`progressRecorded`): an amount, or whether the goal was done; its id is
+/// the event's.
 public struct ProgressRecorded: Equatable, Sendable {
     public var goal: UUID
     public var amount: Double?
@@ -158,6 +166,7 @@ public struct ProgressRecorded: Equatable, Sendable {
     }
 }
 
+/// Removes one entry (`progressRemoved`); a removal wins over any concurrent change of it.
 public struct ProgressRemoved: Equatable, Sendable {
     public var goal: UUID
     public var entry: UUID
@@ -168,6 +177,7 @@ public struct ProgressRemoved: Equatable, Sendable {
     }
 }
 
+/// Adds a tag to a goal (`tagAdded`).
 public struct TagAdded: Equatable, Sendable {
     public var goal: UUID
     public var tag: String
@@ -178,6 +188,7 @@ public struct TagAdded: Equatable, Sendable {
     }
 }
 
+/// Removes a tag's adds its author had seen (`tagRemoved`); adds made elsewhere meanwhile keep it.
 public struct TagRemoved: Equatable, Sendable {
     public var goal: UUID
     public var tag: String
@@ -192,6 +203,8 @@ public struct TagRemoved: Equatable, Sendable {
     }
 }
 
+/// A device's own settings (`deviceConfigured`): time zone, first weekday, locale and how it
+/// schedules reminders.
 public struct DeviceConfigured: Equatable, Sendable {
     public var timeZone: String
     public var firstWeekday: Int
@@ -276,6 +289,7 @@ public struct DeviceRevoked: Equatable, Sendable {
     }
 }
 
+/// A device's notification permission, as it reported it (`notificationAuthorization`).
 public struct NotificationAuthorization: Equatable, Sendable {
     public var status: AuthorizationStatus
 

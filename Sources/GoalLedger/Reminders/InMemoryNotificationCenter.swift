@@ -6,6 +6,7 @@ import Synchronization
 /// calls it received, so tests can change it behind the reconciler's back and check what a pass
 /// did.
 public final class InMemoryNotificationCenter: NotificationCenter {
+    /// What the center holds, and the calls it received, for tests to read and change.
     public struct State: Sendable {
         public var requests: [PendingRequest] = []
         public var delivered: [DeliveredNotification] = []

@@ -3,6 +3,7 @@ import Foundation
 /// When a notification request fires: a calendar match of local date components (which the
 /// notification center re-evaluates in the device's time zone) or one absolute instant.
 public struct NotificationTrigger: Equatable, Hashable, Sendable {
+    /// When the request fires: calendar components, or one instant.
     public enum Kind: Equatable, Hashable, Sendable {
         /// Fires whenever the local time matches every component given (weekday 1 = Sunday).
         case calendar(year: Int?, month: Int?, day: Int?, weekday: Int?, hour: Int, minute: Int)

@@ -70,6 +70,7 @@ public struct GoalDetail: Sendable {
 
 /// The last weeks of a goal, one cell per local day, weeks starting on the device's first weekday.
 public struct HeatMap: Sendable {
+    /// One local day: its value and how strongly it is shaded.
     public struct Cell: Sendable {
         public var point: GoalHistory.Point
         /// 0 (no progress) … 4 (the day reached the goal's target, or the day's outcome was
@@ -138,10 +139,12 @@ public struct HeatMap: Sendable {
 
 /// A goal's history as lanes of devices: every event at its wall time, marked by kind.
 public struct Timeline: Sendable {
+    /// What an event did, which decides its mark's shape.
     public enum Kind: String, CaseIterable, Sendable {
         case created, edited, deleted, restored, progress, removed, tag, reminder, history, device
     }
 
+    /// One event on its device's lane, with the audit that explains it.
     public struct Mark: Sendable {
         public var step: AuditStep
         public var kind: Kind
