@@ -62,6 +62,12 @@ enum TrustTable {
     }
 }
 
+/// A run signed by a key not (yet) trusted for its origin: an enrolment elsewhere in the same
+/// import may still vouch for it, so verification retries before it refuses with `error`.
+private struct KeyNotYetTrusted: Error {
+    let error: LedgerError
+}
+
 /// A device enrolled in the ledger, as `status` shows it.
 public struct EnrolledDevice: Equatable, Sendable {
     public var device: String
@@ -79,6 +85,12 @@ extension LedgerStore {
     /// created before events were signed have a random (version-4) id; their devices sign from
     /// the migration on.
     public var isSignedLedger: Bool { ledgerID.uuid.6 >> 4 == 8 }
+
+    /// Whether `key` is the founder's key for `origin`: in a signed ledger, the two hash to the
+    /// ledger's id (the ledger's first trust, which needs no enrolment event).
+    func isFounder(_ origin: String, _ key: [UInt8]) -> Bool {
+        isSignedLedger && EventChain.ledgerID(founder: origin, publicKey: key) == ledgerID
+    }
 
     /// The devices enrolled in the ledger, by name.
     public func enrolledDevices() throws(LedgerError) -> [EnrolledDevice] {
@@ -126,7 +138,7 @@ extension LedgerStore {
         func selfEnrolments(_ origin: String, _ run: [Event]) -> [(from: UInt64, key: [UInt8])] {
             var out: [(from: UInt64, key: [UInt8])] = []
             for e in run where e.previousHash != nil {
-                if signed, let key = e.signer, EventChain.ledgerID(founder: origin, publicKey: key) == ledgerID {
+                if let key = e.signer, isFounder(origin, key) {
                     out.append((1, key))
                     founders[origin] = key
                 }
@@ -153,8 +165,9 @@ extension LedgerStore {
                 }
                 do {
                     try checkRun(origin, run, head: head, keys: keys, signed: signed, records: records, txn, source: source)
-                } catch let e as LedgerError where e.code == .invalidInput && e.message.contains("enrolled") {
-                    lastError[origin] = e
+                } catch let e as KeyNotYetTrusted {
+                    // An enrolment in another origin's run may vouch for it: try again after those.
+                    lastError[origin] = e.error
                     continue
                 }
                 verified[origin] = run
@@ -218,12 +231,15 @@ extension LedgerStore {
         }
         let candidates = keys.filter { $0.from <= last.sequence }
         guard !candidates.isEmpty else {
-            throw LedgerError(.invalidInput, "\(source): origin \(origin) is not enrolled in this ledger (\(origin)/\(last.sequence) cannot be verified)")
+            throw KeyNotYetTrusted(
+                error: LedgerError(
+                    .invalidInput, "\(source): origin \(origin) is not enrolled in this ledger (\(origin)/\(last.sequence) cannot be verified)"))
         }
         let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: last.sequence, hash: previous)
         guard let signer = last.signer, candidates.contains(where: { $0.key == signer }) else {
-            throw LedgerError(
-                .invalidInput, "\(source): \(origin)/\(last.sequence) is signed with a key that is not enrolled for \(origin)")
+            throw KeyNotYetTrusted(
+                error: LedgerError(
+                    .invalidInput, "\(source): \(origin)/\(last.sequence) is signed with a key that is not enrolled for \(origin)"))
         }
         guard Ed25519.verify(signature: signature, message: message, publicKey: signer) else {
             throw LedgerError(
@@ -303,10 +319,11 @@ extension LedgerStore {
         guard publicKey.count == SigningKey.publicKeyBytes else {
             throw LedgerError(.invalidInput, "a device key is 32 bytes (64 hexadecimal digits), got \(publicKey.count)")
         }
-        if try enrolledDevices().contains(where: { $0.device == other }) {
+        let enrolled = try enrolledDevices()
+        if enrolled.contains(where: { $0.device == other }) {
             throw LedgerError(.invalidInput, "device \(other) is already enrolled in this ledger")
         }
-        guard try !enrolledDevices().filter({ $0.device == device }).isEmpty else {
+        guard enrolled.contains(where: { $0.device == device }) else {
             throw LedgerError(.store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)")
         }
         return try enrol(device: other, key: publicKey, from: 1, now: now)

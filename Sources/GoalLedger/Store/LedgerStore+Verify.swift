@@ -113,9 +113,7 @@ extension LedgerStore {
                     }
                     previous = EventChain.hash(e)
                     if let signature = e.signature, let signer = e.signer {
-                        let trusted =
-                            keys.contains { $0.from <= sequence && $0.key == signer }
-                            || (isSignedLedger && EventChain.ledgerID(founder: origin, publicKey: signer) == ledgerID)
+                        let trusted = keys.contains { $0.from <= sequence && $0.key == signer } || isFounder(origin, signer)
                         let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous)
                         if !trusted {
                             problem("signature: \(origin)/\(sequence) is signed by a key not enrolled for \(origin)")

@@ -81,23 +81,27 @@ enum StoredProjection {
 
     /// A goal with its entries and version: the header, then the goal's events through the
     /// log's goal index (each `progressRecorded` is an entry), then the removals.
-    static func goal(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule) throws
+    static func goal(
+        _ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule,
+        revoked: [String: UInt64]? = nil
+    ) throws
         -> GoalState?
     {
         guard let state = try header(goal, txn, t) else { return nil }
-        return try withEntries(state, txn, t, layout, rule: rule)
+        return try withEntries(state, txn, t, layout, rule: rule, revoked: revoked)
     }
 
     /// `header` completed with the goal's entries, history writes, removals and version.
     static func withEntries(
         _ header: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout,
-        rule: HistoryRule
+        rule: HistoryRule, revoked: [String: UInt64]? = nil
     ) throws -> GoalState {
         var state = header
         let goal = header.id
         state.historyRule = rule
         state.version = 0
-        let revoked = try TrustTable.revocations(txn, layout)
+        // Read once by callers that load many goals; a single goal reads it here.
+        let revoked = try revoked ?? TrustTable.revocations(txn, layout)
         for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
             guard let e = try LedgerStore.event(at: p, txn, layout) else {
                 throw LedgerError(.store, "the goal index names position \(p), which holds no event")
@@ -151,7 +155,9 @@ enum StoredProjection {
             ids.append(uuid(key))
             return true
         }
-        for id in ids { if let g = try goal(id, txn, t, layout, rule: rule) { projection.insert(g) } }
+        for id in ids {
+            if let g = try goal(id, txn, t, layout, rule: rule, revoked: projection.revokedAfter) { projection.insert(g) }
+        }
         try txn.scan(t.devices) { key, value in
             let name = String(decoding: key, as: UTF8.self)
             projection.insert(try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })

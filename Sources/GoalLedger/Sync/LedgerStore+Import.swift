@@ -8,17 +8,20 @@ public struct ImportResult: Equatable, Sendable {
     /// Events offered that this store already held.
     public var alreadyPresent: Int = 0
     /// Events of revoked devices, written after their revocation, that were left out.
-    public var revoked: [(origin: String, count: Int, after: UInt64)] = []
+    public var revoked: [RevokedEvents] = []
 
     public init(imported: Int = 0, alreadyPresent: Int = 0) {
         self.imported = imported
         self.alreadyPresent = alreadyPresent
     }
 
-    public static func == (a: ImportResult, b: ImportResult) -> Bool {
-        a.imported == b.imported && a.alreadyPresent == b.alreadyPresent
-            && a.revoked.map { "\($0.origin)/\($0.count)/\($0.after)" } == b.revoked.map { "\($0.origin)/\($0.count)/\($0.after)" }
-    }
+}
+
+/// Events of one revoked device that an import left out: `count` of them, after sequence `after`.
+public struct RevokedEvents: Equatable, Sendable {
+    public var origin: String
+    public var count: Int
+    public var after: UInt64
 }
 
 extension LedgerStore {
@@ -124,7 +127,7 @@ extension LedgerStore {
                 var records: [UUID: [UInt8]] = [:]
                 for run in runs.values { for e in run { records[e.id] = EventCodec.encode(e) } }
                 let checked = try self.verifyChains(runs, heads: heads, records: records, txn, source: source)
-                result.revoked = checked.revoked
+                result.revoked = checked.revoked.map { RevokedEvents(origin: $0.origin, count: $0.count, after: $0.after) }
                 for (origin, key) in checked.founders {
                     try txn.put(layout.trust, key: TrustTable.keyPrefix(origin) + UInt64(1).bigEndianBytes, value: key)
                 }
@@ -178,29 +181,8 @@ extension LedgerStore {
 
     /// The events this store holds that a store with origin heads `heads` lacks, in origin order.
     public func events(missingFrom heads: [String: UInt64]) throws(LedgerError) -> [Event] {
-        try read { txn in
-            var out: [Event] = []
-            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
-                let theirs = heads[origin] ?? 0
-                guard head >= theirs, theirs > 0 || head > 0 else { continue }
-                // Events of a revoked device after its revocation are not passed on.
-                let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
-                let prefix = Array(origin.utf8) + [0]
-                // From the peer's last event on: the peer compares that one with its own copy,
-                // so two histories of one origin are found even when both have the same length.
-                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, max(theirs, 1))) { key, value in
-                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
-                        UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
-                    else { return false }
-                    let p = UInt64(bigEndianBytes: value)
-                    guard let e = try Self.event(at: p, txn, layout) else {
-                        throw LedgerError(.store, "the origin index names position \(p), which holds no event")
-                    }
-                    out.append(e)
-                    return true
-                }
-            }
-            return out
-        }
+        var out: [Event] = []
+        try visitRecords(missingFrom: heads, overlap: true) { (e, _) throws(LedgerError) in out.append(e) }
+        return out
     }
 }

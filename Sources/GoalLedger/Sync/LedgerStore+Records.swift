@@ -6,17 +6,22 @@ extension LedgerStore {
     /// its stored record (the `EventCodec` bytes, checked by decoding), origin by origin in
     /// sequence order, from one read snapshot. For a peer that is not a store (the hub), which
     /// keeps the records as they are.
+    ///
+    /// With `overlap`, each origin starts at the peer's last event instead of the one after it:
+    /// the peer compares that one with its own copy, so two histories of one origin are found
+    /// even when both have the same length.
     package func visitRecords(
-        missingFrom heads: [String: UInt64], _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
+        missingFrom heads: [String: UInt64], overlap: Bool = false, _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
     ) throws(LedgerError) {
         try read { txn in
             for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
-                guard head > theirs else { continue }
+                let first = overlap ? max(theirs, 1) : theirs + 1
+                guard head >= first else { continue }
                 let prefix = Array(origin.utf8) + [0]
                 // Events of a revoked device after its revocation are not passed on.
                 let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
-                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, theirs + 1)) { key, value in
+                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
                     guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
                         UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
                     else { return false }

@@ -60,7 +60,7 @@ extension LedgerStore {
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
         // This device vouches for the new one: it enrols the new store's key, signed, before
         // the new store copies the log (a source that does not sign, a schema-1 store, does not).
-        if try !enrolledDevices().filter({ $0.device == self.device }).isEmpty,
+        if try enrolledDevices().contains(where: { $0.device == self.device }),
             let key = try store.keys.key(ledger: ledgerID, device: device)
         {
             try enrol(device: device, key: key.publicKey, from: 1, now: now)
