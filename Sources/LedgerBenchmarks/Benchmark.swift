@@ -12,12 +12,19 @@ public struct Figure: Sendable {
     /// `value / baseline` for costs (time, bytes); the table says which way is better.
     public var ratio: Double? { baseline.map { $0 > 0 ? value / $0 : 0 } }
     public var note: String = ""
+    /// The SQLite peer's figure for the same work in the same run, where it has one.
+    public var peer: Double? = nil
+    public var peerName: String? = nil
+    /// `value / peer`, read the same way as `ratio`.
+    public var peerRatio: Double? { peer.map { $0 > 0 ? value / $0 : 0 } }
 
     public var json: JSONValue {
         .object([
             ("name", .string(name)), ("unit", .string(unit)), ("value", .number(value)),
             ("baseline", baseline.map { .number($0) } ?? .null), ("baselineName", baselineName.map { .string($0) } ?? .null),
-            ("ratio", ratio.map { .number(($0 * 1000).rounded() / 1000) } ?? .null), ("note", .string(note)),
+            ("ratio", ratio.map { .number(($0 * 1000).rounded() / 1000) } ?? .null),
+            ("peer", peer.map { .number($0) } ?? .null), ("peerName", peerName.map { .string($0) } ?? .null),
+            ("peerRatio", peerRatio.map { .number(($0 * 1000).rounded() / 1000) } ?? .null), ("note", .string(note)),
         ])
     }
 }
@@ -29,6 +36,9 @@ public struct BenchmarkSizes: Sendable {
     public var syncEvents = 100_000
     public var reconcileGoalsSmall = 1_000
     public var reconcileGoalsLarge = 100_000
+    /// The JSON lines of the `append --file` rate and the SQLite peer (the store the read
+    /// commands are timed on holds `events`).
+    public var lines = 200_000
     public init() {}
 
     public static let quick: BenchmarkSizes = {
@@ -38,6 +48,7 @@ public struct BenchmarkSizes: Sendable {
         s.syncEvents = 1_000
         s.reconcileGoalsSmall = 20
         s.reconcileGoalsLarge = 200
+        s.lines = 2_000
         return s
     }()
 }
@@ -66,7 +77,7 @@ public struct Benchmark {
         }
         figures += try syncFigures()
         figures += try signatureFigures()
-        figures += try peerFigures()
+        figures += try commandFigures(rawAppend: figures.first { $0.name == "append (10000/commit)" }?.baseline)
         figures += try migrateFigures()
         figures += try reconcileFigures()
         return figures
@@ -417,7 +428,7 @@ public struct Benchmark {
 }
 
 extension UInt64 {
-    var bigEndianKey: [UInt8] { withUnsafeBytes(of: self.bigEndian) { Array($0) } }
+    public var bigEndianKey: [UInt8] { withUnsafeBytes(of: self.bigEndian) { Array($0) } }
 }
 
 /// SplitMix64: repeatable workloads.

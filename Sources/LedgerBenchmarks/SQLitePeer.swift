@@ -1,53 +1,158 @@
 import Foundation
 import GoalLedger
 
-/// The peer an app developer would pick: the same JSON lines stored by a small C program on
-/// SQLite (WAL, full sync, `json_valid`, an index by goal, 10,000 rows per commit), and a
-/// per-goal projection rebuilt in SQL (`Tools/sqlite-peer/sqlite-peer.c`, compiled here with
-/// the system's C compiler against Debian's libsqlite3).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The command line as a user meets it, each command a whole process, beside raw LMDB and the
+/// peer an app developer would pick: the same JSON lines stored by a small C program on SQLite
+/// (WAL, full sync, `json_valid`, an index by goal, 10,000 rows per commit) with a per-goal
+/// projection rebuilt in SQL (`Tools/sqlite-peer/sqlite-peer.c`, compiled here with the
+/// system's C compiler against Debian's libsqlite3).
 extension Benchmark {
     /// The peer's source, found from this file's place in the repository.
     static let peerSource = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tools/sqlite-peer/sqlite-peer.c").path
 
-    func peerFigures() throws -> [Figure] {
-        let n = sizes.events
-        log("SQLite peer: \(n) lines")
-        let peer = try fresh("sqlite-peer") + "/sqlite-peer"
-        try run("/usr/bin/cc", ["-O2", "-o", peer, Self.peerSource, "-lsqlite3"])
-        // The workload as the JSON lines `ledger append` reads.
-        let lines = try workload(count: n, goals: sizes.goals, seed: 42).map { d in
+    /// What the peer measured on `sizes.lines` lines.
+    struct PeerRun {
+        var append: Double
+        var rebuild: Double
+        var read: Double
+        var insertOne: Double
+    }
+
+    /// The workload as the JSON lines `ledger append` reads, written to a file.
+    func linesFile(count: Int, name: String) throws -> String {
+        let lines = try workload(count: count, goals: sizes.goals, seed: 42).map { d in
             var members: [(String, JSONValue)] = [("id", .string(d.id!.uuidString)), ("type", .string(d.payload.type.name))]
             if let at = d.at { members.append(("at", .string(at.rfc3339))) }
             members += d.payload.jsonMembers
             return try JSONWriter.string(.object(members))
         }
-        let file = try fresh("lines") + "/lines.jsonl"
+        let file = try fresh(name) + "/lines.jsonl"
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
-        let output = try run(peer, [try fresh("peer-db") + "/events.db", file, "10000"])
-        guard case .object = try JSONParser.parse(Array(output.utf8)), let parsed = try? JSONParser.parse(Array(output.utf8)),
-            case .number(let peerAppend)? = parsed["append"], case .number(let peerRebuild)? = parsed["rebuild"]
+        return file
+    }
+
+    /// One progress entry for the first goal of the workload, as a JSON line.
+    func oneLine() throws -> String {
+        let goal = workload(count: 1, goals: sizes.goals, seed: 42)[0].payload.goal!
+        return try JSONWriter.string(
+            .object([("type", .string("progressRecorded")), ("goal", .string(goal.uuidString)), ("amount", .number(1))]))
+    }
+
+    func peerRun(lines file: String) throws -> PeerRun {
+        let peer = try fresh("sqlite-peer") + "/sqlite-peer"
+        try run("/usr/bin/cc", ["-O2", "-o", peer, Self.peerSource, "-lsqlite3"])
+        let db = try fresh("peer-db") + "/events.db"
+        let output = try run(peer, [db, file, "10000"])
+        guard let parsed = try? JSONParser.parse(Array(output.utf8)), case .number(let append)? = parsed["append"],
+            case .number(let rebuild)? = parsed["rebuild"]
         else { throw LedgerError(.internal, "the SQLite peer printed \(output)") }
-        var figures: [Figure] = []
-        // `ledger append --file` of the same lines in one process, when the executable is here.
-        if let ledger = ledgerExecutable() {
-            let store = try fresh("cli-append") + "/s"
-            try run(ledger, ["--store", store, "init", "--device", "bench"])
-            let cli = try Self.seconds { try run(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]) }
-            figures.append(
-                Figure(
-                    name: "append --file (\(n) lines, one process)", unit: "events/s", value: Double(n) / cli,
-                    baseline: Double(n) / peerAppend, baselineName: "SQLite peer, same lines, 10000/commit",
-                    note: "higher is better; ratio = ledger/peer; target ≥ 5"))
-            let rebuild = try Self.seconds { try run(ledger, ["--store", store, "rebuild"]) }
-            figures.append(
-                Figure(
-                    name: "rebuild (\(n) events, one process)", unit: "events/s", value: Double(n) / rebuild,
-                    baseline: Double(n) / peerRebuild, baselineName: "SQLite peer, projection rebuilt in SQL",
-                    note: "higher is better; ratio = ledger/peer; target ≥ 20"))
+        let read = try Self.median(5) { try Self.measure(peer, ["--read", db]).seconds }
+        let line = try oneLine()
+        let insertOne = try Self.median(5) { try Self.measure(peer, ["--insert-one", db, line]).seconds }
+        return PeerRun(append: append, rebuild: rebuild, read: read, insertOne: insertOne)
+    }
+
+    /// `ledger append --file` of `sizes.lines` lines and `rebuild` beside the peer; then one
+    /// `append` of `sizes.events` lines (its peak memory), and on that store every read
+    /// command, each timed as a whole process with its peak memory, beside a raw cursor scan
+    /// of the events table in a process of its own; then one event appended by a new process.
+    func commandFigures(rawAppend: Double?) throws -> [Figure] {
+        guard let ledger = ledgerExecutable() else {
+            log("command figures skipped: no `ledger` executable beside the benchmark")
+            return []
         }
+        log("SQLite peer and the command line: \(sizes.lines) lines")
+        let file = try linesFile(count: sizes.lines, name: "lines")
+        let peer = try peerRun(lines: file)
+        let peerName = "SQLite peer, same lines"
+        var figures: [Figure] = []
+
+        let store = try fresh("cli-append") + "/s"
+        try run(ledger, ["--store", store, "init", "--device", "bench"])
+        let cli = try Self.measure(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]).seconds
+        let n = Double(sizes.lines)
+        figures.append(
+            Figure(
+                name: "append --file (\(sizes.lines) lines, one process)", unit: "events/s", value: n / cli, baseline: rawAppend,
+                baselineName: rawAppend == nil ? nil : "raw MDB_APPEND, 10000/commit",
+                note: "higher is better; targets ≥ 200,000/s, ≥ 0.2× raw, ≥ 5× the peer", peer: n / peer.append,
+                peerName: peerName + ", 10000/commit"))
+        let scan = try scanProcess(store)
+        let rebuild = try Self.measure(ledger, ["--store", store, "rebuild"]).seconds
+        figures.append(
+            Figure(
+                name: "rebuild (\(sizes.lines) events, one process)", unit: "events/s", value: n / rebuild, baseline: n / scan.seconds,
+                baselineName: "raw cursor scan, one process", note: "higher is better; targets ≥ 5 M/s, ≥ 0.2× raw, ≥ 20× the peer",
+                peer: n / peer.rebuild, peerName: "SQLite peer, projection rebuilt in SQL"))
+
+        // The large store: one append of every line, then the reads on it.
+        log("the command line on \(sizes.events) events")
+        let bigFile = try linesFile(count: sizes.events, name: "big-lines")
+        let big = try fresh("cli-big") + "/s"
+        try run(ledger, ["--store", big, "init", "--device", "bench"])
+        let bigAppend = try Self.measure(ledger, ["--store", big, "--now", Self.now.rfc3339, "append", "--file", bigFile])
+        let bigScan = try scanProcess(big)
+        figures.append(
+            Figure(
+                name: "append --file (\(sizes.events) lines) peak memory", unit: "MiB", value: bigAppend.peakMiB, baseline: bigScan.peakMiB,
+                baselineName: "raw scan process", note: "lower is better; target ≤ 256 MiB at 1,000,000 lines; \(String(format: "%.1f", bigAppend.seconds)) s"))
+        let now = Instant(milliseconds: Self.now.milliseconds + Int64(sizes.events) * 1_000 + 86_400_000).rfc3339
+        let goal = workload(count: 1, goals: sizes.goals, seed: 42)[0].payload.goal!.uuidString
+        let events = Double(sizes.events)
+        for (name, arguments, rate) in [
+            ("replay", ["replay"], true), ("verify", ["verify"], true), ("goals", ["goals"], false), ("status", ["status"], false),
+            ("pending", ["pending"], false), ("show", ["show", goal], false),
+        ] {
+            var peak = 0.0
+            let seconds = try Self.median(rate ? 1 : 3) {
+                let m = try Self.measure(ledger, ["--store", big, "--now", now] + arguments)
+                peak = max(peak, m.peakMiB)
+                return m.seconds
+            }
+            let memory = "peak \(String(format: "%.0f", peak)) MiB (raw scan \(String(format: "%.0f", bigScan.peakMiB)) MiB)"
+            if rate {
+                figures.append(
+                    Figure(
+                        name: "\(name) (\(sizes.events) events, one process)", unit: "events/s", value: events / seconds,
+                        baseline: events / bigScan.seconds, baselineName: "raw cursor scan, one process",
+                        note: "higher is better; target ≥ \(name == "replay" ? 3 : 2) M/s; \(memory)", peer: n / peer.rebuild,
+                        peerName: "SQLite peer, projection rebuilt in SQL (\(sizes.lines) lines)"))
+            } else {
+                figures.append(
+                    Figure(
+                        name: "\(name) command (\(sizes.events) events)", unit: "s", value: seconds, baseline: bigScan.seconds,
+                        baselineName: "raw cursor scan, one process", note: "lower is better; target ≤ 0.05 s and ≤ 64 MiB; \(memory)",
+                        peer: peer.read, peerName: "SQLite peer reading its goal projection, one process"))
+            }
+        }
+
+        // One event, appended by a process of its own, as an app recording one entry.
+        let one = try fresh("one-line") + "/one.jsonl"
+        try Data((try oneLine() + "\n").utf8).write(to: URL(fileURLWithPath: one))
+        let single = try Self.median(5) { try Self.measure(ledger, ["--store", big, "--now", now, "append", "--file", one]).seconds }
+        let rawPut = try executable.map { e in try Self.median(5) { try Self.measure(e, ["--child-put", big]).seconds } }
+        figures.append(
+            Figure(
+                name: "one-event append, new process", unit: "s", value: single, baseline: rawPut,
+                baselineName: rawPut == nil ? nil : "raw LMDB put and commit, one process",
+                note: "lower is better; target ≤ 1.2× the peer", peer: peer.insertOne,
+                peerName: "SQLite peer inserting one row, one process"))
         return figures
+    }
+
+    /// A raw cursor scan of a store's events table in a process of its own: its time and peak
+    /// memory. Without the benchmark's executable (in tests), the scan runs in this process and
+    /// its memory is not measured (0).
+    func scanProcess(_ store: String) throws -> (seconds: Double, peakMiB: Double) {
+        if let executable { return try Self.measure(executable, ["--child-scan", store]) }
+        let s = try LedgerStore.open(at: store)
+        return (try Self.rawScan(s, "events"), 0)
     }
 
     /// `ledger` beside the benchmark's own executable (or the test bundle), if built.
@@ -56,6 +161,37 @@ extension Benchmark {
             URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("ledger").path
         }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The median of `count` measurements.
+    static func median(_ count: Int, _ body: () throws -> Double) rethrows -> Double {
+        var values: [Double] = []
+        for _ in 0..<count { values.append(try body()) }
+        return values.sorted()[values.count / 2]
+    }
+
+    /// Runs a program to completion with its output discarded: its wall time, and its peak
+    /// resident memory from the kernel's account of the child (`wait4`).
+    static func measure(_ program: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let rc = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        guard rc == 0 else { throw LedgerError(.internal, "\(program) could not start: \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        guard wait4(pid, &status, 0, &usage) == pid else { throw LedgerError(.internal, "waiting for \(program) failed") }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // Exited normally with status 0: the low 7 bits are the signal, the next 8 the status.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw LedgerError(.internal, "\(program) \(arguments.joined(separator: " ")) ended with status \(status)")
+        }
+        return (seconds, Double(usage.ru_maxrss) / 1024)
     }
 
     /// Runs a program to completion; its standard output, or an error with its standard error.

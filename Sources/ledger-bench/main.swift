@@ -3,10 +3,12 @@ import GoalLedger
 import LMDB
 import LedgerBenchmarks
 
-// ledger-bench [--quick] [--json] [--events N] [--goals N] [--sync-events N] [--dir DIR]
+// ledger-bench [--quick] [--json] [--events N] [--goals N] [--sync-events N] [--lines N] [--dir DIR]
 //   [--hub-dir SOCKET_DIR [--hub-events N] [--hub-ledgers N] [--hub-other-events N]]
 // With --hub-dir (a server `Tools/hub start` runs; `Tools/bench` passes it), the hub's figures too.
-// Child modes (used for peak memory): --child-replay STORE, --child-scan STORE.
+// Child modes (used for peak memory and whole-process times): --child-replay STORE,
+// --child-scan STORE, --child-put STORE (one record put and committed: the raw cost of a
+// process that appends one event).
 setlocale(LC_ALL, "C")
 let args = Array(CommandLine.arguments.dropFirst())
 @MainActor func value(_ name: String) -> String? {
@@ -33,12 +35,26 @@ if let store = value("--child-scan") {
     print(Benchmark.peakResidentMiB())
     exit(total >= 0 ? 0 : 1)
 }
+if let store = value("--child-put") {
+    let env = try Environment(path: store)
+    let db = try env.database(named: "raw-put", create: true)
+    try env.write { txn in
+        var last: UInt64 = 0
+        try txn.scan(db) { key, _ in
+            last = key.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            return true
+        }
+        try txn.put(db, key: (last + 1).bigEndianKey, value: [UInt8](repeating: 7, count: 160), options: .append)
+    }
+    exit(0)
+}
 
 var sizes = args.contains("--quick") ? BenchmarkSizes.quick : BenchmarkSizes()
 if let v = value("--events").flatMap(Int.init) { sizes.events = v }
 if let v = value("--goals").flatMap(Int.init) { sizes.goals = v }
 if let v = value("--sync-events").flatMap(Int.init) { sizes.syncEvents = v }
 if let v = value("--reconcile-goals").flatMap(Int.init) { sizes.reconcileGoalsLarge = v }
+if let v = value("--lines").flatMap(Int.init) { sizes.lines = v }
 let dir = value("--dir") ?? FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-\(getpid())").path
 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -70,16 +86,14 @@ if args.contains("--json") {
             ])))
 } else {
     func fmt(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : String(format: "%.3g", v) }
+    func column(_ s: String, _ width: Int) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
     print(
-        "figure".padding(toLength: 28, withPad: " ", startingAt: 0) + "ledger".padding(toLength: 14, withPad: " ", startingAt: 0)
-            + "raw LMDB".padding(toLength: 14, withPad: " ", startingAt: 0) + "ratio   unit / note")
+        column("figure", 44) + column("ledger", 12) + column("raw LMDB", 12) + column("ratio", 8) + column("SQLite peer", 12)
+            + column("ratio", 8) + "unit / note")
     for f in figures {
-        let line =
-            f.name.padding(toLength: 28, withPad: " ", startingAt: 0)
-            + fmt(f.value).padding(toLength: 14, withPad: " ", startingAt: 0)
-            + (f.baseline.map(fmt) ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0)
-            + (f.ratio.map { String(format: "%.3f", $0) } ?? "-").padding(toLength: 8, withPad: " ", startingAt: 0)
-            + f.unit + (f.note.isEmpty ? "" : "; " + f.note)
-        print(line)
+        print(
+            column(f.name, 44) + column(fmt(f.value), 12) + column(f.baseline.map(fmt) ?? "-", 12)
+                + column(f.ratio.map { String(format: "%.3f", $0) } ?? "-", 8) + column(f.peer.map(fmt) ?? "-", 12)
+                + column(f.peerRatio.map { String(format: "%.3f", $0) } ?? "-", 8) + f.unit + (f.note.isEmpty ? "" : "; " + f.note))
     }
 }

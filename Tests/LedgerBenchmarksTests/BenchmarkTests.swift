@@ -19,12 +19,19 @@ struct BenchmarkTests {
             "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
             "reconcile incremental (200 goals)", "pending (3000 events)", "reconcile after a change (3000 events)",
             "append with signatures (10000/commit)", "import with signature checks (1000 events)", "one-event append, signed",
-            "append --file (3000 lines, one process)", "rebuild (3000 events, one process)",
+            "append --file (2000 lines, one process)", "rebuild (2000 events, one process)", "append --file (3000 lines) peak memory",
+            "replay (3000 events, one process)", "verify (3000 events, one process)", "goals command (3000 events)",
+            "status command (3000 events)", "pending command (3000 events)", "show command (3000 events)",
+            "one-event append, new process",
         ] {
             #expect(names.contains(expected), "missing \(expected) in \(names)")
         }
         for f in figures where f.baselineName != nil {
             #expect(f.value > 0 && (f.baseline ?? 0) > 0, "\(f.name)")
+        }
+        // The command line's figures stand beside the SQLite peer's, measured in the same run.
+        for f in figures where f.name.contains("one process") || f.name.contains("command (") || f.name.hasPrefix("append --file (2000") || f.name.hasSuffix("new process") {
+            #expect((f.peer ?? 0) > 0 && f.peerName != nil, "\(f.name) has no peer figure")
         }
         let sync = try #require(figures.first { $0.name.hasPrefix("sync (") })
         #expect(sync.note.contains("moved 1000, then 0"))
