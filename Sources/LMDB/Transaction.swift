@@ -26,6 +26,19 @@ public struct Transaction: ~Copyable {
         return Database(dbi: dbi)
     }
 
+    /// Deletes the named database and its contents if it exists; whether it did. Its handle,
+    /// if the environment holds one, must not be used again.
+    @discardableResult
+    public func dropDatabase(named name: String, duplicates: Bool = false) throws(LMDBError) -> Bool {
+        var dbi: MDB_dbi = 0
+        let flags: UInt32 = duplicates ? UInt32(MDB_DUPSORT | MDB_DUPFIXED) : 0
+        let rc = mdb_dbi_open(txn, name, flags, &dbi)
+        if rc == MDB_NOTFOUND { return false }
+        try LMDBError.check(rc)
+        try LMDBError.check(mdb_drop(txn, dbi, 1))
+        return true
+    }
+
     /// Calls `body` with the bytes stored under `key`, or returns nil when there are none.
     /// The bytes live in the memory map and are valid only inside `body`.
     public func withValue<R>(
@@ -123,6 +136,14 @@ public struct Transaction: ~Copyable {
         }
     }
 
+    /// How many values `key` holds in a duplicates database (0 when it is absent), without
+    /// visiting them.
+    public func duplicateCount(_ db: Database, key: [UInt8]) throws(LMDBError) -> Int {
+        var cursor = try Cursor(txn, db)
+        let found = try withVal(key) { k throws(LMDBError) in try cursor.get(MDB_SET_KEY, key: &k) != nil }
+        return found ? try cursor.count() : 0
+    }
+
     /// Whether `key` holds `value` in a duplicates database.
     public func contains(_ db: Database, key: [UInt8], value: [UInt8]) throws -> Bool {
         var cursor = try Cursor(txn, db)
@@ -150,6 +171,13 @@ struct Cursor: ~Copyable {
     }
 
     deinit { mdb_cursor_close(cursor) }
+
+    /// The number of duplicates at the cursor's key.
+    func count() throws(LMDBError) -> Int {
+        var n = 0
+        try LMDBError.check(mdb_cursor_count(cursor, &n))
+        return n
+    }
 
     /// Moves by `op`; the entry there, or nil at the end (`MDB_NOTFOUND`). The bytes live in the
     /// memory map and stay valid until the transaction ends or writes.

@@ -19,15 +19,24 @@ enum GoalsCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let now = try inv.now()
         let store = try inv.openStore()
-        let projection = try store.projection()
-        let calendar = projection.device(store.device).calendar
-        let goals = projection.existingGoals.filter { inv.isSet(Self.all) || !$0.isDeleted }
-        let views = goals.map { GoalView(goal: $0, calendar: calendar, now: now) }
-        if inv.json {
-            try inv.printJSON(.array(zip(goals, views).map { goalWithView($0, $1) }))
-            return
+        let calendar = try store.deviceState(store.device).calendar
+        // Goal by goal: only the goal being printed is in memory.
+        var any = false
+        if inv.json { inv.write("[") }
+        try store.forEachGoal { g throws(LedgerError) in
+            guard inv.isSet(Self.all) || !g.isDeleted else { return }
+            let view = GoalView(goal: g, calendar: calendar, now: now)
+            if inv.json {
+                inv.write((any ? "," : "") + (try JSONWriter.string(goalWithView(g, view))))
+            } else {
+                inv.print(GoalText.line(g, view: view))
+            }
+            any = true
         }
-        if goals.isEmpty { inv.print("no goals") }
-        for (g, v) in zip(goals, views) { inv.print(GoalText.line(g, view: v)) }
+        if inv.json {
+            inv.print("]")
+        } else if !any {
+            inv.print("no goals")
+        }
     }
 }

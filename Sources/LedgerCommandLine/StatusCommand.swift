@@ -7,7 +7,7 @@ enum StatusCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let projection = try store.projection()
+        let (digest, goalCount) = try store.digestAndGoalCount()
         let (version, checkpoint) = try store.projectionStatus()
         let events = try store.lastPosition()
         let heads = try store.originHeads().sorted { String.bytesPrecede($0.key, $1.key) }
@@ -27,7 +27,7 @@ enum StatusCommand {
                             ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))]))
                         ])
                     ),
-                    ("digest", .string(projection.digest)),
+                    ("digest", .string(digest)),
                     ("migrations", .array(try store.appliedMigrations().map { .string($0) })),
                     ("deviceKey", key.map { .string(Hex.string($0)) } ?? .null),
                     (
@@ -49,7 +49,7 @@ enum StatusCommand {
         inv.print("device   \(store.device)")
         inv.print("schema   \(store.schema)" + (store.schema < LedgerStore.currentSchema ? " (legacy: run `ledger migrate`)" : ""))
         inv.print("events   \(events)")
-        inv.print("goals    \(projection.existingGoals.count)")
+        inv.print("goals    \(goalCount)")
         for (device, seq) in heads { inv.print("origin   \(device) at sequence \(seq)") }
         if let key { inv.print("key      \(Hex.string(key)) (\(EventChain.fingerprint(key)))") }
         for d in enrolled {
@@ -58,6 +58,6 @@ enum StatusCommand {
         }
         if !store.isSignedLedger && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
-        inv.print("digest   \(try projection.digest)")
+        inv.print("digest   \(digest)")
     }
 }

@@ -79,3 +79,27 @@ public enum BLAKE2b {
 
     public static func hash(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { hash($0) } }
 }
+
+extension Sodium {
+    /// SHA-256, fed in pieces.
+    public struct SHA256Hash {
+        private var state = crypto_hash_sha256_state()
+
+        public init() {
+            Sodium.check()
+            crypto_hash_sha256_init(&state)
+        }
+
+        public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+            crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        }
+
+        /// The 32-byte digest; the value must not be fed again afterwards.
+        public mutating func finalize() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 32)
+            crypto_hash_sha256_final(&state, &out)
+            return out
+        }
+    }
+}

@@ -51,13 +51,28 @@ public struct GoalProjection: Equatable, Sendable {
     /// Writes the canonical encoding (the bytes of `canonicalJSON`) in pieces, one goal at a
     /// time, so that neither the digest nor `replay --json` holds a large projection as one text.
     public func writeCanonicalJSON(_ sink: ([UInt8]) -> Void) throws(LedgerError) {
-        var buffer: [UInt8] = [UInt8(ascii: "[")]
-        for (i, goal) in existingGoals.enumerated() {
-            if i > 0 { buffer.append(UInt8(ascii: ",")) }
-            try JSONWriter.write(goal.json, into: &buffer)
-            sink(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
+        var writer = CanonicalJSONWriter()
+        for goal in existingGoals { try writer.goal(goal, sink) }
+        writer.end(sink)
+    }
+}
+
+/// Writes the canonical encoding (a JSON array of goal facts, sorted by id) one goal at a time.
+struct CanonicalJSONWriter {
+    private var buffer: [UInt8] = [UInt8(ascii: "[")]
+    private var first = true
+
+    /// Writes the next goal (goals must come in id order).
+    mutating func goal(_ goal: GoalState, _ sink: ([UInt8]) -> Void) throws(LedgerError) {
+        if !first { buffer.append(UInt8(ascii: ",")) }
+        first = false
+        try JSONWriter.write(goal.json, into: &buffer)
+        sink(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Closes the array.
+    mutating func end(_ sink: ([UInt8]) -> Void) {
         buffer.append(UInt8(ascii: "]"))
         sink(buffer)
     }

@@ -14,6 +14,18 @@ public struct ProgressEntry: Equatable, Sendable {
     public var key: CanonicalKey { CanonicalKey(hlc: hlc, device: device) }
 }
 
+extension ProgressEntry {
+
+    /// The entry a `progressRecorded` event `e` (with payload `p`) is: `occurredAt` defaults to
+    /// the event's wall time, `day` to `occurredAt`'s day in UTC.
+    init(_ e: Event, _ p: ProgressRecorded) {
+        let occurred = p.occurredAt ?? e.at
+        self.init(
+            id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred, day: p.day ?? occurred.day(in: GoalState.utc),
+            device: e.origin, hlc: e.hlc)
+    }
+}
+
 /// How schema-1 history writes (`progressHistoryReplaced`) become entries.
 public enum HistoryRule: Equatable, Sendable {
     /// Schema 1, the old app's rule: the last history write in canonical order is the history.
@@ -160,10 +172,7 @@ public struct GoalState: Equatable, Sendable {
     mutating func record(_ e: Event) {
         switch e.payload {
         case .progressRecorded(let p):
-            let occurred = p.occurredAt ?? e.at
-            recordedEntries[e.id] = ProgressEntry(
-                id: e.id, amount: p.amount, completed: p.completed, occurredAt: occurred,
-                day: p.day ?? occurred.day(in: Self.utc), device: e.origin, hlc: e.hlc)
+            recordedEntries[e.id] = ProgressEntry(e, p)
         case .progressHistoryReplaced(let p):
             historyWrites[e.id] = HistoryWrite(
                 event: e.id, key: e.key,

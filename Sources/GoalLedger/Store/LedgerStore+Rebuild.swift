@@ -47,6 +47,10 @@ extension LedgerStore {
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: last.bigEndianBytes)
                 try txn.delete(layout.meta, key: MetaKey.rebuildCheckpoint)
                 try layout.projections[status.generation].clear(txn)
+                // Tables only an earlier projection version wrote (their pages become free).
+                for name in ProjectionTables.obsoleteTableNames {
+                    for g in [0, 1] { try txn.dropDatabase(named: "p\(g).\(name)", duplicates: true) }
+                }
             }
         } catch let e as LedgerError {
             throw e

@@ -140,20 +140,9 @@ extension LedgerStore {
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
                 ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
-                ("pending", tables.pending, pending.pending),
+                ("pending", tables.pending, pending.pending), ("entries", tables.entries, pending.entries),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
-            }
-            // The day index holds exactly the entries of a fresh replay.
-            var days = Set<[UInt8]>()
-            try txn.scan(tables.entryDays) { k, v in
-                days.insert(Array(k) + Array(v))
-                return true
-            }
-            if days != pending.entryDays {
-                let extra = days.subtracting(pending.entryDays).count
-                let missing = pending.entryDays.subtracting(days).count
-                problem("projection entryDays: \(extra) entries not in a fresh replay, \(missing) missing")
             }
             report.goals = projection.existingGoals.count
             return report
@@ -173,6 +162,10 @@ extension LedgerStore {
             }
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
+            if k.count == 36 {
+                // entries: goal · day · entry
+                s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[20...])).uuidString }
+            }
             if k.count == 32 {
                 // removed: goal · entry
                 s +=

@@ -306,6 +306,41 @@ public final class LedgerStore: @unchecked Sendable {
         try read { txn in try StoredProjection.device(name, txn, try StoredProjection.active(txn, layout)) }
     }
 
+    /// Visits every created goal of the stored projection in id order (the order of
+    /// `GoalProjection.existingGoals`), each with its entries, in one read transaction. Only the
+    /// goal being visited is in memory, so a long history costs time, not memory.
+    public func forEachGoal(_ body: (GoalState) throws -> Void) throws(LedgerError) {
+        try read { txn in
+            let t = try StoredProjection.active(txn, layout)
+            let revoked = try TrustTable.revocations(txn, layout)
+            var ids: [UUID] = []
+            try txn.scan(t.goals) { key, _ in
+                ids.append(StoredProjection.uuid(key))
+                return true
+            }
+            for id in ids {
+                if let g = try StoredProjection.goal(id, txn, t, layout, rule: historyRule, revoked: revoked), g.exists { try body(g) }
+            }
+        }
+    }
+
+    /// The digest of the stored projection (`GoalProjection.digest`: SHA-256 of the canonical
+    /// encoding), computed goal by goal without loading the projection whole.
+    public func digest() throws(LedgerError) -> String { try digestAndGoalCount().digest }
+
+    /// The digest and the number of created goals, in one pass.
+    package func digestAndGoalCount() throws(LedgerError) -> (digest: String, goals: Int) {
+        var writer = CanonicalJSONWriter()
+        var hash = SHA256()
+        var goals = 0
+        try forEachGoal { g in
+            goals += 1
+            try writer.goal(g) { hash.update($0) }
+        }
+        writer.end { hash.update($0) }
+        return (SHA256.hexString(hash.finalize()), goals)
+    }
+
     /// The stored projection: every goal and device, as of its checkpoint.
     public func projection() throws(LedgerError) -> GoalProjection {
         try read { txn in try StoredProjection.load(txn, layout, rule: historyRule) }

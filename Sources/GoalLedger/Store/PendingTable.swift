@@ -8,7 +8,7 @@ import LMDB
 /// |----------------|--------------------------------------------------|------------------|
 /// | `pN.reminders` | goal id (16)                                     | `ReminderFacts`  |
 /// | `pN.pending`   | device · 0x00 · request id (`goal-reminder-<GOAL>`) | `PendingRow`  |
-/// | `pN.entryDays` | goal id (16)                                     | day (4) · event id (16), a sorted set of duplicates |
+/// | `pN.entries`   | goal id (16) · day (4) · event id (16)           | the entry (`entryValue`); empty for a history write |
 ///
 /// What is stored never depends on the moment. `reminders` holds the facts of every goal with a
 /// live reminder; `pending` holds, for every device the store knows (one that reported settings
@@ -17,10 +17,11 @@ import LMDB
 /// repeating strategy's trigger, a one-time goal's fire instant in the device's zone, the
 /// localized body. The window strategy's dated ids, whether a fire time is past, the next fire
 /// time and the capacity ranking are applied when the table is read (`LedgerStore.pendingPlan`),
-/// in time proportional to the device's rows. `entryDays` indexes progress entries by their day,
-/// so that the window strategy reads only the entries of the periods in its window (a schema-1
-/// history write is indexed under the day `historyDay`, after every real day: its goal is then
-/// read whole).
+/// in time proportional to the device's rows. `entries` holds each progress entry by its day,
+/// so that the window strategy reads only the entries of the periods in its window, and a goal's
+/// entries are read in one pass over its rows, without looking up and decoding their events (a
+/// schema-1 history write is indexed under the day `historyDay`, after every real day, with its
+/// event id only: its goal is then read whole).
 ///
 /// The tables are updated by `StoredProjection.Batch` in the transaction of the append, import
 /// or rebuild chunk that changes them, and `verify` compares them with a fresh computation.
@@ -39,8 +40,44 @@ enum PendingTable {
 
     static func dayBytes(_ day: Day) -> UInt32 { UInt32(bitPattern: day.daysSinceEpoch) ^ 0x8000_0000 }
 
-    /// A value of `entryDays` (under the goal's key): the day, then the entry's event id.
-    static func dayValue(day: UInt32, event: UUID) -> [UInt8] { day.bigEndianBytes + event.bytes }
+    /// A key of `entries`: the goal, the day, then the event id (a goal's entries are one run
+    /// of keys, in day order).
+    static func entryKey(goal: UUID, day: UInt32, event: UUID) -> [UInt8] { goal.bytes + day.bigEndianBytes + event.bytes }
+
+    static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { entryKey(goal: goal, day: dayBytes(e.day), event: e.id) }
+
+    /// A progress entry's value in `entries`: what the views need of it (its day and id are in
+    /// the key).
+    ///
+    ///     hlc (8, big-endian) · occurredAt (8, big-endian ms) · flags (1: 1 amount,
+    ///     2 completed given, 4 completed) · amount (8, IEEE 754 big-endian, when flagged)
+    ///     · device (UTF-8, the rest of the value)
+    static func entryValue(_ e: ProgressEntry) -> [UInt8] {
+        var w = ByteWriter(capacity: 48)
+        w.u64BE(e.hlc.rawValue)
+        w.u64BE(UInt64(bitPattern: e.occurredAt.milliseconds))
+        w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0))
+        if let a = e.amount { w.double(a) }
+        w.bytes += Array(e.device.utf8)
+        return w.bytes
+    }
+
+    /// The entry a row of `entries` holds; nil for a history write's row (empty value).
+    static func entry(key k: UnsafeRawBufferPointer, value v: UnsafeRawBufferPointer) throws(RecordDecodingError) -> ProgressEntry? {
+        guard !v.isEmpty else { return nil }
+        guard k.count == 36 else { throw RecordDecodingError(reason: "an entry key of \(k.count) bytes") }
+        let day = Day(daysSinceEpoch: Int32(bitPattern: UInt32(bigEndianBytes: UnsafeRawBufferPointer(rebasing: k[16..<20])) ^ 0x8000_0000))
+        let id = StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
+        var r = ByteReader(v)
+        let hlc = HLC(rawValue: try r.u64BE())
+        let occurredAt = Instant(milliseconds: Int64(bitPattern: try r.u64BE()))
+        let flags = try r.u8()
+        let amount = flags & 1 != 0 ? try r.double() : nil
+        let device = String(decoding: UnsafeRawBufferPointer(rebasing: v[r.index...]), as: UTF8.self)
+        return ProgressEntry(
+            id: id, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt, day: day, device: device,
+            hlc: hlc)
+    }
 
     // MARK: Changes a batch makes
 
@@ -214,27 +251,23 @@ enum PendingTable {
     ) throws -> Bool {
         let goal = row.facts.goal
         if cache[goal] == nil {
-            var events: [UUID] = []
+            var recorded: [ProgressEntry] = []
             var legacy = false
-            try txn.scanDuplicates(t.entryDays, key: goal.bytes, from: dayValue(day: dayBytes(from), event: UUID(uuid: UUID.zero))) { v in
-                guard v.count == 20 else { return false }
-                if UInt32(bigEndianBytes: UnsafeRawBufferPointer(rebasing: v[0..<4])) == historyDay {
+            let prefix = goal.bytes
+            try txn.scan(t.entries, from: entryKey(goal: goal, day: dayBytes(from), event: UUID(uuid: UUID.zero))) { k, v in
+                guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }
+                guard let entry = try StoredProjection.decoded({ () throws(RecordDecodingError) in try entry(key: k, value: v) }) else {
                     legacy = true
                     return false
                 }
-                events.append(StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: v[4...])))
+                recorded.append(entry)
                 return true
             }
             if legacy, let header = try StoredProjection.header(goal, txn, t) {
                 cache[goal] = try StoredProjection.withEntries(header, txn, t, layout, rule: rule)
             } else {
-                var recorded: [ProgressEntry] = []
                 var removed = Set<UUID>()
-                for id in events {
-                    guard let entry = try StoredProjection.entry(id, of: goal, txn, layout) else { continue }
-                    recorded.append(entry)
-                    if try txn.get(t.removed, key: goal.bytes + id.bytes) != nil { removed.insert(id) }
-                }
+                for entry in recorded where try txn.get(t.removed, key: goal.bytes + entry.id.bytes) != nil { removed.insert(entry.id) }
                 cache[goal] = row.facts.completionState(recorded: recorded, removed: removed)
             }
         }
@@ -247,15 +280,15 @@ enum PendingTable {
 
     // MARK: Fresh computation (verify)
 
-    /// Every row of the three tables a fresh replay gives (`entryDays` as goal · value).
-    static func rows(of p: GoalProjection) -> (reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entryDays: Set<[UInt8]>) {
+    /// Every row of the three tables a fresh replay gives.
+    static func rows(of p: GoalProjection) -> (reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [[UInt8]: [UInt8]]) {
         var reminders: [[UInt8]: [UInt8]] = [:]
         var pending: [[UInt8]: [UInt8]] = [:]
-        var days = Set<[UInt8]>()
+        var entries: [[UInt8]: [UInt8]] = [:]
         var facts: [ReminderFacts] = []
         for (id, g) in p.goals {
-            for e in g.recordedEntries.values { days.insert(id.bytes + dayValue(day: dayBytes(e.day), event: e.id)) }
-            for w in g.historyWrites.keys { days.insert(id.bytes + dayValue(day: historyDay, event: w)) }
+            for e in g.recordedEntries.values { entries[entryKey(goal: id, e)] = entryValue(e) }
+            for w in g.historyWrites.keys { entries[entryKey(goal: id, day: historyDay, event: w)] = [] }
             guard let f = ReminderFacts(g) else { continue }
             reminders[id.bytes] = encode(f)
             facts.append(f)
@@ -269,7 +302,7 @@ enum PendingTable {
                 }
             }
         }
-        return (reminders, pending, days)
+        return (reminders, pending, entries)
     }
 
     // MARK: Codec

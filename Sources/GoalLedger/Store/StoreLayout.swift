@@ -33,7 +33,7 @@ struct StoreLayout {
     let projections: [ProjectionTables]
 
     /// Databases whose keys hold sorted sets of fixed-size values.
-    static let duplicates: Set<String> = ["goalEvents", "p0.entryDays", "p1.entryDays"]
+    static let duplicates: Set<String> = ["goalEvents"]
 
     init(_ open: (String) throws -> Database) rethrows {
         meta = try open("meta")

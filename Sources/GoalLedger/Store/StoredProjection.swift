@@ -8,19 +8,21 @@ import LMDB
 /// | `pN.goals`      | goal id (16)                 | goal header (`ProjectionCodec`) |
 /// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed    |
 /// | `pN.devices`    | device name                  | device state                    |
-/// | `pN.reminders`, `pN.pending`, `pN.entryDays` | see `PendingTable`  |                |
+/// | `pN.reminders`, `pN.pending`, `pN.entries` | see `PendingTable`    |                |
 ///
-/// Progress entries are not copied: an entry is its `progressRecorded` event, found through the
-/// log's goal index (and, by day, through `entryDays`).
+/// An entry is its `progressRecorded` event; `entries` keeps, by day, what the views need of
+/// each (see `PendingTable.entryValue`), so that reading a goal does not decode its events.
 struct ProjectionTables {
     let goals: Database
     let removed: Database
     let devices: Database
     let reminders: Database
     let pending: Database
-    let entryDays: Database
+    let entries: Database
 
-    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entryDays"]
+    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries"]
+    /// Tables of earlier projection versions, dropped when the projection is rebuilt.
+    static let obsoleteTableNames = ["entryDays"]
 
     static func names(generation g: Int) -> [String] { tableNames.map { "p\(g).\($0)" } }
 
@@ -31,11 +33,11 @@ struct ProjectionTables {
         devices = try open(n[2])
         reminders = try open(n[3])
         pending = try open(n[4])
-        entryDays = try open(n[5])
+        entries = try open(n[5])
     }
 
     /// The tables in the order of `tableNames`.
-    var all: [Database] { [goals, removed, devices, reminders, pending, entryDays] }
+    var all: [Database] { [goals, removed, devices, reminders, pending, entries] }
 
     func clear(_ txn: borrowing Transaction) throws {
         for db in all { try txn.clear(db) }
@@ -47,8 +49,9 @@ struct ProjectionTables {
 enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
-    /// 3: tags folded in NFC, compared by bytes; 4: the pending tables.
-    static let version: UInt64 = 4
+    /// 3: tags folded in NFC, compared by bytes; 4: the pending tables; 5: `entries` (by goal and
+    /// day, carrying what the views read) replaces the day index `entryDays`.
+    static let version: UInt64 = 5
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -99,22 +102,39 @@ enum StoredProjection {
         var state = header
         let goal = header.id
         state.historyRule = rule
-        state.version = 0
         // Read once by callers that load many goals; a single goal reads it here.
         let revoked = try revoked ?? TrustTable.revocations(txn, layout)
-        for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
-            guard let e = try LedgerStore.event(at: p, txn, layout) else {
-                throw LedgerError(.store, "the goal index names position \(p), which holds no event")
-            }
-            // A revoked device's events after its revocation do not count (see GoalProjection).
-            if let after = revoked[e.origin], e.sequence > after { continue }
-            state.version += 1
-            switch e.payload {
-            case .progressRecorded, .progressHistoryReplaced: state.record(e)
-            default: break
+        // A revoked device's events after its revocation do not count (see GoalProjection):
+        // they are not in `entries`, and the version leaves them out.
+        if revoked.isEmpty {
+            state.version = try txn.duplicateCount(layout.goalEvents, key: goal.bytes)
+        } else {
+            state.version = 0
+            for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
+                guard let e = try LedgerStore.event(at: p, txn, layout) else {
+                    throw LedgerError(.store, "the goal index names position \(p), which holds no event")
+                }
+                if let after = revoked[e.origin], e.sequence > after { continue }
+                state.version += 1
             }
         }
+        var historyWrites: [UUID] = []
         let prefix = goal.bytes
+        try txn.scan(t.entries, from: prefix) { k, v in
+            guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }
+            if let entry = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) {
+                state.recordedEntries[entry.id] = entry
+            } else {
+                historyWrites.append(uuid(UnsafeRawBufferPointer(rebasing: k[20...])))
+            }
+            return true
+        }
+        for id in historyWrites {
+            guard let p = try txn.get(layout.eventIds, key: id.bytes),
+                let e = try LedgerStore.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+            else { throw LedgerError(.store, "the day index names event \(id.uuidString), which the log does not hold") }
+            state.record(e)
+        }
         try txn.scan(t.removed, from: prefix) { key, _ in
             guard key.count == 32, key.prefix(16).elementsEqual(prefix) else { return false }
             state.removedEntries.insert(uuid(UnsafeRawBufferPointer(rebasing: key[16...])))
@@ -187,9 +207,9 @@ enum StoredProjection {
         private var dirtyDevices = Set<String>()
         /// Revoked devices (read once per batch): their events after the revocation do not count.
         private var revocations: [String: UInt64]?
-        /// Day-index entries of the batch's progress, written in key order by `flush` (inserts
+        /// Entry rows of the batch's progress, written in key order by `flush` (inserts
         /// in order touch each page once, where the batch's arrival order jumps between goals).
-        private var entryDayPuts: [(goal: [UInt8], value: [UInt8])] = []
+        private var entryPuts: [(key: [UInt8], value: [UInt8])] = []
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             self.tables = tables
@@ -231,13 +251,13 @@ enum StoredProjection {
             if let goal = e.payload.goal {
                 switch e.payload {
                 case .progressRecorded(let p):
-                    // The entry is the event itself; it is only indexed by its day.
-                    let day = p.day ?? (p.occurredAt ?? e.at).day(in: GoalState.utc)
-                    entryDayPuts.append((goal.bytes, PendingTable.dayValue(day: PendingTable.dayBytes(day), event: e.id)))
+                    // The entry is the event itself; its day row keeps what the views read.
+                    let entry = ProgressEntry(e, p)
+                    entryPuts.append((PendingTable.entryKey(goal: goal, entry), PendingTable.entryValue(entry)))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressHistoryReplaced:
-                    entryDayPuts.append((goal.bytes, PendingTable.dayValue(day: PendingTable.historyDay, event: e.id)))
+                    entryPuts.append((PendingTable.entryKey(goal: goal, day: PendingTable.historyDay, event: e.id), []))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressRemoved(let p):
@@ -267,10 +287,9 @@ enum StoredProjection {
         }
 
         func flush(_ txn: borrowing Transaction) throws {
-            let days = entryDayPuts.sorted {
-                $0.goal != $1.goal ? $0.goal.lexicographicallyPrecedes($1.goal) : $0.value.lexicographicallyPrecedes($1.value)
+            for (key, value) in entryPuts.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                try txn.put(tables.entries, key: key, value: value)
             }
-            for (goal, value) in days { try txn.put(tables.entryDays, key: goal, value: value) }
             for goal in dirtyGoals { try txn.put(tables.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(headers[goal]!)) }
             for name in dirtyDevices {
                 try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!))
@@ -294,7 +313,7 @@ enum StoredProjection {
 
     static func uuid(_ b: UnsafeRawBufferPointer) -> UUID { UUID(uuid: b.loadUnaligned(as: uuid_t.self)) }
 
-    private static func decoded<T>(_ body: () throws(RecordDecodingError) -> T) throws -> T {
+    static func decoded<T>(_ body: () throws(RecordDecodingError) -> T) throws -> T {
         do throws(RecordDecodingError) {
             return try body()
         } catch {

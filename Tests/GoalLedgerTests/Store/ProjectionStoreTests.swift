@@ -52,6 +52,33 @@ struct ProjectionStoreTests {
         #expect(try reopened.snapshot() == before)
     }
 
+    /// A store whose projection version 4 kept a day index of 20-byte duplicates (`entryDays`)
+    /// and no `entries` table: it opens, rebuilds, reads the same goals, and the old tables are
+    /// gone.
+    @Test func aStoreWithTheOldDayIndexIsRebuiltAndTheOldTablesDropped() throws {
+        let t = try seededStore()
+        let path = t.store.path
+        let expected = try t.store.replay()
+        let goal = try #require(expected.existingGoals.first?.id)
+        try t.store.env.write { txn in
+            for g in [0, 1] {
+                try txn.dropDatabase(named: "p\(g).entries")
+                let old = try txn.openDatabase(named: "p\(g).entryDays", create: true, duplicates: true)
+                try txn.put(old, key: goal.bytes, value: [UInt8](repeating: 1, count: 20))
+            }
+            try txn.put(t.store.layout.meta, key: MetaKey.projectionVersion, value: UInt64(4).bigEndianBytes)
+        }
+        var notices: [String] = []
+        let reopened = try LedgerStore.open(at: path, onRebuild: { notices.append($0) })
+        #expect(notices.count == 1, "\(notices)")
+        #expect(try reopened.projection() == expected)
+        #expect(try reopened.verify().isClean)
+        let left = try reopened.env.write { txn in
+            try [0, 1].filter { g in try txn.dropDatabase(named: "p\(g).entryDays", duplicates: true) }
+        }
+        #expect(left.isEmpty, "old day index tables still present: \(left)")
+    }
+
     @Test func verifyNamesTheDamagedEventByPosition() throws {
         let t = try seededStore()
         #expect(try t.store.verify().isClean)
