@@ -12,6 +12,7 @@
 public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The kind of a failure: what a caller may react to.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name as messages print it ("invalid input").
         public let name: String
         /// A bug or an unexpected failure of the system.
         public static let `internal` = Code(name: "internal")
@@ -45,9 +46,12 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
+    /// What kind of failure this is.
     public let code: Code
+    /// What exactly was wrong, in a sentence for a person (no command-line flag names).
     public let message: String
 
+    /// An error of kind `code` with `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
@@ -66,8 +70,12 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
 
 /// A problem with one field of an event, before the line number is known.
 public struct FieldError: Error, Equatable, Sendable {
+    /// The field's path in the event's JSON form (`goal`, `reminder.devices`); nil when the
+    /// problem is with the event as a whole.
     public var field: String?
+    /// What is wrong with the field ("is required", "must be a UUID, got …").
     public var message: String
+    /// A problem with `field` (nil: the whole event), described by `message`.
     public init(_ field: String?, _ message: String) {
         self.field = field
         self.message = message

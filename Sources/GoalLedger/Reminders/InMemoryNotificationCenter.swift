@@ -8,10 +8,15 @@ import Synchronization
 public final class InMemoryNotificationCenter: NotificationCenter {
     /// What the center holds, and the calls it received, for tests to read and change.
     public struct State: Sendable {
+        /// The pending requests, in the order added.
         public var requests: [PendingRequest] = []
+        /// The notifications that have fired.
         public var delivered: [DeliveredNotification] = []
+        /// How many requests the center holds at most; `add` of a new id beyond it throws.
         public var capacity: Int
+        /// Ids whose `add` throws.
         public var refuse: Set<String> = []
+        /// What `supportsDeliveredNotifications` answers.
         public var supportsDelivered = true
         /// `add <id>`, `remove <ids>`, `removeDelivered <ids>`, in the order received.
         public var calls: [String] = []
@@ -19,6 +24,8 @@ public final class InMemoryNotificationCenter: NotificationCenter {
 
     private let state: Mutex<State>
 
+    /// A center holding at most `capacity` requests, with these pending requests and delivered
+    /// notifications.
     public init(capacity: Int = 64, requests: [PendingRequest] = [], delivered: [DeliveredNotification] = []) {
         state = Mutex(State(requests: requests, delivered: delivered, capacity: capacity))
     }
@@ -26,6 +33,7 @@ public final class InMemoryNotificationCenter: NotificationCenter {
     /// Reads or changes the state (as the OS or the user would).
     public func withState<R: Sendable>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }
 
+    /// The pending requests, in the order added.
     public var requests: [PendingRequest] { withState { $0.requests } }
 
     public func pendingRequests() async throws -> [PendingRequest] { requests }

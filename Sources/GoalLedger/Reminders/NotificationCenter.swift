@@ -23,29 +23,45 @@ import Foundation
 /// - Calls of one pass come one after another, never concurrently. Errors other than a refused
 ///   `add` end the pass with a `LedgerError` (nothing is recorded as done).
 public protocol NotificationCenter: Sendable {
+    /// Every request the center holds that is still to fire, whatever its id.
     func pendingRequests() async throws -> [PendingRequest]
+    /// Adds `request`, or replaces the pending one with the same id, as one step; throws when
+    /// the center refuses it (``NotificationRefused`` or the system's error).
     func add(_ request: PendingRequest) async throws
+    /// Removes the pending requests with these ids; ids the center does not hold are ignored.
     func removePendingRequests(withIdentifiers ids: [String]) async throws
+    /// Whether the center keeps the notifications that have fired (then a pass removes the
+    /// delivered reminders of goals deleted, whose reminder was cleared, or completed once).
     var supportsDeliveredNotifications: Bool { get }
+    /// The notifications that have fired and are still shown; empty if not supported.
     func deliveredNotifications() async throws -> [DeliveredNotification]
+    /// Removes the delivered notifications with these ids; ids it does not hold are ignored.
     func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws
 }
 
 extension NotificationCenter {
+    /// False: a center keeps no delivered notifications unless it says so.
     public var supportsDeliveredNotifications: Bool { false }
+    /// None.
     public func deliveredNotifications() async throws -> [DeliveredNotification] { [] }
+    /// Does nothing.
     public func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {}
 }
 
 /// A notification that has fired and is still shown in the device's notification center.
 public struct DeliveredNotification: Equatable, Sendable {
+    /// The id of the request that fired (`goal-reminder-…` for goal reminders).
     public var id: String
     /// The goal in the payload; nil for notifications that are not goal reminders.
     public var goal: UUID?
+    /// The title shown.
     public var title: String
+    /// The text shown under the title.
     public var body: String
+    /// When it fired.
     public var deliveredAt: Instant
 
+    /// A delivered notification with these values.
     public init(id: String, goal: UUID?, title: String, body: String, deliveredAt: Instant) {
         self.id = id
         self.goal = goal
@@ -65,9 +81,12 @@ public struct DeliveredNotification: Equatable, Sendable {
 
 /// Why a center refused a request.
 public struct NotificationRefused: Error, Equatable, Sendable {
+    /// The id of the refused request.
     public var id: String
+    /// Why, in a few words ("the center is full").
     public var reason: String
 
+    /// The refusal of request `id` for `reason`.
     public init(id: String, reason: String) {
         self.id = id
         self.reason = reason

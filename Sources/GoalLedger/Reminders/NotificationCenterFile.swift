@@ -4,15 +4,21 @@ import Synchronization
 /// A request as a device's notification center holds it: what was scheduled, without the
 /// planner's `nextFireAt`.
 public struct PendingRequest: Equatable, Sendable {
+    /// The request's id, unique in the center (`goal-reminder-…` for goal reminders).
     public var id: String
     /// The goal in the request's payload (`userInfo.goalId`); nil for requests that are not
     /// goal reminders.
     public var goal: UUID?
+    /// The title to show.
     public var title: String
+    /// The text under the title.
     public var body: String
+    /// The sound's name.
     public var sound: String
+    /// When it fires.
     public var trigger: NotificationTrigger
 
+    /// The request as the center holds it once `r` is added.
     public init(_ r: NotificationRequest) {
         id = r.id
         goal = r.goal
@@ -29,6 +35,7 @@ public struct PendingRequest: Equatable, Sendable {
             && a.body.utf8.elementsEqual(b.body.utf8) && a.sound.utf8.elementsEqual(b.sound.utf8) && a.trigger == b.trigger
     }
 
+    /// A request with these values (as an app reads it back from the system's center).
     public init(id: String, goal: UUID?, title: String, body: String, sound: String, trigger: NotificationTrigger) {
         self.id = id
         self.goal = goal
@@ -38,6 +45,7 @@ public struct PendingRequest: Equatable, Sendable {
         self.trigger = trigger
     }
 
+    /// `{"id","goal","title","body","sound","trigger"}` (`goal` null when nil).
     public var json: JSONValue {
         .object([
             ("id", .string(id)), ("goal", goal.map { .string($0.uuidString) } ?? .null), ("title", .string(title)),
@@ -51,10 +59,16 @@ public struct PendingRequest: Equatable, Sendable {
 /// center will not schedule, to test failures; `delivered` (written only when not empty) holds
 /// notifications that have fired. The file is replaced atomically on every save.
 public struct NotificationCenterFile: Sendable {
+    /// The file's path.
     public var path: String
+    /// How many requests the center holds at most (when the file does not say, the
+    /// `defaultCapacity` it was loaded with).
     public var capacity: Int
+    /// The pending requests, in the order they were added.
     public var requests: [PendingRequest]
+    /// Ids the center refuses to schedule.
     public var refuse: Set<String>
+    /// The notifications that have fired, in the order they fired.
     public var delivered: [DeliveredNotification] = []
 
     /// Reads the center at `path`; a missing file is an empty center of `defaultCapacity`.
@@ -148,6 +162,7 @@ public struct NotificationCenterFile: Sendable {
         return NotificationCenterFile(path: path, capacity: capacity, requests: requests, refuse: refuse, delivered: delivered)
     }
 
+    /// The file's JSON form, requests, ids and delivered notifications sorted by id.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("capacity", .number(Double(capacity))),
@@ -158,6 +173,8 @@ public struct NotificationCenterFile: Sendable {
         return .object(members)
     }
 
+    /// Writes the file at `path`, replacing it atomically, readable by its owner only; throws a
+    /// ``LedgerError/Code/store`` error when it cannot.
     public func save() throws(LedgerError) {
         do {
             try Data((JSONWriter.string(json) + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -218,14 +235,19 @@ extension PendingRequest {
 public final class FileNotificationCenter: NotificationCenter {
     private let file: Mutex<NotificationCenterFile>
 
+    /// Reads the file at `path` (missing: an empty center of `defaultCapacity`) and fires the
+    /// one-time requests due by `now`, reading calendar triggers in `timeZone`. Throws an
+    /// ``LedgerError/Code/invalidInput`` error when the file is unreadable or invalid.
     public init(path: String, defaultCapacity: Int, now: Instant, timeZone: TimeZone) throws(LedgerError) {
         var f = try NotificationCenterFile.load(path, defaultCapacity: defaultCapacity)
         f.fire(until: now, timeZone: timeZone)
         file = Mutex(f)
     }
 
+    /// The center as it is now, with the changes of the passes so far.
     public var contents: NotificationCenterFile { file.withLock { $0 } }
 
+    /// Writes the center back to its file (``NotificationCenterFile/save()``).
     public func save() throws(LedgerError) { try contents.save() }
 
     public func pendingRequests() async throws -> [PendingRequest] { contents.requests }

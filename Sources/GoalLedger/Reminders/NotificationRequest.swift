@@ -6,14 +6,19 @@ public struct NotificationRequest: Equatable, Hashable, Sendable {
     public var id: String
     /// The goal the notification opens (`userInfo.goalId` on the device).
     public var goal: UUID
+    /// The notification's title: the goal's title.
     public var title: String
+    /// The text under the title, in the device's language (``ReminderContent``).
     public var body: String
+    /// The sound's name (`default`, the system's sound).
     public var sound: String
+    /// When it fires.
     public var trigger: NotificationTrigger
     /// The next instant the request fires, after the `now` it was planned for. Not part of what
     /// the device holds: a calendar trigger's next fire time follows from its components.
     public var nextFireAt: Instant
 
+    /// A request with these values.
     public init(
         id: String, goal: UUID, title: String, body: String, sound: String, trigger: NotificationTrigger,
         nextFireAt: Instant

@@ -7,12 +7,17 @@ public struct NotificationTrigger: Equatable, Hashable, Sendable {
     public enum Kind: Equatable, Hashable, Sendable {
         /// Fires whenever the local time matches every component given (weekday 1 = Sunday).
         case calendar(year: Int?, month: Int?, day: Int?, weekday: Int?, hour: Int, minute: Int)
+        /// Fires once, at this instant.
         case date(Instant)
     }
 
+    /// Calendar components or one instant.
     public var kind: Kind
+    /// Whether it fires again at every match (calendar triggers only; a date trigger never
+    /// repeats).
     public var repeats: Bool
 
+    /// A trigger of `kind`, repeating or not.
     public init(kind: Kind, repeats: Bool) {
         self.kind = kind
         self.repeats = repeats

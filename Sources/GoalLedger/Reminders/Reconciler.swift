@@ -3,13 +3,17 @@ import LMDB
 
 /// A problem a reconciliation pass reports about one goal.
 public struct ReminderIssue: Equatable, Hashable, Sendable {
+    /// The goal the problem is about.
     public var goal: UUID
+    /// What the problem is.
     public var kind: ReminderIssueKind
+    /// `{"goal","kind"}`.
     public var json: JSONValue { .object([("goal", .string(goal.uuidString)), ("kind", .string(kind.rawValue))]) }
 }
 
 /// What a pass did to the device's notification center.
 public struct ReconcileReport: Sendable {
+    /// The device whose center the pass reconciled (the store's own).
     public var device: String
     /// The device's authorization, or nil when it never reported one ("can't tell", not "no";
     /// the JSON form says `unknown`).
@@ -31,6 +35,8 @@ public struct ReconcileReport: Sendable {
     /// The log position the pass brought the center up to.
     public var checkpoint: UInt64 = 0
 
+    /// `{"device","authorization","scheduled","cancelled","unchanged","issues","full","checkpoint"}`,
+    /// and `removedDelivered` when not empty.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("device", .string(device)), ("authorization", .string(authorization?.rawValue ?? "unknown")),
@@ -65,6 +71,7 @@ public struct ReconcileReport: Sendable {
 ///   proportional to its rows, never to all goals or events.
 /// Rebuilding the projections does not move log positions, so it never makes a pass act again.
 public struct Reconciler: Sendable {
+    /// The store whose device's pending table the reconciler follows.
     public let store: LedgerStore
     /// The file `reconcile()` uses, and the identity of the center the checkpoint belongs to.
     public let centerPath: String

@@ -2,6 +2,9 @@ import Foundation
 
 /// What a reconciliation pass can report about a goal's reminder.
 public enum ReminderIssueKind: String, CaseIterable, Sendable {
+    /// `permissionDenied`: the device denied notifications, so the goal's reminder is not shown;
+    /// `schedulingFailure`: the center refused the goal's request (tried again next pass);
+    /// `overCapacity`: the goal lost a request to the device's capacity.
     case permissionDenied, schedulingFailure, overCapacity
 }
 
@@ -14,6 +17,7 @@ public struct ReminderPlan: Equatable, Sendable {
     /// Goals that lost at least one request to the device's capacity, sorted by `uuidString`.
     public var overCapacity: [UUID]
 
+    /// A plan of these requests and goals over capacity (as given: not sorted here).
     public init(requests: [NotificationRequest], overCapacity: [UUID]) {
         self.requests = requests
         self.overCapacity = overCapacity

@@ -20,6 +20,7 @@ public struct ReminderRouting: Equatable, Sendable {
     /// The devices whose latest authorization allows scheduling.
     public var authorizedDevices: Set<String>
 
+    /// A routing in which these devices are authorized.
     public init(authorizedDevices: Set<String>) { self.authorizedDevices = authorizedDevices }
 
     /// The routing the authorizations of these devices give.

@@ -2,7 +2,9 @@ import Foundation
 
 /// One time a request a device holds will fire.
 public struct UpcomingReminder: Equatable, Sendable {
+    /// The request that fires.
     public var request: NotificationRequest
+    /// When it fires.
     public var fireAt: Instant
 }
 

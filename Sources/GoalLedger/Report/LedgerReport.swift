@@ -15,6 +15,8 @@ public struct ReportLimits: Equatable, Sendable {
     /// Weeks of the calendar heat map.
     public var weeks = 53
 
+    /// The limits `ledger report` uses: 24 goals in full, 2,000 overview rows, 120 events per
+    /// timeline, 60 fire times per device, 53 weeks.
     public init() {}
 
     /// How many periods the chart of a cadence shows.
@@ -35,36 +37,55 @@ public struct ReportLimits: Equatable, Sendable {
 public struct LedgerReport: Sendable {
     /// The device whose calendar, first weekday and locale the report uses.
     public var device: DeviceState
+    /// The moment the report describes.
     public var now: Instant
+    /// The device's local day at `now`.
     public var today: Day
+    /// The ledger's id.
     public var ledger: UUID
+    /// The store's event schema (1 or 2).
     public var schema: Int
+    /// How many events the store holds (its last log position).
     public var events: UInt64
+    /// The overview's rows: live goals first, then deleted ones, by title, then id (or in the
+    /// order the goals were selected).
     public var overview: [GoalSummary]
     /// Selected goals left out of the overview by `ReportLimits.overviewGoals`.
     public var overviewOmitted: Int
+    /// The goals drawn in full: the first ``ReportLimits/goalsInFull`` of the overview.
     public var details: [GoalDetail]
     /// Selected goals not drawn in full.
     public var detailsOmitted: Int
+    /// Every device the ledger knows, and the store's own, sorted by name.
     public var reminders: [DeviceReminders]
+    /// The limits the report was gathered with.
     public var limits: ReportLimits
 
+    /// The wording for the device's locale.
     public var labels: ReportLabels { ReportLabels.for(locale: device.settings.locale) }
+    /// The device's calendar: time zone and first weekday.
     public var calendar: DeviceCalendar { device.calendar }
 }
 
 /// One row of the overview.
 public struct GoalSummary: Sendable {
+    /// The goal's state.
     public var goal: GoalState
+    /// The goal at the report's moment in the device's calendar.
     public var view: GoalView
 }
 
 /// A goal drawn in full.
 public struct GoalDetail: Sendable {
+    /// The goal's state.
     public var goal: GoalState
+    /// The goal at the report's moment in the device's calendar.
     public var view: GoalView
+    /// Its last weeks, day by day.
     public var heatMap: HeatMap
+    /// Its last periods (``ReportLimits/periods(_:)`` of its cadence), the oldest first.
     public var periods: [GoalHistory.Point]
+    /// Its events on the devices' lanes.
     public var timeline: Timeline
 }
 
@@ -72,28 +93,39 @@ public struct GoalDetail: Sendable {
 public struct HeatMap: Sendable {
     /// One local day: its value and how strongly it is shaded.
     public struct Cell: Sendable {
+        /// The day's progress.
         public var point: GoalHistory.Point
         /// 0 (no progress) … 4 (the day reached the goal's target, or the day's outcome was
         /// completed); measurable days in between by their share of the target (daily goals) or
         /// of the largest day shown (other cadences).
         public var level: Int
+        /// The local day.
         public var day: Day { point.period.start }
-        /// The week column (0 = the oldest) and the row (0 = the device's first weekday).
+        /// The week column (0 = the oldest).
         public var column: Int
+        /// The row (0 = the device's first weekday).
         public var row: Int
     }
 
     /// A month label above the first column holding its first day.
     public struct MonthLabel: Sendable {
+        /// The week column it stands above.
         public var column: Int
+        /// The month's year.
         public var year: Int
+        /// The month (1 = January).
         public var month: Int
     }
 
+    /// The first day drawn (the first weekday of the oldest week, or the earliest supported day).
     public var firstDay: Day
+    /// The last day drawn: today.
     public var lastDay: Day
+    /// The number of week columns.
     public var weeks: Int
+    /// One cell per day from `firstDay` through `lastDay`, in order.
     public var cells: [Cell]
+    /// The month labels, left to right.
     public var months: [MonthLabel]
     /// The weekday (1 = Sunday) of each row.
     public var rowWeekdays: [Int]
@@ -141,12 +173,18 @@ public struct HeatMap: Sendable {
 public struct Timeline: Sendable {
     /// What an event did, which decides its mark's shape.
     public enum Kind: String, CaseIterable, Sendable {
+        /// One per kind of event: `created`, `edited`, `deleted`, `restored` (the goal),
+        /// `progress` (recorded), `removed` (a progress entry), `tag` (added or removed),
+        /// `reminder` (set or cleared), `history` (`progressHistoryReplaced`, schema 1), `device`
+        /// (configured, authorization, enrolled, revoked).
         case created, edited, deleted, restored, progress, removed, tag, reminder, history, device
     }
 
     /// One event on its device's lane, with the audit that explains it.
     public struct Mark: Sendable {
+        /// The event and what it changed.
         public var step: AuditStep
+        /// Its kind, which decides the mark's shape.
         public var kind: Kind
         /// The lane (index into `lanes`).
         public var lane: Int
@@ -167,19 +205,29 @@ public struct Timeline: Sendable {
     /// Two events joined on the timeline: concurrent writes of one field (to the winner), or a
     /// change made without having seen a deletion (to the deletion).
     public struct Link: Sendable {
+        /// The overwritten write, or the change made without seeing the deletion.
         public var from: UUID
+        /// The winning write, or the deletion.
         public var to: UUID
+        /// The field written (`deleted` for a deletion).
         public var field: String
+        /// Whether `to` is a deletion.
         public var deletion: Bool
     }
 
+    /// The devices with a mark, one lane each, sorted by name.
     public var lanes: [String]
+    /// The wall time of the earliest mark.
     public var start: Instant
+    /// The wall time of the latest mark.
     public var end: Instant
     /// In canonical order.
     public var marks: [Mark]
+    /// The links between marks drawn.
     public var links: [Link]
+    /// How many events the goal has.
     public var totalEvents: Int
+    /// Events not drawn (``ReportLimits/timelineEvents``).
     public var omitted: Int { totalEvents - marks.count }
 
     static func make(events: [(position: UInt64, event: Event)], limit: Int) -> Timeline {
@@ -238,8 +286,12 @@ public struct Timeline: Sendable {
 
 /// The reminders one device should hold at `now`, and when they fire over the next seven days.
 public struct DeviceReminders: Sendable {
+    /// The device.
     public var device: DeviceState
+    /// Its notification table at `now`, for every goal.
     public var plan: ReminderPlan
+    /// The fire times of the selected goals' requests over the next seven days, at most
+    /// ``ReportLimits/remindersPerDevice``.
     public var upcoming: [UpcomingReminder]
     /// Fire times left out by `ReportLimits.remindersPerDevice`.
     public var omitted: Int

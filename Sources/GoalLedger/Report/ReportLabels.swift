@@ -4,66 +4,117 @@ import Foundation
 /// (as `ReminderContent` chooses reminder bodies), English when the language has none.
 /// `{name}` placeholders are filled by `format`.
 public struct ReportLabels: Sendable {
+    /// The language code of this phrasebook (`en`, `ja`): the page's `lang`.
     public var language: String
+    /// The page's title and first heading.
     public var title: String
-    /// `{device}`, `{zone}`, `{weekday}`, `{now}`.
+    /// The line under the title: `{device}`, `{zone}`, `{weekday}`, `{now}`.
     public var subtitle: String
+    /// The overview's heading.
     public var overview: String
+    /// The goal column's heading (overview and reminder tables).
     public var goal: String
+    /// The word after the number of goals under the title.
     public var goalsCount: String
+    /// The word after the number of events under the title.
     public var eventsCount: String
+    /// The cadence column's heading.
     public var cadence: String
+    /// The current period's heading, and its prefix in a goal's summary line.
     public var period: String
+    /// The value column's heading.
     public var value: String
+    /// The target column's heading, and the prefix of a target.
     public var target: String
+    /// The current streak's heading and prefix.
     public var streak: String
+    /// The best streak's heading and prefix.
     public var best: String
+    /// An outcome completed (a period or day).
     public var done: String
+    /// An outcome not completed yet.
     public var notDone: String
+    /// The mark of a deleted goal.
     public var deleted: String
+    /// The period of a one-time goal (no period bounds).
     public var allTime: String
+    /// The heat map's heading.
     public var calendar: String
+    /// The period chart's heading.
     public var periods: String
+    /// The timeline's heading.
     public var history: String
+    /// The heading of the table of every change.
     public var table: String
+    /// The time column's heading.
     public var when: String
+    /// The device column's heading.
     public var device: String
+    /// The event column's heading.
     public var event: String
+    /// The change column's heading.
     public var change: String
+    /// The reminders section's heading.
     public var reminders: String
+    /// What a device without upcoming reminders shows.
     public var noReminders: String
+    /// What the overview of a ledger without goals shows.
     public var noGoals: String
-    /// `{device}`, `{strategy}`, `{authorization}`, `{count}`.
+    /// A device's line in the reminders section: `{device}`, `{strategy}`, `{authorization}`,
+    /// `{count}`.
     public var deviceLine: String
+    /// The authorization of a device that never reported one.
     public var unknown: String
+    /// The prefix of the goals left out by a device's capacity.
     public var overCapacity: String
+    /// The heat map legend's low end.
     public var less: String
+    /// The heat map legend's high end.
     public var more: String
+    /// A day that reached the target (heat map).
     public var completedDay: String
+    /// A day without progress entries (heat map).
     public var noProgress: String
+    /// The word for progress entries (the page does not use it at present).
     public var entries: String
+    /// The flag of an event that won a concurrent edit.
     public var winner: String
+    /// The flag of an event overwritten by a concurrent edit.
     public var overwritten: String
+    /// The flag of a change made without seeing a deletion.
     public var keptAfterDelete: String
+    /// The flag of entries that migration recovered.
     public var recovered: String
+    /// The tooltip of a link between concurrent writes.
     public var concurrent: String
+    /// The word "legend" (the page does not use it at present).
     public var legend: String
-    /// `{shown}`, `{total}`.
+    /// The note when not every goal is drawn in full: `{shown}`, `{total}`.
     public var goalsCapped: String
+    /// The note under a shortened overview: `{shown}`, `{total}`.
     public var overviewCapped: String
+    /// The note under a shortened timeline: `{shown}`, `{total}`.
     public var eventsCapped: String
+    /// The note under a shortened list of fire times: `{omitted}`.
     public var remindersCapped: String
+    /// The page's footer.
     public var footer: String
+    /// The name of each cadence.
     public var cadences: [Cadence: String]
+    /// The name of each kind of timeline mark.
     public var kinds: [Timeline.Kind: String]
     /// Indexed by month − 1.
     public var months: [String]
     /// Indexed by weekday − 1 (1 = Sunday).
     public var weekdays: [String]
 
+    /// The name of cadence `c` (its raw value if the phrasebook has none).
     public func cadence(_ c: Cadence) -> String { cadences[c] ?? c.rawValue }
+    /// The name of mark kind `k` (its raw value if the phrasebook has none).
     public func kind(_ k: Timeline.Kind) -> String { kinds[k] ?? k.rawValue }
+    /// The short name of month `m` (1 = January).
     public func month(_ m: Int) -> String { months[(m - 1) % 12] }
+    /// The short name of weekday `w` (1 = Sunday).
     public func weekday(_ w: Int) -> String { weekdays[(w - 1) % 7] }
 
     /// `template` with each `{key}` replaced.
@@ -73,6 +124,7 @@ public struct ReportLabels: Sendable {
         return s
     }
 
+    /// The labels for a locale identifier (`ja_JP`): its language's, English when it has none.
     public static func `for`(locale: String) -> ReportLabels {
         phrasebooks[ReminderContent.language(of: locale)] ?? english
     }

@@ -4,8 +4,12 @@ import LMDB
 /// One change of the stored projection: the event at `position` changed a goal, or the settings
 /// of a device.
 public struct ProjectionChange: Equatable, Hashable, Sendable {
+    /// The log position of the event (1 for the first event of the store).
     public var position: UInt64
+    /// The goal the event changed; nil when it changed a device.
     public var goal: UUID?
+    /// For an event about devices (settings, authorization, enrolment, revocation): the device
+    /// that wrote it, its origin; nil when it changed a goal.
     public var device: String?
     /// The type of the event that made the change.
     public var type: EventType
@@ -27,9 +31,13 @@ public struct ProjectionChange: Equatable, Hashable, Sendable {
 ///   re-points subscribers without feeding them history again.
 /// - **No transaction is held** between deliveries: each `next` call is one short read.
 public final class ChangeFeed: @unchecked Sendable {
+    /// The store whose projection the feed follows.
     public let store: LedgerStore
+    /// The position of the last change delivered (or the one the feed started after): persist
+    /// it to resume.
     public private(set) var checkpoint: UInt64
 
+    /// A feed of the changes after position `checkpoint` (0: from the first event).
     public init(store: LedgerStore, after checkpoint: UInt64) {
         self.store = store
         self.checkpoint = checkpoint

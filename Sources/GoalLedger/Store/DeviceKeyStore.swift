@@ -16,9 +16,12 @@ public protocol DeviceKeyStore: Sendable {
 
 /// The default key store: the file `device.key` in the store's directory, owner-only (0600).
 public struct DirectoryKeyStore: DeviceKeyStore {
+    /// The directory holding the key file (the store's).
     public let directory: String
+    /// The key store of the file `device.key` in `directory`.
     public init(directory: String) { self.directory = directory }
 
+    /// The key file's name, `device.key`.
     public static let fileName = "device.key"
     var file: String { directory + "/" + Self.fileName }
 

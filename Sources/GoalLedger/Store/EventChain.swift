@@ -9,6 +9,7 @@ import Sodium
 /// signature on an event vouches for every earlier event of the chain, so a store checks one
 /// signature per origin and exchange, whatever the number of events.
 public enum EventChain {
+    /// The `previousHash` of a device's first event: 32 zero bytes.
     public static let genesis = [UInt8](repeating: 0, count: BLAKE2b.hashBytes)
 
     /// The event's hash: BLAKE2b-256 of its record without the signature (the record holds the

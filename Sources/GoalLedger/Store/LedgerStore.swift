@@ -12,8 +12,11 @@ public final class LedgerStore: @unchecked Sendable {
     /// The event schema of new stores.
     public static let currentSchema = 2
 
+    /// The store's directory.
     public let path: String
+    /// The ledger's id, the same in every store of the ledger.
     public let ledgerID: UUID
+    /// The name of this store's device, the origin of the events it appends.
     public let device: String
     /// Where this device's secret signing key is kept (by default `device.key` in the store's
     /// directory; an app may keep it in the OS keychain).

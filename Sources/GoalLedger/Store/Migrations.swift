@@ -3,6 +3,7 @@ import LMDB
 
 /// One step of a store's upgrade, identified for ever by its `identifier`.
 public struct Migration: Sendable {
+    /// The name the store records the migration under (`2-record-level-progress`), never changed.
     public let identifier: String
     let apply: @Sendable (borrowing Transaction, StoreLayout) throws -> Void
 }
@@ -15,6 +16,7 @@ public struct Migration: Sendable {
 /// Stored events are never rewritten: the log is byte for byte the same before and after. What
 /// changes is how it is read (schema 2 upcasts schema-1 history writes to record-level changes).
 public enum Migrator {
+    /// Every migration, in the order they are applied.
     public static let migrations: [Migration] = [
         Migration(identifier: "2-record-level-progress") { txn, layout in
             // Schema 2: per-entry progress events; schema-1 history writes are upcast when read.
@@ -43,8 +45,12 @@ public enum Migrator {
 
 /// What `migrate` did.
 public struct MigrationReport: Sendable {
+    /// The identifiers of the migrations this run applied, in order (empty: none was pending).
     public var applied: [String]
+    /// The store's event schema afterwards.
     public var schema: Int
+    /// Whether the projections were rebuilt (after a migration, or to finish an interrupted
+    /// rebuild).
     public var rebuilt: Bool
 }
 

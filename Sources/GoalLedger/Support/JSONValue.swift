@@ -1,11 +1,17 @@
 /// A parsed JSON document. Objects keep their keys in input order; duplicate keys are refused
 /// by the parser, so a key names exactly one value.
 public enum JSONValue: Equatable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON does not tell integers apart.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object's members as key and value pairs, in input order.
     case object([(String, JSONValue)])
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
@@ -21,6 +27,7 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// The member `key` of an object; nil when absent or when the value is not an object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self {
             return members.first(where: { $0.0 == key })?.1

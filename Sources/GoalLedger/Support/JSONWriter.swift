@@ -7,6 +7,8 @@
 /// ledger's limits keep every number it computes finite, so that would be a bug), never
 /// written as text that is not JSON.
 public enum JSONWriter {
+    /// `value` as compact JSON text; throws an ``LedgerError/Code/internal`` error for a
+    /// non-finite number.
     public static func string(_ value: JSONValue) throws(LedgerError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(256)
@@ -14,6 +16,8 @@ public enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends `value` as compact JSON, UTF-8, to `out`; throws as ``string(_:)`` does (what
+    /// was written before the number stays in `out`).
     public static func write(_ value: JSONValue, into out: inout [UInt8]) throws(LedgerError) {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])

@@ -13,6 +13,7 @@ public struct NormalizedText: Hashable, Comparable, Sendable, CustomStringConver
     /// The NFC form.
     public let value: String
 
+    /// `text`, normalized to NFC.
     public init(_ text: String) { value = Self.nfc(text) }
 
     /// `text` in Unicode normalization form C.

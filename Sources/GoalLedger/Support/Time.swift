@@ -2,8 +2,10 @@ import Foundation
 
 /// A moment in time, in whole milliseconds since 1970-01-01T00:00:00Z.
 public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z (negative before it).
     public var milliseconds: Int64
 
+    /// The instant `milliseconds` after 1970-01-01T00:00:00Z (not checked against ``supported``).
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
     /// The current time of this machine. Only the command line's default clock uses it.
@@ -127,8 +129,10 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 
 /// A calendar date without a time zone (`YYYY-MM-DD`), stored as days since 1970-01-01.
 public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// Days since 1970-01-01 (0 is that day; negative before it).
     public var daysSinceEpoch: Int32
 
+    /// The day `daysSinceEpoch` days after 1970-01-01 (not checked against ``supported``).
     public init(daysSinceEpoch: Int32) { self.daysSinceEpoch = daysSinceEpoch }
 
     /// A valid Gregorian date in years 1…9999, or nil.
@@ -162,6 +166,7 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
         self.init(year: parts[0], month: parts[1], day: parts[2])
     }
 
+    /// The number of days of `month` (1…12) in `year`, in the Gregorian calendar (28…31).
     public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
@@ -179,6 +184,7 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// instant, whichever device computes it.
     public static let supportedTargets = Day(daysSinceEpoch: 1)...Day(daysSinceEpoch: 2_932_895)
 
+    /// The Gregorian year, month (1…12) and day of the month (1…31).
     public var components: (year: Int, month: Int, day: Int) {
         let z = Int(daysSinceEpoch) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -194,6 +200,7 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// 1 = Sunday … 7 = Saturday, as Foundation's `Calendar` numbers weekdays.
     public var weekday: Int { Int((Int64(daysSinceEpoch) + 4).floorDivided(by: 7).remainder) + 1 }
 
+    /// The day `days` later (earlier when negative); not checked against ``supported``.
     public func adding(days: Int) -> Day { Day(daysSinceEpoch: daysSinceEpoch + Int32(days)) }
 
     public var description: String {

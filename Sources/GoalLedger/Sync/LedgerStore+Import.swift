@@ -10,6 +10,7 @@ public struct ImportResult: Equatable, Sendable {
     /// Events of revoked devices, written after their revocation, that were left out.
     public var revoked: [RevokedEvents] = []
 
+    /// A result with these counts and no revoked events.
     public init(imported: Int = 0, alreadyPresent: Int = 0) {
         self.imported = imported
         self.alreadyPresent = alreadyPresent
@@ -19,8 +20,11 @@ public struct ImportResult: Equatable, Sendable {
 
 /// Events of one revoked device that an import left out: `count` of them, after sequence `after`.
 public struct RevokedEvents: Equatable, Sendable {
+    /// The revoked device.
     public var origin: String
+    /// How many of its events were left out.
     public var count: Int
+    /// The last sequence of the device that is kept: its events after it are refused.
     public var after: UInt64
 }
 

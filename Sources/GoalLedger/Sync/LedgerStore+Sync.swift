@@ -7,6 +7,7 @@ public struct SyncResult: Equatable, Sendable {
     /// Events the peer received from the local store.
     public var pushed: ImportResult
 
+    /// A result of these two imports.
     public init(pulled: ImportResult, pushed: ImportResult) {
         self.pulled = pulled
         self.pushed = pushed

@@ -5,9 +5,12 @@ import Foundation
 public enum GoalHistory {
     /// The value and completion of a span of days: a day, or a period of the goal's cadence.
     public struct Point: Equatable, Sendable {
+        /// The span: one day, or one period (a one-time goal's: its first entry through today).
         public var period: Period
         /// Measurable: the sum of amounts. Outcome: nil (see `completed`).
         public var value: Double?
+        /// Whether the span is complete: its sum reached the target (measurable), or its latest
+        /// entry says completed (outcome).
         public var completed: Bool
         /// How many entries fall in the span.
         public var entries: Int

@@ -16,22 +16,29 @@ enum TimeZones {
 
 /// The calendar a device sees goals through: its time zone and first weekday.
 public struct DeviceCalendar: Equatable, Sendable {
+    /// The IANA time zone identifier (`Asia/Tokyo`).
     public var timeZoneIdentifier: String
+    /// The weekday weeks start on (1 = Sunday … 7 = Saturday).
     public var firstWeekday: Int
 
+    /// A calendar of this zone and first weekday.
     public init(timeZoneIdentifier: String, firstWeekday: Int) {
         self.timeZoneIdentifier = timeZoneIdentifier
         self.firstWeekday = firstWeekday
     }
 
+    /// The time zone (UTC when the identifier is unknown).
     public var timeZone: TimeZone { TimeZones.zone(timeZoneIdentifier) }
 
+    /// The local day of `instant` in this calendar's zone.
     public func day(of instant: Instant) -> Day { instant.day(in: timeZone) }
 }
 
 /// A span of whole local days, both ends included.
 public struct Period: Equatable, Hashable, Sendable {
+    /// The first day.
     public var start: Day
+    /// The last day (equal to `start` for a single day).
     public var end: Day
 }
 
@@ -61,10 +68,16 @@ extension Cadence {
 /// A goal as one device sees it at one moment: the current period, its value, whether it is
 /// complete, and the streak of completed periods.
 public struct GoalView: Equatable, Sendable {
+    /// The current period of the goal's cadence (cut to the supported days); nil for a one-time
+    /// goal, whose every entry counts.
     public var period: Period?
     /// Measurable: the sum of amounts in the period. Outcome: nil (see `completed`).
     public var value: Double?
+    /// Whether the period is complete: the sum reached the target (measurable), or the latest
+    /// entry says completed (outcome).
     public var completed: Bool
+    /// Consecutive completed periods: `current` ends with the current period if it is complete,
+    /// else with the previous one; `best` is the longest run. Nil for a one-time goal.
     public var streak: (current: Int, best: Int)?
 
     public static func == (a: GoalView, b: GoalView) -> Bool {
@@ -93,6 +106,7 @@ public struct GoalView: Equatable, Sendable {
         }
     }
 
+    /// The view of `goal` at `now` in `calendar`.
     public init(goal: GoalState, calendar: DeviceCalendar, now: Instant) {
         let cadence = goal.cadence?.value ?? .once
         let kind = goal.kind
@@ -150,6 +164,8 @@ public struct GoalView: Equatable, Sendable {
         self.streak = (currentRun, max(best, currentRun))
     }
 
+    /// `{"periodStart","periodEnd","value","completed","streak":{"current","best"}}`; an outcome
+    /// goal's `value` is `completed`, a one-time goal's period and streak are null.
     public var json: JSONValue {
         .object([
             ("periodStart", period.map { .string($0.start.description) } ?? .null),
