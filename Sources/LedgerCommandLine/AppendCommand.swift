@@ -34,22 +34,37 @@ enum AppendCommand {
     static func parseLines(_ data: Data, schema: Int) throws(LedgerError) -> ([EventDraft], [Int]) {
         var drafts: [EventDraft] = []
         var lines: [Int] = []
-        var number = 0
-        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            number += 1
-            let bytes = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw[...]
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            do {
-                let value = try JSONParser.parse(bytes)
-                drafts.append(try EventDraft(json: value, schema: schema))
-            } catch let e as JSONSyntaxError {
-                throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
-            } catch let e as FieldError {
-                throw LedgerError.invalidLine(number, field: e.field, e.message)
-            } catch {
-                throw LedgerError.invalidLine(number, field: nil, "\(error)")
+        do {
+            try data.withUnsafeBytes { (all: UnsafeRawBufferPointer) throws in
+                var number = 0
+                var start = 0
+                while start <= all.count {
+                    // The line runs to the next line feed (or the end), without a carriage return.
+                    var end = start
+                    while end < all.count, all[end] != UInt8(ascii: "\n") { end += 1 }
+                    let next = end + 1
+                    if end > start, all[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    number += 1
+                    let bytes = all[start..<end]
+                    start = next
+                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    do {
+                        let value = try JSONParser.parse(bytes)
+                        drafts.append(try EventDraft(json: value, schema: schema))
+                    } catch let e as JSONSyntaxError {
+                        throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
+                    } catch let e as FieldError {
+                        throw LedgerError.invalidLine(number, field: e.field, e.message)
+                    } catch {
+                        throw LedgerError.invalidLine(number, field: nil, "\(error)")
+                    }
+                    lines.append(number)
+                }
             }
-            lines.append(number)
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.internal, "reading the lines failed: \(error)")
         }
         return (drafts, lines)
     }

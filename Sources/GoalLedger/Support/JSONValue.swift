@@ -81,7 +81,12 @@ package struct JSONParser {
     private func error(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(offset: index, reason: reason) }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -106,8 +111,8 @@ package struct JSONParser {
     }
 
     private mutating func literal(_ word: String) throws(JSONSyntaxError) {
-        let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
+        let w = word.utf8
+        guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else {
             throw error("invalid literal")
         }
         index += w.count
@@ -116,6 +121,8 @@ package struct JSONParser {
     private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         index += 1
         var members: [(String, JSONValue)] = []
+        // Keys seen so far: a linear search while the object is small (event lines have a
+        // dozen members), a set beyond that.
         var seen = Set<String>()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
@@ -126,7 +133,14 @@ package struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key string") }
             let key = try parseString()
-            guard seen.insert(key).inserted else { throw error("duplicate key \"\(key)\"") }
+            let duplicate: Bool
+            if members.count < 16 {
+                duplicate = members.contains { $0.0 == key }
+            } else {
+                if seen.isEmpty { seen = Set(members.map(\.0)) }
+                duplicate = !seen.insert(key).inserted
+            }
+            guard !duplicate else { throw error("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
@@ -191,7 +205,19 @@ package struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
-        var out: [UInt8] = []
+        // Most strings have no escape: take them straight from the input.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let s = String(validating: bytes[index..<end], as: UTF8.self) else {
+                index = end + 1
+                throw error("invalid UTF-8 in a string")
+            }
+            index = end + 1
+            return s
+        }
+        var out: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
             let c = bytes[index]
@@ -260,6 +286,13 @@ package struct JSONParser {
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits(&self) > 0 else { throw error("invalid number") }
+        }
+        // An integer of up to 15 digits is exact in a Double: no text conversion needed.
+        let negative = bytes[start] == UInt8(ascii: "-")
+        let first = negative ? start + 1 : start
+        if index - first <= 15, !bytes[first..<index].contains(where: { $0 < UInt8(ascii: "0") || $0 > UInt8(ascii: "9") }) {
+            let magnitude = bytes[first..<index].reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+            return negative ? -Double(magnitude) : Double(magnitude)
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else {

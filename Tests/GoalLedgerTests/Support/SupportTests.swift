@@ -33,6 +33,40 @@ struct JSONParserTests {
         #expect((try? JSONParser.parse(ok)) != nil)
     }
 
+    /// The parser's fast paths (integers without text conversion, strings without escapes, keys
+    /// checked by a linear search in small objects) give what the general paths give.
+    @Test func fastPathsAgreeWithTheGeneralOnes() throws {
+        var rng = SystemRandomNumberGenerator()
+        for digits in 1...18 {
+            for _ in 0..<20 {
+                let text = (Bool.random(using: &rng) ? "-" : "") + String(UInt64.random(in: 1...9, using: &rng))
+                    + String((1..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
+                #expect(try JSONParser.parse(text) == .number(Double(text)!), "\(text)")
+            }
+        }
+        guard case .number(let zero) = try JSONParser.parse("-0") else { throw JSONSyntaxError(offset: 0, reason: "not a number") }
+        #expect(zero == 0 && zero.sign == .minus)
+        #expect(try JSONParser.parse(#""plain, then an escape \u00e9 and more""#) == .string("plain, then an escape é and more"))
+        #expect(try JSONParser.parse(#""é and ☃ unescaped""#) == .string("é and ☃ unescaped"))
+        // Duplicate keys are found in small objects and in large ones.
+        let many = (0..<20).map { "\"k\($0)\":\($0)" }
+        for duplicate in [3, 19] {
+            let text = "{" + (many + ["\"k\(duplicate)\":0"]).joined(separator: ",") + "}"
+            #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
+        }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(#"{"a":1,"b":2,"a":3}"#) }
+        #expect(try JSONParser.parse("{" + many.joined(separator: ",") + "}")["k19"] == .number(19))
+        // An invalid UTF-8 string is refused at the same offset by either path.
+        var offsets: [Int] = []
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0xC3, 0x28, 0x5C, 0x6E, 0x22]] {
+            do {
+                _ = try JSONParser.parse(bytes)
+                Issue.record("invalid UTF-8 accepted")
+            } catch { offsets.append(error.offset - bytes.count) }
+        }
+        #expect(offsets == [0, 0])
+    }
+
     @Test func writerEscapesAndPrintsWholeNumbersPlainly() throws {
         let v = JSONValue.object([("s", .string("a\"b\\\n\u{01}")), ("n", .number(6)), ("f", .number(2.5)), ("neg", .number(-0.125))])
         #expect(try JSONWriter.string(v) == #"{"s":"a\"b\\\n\u0001","n":6,"f":2.5,"neg":-0.125}"#)
