@@ -78,7 +78,7 @@ struct Invocation {
 
     func uuidArgument(_ index: Int, _ what: String) throws(LedgerError) -> UUID {
         let text = positionals[index]
-        guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "\(what) must be a UUID, got \"\(text)\"") }
+        guard let id = UUID.parse(text) else { throw LedgerError(.invalidArgument, "\(what) must be a UUID, got \"\(text)\"") }
         return id
     }
 

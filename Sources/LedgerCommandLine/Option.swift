@@ -31,7 +31,7 @@ extension Option where Value == Int {
 extension Option where Value == UUID {
     static func uuid(_ name: String, _ value: String, _ help: String, repeats: Bool = false) -> Self {
         Option(spec: OptionSpec(name: name, value: value, help: help, repeats: repeats)) { (text) throws(LedgerError) in
-            guard let id = UUID(uuidString: text) else { throw LedgerError(.invalidArgument, "\(name) must be a UUID, got \"\(text)\"") }
+            guard let id = UUID.parse(text) else { throw LedgerError(.invalidArgument, "\(name) must be a UUID, got \"\(text)\"") }
             return id
         }
     }

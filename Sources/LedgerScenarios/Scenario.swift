@@ -79,7 +79,7 @@ extension Scenario {
             return i
         }
         func uuid(_ v: JSONValue?, _ at: String) throws(LedgerError) -> UUID {
-            guard let u = UUID(uuidString: try string(v, at)) else { throw bad(at, "must be a UUID") }
+            guard let u = UUID.parse(try string(v, at)) else { throw bad(at, "must be a UUID") }
             return u
         }
         func strings(_ v: JSONValue?, _ at: String) throws(LedgerError) -> [String] {

@@ -64,7 +64,7 @@ struct ObjectReader {
 
     mutating func uuid(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
         guard let s = try string(key, required: required) else { return nil }
-        guard let id = UUID(uuidString: s) else { throw FieldError(name(key), "must be a UUID, got \"\(s)\"") }
+        guard let id = UUID.parse(s) else { throw FieldError(name(key), "must be a UUID, got \"\(s)\"") }
         return id
     }
 

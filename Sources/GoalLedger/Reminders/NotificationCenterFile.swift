@@ -111,7 +111,7 @@ public struct NotificationCenterFile: Sendable {
                 guard ids.insert(id).inserted else { throw bad("\(at).id", "\"\(id)\" appears twice") }
                 var goal: UUID?
                 if let g = item["goal"], g != .null {
-                    guard case .string(let s) = g, let u = UUID(uuidString: s) else { throw bad("\(at).goal", "must be a UUID or null") }
+                    guard case .string(let s) = g, let u = UUID.parse(s) else { throw bad("\(at).goal", "must be a UUID or null") }
                     goal = u
                 }
                 let trigger: NotificationTrigger
@@ -149,7 +149,7 @@ public struct NotificationCenterFile: Sendable {
                 }
                 var goal: UUID?
                 if let g = item["goal"], g != .null {
-                    guard case .string(let s) = g, let u = UUID(uuidString: s) else { throw bad("\(at).goal", "must be a UUID or null") }
+                    guard case .string(let s) = g, let u = UUID.parse(s) else { throw bad("\(at).goal", "must be a UUID or null") }
                     goal = u
                 }
                 let when = try string("deliveredAt")

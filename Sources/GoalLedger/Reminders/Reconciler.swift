@@ -257,7 +257,7 @@ public struct Reconciler: Sendable {
     static func goal(ofReminderID id: String) -> UUID {
         let utf8 = Array(id.utf8)
         let start = ReminderPlan.idPrefix.utf8.count
-        return UUID(uuidString: String(decoding: utf8[start..<start + 36], as: UTF8.self))!
+        return UUID.parse(String(decoding: utf8[start..<start + 36], as: UTF8.self))!
     }
 
     /// The device's desired notification table at `now` (what `ledger pending` prints), from

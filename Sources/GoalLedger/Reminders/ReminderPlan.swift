@@ -89,7 +89,7 @@ public struct ReminderPlan: Equatable, Sendable {
         default:
             return false
         }
-        return UUID(uuidString: String(decoding: rest.prefix(uuidLength), as: UTF8.self)) != nil
+        return UUID.parse(String(decoding: rest.prefix(uuidLength), as: UTF8.self)) != nil
     }
 
     static func firesBefore(_ a: NotificationRequest, _ b: NotificationRequest) -> Bool {

@@ -62,6 +62,7 @@ extension LedgerStore {
                 var previous = try signer.map { _ in try Self.chainHash(device, sequence, txn, layout) }
                 var lastNew: (event: Event, position: UInt64)?
                 var seen: [UUID: AppendResult] = [:]
+                seen.reserveCapacity(drafts.count)
                 var results: [AppendResult] = []
                 results.reserveCapacity(drafts.count)
 

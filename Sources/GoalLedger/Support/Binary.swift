@@ -167,6 +167,39 @@ extension UUID {
         }
     }
 
+    /// Parses the 36-character form `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` (hex digits in either
+    /// case), as `UUID(uuidString:)` does, without its formatted scanning.
+    package static func parse(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { s -> UUID? in
+            guard s.count == 36 else { return nil }
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let ok = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+                var i = 0
+                for j in 0..<16 {
+                    if i == 8 || i == 13 || i == 18 || i == 23 {
+                        guard s[i] == UInt8(ascii: "-") else { return false }
+                        i += 1
+                    }
+                    guard let high = hexValue(s[i]), let low = hexValue(s[i + 1]) else { return false }
+                    out[j] = high << 4 | low
+                    i += 2
+                }
+                return true
+            }
+            return ok ? UUID(uuid: bytes) : nil
+        }
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
     /// Orders ids as their string forms order (hex digits sort as the bytes they encode).
     package static func precedes(_ a: UUID, _ b: UUID) -> Bool {
         withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }

@@ -74,6 +74,40 @@ struct JSONParserTests {
     }
 }
 
+struct UUIDParsingTests {
+    /// `UUID.parse` reads canonical ids (either case) as Foundation's `UUID(uuidString:)` does,
+    /// and refuses every other text. Foundation's scanner also takes a few malformed texts (a
+    /// space or a sign inside a group: "…-EE 5FDFC592D" reads as some other id); those are
+    /// refused here.
+    @Test func parseAgreesWithFoundation() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEFgG-{} xz\u{e9}".unicodeScalars)
+        var texts = ["", "00000000-0000-0000-0000-000000000000", "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}"]
+        for _ in 0..<400 {
+            let id = UUID()
+            var chars = Array((Bool.random(using: &rng) ? id.uuidString : id.uuidString.lowercased()).unicodeScalars)
+            texts.append(String(String.UnicodeScalarView(chars)))
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: chars[Int.random(in: 0..<chars.count, using: &rng)] = alphabet.randomElement(using: &rng)!
+            case 1: chars.remove(at: Int.random(in: 0..<chars.count, using: &rng))
+            default: chars.insert(alphabet.randomElement(using: &rng)!, at: Int.random(in: 0...chars.count, using: &rng))
+            }
+            texts.append(String(String.UnicodeScalarView(chars)))
+        }
+        let canonical = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+        var refused = 0
+        for text in texts {
+            if text.wholeMatch(of: canonical) != nil {
+                #expect(UUID.parse(text) != nil && UUID.parse(text) == UUID(uuidString: text), "[\(text)]")
+            } else {
+                #expect(UUID.parse(text) == nil, "[\(text)]")
+                refused += 1
+            }
+        }
+        #expect(refused > 200)
+    }
+}
+
 struct TimeTests {
     @Test func parsesRFC3339WithOffsetsAndFractions() {
         #expect(instant("2026-11-02T07:00:00Z").milliseconds == 1_793_602_800_000)
