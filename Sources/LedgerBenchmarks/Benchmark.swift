@@ -267,16 +267,10 @@ public struct Benchmark {
         ]
     }
 
+    /// The peak resident memory of the benchmark's executable run in a child mode (through
+    /// `measure`, so that the child's peak does not start at this process's).
     func childPeak(_ executable: String, _ arguments: [String]) throws -> Double {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try measure(executable, arguments).peakMiB
     }
 
     /// Peak resident set of this process in MiB (VmHWM).

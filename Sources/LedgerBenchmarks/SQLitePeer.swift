@@ -1,10 +1,6 @@
 import Foundation
 import GoalLedger
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The command line as a user meets it, each command a whole process, beside raw LMDB and the
 /// peer an app developer would pick: the same JSON lines stored by a small C program on SQLite
 /// (WAL, full sync, `json_valid`, an index by goal, 10,000 rows per commit) with a per-goal
@@ -52,9 +48,9 @@ extension Benchmark {
         guard let parsed = try? JSONParser.parse(Array(output.utf8)), case .number(let append)? = parsed["append"],
             case .number(let rebuild)? = parsed["rebuild"]
         else { throw LedgerError(.internal, "the SQLite peer printed \(output)") }
-        let read = try Self.median(5) { try Self.measure(peer, ["--read", db]).seconds }
+        let read = try Self.median(5) { try measure(peer, ["--read", db]).seconds }
         let line = try oneLine()
-        let insertOne = try Self.median(5) { try Self.measure(peer, ["--insert-one", db, line]).seconds }
+        let insertOne = try Self.median(5) { try measure(peer, ["--insert-one", db, line]).seconds }
         return PeerRun(append: append, rebuild: rebuild, read: read, insertOne: insertOne)
     }
 
@@ -75,7 +71,7 @@ extension Benchmark {
 
         let store = try fresh("cli-append") + "/s"
         try run(ledger, ["--store", store, "init", "--device", "bench"])
-        let cli = try Self.measure(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]).seconds
+        let cli = try measure(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]).seconds
         let n = Double(sizes.lines)
         figures.append(
             Figure(
@@ -84,7 +80,7 @@ extension Benchmark {
                 note: "higher is better; targets ≥ 200,000/s, ≥ 0.2× raw, ≥ 5× the peer", peer: n / peer.append,
                 peerName: peerName + ", 10000/commit"))
         let scan = try scanProcess(store)
-        let rebuild = try Self.measure(ledger, ["--store", store, "rebuild"]).seconds
+        let rebuild = try measure(ledger, ["--store", store, "rebuild"]).seconds
         figures.append(
             Figure(
                 name: "rebuild (\(sizes.lines) events, one process)", unit: "events/s", value: n / rebuild, baseline: n / scan.seconds,
@@ -96,7 +92,7 @@ extension Benchmark {
         let bigFile = try linesFile(count: sizes.events, name: "big-lines")
         let big = try fresh("cli-big") + "/s"
         try run(ledger, ["--store", big, "init", "--device", "bench"])
-        let bigAppend = try Self.measure(ledger, ["--store", big, "--now", Self.now.rfc3339, "append", "--file", bigFile])
+        let bigAppend = try measure(ledger, ["--store", big, "--now", Self.now.rfc3339, "append", "--file", bigFile])
         let bigScan = try scanProcess(big)
         figures.append(
             Figure(
@@ -111,7 +107,7 @@ extension Benchmark {
         ] {
             var peak = 0.0
             let seconds = try Self.median(rate ? 1 : 3) {
-                let m = try Self.measure(ledger, ["--store", big, "--now", now] + arguments)
+                let m = try measure(ledger, ["--store", big, "--now", now] + arguments)
                 peak = max(peak, m.peakMiB)
                 return m.seconds
             }
@@ -135,8 +131,8 @@ extension Benchmark {
         // One event, appended by a process of its own, as an app recording one entry.
         let one = try fresh("one-line") + "/one.jsonl"
         try Data((try oneLine() + "\n").utf8).write(to: URL(fileURLWithPath: one))
-        let single = try Self.median(5) { try Self.measure(ledger, ["--store", big, "--now", now, "append", "--file", one]).seconds }
-        let rawPut = try executable.map { e in try Self.median(5) { try Self.measure(e, ["--child-put", big]).seconds } }
+        let single = try Self.median(5) { try measure(ledger, ["--store", big, "--now", now, "append", "--file", one]).seconds }
+        let rawPut = try executable.map { e in try Self.median(5) { try measure(e, ["--child-put", big]).seconds } }
         figures.append(
             Figure(
                 name: "one-event append, new process", unit: "s", value: single, baseline: rawPut,
@@ -150,7 +146,7 @@ extension Benchmark {
     /// memory. Without the benchmark's executable (in tests), the scan runs in this process and
     /// its memory is not measured (0).
     func scanProcess(_ store: String) throws -> (seconds: Double, peakMiB: Double) {
-        if let executable { return try Self.measure(executable, ["--child-scan", store]) }
+        if let executable { return try measure(executable, ["--child-scan", store]) }
         let s = try LedgerStore.open(at: store)
         return (try Self.rawScan(s, "events"), 0)
     }
@@ -170,28 +166,27 @@ extension Benchmark {
         return values.sorted()[values.count / 2]
     }
 
-    /// Runs a program to completion with its output discarded: its wall time, and its peak
-    /// resident memory from the kernel's account of the child (`wait4`).
-    static func measure(_ program: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let start = DispatchTime.now().uptimeNanoseconds
-        let rc = posix_spawn(&pid, program, &actions, nil, argv, environ)
-        guard rc == 0 else { throw LedgerError(.internal, "\(program) could not start: \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        guard wait4(pid, &status, 0, &usage) == pid else { throw LedgerError(.internal, "waiting for \(program) failed") }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        // Exited normally with status 0: the low 7 bits are the signal, the next 8 the status.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw LedgerError(.internal, "\(program) \(arguments.joined(separator: " ")) ended with status \(status)")
+    /// The source of `measure`, the small program that times a command and reads its peak
+    /// memory (see `Tools/measure/measure.c`).
+    static let meterSource = URL(fileURLWithPath: peerSource).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("measure/measure.c").path
+
+    /// `measure`, compiled once per run into the benchmark's directory.
+    func meter() throws -> String {
+        let path = directory + "/measure"
+        if !FileManager.default.isExecutableFile(atPath: path) { try run("/usr/bin/cc", ["-O2", "-o", path, Self.meterSource]) }
+        return path
+    }
+
+    /// Runs a program to completion with its output discarded, through `measure`: its wall
+    /// time, and its peak resident memory as the kernel accounts it for that process alone.
+    func measure(_ program: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
+        let output = try run(try meter(), [program] + arguments)
+        let fields = output.split(separator: " ").map { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard fields.count == 2, let seconds = fields[0], let kib = fields[1] else {
+            throw LedgerError(.internal, "measure printed \(output)")
         }
-        return (seconds, Double(usage.ru_maxrss) / 1024)
+        return (seconds, kib / 1024)
     }
 
     /// Runs a program to completion; its standard output, or an error with its standard error.
