@@ -66,7 +66,7 @@ struct CanonicalJSONWriter {
     mutating func goal(_ goal: GoalState, _ sink: ([UInt8]) -> Void) throws(LedgerError) {
         if !first { buffer.append(UInt8(ascii: ",")) }
         first = false
-        try JSONWriter.write(goal.json, into: &buffer)
+        try goal.writeJSON(into: &buffer)
         sink(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
@@ -81,6 +81,23 @@ struct CanonicalJSONWriter {
 extension GoalState {
     /// The facts of the goal in the JSON shape of SPEC section 7.
     public var json: JSONValue {
+        .object(headerJSONMembers + [("entries", .array(entries.map { $0.json }))])
+    }
+
+    /// Writes `json` without building the entries' values: the bytes are the same.
+    func writeJSON(into out: inout [UInt8]) throws(LedgerError) {
+        try JSONWriter.write(.object(headerJSONMembers), into: &out)
+        out.removeLast()  // the closing brace: the entries follow
+        out.append(contentsOf: #","entries":["#.utf8)
+        for (i, e) in entries.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            try e.writeJSON(into: &out)
+        }
+        out.append(contentsOf: "]}".utf8)
+    }
+
+    /// Every member of `json` but the entries, in order.
+    private var headerJSONMembers: [(String, JSONValue)] {
         var progress: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]
         if kind == .measurable {
             progress.append(("target", .number((target?.value ?? nil) ?? 0)))
@@ -94,7 +111,7 @@ extension GoalState {
                 if let devices { m.append(("devices", .array(devices.map { .string($0) }))) }
                 return .object(m)
             } ?? .null
-        return .object([
+        return [
             ("id", .string(id.upperString)),
             ("title", .string(title?.value ?? "")),
             ("details", (details?.value ?? nil).map { .string($0) } ?? .null),
@@ -104,8 +121,7 @@ extension GoalState {
             ("reminder", reminderValue),
             ("tags", .array(tags.map { .string($0) })),
             ("deleted", .bool(isDeleted)),
-            ("entries", .array(entries.map { $0.json })),
-        ])
+        ]
     }
 }
 
@@ -118,5 +134,24 @@ extension ProgressEntry {
         m.append(("day", .string(day.description)))
         m.append(("device", .string(device)))
         return .object(m)
+    }
+
+    /// Writes `json` straight into `out` (the same bytes, without building the value).
+    func writeJSON(into out: inout [UInt8]) throws(LedgerError) {
+        out.append(contentsOf: #"{"id":""#.utf8)
+        out.append(contentsOf: id.upperString.utf8)
+        out.append(UInt8(ascii: "\""))
+        if let amount {
+            out.append(contentsOf: #","amount":"#.utf8)
+            try JSONWriter.writeNumber(amount, into: &out)
+        }
+        if let completed { out.append(contentsOf: (completed ? #","completed":true"# : #","completed":false"#).utf8) }
+        out.append(contentsOf: #","occurredAt":""#.utf8)
+        out.append(contentsOf: occurredAt.rfc3339.utf8)
+        out.append(contentsOf: #"","day":""#.utf8)
+        out.append(contentsOf: day.description.utf8)
+        out.append(contentsOf: #"","device":"#.utf8)
+        JSONWriter.writeString(device, into: &out)
+        out.append(UInt8(ascii: "}"))
     }
 }

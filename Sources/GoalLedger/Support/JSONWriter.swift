@@ -22,11 +22,7 @@ public enum JSONWriter {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
-        case .number(let n):
-            guard n.isFinite else {
-                throw LedgerError(.internal, "a non-finite number (\(n)) cannot be written as JSON; nothing was printed")
-            }
-            out.append(contentsOf: number(n).utf8)
+        case .number(let n): try writeNumber(n, into: &out)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -50,6 +46,14 @@ public enum JSONWriter {
     /// The JSON text of a value for a message: a non-finite number shows as Swift prints it.
     public static func message(_ value: JSONValue) -> String {
         (try? string(value)) ?? "\(value)"
+    }
+
+    /// Writes a finite number; a non-finite one is an internal error.
+    static func writeNumber(_ n: Double, into out: inout [UInt8]) throws(LedgerError) {
+        guard n.isFinite else {
+            throw LedgerError(.internal, "a non-finite number (\(n)) cannot be written as JSON; nothing was printed")
+        }
+        out.append(contentsOf: number(n).utf8)
     }
 
     /// A finite number's JSON text (for a non-finite one, Swift's description: messages only).

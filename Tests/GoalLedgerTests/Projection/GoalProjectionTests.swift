@@ -12,8 +12,12 @@ struct GoalProjectionTests {
         var reference = GoalProjection()
         for e in events { reference.apply(e) }
         let bytes = try JSONWriter.string(reference.canonicalJSON)
-        // The digest, computed goal by goal, is the hash of the whole canonical text.
+        // The digest, computed goal by goal, is the hash of the whole canonical text, which the
+        // direct writer (no JSON values built for the entries) reproduces byte for byte.
         #expect(try reference.digest == SHA256.hex(bytes.utf8))
+        var written: [UInt8] = []
+        try reference.writeCanonicalJSON { written += $0 }
+        #expect(String(decoding: written, as: UTF8.self) == bytes)
         for _ in 0..<5 {
             var shuffled = GoalProjection()
             for e in events.shuffled(using: &rng) { shuffled.apply(e) }
