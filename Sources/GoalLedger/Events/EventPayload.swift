@@ -191,14 +191,16 @@ extension Payload {
 
     /// Folds a device event into its device's state (see `EventPayload.fold`).
     func fold(into device: inout DeviceState, _ stamp: Stamp) {
+        // The visitor reaches the state through a pointer: a copy would cost a copy per event.
         struct Fold: PayloadVisitor {
-            var device: DeviceState
+            let device: UnsafeMutablePointer<DeviceState>
             let stamp: Stamp
-            mutating func visit<P: EventPayload>(_ payload: P, as type: EventType) { payload.fold(into: &device, stamp) }
+            func visit<P: EventPayload>(_ payload: P, as type: EventType) { payload.fold(into: &device.pointee, stamp) }
         }
-        var v = Fold(device: device, stamp: stamp)
-        visit(&v)
-        device = v.device
+        withUnsafeMutablePointer(to: &device) { device in
+            var v = Fold(device: device, stamp: stamp)
+            visit(&v)
+        }
     }
 
     /// What the event says about trust.
