@@ -105,21 +105,21 @@ public enum Payload: Equatable, Sendable {
     /// Lets `m` change the payload in its concrete type; on a throw the payload is unchanged.
     mutating func modify<M: PayloadModifier>(_ m: inout M) throws(M.Failure) {
         switch self {
-        case .goalCreated(var p): try m.modify(&p, as: .goalCreated); self = .goalCreated(p)
-        case .goalEdited(var p): try m.modify(&p, as: .goalEdited); self = .goalEdited(p)
-        case .goalDeleted(var p): try m.modify(&p, as: .goalDeleted); self = .goalDeleted(p)
-        case .goalRestored(var p): try m.modify(&p, as: .goalRestored); self = .goalRestored(p)
-        case .reminderSet(var p): try m.modify(&p, as: .reminderSet); self = .reminderSet(p)
-        case .reminderCleared(var p): try m.modify(&p, as: .reminderCleared); self = .reminderCleared(p)
-        case .progressRecorded(var p): try m.modify(&p, as: .progressRecorded); self = .progressRecorded(p)
-        case .progressRemoved(var p): try m.modify(&p, as: .progressRemoved); self = .progressRemoved(p)
-        case .tagAdded(var p): try m.modify(&p, as: .tagAdded); self = .tagAdded(p)
-        case .tagRemoved(var p): try m.modify(&p, as: .tagRemoved); self = .tagRemoved(p)
-        case .deviceConfigured(var p): try m.modify(&p, as: .deviceConfigured); self = .deviceConfigured(p)
-        case .notificationAuthorization(var p): try m.modify(&p, as: .notificationAuthorization); self = .notificationAuthorization(p)
-        case .progressHistoryReplaced(var p): try m.modify(&p, as: .progressHistoryReplaced); self = .progressHistoryReplaced(p)
-        case .deviceEnrolled(var p): try m.modify(&p, as: .deviceEnrolled); self = .deviceEnrolled(p)
-        case .deviceRevoked(var p): try m.modify(&p, as: .deviceRevoked); self = .deviceRevoked(p)
+        case .goalCreated(let p): self = .goalCreated(try m.modified(p, as: .goalCreated))
+        case .goalEdited(let p): self = .goalEdited(try m.modified(p, as: .goalEdited))
+        case .goalDeleted(let p): self = .goalDeleted(try m.modified(p, as: .goalDeleted))
+        case .goalRestored(let p): self = .goalRestored(try m.modified(p, as: .goalRestored))
+        case .reminderSet(let p): self = .reminderSet(try m.modified(p, as: .reminderSet))
+        case .reminderCleared(let p): self = .reminderCleared(try m.modified(p, as: .reminderCleared))
+        case .progressRecorded(let p): self = .progressRecorded(try m.modified(p, as: .progressRecorded))
+        case .progressRemoved(let p): self = .progressRemoved(try m.modified(p, as: .progressRemoved))
+        case .tagAdded(let p): self = .tagAdded(try m.modified(p, as: .tagAdded))
+        case .tagRemoved(let p): self = .tagRemoved(try m.modified(p, as: .tagRemoved))
+        case .deviceConfigured(let p): self = .deviceConfigured(try m.modified(p, as: .deviceConfigured))
+        case .notificationAuthorization(let p): self = .notificationAuthorization(try m.modified(p, as: .notificationAuthorization))
+        case .progressHistoryReplaced(let p): self = .progressHistoryReplaced(try m.modified(p, as: .progressHistoryReplaced))
+        case .deviceEnrolled(let p): self = .deviceEnrolled(try m.modified(p, as: .deviceEnrolled))
+        case .deviceRevoked(let p): self = .deviceRevoked(try m.modified(p, as: .deviceRevoked))
         }
     }
 

@@ -154,6 +154,15 @@ protocol PayloadModifier {
     mutating func modify<P: EventPayload>(_ payload: inout P, as type: EventType) throws(Failure)
 }
 
+extension PayloadModifier {
+    /// `payload` as `modify` changes it.
+    mutating func modified<P: EventPayload>(_ payload: P, as type: EventType) throws(Failure) -> P {
+        var payload = payload
+        try modify(&payload, as: type)
+        return payload
+    }
+}
+
 /// A source of payloads of any type: a decoder (see `EventType.make`).
 protocol PayloadMaker {
     associatedtype Failure: Error
