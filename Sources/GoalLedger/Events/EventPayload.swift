@@ -97,10 +97,9 @@ extension DeviceEventPayload {
 
 // MARK: Roles
 
-/// What the rules of a local append read: the new event's id and time, its author's settings,
-/// the goal's checked state and what the author's store holds.
+/// What the rules of a local append read: the new event's time, its author's settings, the
+/// goal's checked state and what the author's store holds.
 struct LocalContext {
-    var id: UUID
     var at: Instant
     var author: DeviceState
     /// Whether the store itself writes the event (init, clone, migrate): only then is a

@@ -28,7 +28,7 @@ enum LocalRules {
         }
         // The payload type's own rules (`EventPayload.prepare`).
         return try withoutActuallyEscaping(seen) { (seen) throws(FieldError) in
-            var rules = Rules(context: LocalContext(id: id, at: at, author: author, enrolling: enrolling, goal: goal, seen: seen))
+            var rules = Rules(context: LocalContext(at: at, author: author, enrolling: enrolling, goal: goal, seen: seen))
             var prepared = payload
             try prepared.modify(&rules)
             return prepared
