@@ -86,6 +86,9 @@ struct ObjectReader {
         return i
     }
 
+    /// The `goal` member every goal event has.
+    mutating func goal() throws(FieldError) -> UUID { try uuid("goal", required: true)! }
+
     mutating func bool(_ key: String) throws(FieldError) -> Bool? {
         guard let v = raw(key) else { return nil }
         guard case .bool(let b) = v else { throw FieldError(name(key), "must be true or false, got \(v.typeName)") }
@@ -195,6 +198,12 @@ enum FieldRules {
         return d
     }
 
+    /// A stored reminder time: hour 0 to 23, minute 0 to 59.
+    static func time(_ hour: Int, _ minute: Int) throws(FieldError) {
+        guard (0...23).contains(hour) else { throw FieldError("hour", "must be between 0 and 23") }
+        guard (0...59).contains(minute) else { throw FieldError("minute", "must be between 0 and 59") }
+    }
+
     static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
         guard TimeZone(identifier: s) != nil else { throw FieldError(field, "must be an IANA time zone, got \"\(s)\"") }
         return s
@@ -249,20 +258,10 @@ extension EventDraft {
         guard let type = EventType(name: typeName) else {
             throw FieldError("type", "unknown event type \"\(typeName)\"")
         }
-        guard EventType.catalog(schema: schema).contains(type) else {
-            if type == .progressHistoryReplaced {
-                throw FieldError(
-                    "type",
-                    "progressHistoryReplaced belongs to schema 1; this store uses schema \(schema): record each entry with progressRecorded and remove one with progressRemoved"
-                )
-            }
-            throw FieldError(
-                "type",
-                "\(typeName) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
-        }
+        try type.checkInCatalog(schema: schema)
         let id = try r.uuid("id")
         let at = try r.instant("at")
-        let payload = try Payload.decode(type, from: &r)
+        let payload = try type.make(&r)
         try r.finish()
         self.init(id: id, at: at, payload: payload)
     }
@@ -282,151 +281,7 @@ extension EventDraft {
     }
 }
 
-extension Payload {
-    static func decode(_ type: EventType, from r: inout ObjectReader) throws(FieldError) -> Payload {
-        func goal(_ r: inout ObjectReader) throws(FieldError) -> UUID { try r.uuid("goal", required: true)! }
-        switch type {
-        case .goalCreated:
-            let g = try goal(&r)
-            let title = try FieldRules.title(try r.string("title", required: true)!, field: "title")
-            let details = try r.string("details").map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") }
-            let cadence = try r.enumeration("cadence", Cadence.self) ?? .once
-            let targetDate = try r.day("targetDate").map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
-            var kind = ProgressKind.outcome
-            var target: Double?
-            var unit: String?
-            if let p = r.raw("progress") {
-                var pr = try ObjectReader(p, path: "progress")
-                guard let k = try pr.enumeration("kind", ProgressKind.self) else {
-                    throw FieldError("progress.kind", "is required")
-                }
-                kind = k
-                if kind == .measurable {
-                    guard let t = try pr.number("target") else { throw FieldError("progress.target", "is required for a measurable goal") }
-                    target = try FieldRules.target(t, field: "progress.target")
-                    unit = try pr.string("unit").map { (s) throws(FieldError) in try FieldRules.unit(s, field: "progress.unit") }
-                }
-                try pr.finish()
-            }
-            var reminder: ReminderTime?
-            var reminderDevices: [String]?
-            if let rv = r.raw("reminder") {
-                var rr = try ObjectReader(rv, path: "reminder")
-                reminder = ReminderTime(
-                    hour: try rr.integer("hour", in: 0...23) ?? 9, minute: try rr.integer("minute", in: 0...59) ?? 0)
-                reminderDevices = try FieldRules.reminderDevices(&rr, field: "reminder.devices")
-                try rr.finish()
-            }
-            var tags: [String] = []
-            if let tv = r.raw("tags") {
-                guard case .array(let items) = tv else { throw FieldError("tags", "must be an array of strings, got \(tv.typeName)") }
-                guard items.count <= EventLimits.tagsMaximum else {
-                    throw FieldError("tags", "must hold at most \(EventLimits.tagsMaximum) tags")
-                }
-                for (i, item) in items.enumerated() {
-                    guard case .string(let s) = item else { throw FieldError("tags[\(i)]", "must be a string, got \(item.typeName)") }
-                    tags.append(try FieldRules.tag(s, field: "tags[\(i)]"))
-                }
-            }
-            return .goalCreated(
-                GoalCreated(
-                    goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
-                    progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags,
-                    reminderDevices: reminderDevices))
-        case .goalEdited:
-            let g = try goal(&r)
-            var e = GoalEdited(goal: g, replaces: [:])
-            e.title = try r.string("title").map { (s) throws(FieldError) in try FieldRules.title(s, field: "title") }
-            if let d = try r.nullableString("details") {
-                e.details = .some(try d.map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") })
-            }
-            e.cadence = try r.enumeration("cadence", Cadence.self)
-            e.targetDate = try r.nullableDay("targetDate").map { (d) throws(FieldError) in
-                try d.map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
-            }
-            e.target = try r.number("target").map { (t) throws(FieldError) in try FieldRules.target(t, field: "target") }
-            if let u = try r.nullableString("unit") {
-                e.unit = .some(try u.map { (s) throws(FieldError) in try FieldRules.unit(s, field: "unit") })
-            }
-            guard !e.changedFields.isEmpty else {
-                throw FieldError(nil, "goalEdited must change at least one of title, details, cadence, targetDate, target, unit")
-            }
-            return .goalEdited(e)
-        case .goalDeleted: return .goalDeleted(GoalRegisterWrite(goal: try goal(&r)))
-        case .goalRestored: return .goalRestored(GoalRegisterWrite(goal: try goal(&r)))
-        case .reminderCleared: return .reminderCleared(GoalRegisterWrite(goal: try goal(&r)))
-        case .reminderSet:
-            let g = try goal(&r)
-            return .reminderSet(
-                ReminderSet(
-                    goal: g, hour: try r.integer("hour", in: 0...23), minute: try r.integer("minute", in: 0...59),
-                    devices: try FieldRules.reminderDevices(&r, field: "devices")))
-        case .progressRecorded:
-            let g = try goal(&r)
-            let amount = try r.number("amount").map { (a) throws(FieldError) in try FieldRules.amount(a, field: "amount") }
-            let completed = try r.bool("completed")
-            if amount != nil && completed != nil {
-                throw FieldError("completed", "give either amount (measurable) or completed (outcome), not both")
-            }
-            if amount == nil && completed == nil { throw FieldError("amount", "is required (or completed, for an outcome goal)") }
-            return .progressRecorded(
-                ProgressRecorded(
-                    goal: g, amount: amount, completed: completed, occurredAt: try r.instant("occurredAt"), day: try r.day("day")))
-        case .progressRemoved:
-            let g = try goal(&r)
-            return .progressRemoved(ProgressRemoved(goal: g, entry: try r.uuid("entry", required: true)!))
-        case .tagAdded:
-            let g = try goal(&r)
-            return .tagAdded(TagAdded(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag")))
-        case .tagRemoved:
-            let g = try goal(&r)
-            return .tagRemoved(
-                TagRemoved(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag"), observed: []))
-        case .deviceConfigured:
-            let d = DeviceConfigured.defaults
-            return .deviceConfigured(
-                DeviceConfigured(
-                    timeZone: try FieldRules.timeZone(try r.string("timeZone", required: true)!, field: "timeZone"),
-                    firstWeekday: try r.integer("firstWeekday", in: 1...7) ?? d.firstWeekday,
-                    locale: try r.string("locale").map { (s) throws(FieldError) in try FieldRules.locale(s, field: "locale") } ?? d.locale,
-                    strategy: try r.enumeration("strategy", NotificationStrategy.self) ?? d.strategy,
-                    windowDays: try r.integer("windowDays", in: 1...30) ?? d.windowDays,
-                    capacity: try r.integer("capacity", in: 1...512) ?? d.capacity))
-        case .notificationAuthorization:
-            guard let s = try r.enumeration("status", AuthorizationStatus.self) else { throw FieldError("status", "is required") }
-            return .notificationAuthorization(NotificationAuthorization(status: s))
-        case .deviceEnrolled:
-            throw FieldError("type", "deviceEnrolled is written by `ledger init`, `ledger clone` and `ledger migrate`, never appended")
-        case .deviceRevoked:
-            let device = try r.string("revoked", required: true)!
-            guard DeviceName.isValid(device) else { throw FieldError("revoked", "must be a device name ([a-z0-9][a-z0-9._-]{0,63}), got \"\(device)\"") }
-            return .deviceRevoked(DeviceRevoked(device: device))
-        case .progressHistoryReplaced:
-            let g = try goal(&r)
-            guard let list = r.raw("entries") else { throw FieldError("entries", "is required") }
-            guard case .array(let items) = list else { throw FieldError("entries", "must be an array, got \(list.typeName)") }
-            var entries: [HistoryEntry] = []
-            var ids = Set<UUID>()
-            for (i, item) in items.enumerated() {
-                var er = try ObjectReader(item, path: "entries[\(i)]")
-                let id = try er.uuid("id", required: true)!
-                guard ids.insert(id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
-                let amount = try er.number("amount").map { (a) throws(FieldError) in
-                    try FieldRules.amount(a, field: "entries[\(i)].amount")
-                }
-                let completed = try er.bool("completed")
-                if amount != nil && completed != nil {
-                    throw FieldError("entries[\(i)].completed", "give either amount or completed, not both")
-                }
-                if amount == nil && completed == nil {
-                    throw FieldError("entries[\(i)].amount", "is required (or completed, for an outcome goal)")
-                }
-                guard let occurred = try er.instant("occurredAt") else { throw FieldError("entries[\(i)].occurredAt", "is required") }
-                let day = try er.day("day")
-                try er.finish()
-                entries.append(HistoryEntry(id: id, amount: amount, completed: completed, occurredAt: occurred, day: day))
-            }
-            return .progressHistoryReplaced(ProgressHistoryReplaced(goal: g, entries: entries, base: try r.uuid("base")))
-        }
-    }
+/// The payload's members of an event's JSON form: the payload type reads them.
+extension ObjectReader: PayloadMaker {
+    mutating func make<P: EventPayload>(_: P.Type) throws(FieldError) -> P { try P(json: &self) }
 }

@@ -17,11 +17,8 @@ public struct DeviceState: Equatable, Sendable {
         DeviceCalendar(timeZoneIdentifier: settings.timeZone, firstWeekday: settings.firstWeekday)
     }
 
+    /// Folds one of the device's own events, as its payload type says (`EventPayload.fold`).
     public mutating func apply(_ e: Event) {
-        switch e.payload {
-        case .deviceConfigured(let p): configuration.offer(p, Stamp(e))
-        case .notificationAuthorization(let p): authorization.offer(p.status, Stamp(e))
-        default: break
-        }
+        e.payload.fold(into: &self, Stamp(e))
     }
 }

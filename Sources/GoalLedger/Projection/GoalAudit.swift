@@ -59,46 +59,11 @@ public enum GoalAudit {
             let beforeState = recordsProgress ? GoalState(id: goal) : state
             state.apply(e)
             let after = fields(state)
-            let written: [String]
-            var replaced: [String: UUID?] = [:]
-            switch e.payload {
-            case .goalCreated: written = fieldNames
-            case .goalEdited(let p):
-                written = p.changedFields.map(\.rawValue)
-                for f in p.changedFields { replaced[f.rawValue] = .some(p.replaces[f]) }
-            case .goalDeleted(let p), .goalRestored(let p):
-                written = ["deleted"]
-                replaced["deleted"] = .some(p.replaces)
-            case .reminderSet(let p):
-                written = ["reminder"]
-                replaced["reminder"] = .some(p.replaces)
-            case .reminderCleared(let p):
-                written = ["reminder"]
-                replaced["reminder"] = .some(p.replaces)
-            case .tagAdded, .tagRemoved: written = ["tags"]
-            case .progressRecorded:
-                written = []
-                step.changes.append(AuditChange(field: "entry", before: .null, after: state.recordedEntries[e.id]?.json ?? .null))
-            case .progressRemoved(let p):
-                written = []
-                let removed = beforeState.isLiveEntry(p.entry) ? beforeState.recordedEntries[p.entry]?.json ?? .null : .null
-                step.changes.append(AuditChange(field: "entry", before: removed, after: .null))
-            case .progressHistoryReplaced(let p):
-                written = []
-                let base = p.base.flatMap { beforeState.historyWrites[$0] }
-                let baseIDs = base.map { Set($0.entries.map(\.id)) } ?? []
-                let ids = p.entries.map(\.id)
-                step.historyAdded = ids.filter { !baseIDs.contains($0) }
-                step.historyRemoved = base.map { b in b.entries.map(\.id).filter { !Set(ids).contains($0) } } ?? []
-                step.recovered = step.historyAdded.filter { lost.contains($0) }
-                step.changes.append(
-                    AuditChange(
-                        field: "history", before: base.map { .array($0.entries.map { .string($0.id.upperString) }) } ?? .null,
-                        after: .array(ids.map { .string($0.upperString) })))
-            case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: written = []
-            }
-            for name in written {
-                if case .goalCreated = e.payload, after[name] == .null { continue }  // unset optional fields
+            // The payload type says what the event writes (`EventPayload.audit`).
+            let writes = e.payload.body.audit(as: e.type, &step, before: beforeState, after: state, lost: lost)
+            let replaced = writes.replaced
+            for name in writes.fields {
+                if writes.omitsUnset, after[name] == .null { continue }  // unset optional fields
                 step.changes.append(AuditChange(field: name, before: before[name] ?? .null, after: after[name] ?? .null))
                 // Whoever held the field before: if the author replaced someone else, the holder's
                 // value was overwritten unseen (a concurrent edit).

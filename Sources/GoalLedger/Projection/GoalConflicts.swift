@@ -57,25 +57,9 @@ public enum GoalConflicts {
             if groups[field] == nil { order.append(field) }
             groups[field, default: [:]][replaces, default: []].append(Write(event: e, value: value))
         }
+        // Each payload type says which registers it writes (`EventPayload.registerWrites`).
         for e in ordered {
-            switch e.payload {
-            case .goalEdited(let p):
-                for (name, value) in e.payload.jsonMembers where GoalField(rawValue: name) != nil {
-                    add(name, p.replaces[GoalField(rawValue: name)!], e, value)
-                }
-            case .reminderSet(let p):
-                add(
-                    "reminder", p.replaces, e,
-                    .object([("hour", .number(Double(p.hour ?? 9))), ("minute", .number(Double(p.minute ?? 0)))]))
-            case .reminderCleared(let p): add("reminder", p.replaces, e, .null)
-            case .goalDeleted(let p): add("deleted", p.replaces, e, .bool(true))
-            case .goalRestored(let p): add("deleted", p.replaces, e, .bool(false))
-            // No register write: progress and tags merge without conflicts (entries are a set,
-            // tags add-win); device events are not about the goal.
-            case .goalCreated, .progressRecorded, .progressRemoved, .tagAdded, .tagRemoved, .progressHistoryReplaced,
-                .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked:
-                break
-            }
+            for w in e.payload.registerWrites { add(w.field, w.replaces, e, w.value) }
         }
         let fieldOrder = GoalField.allCases.map(\.rawValue) + ["reminder", "deleted"]
         for field in fieldOrder where groups[field] != nil {
@@ -89,19 +73,13 @@ public enum GoalConflicts {
             }
         }
 
-        // Deletions against changes their author had not seen.
+        // Deletions against changes their author had not seen. Each payload type says whether
+        // a deletion overwrites it (`EventPayload.yieldsToDeletion`).
         for (i, d) in ordered.enumerated() {
             guard case .goalDeleted(let deletion) = d.payload else { continue }
             var overwritten: [ConflictSide] = []
             for (j, e) in ordered.enumerated() where e.origin != d.origin {
-                switch e.payload {
-                case .goalDeleted, .goalRestored, .goalCreated, .deviceConfigured, .notificationAuthorization, .deviceEnrolled,
-                    .deviceRevoked:
-                    continue
-                case .goalEdited, .reminderSet, .reminderCleared, .progressRecorded, .progressRemoved, .tagAdded, .tagRemoved,
-                    .progressHistoryReplaced:
-                    break
-                }
+                guard e.payload.yieldsToDeletion else { continue }
                 guard e.sequence > deletion.seen[e.origin] ?? 0 else { continue }  // the deleting store had seen it
                 if let seen = e.hadSeen(d) {
                     if seen { continue }

@@ -268,20 +268,8 @@ public struct Timeline: Sendable {
             links: links.filter { ids.contains($0.from) && ids.contains($0.to) }, totalEvents: steps.count)
     }
 
-    static func kind(of e: Event) -> Kind {
-        switch e.payload {
-        case .goalCreated: return .created
-        case .goalEdited: return .edited
-        case .goalDeleted: return .deleted
-        case .goalRestored: return .restored
-        case .progressRecorded: return .progress
-        case .progressRemoved: return .removed
-        case .tagAdded, .tagRemoved: return .tag
-        case .reminderSet, .reminderCleared: return .reminder
-        case .progressHistoryReplaced: return .history
-        case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: return .device
-        }
-    }
+    /// The event's kind, as its payload type says (`EventPayload.timelineKind`).
+    static func kind(of e: Event) -> Kind { e.payload.body.timelineKind(as: e.type) }
 }
 
 /// The reminders one device should hold at `now`, and when they fire over the next seven days.

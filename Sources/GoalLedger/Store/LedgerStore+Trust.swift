@@ -46,17 +46,17 @@ enum TrustTable {
         try txn.get(layout.trust, key: revocationKey(device)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
     }
 
-    /// Records what an event written to the log says about trust.
+    /// Records what an event written to the log says about trust (`EventPayload.trustChange`).
     static func record(_ e: Event, _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
-        switch e.payload {
-        case .deviceEnrolled(let p):
-            try txn.put(layout.trust, key: keyPrefix(p.device) + p.from.bigEndianBytes, value: p.publicKey)
-        case .deviceRevoked(let p):
-            let current = try revokedAfter(p.device, txn, layout)
-            if current == nil || p.after < current! {
-                try txn.put(layout.trust, key: revocationKey(p.device), value: p.after.bigEndianBytes)
+        switch e.payload.trustChange {
+        case .enrolled(let device, let from, let publicKey)?:
+            try txn.put(layout.trust, key: keyPrefix(device) + from.bigEndianBytes, value: publicKey)
+        case .revoked(let device, let after)?:
+            let current = try revokedAfter(device, txn, layout)
+            if current == nil || after < current! {
+                try txn.put(layout.trust, key: revocationKey(device), value: after.bigEndianBytes)
             }
-        default:
+        case nil:
             break
         }
     }

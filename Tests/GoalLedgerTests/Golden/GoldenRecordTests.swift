@@ -164,6 +164,12 @@ struct GoldenRecordTests {
         }
     }
 
+    /// A new event type is pinned from its first version: it needs a variant here.
+    @Test func everyEventTypeHasAGoldenVariant() {
+        let covered = Set(Self.events.map(\.1.type))
+        #expect(EventType.allCases.filter { !covered.contains($0) }.map(\.name) == [], "add a variant to `events`")
+    }
+
     @Test func goldenEventsDecodeToTheirVariantAndEncodeBackToTheSameBytes() throws {
         let golden = try Self.golden()
         for (name, event) in Self.events {

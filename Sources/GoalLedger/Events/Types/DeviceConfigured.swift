@@ -1,0 +1,98 @@
+import Foundation
+
+/// A device's own settings (`deviceConfigured`): time zone, first weekday, locale and how it
+/// schedules reminders.
+public struct DeviceConfigured: Equatable, Sendable {
+    /// An IANA time zone: the device's days and reminder times are in it.
+    public var timeZone: String
+    /// The first day of the week, 1 (Sunday) to 7.
+    public var firstWeekday: Int
+    /// A locale such as `en_US`, for the reminders' texts.
+    public var locale: String
+    /// How the device schedules goal reminders.
+    public var strategy: NotificationStrategy
+    /// With the window strategy, how many days ahead it schedules (1 to 30).
+    public var windowDays: Int
+    /// How many notification requests the device holds at most (1 to 512).
+    public var capacity: Int
+
+    /// The settings of a device that has reported none.
+    public static let defaults = DeviceConfigured(
+        timeZone: "UTC", firstWeekday: 1, locale: "en_US", strategy: .repeating, windowDays: 7, capacity: 64)
+
+    /// Settings in `timeZone`, with the defaults of the JSON form for the rest.
+    public init(
+        timeZone: String, firstWeekday: Int = 1, locale: String = "en_US", strategy: NotificationStrategy = .repeating,
+        windowDays: Int = 7, capacity: Int = 64
+    ) {
+        self.timeZone = timeZone
+        self.firstWeekday = firstWeekday
+        self.locale = locale
+        self.strategy = strategy
+        self.windowDays = windowDays
+        self.capacity = capacity
+    }
+}
+
+extension DeviceConfigured: DeviceEventPayload {
+    static let schemas = [1, 2]
+
+    init(json r: inout ObjectReader) throws(FieldError) {
+        let d = DeviceConfigured.defaults
+        self.init(
+            timeZone: try FieldRules.timeZone(try r.string("timeZone", required: true)!, field: "timeZone"),
+            firstWeekday: try r.integer("firstWeekday", in: 1...7) ?? d.firstWeekday,
+            locale: try r.string("locale").map { (s) throws(FieldError) in try FieldRules.locale(s, field: "locale") } ?? d.locale,
+            strategy: try r.enumeration("strategy", NotificationStrategy.self) ?? d.strategy,
+            windowDays: try r.integer("windowDays", in: 1...30) ?? d.windowDays,
+            capacity: try r.integer("capacity", in: 1...512) ?? d.capacity)
+    }
+
+    var jsonMembers: [(String, JSONValue)] {
+        [
+            ("timeZone", .string(timeZone)), ("firstWeekday", .number(Double(firstWeekday))), ("locale", .string(locale)),
+            ("strategy", .string(strategy.rawValue)), ("windowDays", .number(Double(windowDays))),
+            ("capacity", .number(Double(capacity))),
+        ]
+    }
+
+    init(binary r: inout ByteReader) throws(RecordDecodingError) {
+        _ = try r.varint()
+        let tz = try r.string()
+        let fw = Int(try r.u8())
+        let locale = try r.string()
+        let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
+        let window = Int(try r.u8())
+        let capacity = Int(clamping: try r.varint())
+        self.init(timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity)
+    }
+
+    func encode(into w: inout ByteWriter) {
+        w.varint(0)
+        w.string(timeZone)
+        w.u8(UInt8(firstWeekday))
+        w.string(locale)
+        w.u8(strategy.storedCode)
+        w.u8(UInt8(windowDays))
+        w.varint(UInt64(capacity))
+    }
+
+    func checkWellFormed() throws(FieldError) {
+        _ = try FieldRules.timeZone(timeZone, field: "timeZone")
+        _ = try FieldRules.locale(locale, field: "locale")
+        guard (1...7).contains(firstWeekday) else { throw FieldError("firstWeekday", "must be between 1 and 7") }
+        guard (1...30).contains(windowDays) else { throw FieldError("windowDays", "must be between 1 and 30") }
+        guard (1...512).contains(capacity) else { throw FieldError("capacity", "must be between 1 and 512") }
+    }
+
+    /// A device may always report its settings.
+    mutating func prepare(as type: EventType, _ c: LocalContext) throws(FieldError) {}
+
+    /// Not about a goal: no conflicts.
+    func registerWrites(as type: EventType) -> [RegisterWrite] { [] }
+    func yieldsToDeletion(as type: EventType) -> Bool { false }
+
+    /// The latest settings the device reported win.
+    func fold(into device: inout DeviceState, _ stamp: Stamp) { device.configuration.offer(self, stamp) }
+    var trustChange: TrustChange? { nil }
+}

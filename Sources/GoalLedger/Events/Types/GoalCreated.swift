@@ -1,0 +1,202 @@
+import Foundation
+
+/// A new goal and its first values (`goalCreated`).
+public struct GoalCreated: Equatable, Sendable {
+    /// The new goal's id.
+    public var goal: UUID
+    /// The title (1 to 200 characters, not blank).
+    public var title: String
+    /// Free text, at most 2000 characters.
+    public var details: String?
+    /// How often progress resets.
+    public var cadence: Cadence
+    /// The day the goal should be reached by.
+    public var targetDate: Day?
+    /// A completion flag, or an amount against `target`.
+    public var progressKind: ProgressKind
+    /// For a measurable goal, the amount a period must reach.
+    public var target: Double?
+    /// For a measurable goal, the unit of its amounts.
+    public var unit: String?
+    /// The reminder's time, or nil for no reminder.
+    public var reminder: ReminderTime?
+    /// The goal's first tags.
+    public var tags: [String]
+    /// The devices that should notify (`reminder.devices`); nil: every device.
+    public var reminderDevices: [String]?
+
+    /// A creation with the defaults of the JSON form for every value not given.
+    public init(
+        goal: UUID, title: String, details: String? = nil, cadence: Cadence = .once, targetDate: Day? = nil,
+        progressKind: ProgressKind = .outcome, target: Double? = nil, unit: String? = nil,
+        reminder: ReminderTime? = nil, tags: [String] = [], reminderDevices: [String]? = nil
+    ) {
+        self.goal = goal
+        self.title = title
+        self.details = details
+        self.cadence = cadence
+        self.targetDate = targetDate
+        self.progressKind = progressKind
+        self.target = target
+        self.unit = unit
+        self.reminder = reminder
+        self.tags = tags
+        self.reminderDevices = reminderDevices
+    }
+}
+
+extension GoalCreated: GoalEventPayload {
+    static let schemas = [1, 2]
+
+    init(json r: inout ObjectReader) throws(FieldError) {
+        let g = try r.goal()
+        let title = try FieldRules.title(try r.string("title", required: true)!, field: "title")
+        let details = try r.string("details").map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") }
+        let cadence = try r.enumeration("cadence", Cadence.self) ?? .once
+        let targetDate = try r.day("targetDate").map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
+        var kind = ProgressKind.outcome
+        var target: Double?
+        var unit: String?
+        if let p = r.raw("progress") {
+            var pr = try ObjectReader(p, path: "progress")
+            guard let k = try pr.enumeration("kind", ProgressKind.self) else {
+                throw FieldError("progress.kind", "is required")
+            }
+            kind = k
+            if kind == .measurable {
+                guard let t = try pr.number("target") else { throw FieldError("progress.target", "is required for a measurable goal") }
+                target = try FieldRules.target(t, field: "progress.target")
+                unit = try pr.string("unit").map { (s) throws(FieldError) in try FieldRules.unit(s, field: "progress.unit") }
+            }
+            try pr.finish()
+        }
+        var reminder: ReminderTime?
+        var reminderDevices: [String]?
+        if let rv = r.raw("reminder") {
+            var rr = try ObjectReader(rv, path: "reminder")
+            reminder = ReminderTime(
+                hour: try rr.integer("hour", in: 0...23) ?? 9, minute: try rr.integer("minute", in: 0...59) ?? 0)
+            reminderDevices = try FieldRules.reminderDevices(&rr, field: "reminder.devices")
+            try rr.finish()
+        }
+        var tags: [String] = []
+        if let tv = r.raw("tags") {
+            guard case .array(let items) = tv else { throw FieldError("tags", "must be an array of strings, got \(tv.typeName)") }
+            guard items.count <= EventLimits.tagsMaximum else {
+                throw FieldError("tags", "must hold at most \(EventLimits.tagsMaximum) tags")
+            }
+            for (i, item) in items.enumerated() {
+                guard case .string(let s) = item else { throw FieldError("tags[\(i)]", "must be a string, got \(item.typeName)") }
+                tags.append(try FieldRules.tag(s, field: "tags[\(i)]"))
+            }
+        }
+        self.init(
+            goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
+            progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags,
+            reminderDevices: reminderDevices)
+    }
+
+    var jsonMembers: [(String, JSONValue)] {
+        var m: [(String, JSONValue)] = []
+        m.append(("goal", .id(goal)))
+        m.append(("title", .string(title)))
+        if let d = details { m.append(("details", .string(d))) }
+        m.append(("cadence", .string(cadence.rawValue)))
+        if let t = targetDate { m.append(("targetDate", .day(t))) }
+        var progress: [(String, JSONValue)] = [("kind", .string(progressKind.rawValue))]
+        if progressKind == .measurable {
+            progress.append(("target", .number(target ?? 0)))
+            if let u = unit { progress.append(("unit", .string(u))) }
+        }
+        m.append(("progress", .object(progress)))
+        if let r = reminder {
+            var reminder: [(String, JSONValue)] = [("hour", .number(Double(r.hour))), ("minute", .number(Double(r.minute)))]
+            if let d = reminderDevices { reminder.append(("devices", .array(d.map { .string($0) }))) }
+            m.append(("reminder", .object(reminder)))
+        }
+        if !tags.isEmpty { m.append(("tags", .array(tags.map { .string($0) }))) }
+        return m
+    }
+
+    init(binary r: inout ByteReader) throws(RecordDecodingError) {
+        var f = PresenceReader(try r.varint())
+        let goal = try r.uuid()
+        let hasDetails = f.take()
+        let hasDate = f.take()
+        let hasTarget = f.take()
+        let hasUnit = f.take()
+        let hasReminder = f.take()
+        let hasDevices = f.take()
+        let title = try r.string()
+        let cadence = try Cadence.decode(try r.u8(), "cadence")
+        let kind = try ProgressKind.decode(try r.u8(), "progress kind")
+        self.init(
+            goal: goal, title: title, details: nil, cadence: cadence, targetDate: nil,
+            progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
+        if hasDetails { details = try r.string() }
+        if hasDate { targetDate = try r.day() }
+        if hasTarget { target = try r.double() }
+        if hasUnit { unit = try r.string() }
+        if hasReminder { reminder = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) }
+        if hasDevices { reminderDevices = try r.strings() }
+        for _ in 0..<(try r.count()) { tags.append(try r.string()) }
+    }
+
+    func encode(into w: inout ByteWriter) {
+        var f = Presence()
+        f.mark(details != nil)
+        f.mark(targetDate != nil)
+        f.mark(target != nil)
+        f.mark(unit != nil)
+        f.mark(reminder != nil)
+        f.mark(reminderDevices != nil)
+        w.varint(f.bits)
+        w.uuid(goal)
+        w.string(title)
+        w.u8(cadence.storedCode)
+        w.u8(progressKind.storedCode)
+        if let d = details { w.string(d) }
+        if let t = targetDate { w.day(t) }
+        if let t = target { w.double(t) }
+        if let u = unit { w.string(u) }
+        if let r = reminder {
+            w.u8(UInt8(r.hour))
+            w.u8(UInt8(r.minute))
+        }
+        if let d = reminderDevices { w.strings(d) }
+        w.varint(UInt64(tags.count))
+        for t in tags { w.string(t) }
+    }
+
+    func checkWellFormed() throws(FieldError) {
+        _ = try FieldRules.title(title, field: "title")
+        if let d = details { _ = try FieldRules.details(d, field: "details") }
+        if progressKind == .measurable {
+            guard let t = target else { throw FieldError("progress.target", "is required for a measurable goal") }
+            _ = try FieldRules.target(t, field: "progress.target")
+        } else if target != nil || unit != nil {
+            throw FieldError("progress", "an outcome goal has no target or unit")
+        }
+        if let u = unit { _ = try FieldRules.unit(u, field: "progress.unit") }
+        if let r = reminder { try FieldRules.time(r.hour, r.minute) }
+        if let d = targetDate { _ = try FieldRules.targetDate(d, field: "targetDate") }
+        if let d = reminderDevices {
+            guard reminder != nil else { throw FieldError("reminder.devices", "devices without a reminder") }
+            _ = try FieldRules.reminderDevices(d, field: "reminder.devices")
+        }
+        guard tags.count <= EventLimits.tagsMaximum else { throw FieldError("tags", "too many tags") }
+        for t in tags { _ = try FieldRules.tag(t, field: "tags") }
+    }
+
+    /// `LocalRules` has checked that no event names the goal yet; nothing is filled in.
+    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {}
+
+    /// A creation replaces nothing: its values are the goal's first.
+    func registerWrites(as type: EventType) -> [RegisterWrite] { [] }
+    func yieldsToDeletion(as type: EventType) -> Bool { false }
+
+    func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
+        AuditWrites(fields: GoalAudit.fieldNames, omitsUnset: true)
+    }
+    func timelineKind(as type: EventType) -> Timeline.Kind { .created }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Turns a goal's reminder on or changes its time (`reminderSet`).
+public struct ReminderSet: Equatable, Sendable {
+    /// The goal whose reminder is set.
+    public var goal: UUID
+    /// Omitted components keep the current time, or default to 09:00 (filled in at append).
+    public var hour: Int?
+    /// See `hour`.
+    public var minute: Int?
+    /// The reminder write the author replaced (filled in at append).
+    public var replaces: UUID?
+    /// The devices that should notify; nil: every device (not "keep the current list").
+    public var devices: [String]?
+
+    /// A reminder at the time given (components left out are filled in at append).
+    public init(goal: UUID, hour: Int? = nil, minute: Int? = nil, replaces: UUID? = nil, devices: [String]? = nil) {
+        self.goal = goal
+        self.hour = hour
+        self.minute = minute
+        self.replaces = replaces
+        self.devices = devices
+    }
+}
+
+extension ReminderSet: GoalEventPayload {
+    static let schemas = [1, 2]
+
+    init(json r: inout ObjectReader) throws(FieldError) {
+        let g = try r.goal()
+        self.init(
+            goal: g, hour: try r.integer("hour", in: 0...23), minute: try r.integer("minute", in: 0...59),
+            devices: try FieldRules.reminderDevices(&r, field: "devices"))
+    }
+
+    var jsonMembers: [(String, JSONValue)] {
+        var m: [(String, JSONValue)] = [("goal", .id(goal))]
+        if let h = hour { m.append(("hour", .number(Double(h)))) }
+        if let mi = minute { m.append(("minute", .number(Double(mi)))) }
+        if let d = devices { m.append(("devices", .array(d.map { .string($0) }))) }
+        if let r = replaces { m.append(("replaces", .id(r))) }
+        return m
+    }
+
+    init(binary r: inout ByteReader) throws(RecordDecodingError) {
+        var f = PresenceReader(try r.varint())
+        self.init(goal: try r.uuid())
+        let hasHour = f.take()
+        let hasMinute = f.take()
+        let hasReplaces = f.take()
+        let hasDevices = f.take()
+        if hasHour { hour = Int(try r.u8()) }
+        if hasMinute { minute = Int(try r.u8()) }
+        if hasReplaces { replaces = try r.uuid() }
+        if hasDevices { devices = try r.strings() }
+    }
+
+    func encode(into w: inout ByteWriter) {
+        var f = Presence()
+        f.mark(hour != nil)
+        f.mark(minute != nil)
+        f.mark(replaces != nil)
+        f.mark(devices != nil)
+        w.varint(f.bits)
+        w.uuid(goal)
+        if let h = hour { w.u8(UInt8(h)) }
+        if let m = minute { w.u8(UInt8(m)) }
+        if let r = replaces { w.uuid(r) }
+        if let d = devices { w.strings(d) }
+    }
+
+    func checkWellFormed() throws(FieldError) {
+        guard let h = hour, let m = minute else { throw FieldError("hour", "a stored reminderSet carries hour and minute") }
+        try FieldRules.time(h, m)
+        if let d = devices { _ = try FieldRules.reminderDevices(d, field: "devices") }
+    }
+
+    /// Omitted components keep the current time (09:00 without one); records the write replaced.
+    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+        let current = (state.reminder?.value ?? nil) ?? .default
+        hour = hour ?? current.hour
+        minute = minute ?? current.minute
+        replaces = state.reminder?.stamp.event
+    }
+
+    func registerWrites(as type: EventType) -> [RegisterWrite] {
+        let time: JSONValue = .object([("hour", .number(Double(hour ?? 9))), ("minute", .number(Double(minute ?? 0)))])
+        return [RegisterWrite(field: "reminder", replaces: replaces, value: time)]
+    }
+    func yieldsToDeletion(as type: EventType) -> Bool { true }
+
+    func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
+        AuditWrites(fields: ["reminder"], replaced: ["reminder": replaces])
+    }
+    func timelineKind(as type: EventType) -> Timeline.Kind { .reminder }
+}
