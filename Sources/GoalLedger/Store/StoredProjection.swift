@@ -119,6 +119,7 @@ enum StoredProjection {
             }
         }
         var historyWrites: [UUID] = []
+        state.recordedEntries.reserveCapacity(state.version)
         let prefix = goal.bytes
         try txn.scan(t.entries, from: prefix) { k, v in
             guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }

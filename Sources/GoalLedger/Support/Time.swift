@@ -205,6 +205,23 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         let (y, m, d) = components
+        // Years 0…9999 (every day the ledger stores): ten digits and dashes written in place.
+        if (0...9999).contains(y) {
+            return String(unsafeUninitializedCapacity: 10) { out in
+                func digit(_ v: Int) -> UInt8 { UInt8(ascii: "0") + UInt8(v) }
+                out[0] = digit(y / 1000)
+                out[1] = digit(y / 100 % 10)
+                out[2] = digit(y / 10 % 10)
+                out[3] = digit(y % 10)
+                out[4] = UInt8(ascii: "-")
+                out[5] = digit(m / 10)
+                out[6] = digit(m % 10)
+                out[7] = UInt8(ascii: "-")
+                out[8] = digit(d / 10)
+                out[9] = digit(d % 10)
+                return 10
+            }
+        }
         let ys = String(y)
         return String(repeating: "0", count: max(0, 4 - ys.count)) + ys + "-" + pad2(m) + "-" + pad2(d)
     }

@@ -135,6 +135,8 @@ struct TimeTests {
         for d in stride(from: Int32(-719_000), to: 2_900_000, by: 997) {
             let day = Day(daysSinceEpoch: d)
             #expect(Day(iso: day.description) == day)
+            let (y, m, dd) = day.components
+            if y >= 0 { #expect(day.description == String(format: "%04d-%02d-%02d", y, m, dd)) }
         }
         #expect(day("2026-11-30").weekday == 2)  // a Monday
         #expect(day("1970-01-01").weekday == 5)  // a Thursday
