@@ -124,7 +124,13 @@ public struct GoalState: Equatable, Sendable {
     public func entries(under rule: HistoryRule) -> [ProgressEntry] {
         var live = recordedEntries.values.filter { !removedEntries.contains($0.id) }
         if !historyWrites.isEmpty { live += historyEntries(under: rule) }
-        return live.sorted { $0.key != $1.key ? $0.key < $1.key : UUID.precedes($0.id, $1.id) }
+        // Canonical order (clock, then device bytes), then id; the clock alone decides almost
+        // every pair, without building keys.
+        return live.sorted { a, b in
+            if a.hlc != b.hlc { return a.hlc < b.hlc }
+            if a.device != b.device { return String.bytesPrecede(a.device, b.device) }
+            return UUID.precedes(a.id, b.id)
+        }
     }
 
     /// The entries schema-1 history writes contribute under `rule`.

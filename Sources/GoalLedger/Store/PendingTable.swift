@@ -46,6 +46,45 @@ enum PendingTable {
 
     static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { entryKey(goal: goal, day: dayBytes(e.day), event: e.id) }
 
+    /// A key of `entries` as integers that order as its bytes do: batches sort their rows by it
+    /// before writing them, without comparing byte arrays.
+    struct EntryKey: Comparable {
+        let goal: (UInt64, UInt64)
+        let day: UInt32
+        let event: (UInt64, UInt64)
+
+        init(goal: UUID, day: UInt32, event: UUID) {
+            self.goal = Self.words(goal)
+            self.day = day
+            self.event = Self.words(event)
+        }
+
+        private static func words(_ id: UUID) -> (UInt64, UInt64) {
+            withUnsafeBytes(of: id.uuid) {
+                (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            }
+        }
+
+        static func < (a: EntryKey, b: EntryKey) -> Bool {
+            if a.goal != b.goal { return a.goal < b.goal }
+            if a.day != b.day { return a.day < b.day }
+            return a.event < b.event
+        }
+
+        static func == (a: EntryKey, b: EntryKey) -> Bool { a.goal == b.goal && a.day == b.day && a.event == b.event }
+
+        var bytes: [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(36)
+            withUnsafeBytes(of: goal.0.bigEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: goal.1.bigEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: day.bigEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: event.0.bigEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: event.1.bigEndian) { out.append(contentsOf: $0) }
+            return out
+        }
+    }
+
     /// A progress entry's value in `entries`: what the views need of it (its day and id are in
     /// the key).
     ///

@@ -210,7 +210,7 @@ enum StoredProjection {
         private var revocations: [String: UInt64]?
         /// Entry rows of the batch's progress, written in key order by `flush` (inserts
         /// in order touch each page once, where the batch's arrival order jumps between goals).
-        private var entryPuts: [(key: [UInt8], value: [UInt8])] = []
+        private var entryPuts: [(key: PendingTable.EntryKey, value: [UInt8])] = []
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             self.tables = tables
@@ -254,11 +254,12 @@ enum StoredProjection {
                 case .progressRecorded(let p):
                     // The entry is the event itself; its day row keeps what the views read.
                     let entry = ProgressEntry(e, p)
-                    entryPuts.append((PendingTable.entryKey(goal: goal, entry), PendingTable.entryValue(entry)))
+                    entryPuts.append(
+                        (PendingTable.EntryKey(goal: goal, day: PendingTable.dayBytes(entry.day), event: entry.id), PendingTable.entryValue(entry)))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressHistoryReplaced:
-                    entryPuts.append((PendingTable.entryKey(goal: goal, day: PendingTable.historyDay, event: e.id), []))
+                    entryPuts.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: e.id), []))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressRemoved(let p):
@@ -288,8 +289,8 @@ enum StoredProjection {
         }
 
         func flush(_ txn: borrowing Transaction) throws {
-            for (key, value) in entryPuts.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                try txn.put(tables.entries, key: key, value: value)
+            for (key, value) in entryPuts.sorted(by: { $0.key < $1.key }) {
+                try txn.put(tables.entries, key: key.bytes, value: value)
             }
             for goal in dirtyGoals { try txn.put(tables.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(headers[goal]!)) }
             for name in dirtyDevices {
