@@ -140,13 +140,55 @@ extension LedgerStore {
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
                 ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
-                ("pending", tables.pending, pending.pending), ("entries", tables.entries, pending.entries),
+                ("pending", tables.pending, pending.pending),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
             }
+            for p in try Self.compareEntries(tables.entries, pending.entries, txn) { problem(p) }
             report.goals = projection.existingGoals.count
             return report
         }
+    }
+
+    /// Differences between the stored `entries` table and a fresh replay's rows (in key order):
+    /// one walk over both, as `compareRows` reports them, without a table of a million rows.
+    static func compareEntries(
+        _ db: Database, _ want: [(key: PendingTable.EntryKey, entry: ProgressEntry?)], _ txn: borrowing Transaction
+    ) throws -> [String] {
+        var problems: [String] = []
+        var seen = 0
+        var next = 0
+        func describe(_ k: UnsafeRawBufferPointer) -> String {
+            guard k.count == 36 else { return "a key of \(k.count) bytes" }
+            return "goal \(StoredProjection.uuid(k).uuidString) entry \(StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...])).uuidString)"
+        }
+        func missing(_ i: Int) {
+            want[i].key.bytes.withUnsafeBytes { problems.append("projection entries: \(describe($0)) is missing (a fresh replay has it)") }
+        }
+        try txn.scan(db) { k, v in
+            seen += 1
+            let key = PendingTable.EntryKey(bytes: k)
+            if let key {
+                while next < want.count, want[next].key < key {
+                    missing(next)
+                    next += 1
+                }
+            }
+            if let key, next < want.count, want[next].key == key {
+                let expected = want[next].entry.map(PendingTable.entryValue) ?? []
+                if !expected.elementsEqual(v) { problems.append("projection entries: \(describe(k)) differs from a fresh replay") }
+                next += 1
+            } else {
+                problems.append("projection entries: \(describe(k)) is not in a fresh replay")
+            }
+            return problems.count < 100
+        }
+        while next < want.count, problems.count < 100 {
+            missing(next)
+            next += 1
+        }
+        if seen != want.count { problems.append("projection entries: \(seen) rows stored, a fresh replay has \(want.count)") }
+        return problems
     }
 
     /// Differences between a stored projection table and the rows of a fresh replay.
@@ -162,10 +204,6 @@ extension LedgerStore {
             }
             guard k.count >= 16 else { return "a key of \(k.count) bytes" }
             var s = "goal " + k.withUnsafeBytes { StoredProjection.uuid($0).uuidString }
-            if k.count == 36 {
-                // entries: goal · day · entry
-                s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[20...])).uuidString }
-            }
             if k.count == 32 {
                 // removed: goal · entry
                 s +=

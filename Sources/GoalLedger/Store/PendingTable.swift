@@ -59,6 +59,17 @@ enum PendingTable {
             self.event = Self.words(event)
         }
 
+        /// The key a stored row of `entries` has; nil for a key that is not 36 bytes.
+        init?(bytes k: UnsafeRawBufferPointer) {
+            guard k.count == 36 else { return nil }
+            goal = (UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            day = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+            event = (
+                UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
+                UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 28, as: UInt64.self))
+            )
+        }
+
         private static func words(_ id: UUID) -> (UInt64, UInt64) {
             withUnsafeBytes(of: id.uuid) {
                 (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
@@ -320,14 +331,18 @@ enum PendingTable {
     // MARK: Fresh computation (verify)
 
     /// Every row of the three tables a fresh replay gives.
-    static func rows(of p: GoalProjection) -> (reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [[UInt8]: [UInt8]]) {
+    /// The rows of `entries` come in key order, each with its entry (nil: a history write's
+    /// row, whose value is empty).
+    static func rows(of p: GoalProjection) -> (
+        reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [(key: EntryKey, entry: ProgressEntry?)]
+    ) {
         var reminders: [[UInt8]: [UInt8]] = [:]
         var pending: [[UInt8]: [UInt8]] = [:]
-        var entries: [[UInt8]: [UInt8]] = [:]
+        var entries: [(key: EntryKey, entry: ProgressEntry?)] = []
         var facts: [ReminderFacts] = []
         for (id, g) in p.goals {
-            for e in g.recordedEntries.values { entries[entryKey(goal: id, e)] = entryValue(e) }
-            for w in g.historyWrites.keys { entries[entryKey(goal: id, day: historyDay, event: w)] = [] }
+            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, day: dayBytes(e.day), event: e.id), e)) }
+            for w in g.historyWrites.keys { entries.append((EntryKey(goal: id, day: historyDay, event: w), nil)) }
             guard let f = ReminderFacts(g) else { continue }
             reminders[id.bytes] = encode(f)
             facts.append(f)
@@ -341,6 +356,7 @@ enum PendingTable {
                 }
             }
         }
+        entries.sort { $0.key < $1.key }
         return (reminders, pending, entries)
     }
 

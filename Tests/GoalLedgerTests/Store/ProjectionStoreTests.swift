@@ -79,6 +79,60 @@ struct ProjectionStoreTests {
         #expect(left.isEmpty, "old day index tables still present: \(left)")
     }
 
+    /// A changed, a stray and a missing row of the entries table are each reported, naming the
+    /// goal and the entry.
+    @Test func verifyComparesTheEntryRowsWithAFreshReplay() throws {
+        let t = try TemporaryStore()
+        let goal = UUID()
+        try t.store.append(
+            [try draft(#"{"type":"goalCreated","goal":"\#(goal)","title":"Run","progress":{"kind":"measurable","target":5}}"#)]
+                + (1...4).map { i in try draft(#"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(i)}"#) }, now: now)
+        #expect(try t.store.verify().isClean)
+        let rows = try t.store.read { txn in
+            var rows: [([UInt8], [UInt8])] = []
+            try txn.scan(try StoredProjection.active(txn, t.store.layout).entries) { k, v in
+                rows.append((Array(k), Array(v)))
+                return true
+            }
+            return rows
+        }
+        #expect(rows.count == 4)
+        let entry = { (k: [UInt8]) in k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[20...])).uuidString } }
+        let table = { (txn: borrowing Transaction) throws in try StoredProjection.active(txn, t.store.layout).entries }
+        // A value changed.
+        try t.store.env.write { txn in try txn.put(try table(txn), key: rows[1].0, value: rows[1].1.map { $0 ^ 1 }) }
+        var problems = try t.store.verify().problems
+        #expect(problems == ["projection entries: goal \(goal.uuidString) entry \(entry(rows[1].0)) differs from a fresh replay"])
+        // A stray row and a missing one.
+        try t.store.env.write { txn in
+            try txn.put(try table(txn), key: rows[1].0, value: rows[1].1)
+            try txn.delete(try table(txn), key: rows[2].0)
+            var stray = rows[3].0
+            stray[35] ^= 0xFF
+            try txn.put(try table(txn), key: stray, value: rows[3].1)
+        }
+        problems = try t.store.verify().problems
+        var stray = rows[3].0
+        stray[35] ^= 0xFF
+        #expect(
+            Set(problems) == [
+                "projection entries: goal \(goal.uuidString) entry \(entry(rows[2].0)) is missing (a fresh replay has it)",
+                "projection entries: goal \(goal.uuidString) entry \(entry(stray)) is not in a fresh replay",
+            ], "\(problems)")
+        // A missing row at the end is named too, with the count.
+        try t.store.env.write { txn in
+            try txn.delete(try table(txn), key: stray)
+            try txn.put(try table(txn), key: rows[2].0, value: rows[2].1)
+            try txn.delete(try table(txn), key: rows[3].0)
+        }
+        problems = try t.store.verify().problems
+        #expect(
+            problems == [
+                "projection entries: goal \(goal.uuidString) entry \(entry(rows[3].0)) is missing (a fresh replay has it)",
+                "projection entries: 3 rows stored, a fresh replay has 4",
+            ], "\(problems)")
+    }
+
     @Test func verifyNamesTheDamagedEventByPosition() throws {
         let t = try seededStore()
         #expect(try t.store.verify().isClean)
