@@ -19,7 +19,9 @@ public enum EventLimits {
 struct ObjectReader {
     let path: String
     private let members: [(String, JSONValue)]
-    private var used = Set<String>()
+    /// The members read so far, by index: a bit each for the first 64, a set beyond.
+    private var used: UInt64 = 0
+    private var usedBeyond = Set<Int>()
 
     init(_ value: JSONValue, path: String) throws(FieldError) {
         guard case .object(let m) = value else {
@@ -32,15 +34,16 @@ struct ObjectReader {
     func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
     mutating func raw(_ key: String) -> JSONValue? {
-        used.insert(key)
-        return members.first(where: { $0.0 == key })?.1
+        guard let i = members.firstIndex(where: { $0.0 == key }) else { return nil }
+        if i < 64 { used |= 1 << UInt64(i) } else { usedBeyond.insert(i) }
+        return members[i].1
     }
 
     func has(_ key: String) -> Bool { members.contains(where: { $0.0 == key }) }
 
     /// Refuses members that no reader asked for.
     func finish() throws(FieldError) {
-        for (key, _) in members where !used.contains(key) {
+        for (i, (key, _)) in members.enumerated() where i < 64 ? used & 1 << UInt64(i) == 0 : !usedBeyond.contains(i) {
             throw FieldError(name(key), "unknown field")
         }
     }

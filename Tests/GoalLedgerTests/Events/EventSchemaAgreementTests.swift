@@ -162,6 +162,9 @@ struct EventSchemaAgreementTests {
         members.append(("bogus", .number(1)))
         #expect(decodeError(.object(members), schema: version) == FieldError("bogus", "unknown field"))
         members.removeLast()
+        // Among many unknown members (more than the 64 the reader tracks in a bit mask), the first is named.
+        let many = members + (0..<70).map { ("x\($0)", JSONValue.number(1)) }
+        #expect(decodeError(.object(many), schema: version) == FieldError("x0", "unknown field"))
         guard case .array(let required) = definition["required"] else { return }
         for case .string(let name) in required where name != "type" {
             let without = JSONValue.object(members.filter { $0.0 != name })
