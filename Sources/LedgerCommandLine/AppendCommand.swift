@@ -30,42 +30,100 @@ enum AppendCommand {
         for r in results { try inv.printJSON(r.json) }
     }
 
-    /// One event per non-blank line; errors name the line number in the input.
+    /// One event per non-blank line; errors name the line number in the input (the first
+    /// invalid line, as if read in order). A large input is cut at line ends into pieces that
+    /// are read in parallel, one per core and a few more.
     static func parseLines(_ data: Data, schema: Int) throws(LedgerError) -> ([EventDraft], [Int]) {
-        var drafts: [EventDraft] = []
-        var lines: [Int] = []
-        do {
-            try data.withUnsafeBytes { (all: UnsafeRawBufferPointer) throws in
-                var number = 0
-                var start = 0
-                while start <= all.count {
-                    // The line runs to the next line feed (or the end), without a carriage return.
-                    var end = start
-                    while end < all.count, all[end] != UInt8(ascii: "\n") { end += 1 }
-                    let next = end + 1
-                    if end > start, all[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                    number += 1
-                    let bytes = all[start..<end]
-                    start = next
-                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    do {
-                        let value = try JSONParser.parse(bytes)
-                        drafts.append(try EventDraft(json: value, schema: schema))
-                    } catch let e as JSONSyntaxError {
-                        throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
-                    } catch let e as FieldError {
-                        throw LedgerError.invalidLine(number, field: e.field, e.message)
-                    } catch {
-                        throw LedgerError.invalidLine(number, field: nil, "\(error)")
-                    }
-                    lines.append(number)
+        let result: Result<([EventDraft], [Int]), LedgerError> = data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+            let pieces = Self.pieces(all, count: all.count < 1 << 20 ? 1 : ProcessInfo.processInfo.activeProcessorCount * 4)
+            var parsed = [Piece](repeating: Piece(), count: pieces.count)
+            parsed.withUnsafeMutableBufferPointer { out in
+                // Each iteration reads its own range of the input and writes its own slot.
+                let input = Unchecked(all)
+                let results = Unchecked(out)
+                DispatchQueue.concurrentPerform(iterations: pieces.count) { i in
+                    results.value[i] = Self.parse(input.value, pieces[i], last: i == pieces.count - 1, schema: schema)
                 }
             }
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.internal, "reading the lines failed: \(error)")
+            var drafts: [EventDraft] = []
+            var lines: [Int] = []
+            drafts.reserveCapacity(parsed.reduce(0) { $0 + $1.drafts.count })
+            lines.reserveCapacity(drafts.capacity)
+            var before = 0
+            for piece in parsed {
+                if let (line, field, message) = piece.error {
+                    return .failure(LedgerError.invalidLine(before + line, field: field, message))
+                }
+                drafts += piece.drafts
+                lines += piece.lines.lazy.map { before + $0 }
+                before += piece.lineCount
+            }
+            return .success((drafts, lines))
         }
-        return (drafts, lines)
+        return try result.get()
+    }
+
+    /// A buffer shared by the parallel readers, each of which touches only its own part.
+    struct Unchecked<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
+    }
+
+    /// What one piece of the input gave: its events with their line numbers within the piece,
+    /// how many lines it holds, and its first error.
+    struct Piece {
+        var drafts: [EventDraft] = []
+        var lines: [Int] = []
+        var lineCount = 0
+        var error: (line: Int, field: String?, message: String)?
+    }
+
+    /// Cuts `all` into up to `count` ranges of about equal size, each ending just after a line
+    /// feed (the last at the end of the input).
+    static func pieces(_ all: UnsafeRawBufferPointer, count: Int) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var start = 0
+        for k in 1..<max(1, count) {
+            var cut = max(start, all.count * k / count)
+            while cut < all.count, all[cut] != UInt8(ascii: "\n") { cut += 1 }
+            guard cut < all.count else { break }
+            out.append(start..<cut + 1)
+            start = cut + 1
+        }
+        out.append(start..<all.count)
+        return out
+    }
+
+    /// Reads the lines of one piece. A piece other than the last ends with a line feed, after
+    /// which no line begins; the last one's final line may be empty (and is then skipped).
+    static func parse(_ all: UnsafeRawBufferPointer, _ range: Range<Int>, last: Bool, schema: Int) -> Piece {
+        var piece = Piece()
+        var start = range.lowerBound
+        while last ? start <= range.upperBound : start < range.upperBound {
+            // The line runs to the next line feed (or the end), without a carriage return.
+            var end = start
+            while end < range.upperBound, all[end] != UInt8(ascii: "\n") { end += 1 }
+            let next = end + 1
+            if end > start, all[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            piece.lineCount += 1
+            let bytes = all[start..<end]
+            start = next
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                let value = try JSONParser.parse(bytes)
+                piece.drafts.append(try EventDraft(json: value, schema: schema))
+            } catch let e as JSONSyntaxError {
+                piece.error = (piece.lineCount, nil, "malformed JSON: \(e)")
+                return piece
+            } catch let e as FieldError {
+                piece.error = (piece.lineCount, e.field, e.message)
+                return piece
+            } catch {
+                piece.error = (piece.lineCount, nil, "\(error)")
+                return piece
+            }
+            piece.lines.append(piece.lineCount)
+        }
+        return piece
     }
 }
