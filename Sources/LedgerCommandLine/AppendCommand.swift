@@ -27,7 +27,14 @@ enum AppendCommand {
         let store = try inv.openStore()
         let (drafts, lines) = try parseLines(data, schema: store.schema)
         let results = try store.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now())
-        for r in results { try inv.printJSON(r.json) }
+        for r in results { inv.print(try line(r)) }
+    }
+
+    /// A result as its JSON line (the bytes `JSONWriter` gives its `json`), written directly:
+    /// an append of many events prints as many lines.
+    static func line(_ r: AppendResult) throws(LedgerError) -> String {
+        guard r.position < 1_000_000_000_000_000 else { return try JSONWriter.string(r.json) }
+        return #"{"id":"\#(r.id.upperString)","position":\#(r.position),"hlc":"\#(r.hlc)","duplicate":\#(r.duplicate)}"#
     }
 
     /// One event per non-blank line; errors name the line number in the input (the first

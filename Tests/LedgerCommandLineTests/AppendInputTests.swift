@@ -1,5 +1,5 @@
 import Foundation
-import GoalLedger
+@testable import GoalLedger
 import Testing
 
 @testable import LedgerCommandLine
@@ -40,6 +40,13 @@ struct AppendInputTests {
         // With a final line feed the last line is empty and skipped.
         let (_, again) = try AppendCommand.parseLines(Data((text + "\n").utf8), schema: 2)
         #expect(again == expected)
+    }
+
+    @Test func resultLinesAreTheJSONOfTheResults() throws {
+        for (position, duplicate) in [(UInt64(1), false), (987_654_321, true), (999_999_999_999_999, false), (1_000_000_000_000_000, true)] {
+            let r = AppendResult(id: UUID(), position: position, hlc: HLC(rawValue: position &* 65_537), duplicate: duplicate)
+            #expect(try AppendCommand.line(r) == (try JSONWriter.string(r.json)))
+        }
     }
 
     @Test(arguments: [[29_001], [2, 29_001], [15_000, 15_001], [30_000]])
