@@ -70,12 +70,16 @@ private struct KeyNotYetTrusted: Error {
 
 /// A device enrolled in the ledger, as `status` shows it.
 public struct EnrolledDevice: Equatable, Sendable {
+    /// The device's name.
     public var device: String
+    /// The Ed25519 public key it signs with (32 bytes).
     public var publicKey: [UInt8]
     /// The first sequence of the device its key signs.
     public var from: UInt64
     /// Set when the device was revoked: its events after this sequence are refused.
     public var revokedAfter: UInt64?
+    /// `publicKey` in short, for people to compare: four groups of four hex digits
+    /// (``EventChain/fingerprint(_:)``).
     public var fingerprint: String { EventChain.fingerprint(publicKey) }
 }
 
