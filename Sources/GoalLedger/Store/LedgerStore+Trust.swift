@@ -278,10 +278,7 @@ extension LedgerStore {
             return nil
         }
         guard let key = try keys.key(ledger: ledgerID, device: device) else {
-            throw LedgerError(
-                .store,
-                "the signing key of \(device) is missing from \(path) (a backup restored without --with-key?): this device cannot sign; nothing was written"
-            )
+            throw LedgerError.signingKeyMissing(device: device, path: path)
         }
         guard enrolled.contains(where: { $0.key == key.publicKey }) else {
             throw LedgerError(.store, "the signing key in \(path) is not the one enrolled for \(device); nothing was written")
