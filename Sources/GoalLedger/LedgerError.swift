@@ -30,7 +30,7 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         /// The exit code of this kind of failure, in the conventions of the `ledger` command and
         /// of the scenario format's `expectError`: 1 internal, 2 invalid argument (usage),
         /// 3 invalid input, 4 version conflict, 5 store.
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             switch self {
             case .invalidArgument: 2
             case .invalidInput: 3
@@ -50,17 +50,48 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     public let code: Code
     /// What exactly was wrong, in a sentence for a person (no command-line flag names).
     public let message: String
+    /// For a failure the command line explains with its own commands and options: which one
+    /// (nil for most).
+    package let situation: Situation?
+
+    /// The failures the command line adds a hint to, since library messages name none of its
+    /// commands or options.
+    package enum Situation: Equatable, Sendable {
+        /// No store at `path`.
+        case noStore(path: String)
+        /// The store at `path` lacks the signing key of `device`, which its ledger enrolled.
+        case signingKeyMissing(device: String, path: String)
+    }
 
     /// An error of kind `code` with `message`.
     public init(_ code: Code, _ message: String) {
+        self.init(code, message, situation: nil)
+    }
+
+    /// An error of kind `code` with `message`, in `situation`.
+    package init(_ code: Code, _ message: String, situation: Situation?) {
         self.code = code
         self.message = message
+        self.situation = situation
     }
 
     public var description: String { message }
 
+    /// No store at `path`; `hint` (the caller's, on how to make one) ends the message.
+    package static func noStore(at path: String, hint: String = "") -> LedgerError {
+        LedgerError(.store, "no ledger store at \(path)\(hint)", situation: .noStore(path: path))
+    }
+
+    /// The store at `path` lacks the signing key of `device`; `hint` (the caller's, on how that
+    /// came about) follows the path.
+    package static func signingKeyMissing(device: String, path: String, hint: String = "") -> LedgerError {
+        LedgerError(
+            .store, "the signing key of \(device) is missing from \(path)\(hint): this device cannot sign; nothing was written",
+            situation: .signingKeyMissing(device: device, path: path))
+    }
+
     /// An invalid input line, naming the line (1-based) and the field.
-    public static func invalidLine(_ line: Int, field: String?, _ message: String) -> LedgerError {
+    package static func invalidLine(_ line: Int, field: String?, _ message: String) -> LedgerError {
         if let field {
             return LedgerError(.invalidInput, "line \(line): field \"\(field)\": \(message)")
         }

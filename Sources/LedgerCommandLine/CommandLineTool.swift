@@ -52,9 +52,21 @@ public enum CommandLineTool {
             try spec.run(&invocation)
             return Result(exitCode: 0, stdout: invocation.out, stderr: invocation.err)
         } catch {
-            var message = "ledger: \(error.message)\n"
+            var message = "ledger: \(hinted(error).message)\n"
             if error.code == .invalidArgument, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
             return Result(exitCode: error.code.exitCode, stdout: invocation.out, stderr: invocation.err + message)
+        }
+    }
+
+    /// The error with the command line's hint on the failures its own commands and options fix
+    /// (the library's messages name none of them).
+    static func hinted(_ error: LedgerError) -> LedgerError {
+        switch error.situation {
+        case .noStore(let path)?:
+            .noStore(at: path, hint: " (create one with `ledger \(InitCommand.spec.name) \(InitCommand.device.name) NAME`)")
+        case .signingKeyMissing(let device, let path)?:
+            .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
+        case nil: error
         }
     }
 

@@ -6,6 +6,9 @@ enum ReportCommand {
     static let device = Option.text("--device", "NAME", "whose calendar and language (default: this store's device)")
     static let out = Option.text("--out", "FILE.html", "the file to write (required; replaced whole)")
 
+    /// The page's hint on choosing the goals drawn in full, by language: this command's option.
+    static let choosingGoals = ["en": " (choose them with \(goal.name))", "ja": "(\(goal.name) で選べます)"]
+
     static let spec = CommandSpec(
         name: "report",
         summary: "write a self-contained HTML report: goals, calendar heat maps, period charts, per-device audit timelines, reminders",
@@ -25,7 +28,7 @@ enum ReportCommand {
         if let device, !DeviceName.isValid(device) { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
         let store = try inv.openStore()
         let report = try LedgerReport.make(store: store, device: device, goals: goals, now: now)
-        try report.write(to: out)
+        try report.write(to: out, choosingGoals: Self.choosingGoals[report.labels.language] ?? "")
         if inv.json {
             try inv.printJSON(
                 .object([

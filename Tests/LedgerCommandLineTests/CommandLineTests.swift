@@ -206,4 +206,29 @@ struct ProjectionCommandTests {
         #expect(r.exitCode == 5)
         #expect(r.stdout.contains("is damaged: checksum mismatch"), "\(r.stdout)")
     }
+
+    /// The library's messages name no command-line option; the command line adds its own hints
+    /// to the failures its commands fix, and prints them as it always has.
+    @Test func theCommandLineHintsAtItsOwnCommandsAndOptions() throws {
+        let f = CLIFixture()
+        let missing = f.run(["goals"])
+        #expect(missing.exitCode == 5)
+        #expect(missing.stderr == "ledger: no ledger store at \(f.store) (create one with `ledger init --device NAME`)\n")
+        let peer = f.root + "/absent"
+        f.run(["init", "--device", "phone"])
+        #expect(f.run(["sync", peer]).stderr == "ledger: no ledger store at \(peer) (create one with `ledger init --device NAME`)\n")
+
+        // A backup restored without its key: once it has caught up, it still cannot sign.
+        let tablet = f.root + "/tablet"
+        #expect(CLIFixture.runAt(tablet, ["clone", f.store, "--device", "tablet"]).exitCode == 0)
+        let keyless = f.root + "/keyless"
+        #expect(f.run(["backup", keyless]).exitCode == 0)
+        #expect(CLIFixture.runAt(keyless, ["sync", tablet]).exitCode == 0)
+        let refused = CLIFixture.runAt(keyless, ["append"], input: everyKindOfGoal[0])
+        #expect(refused.exitCode == 5)
+        #expect(
+            refused.stderr
+                == "ledger: the signing key of phone is missing from \(keyless) (a backup restored without --with-key?): this device cannot sign; nothing was written\n"
+        )
+    }
 }

@@ -72,4 +72,25 @@ struct ReportCommandTests {
         #expect(f.run(["report", "--out", page]).exitCode == 0)
         #expect(try String(contentsOfFile: page, encoding: .utf8) != first)
     }
+
+    /// With more goals than are drawn in full, the page says how to choose them, in the device's
+    /// language (the command line's option, which the library's wording leaves to it).
+    @Test func theNoteOnGoalsNotDrawnInFullNamesTheGoalOption() throws {
+        let f = CLIFixture()
+        f.run(["init", "--device", "phone"])
+        let goals = (1...25).map { i in
+            #"{"type":"goalCreated","goal":"00000000-0000-4000-8000-\#(String(format: "%012d", i))","title":"Goal \#(i)"}"#
+        }
+        #expect(f.run(["append"], input: goals.joined(separator: "\n")).exitCode == 0)
+        let page = f.root + "/r.html"
+        #expect(f.run(["report", "--out", page]).exitCode == 0)
+        #expect(
+            try String(contentsOfFile: page, encoding: .utf8).contains(
+                "24 of 25 goals are drawn in full; the others are in the overview (choose them with --goal)."))
+        #expect(f.run(["append"], input: #"{"type":"deviceConfigured","timeZone":"Asia/Tokyo","locale":"ja_JP"}"#).exitCode == 0)
+        #expect(f.run(["report", "--out", page]).exitCode == 0)
+        #expect(
+            try String(contentsOfFile: page, encoding: .utf8).contains(
+                "25件中24件の目標を詳しく表示しています。他は概要にあります(--goal で選べます)。"))
+    }
 }

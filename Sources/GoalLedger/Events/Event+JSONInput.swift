@@ -2,11 +2,17 @@ import Foundation
 
 /// Limits of the JSON form, also stated in `Schemas/events.v2.schema.json`.
 public enum EventLimits {
+    /// A goal's title, in characters (and not blank).
     public static let titleLength = 1...200
+    /// A goal's details, in characters.
     public static let detailsMaximum = 2000
+    /// A measurable goal's unit, in characters (and not blank).
     public static let unitLength = 1...32
+    /// One tag, in characters (and not blank).
     public static let tagLength = 1...64
+    /// The tags a `goalCreated` may carry.
     public static let tagsMaximum = 32
+    /// A device's locale identifier (`en`, `en_US`, `zh_Hant_TW`), in characters.
     public static let localeLength = 2...35
     /// The largest magnitude of an amount or a target.
     public static let magnitude = 1e12

@@ -2,17 +2,35 @@ import Foundation
 
 /// How often a goal's progress resets.
 public enum Cadence: String, CaseIterable, Sendable, Codable {
-    case once, daily, weekly, monthly, yearly
+    /// Never: every entry counts towards the goal as a whole, which may have a target date.
+    case once
+    /// Each local day of the device that views it.
+    case daily
+    /// Each week, starting on the device's first weekday.
+    case weekly
+    /// Each calendar month.
+    case monthly
+    /// Each calendar year.
+    case yearly
 }
 
 /// How progress is measured: a completion flag, or an amount against a target.
-public enum ProgressKind: String, CaseIterable, Sendable { case outcome, measurable }
+public enum ProgressKind: String, CaseIterable, Sendable {
+    /// Done or not: entries record `completed`.
+    case outcome
+    /// Entries record an `amount`, summed per period against the goal's `target`.
+    case measurable
+}
 
 /// A reminder's local time of day (default 09:00).
 public struct ReminderTime: Equatable, Hashable, Sendable {
+    /// The hour, 0 to 23, in the time zone of the device that notifies.
     public var hour: Int
+    /// The minute, 0 to 59.
     public var minute: Int
+    /// 09:00, the time of a reminder set without one.
     public static let `default` = ReminderTime(hour: 9, minute: 0)
+    /// The time `hour`:`minute` (not checked here: events are checked when appended).
     public init(hour: Int, minute: Int) {
         self.hour = hour
         self.minute = minute
@@ -21,7 +39,18 @@ public struct ReminderTime: Equatable, Hashable, Sendable {
 
 /// The goal fields that `goalEdited` can change; each is its own last-writer register.
 public enum GoalField: String, CaseIterable, Sendable, Comparable {
-    case title, details, cadence, targetDate, target, unit
+    /// ``GoalCreated/title``.
+    case title
+    /// ``GoalCreated/details``.
+    case details
+    /// ``GoalCreated/cadence``.
+    case cadence
+    /// ``GoalCreated/targetDate``.
+    case targetDate
+    /// ``GoalCreated/target``.
+    case target
+    /// ``GoalCreated/unit``.
+    case unit
     public static func < (a: GoalField, b: GoalField) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
@@ -29,11 +58,28 @@ public enum GoalField: String, CaseIterable, Sendable, Comparable {
 
 /// How a device schedules goal reminders: one repeating request per goal, or dated requests
 /// for the next `windowDays` days.
-public enum NotificationStrategy: String, CaseIterable, Sendable { case repeating, window }
+public enum NotificationStrategy: String, CaseIterable, Sendable {
+    /// One calendar request per goal that repeats at the start of each period (a one-time goal:
+    /// on its target date), at the reminder time.
+    case repeating
+    /// Dated one-time requests for the period starts in the next ``DeviceConfigured/windowDays``
+    /// days (a one-time goal: its target date), none for a period already completed.
+    case window
+}
 
 /// What a device reported of its notification permission (as the OS names it).
 public enum AuthorizationStatus: String, CaseIterable, Sendable {
-    case notDetermined, denied, authorized, provisional, ephemeral
+    /// The user has not been asked yet: the device schedules nothing.
+    case notDetermined
+    /// The user refused: the device schedules nothing, and its goal reminders are reported as
+    /// `permissionDenied`.
+    case denied
+    /// The user allowed notifications.
+    case authorized
+    /// Allowed to deliver quietly, until the user decides: schedules as `authorized` does.
+    case provisional
+    /// Allowed for a limited time (an App Clip): schedules as `authorized` does.
+    case ephemeral
 }
 
 // MARK: Payloads
@@ -42,20 +88,37 @@ public enum AuthorizationStatus: String, CaseIterable, Sendable {
 /// `Events/Types/` and conforms to `EventPayload`; the switches below are the only places that
 /// list the cases (see "Adding an event type" in the README).
 public enum Payload: Equatable, Sendable {
+    /// A new goal (`goalCreated`).
     case goalCreated(GoalCreated)
+    /// A change of goal fields (`goalEdited`).
     case goalEdited(GoalEdited)
+    /// A goal deleted (`goalDeleted`): its events stay, and a restore brings it back.
     case goalDeleted(GoalRegisterWrite)
+    /// A deleted goal restored (`goalRestored`).
     case goalRestored(GoalRegisterWrite)
+    /// A goal's reminder set or moved (`reminderSet`).
     case reminderSet(ReminderSet)
+    /// A goal's reminder turned off (`reminderCleared`).
     case reminderCleared(GoalRegisterWrite)
+    /// One progress entry (`progressRecorded`, schema 2).
     case progressRecorded(ProgressRecorded)
+    /// A progress entry taken back (`progressRemoved`, schema 2).
     case progressRemoved(ProgressRemoved)
+    /// A tag put on a goal (`tagAdded`).
     case tagAdded(TagAdded)
+    /// A tag taken off a goal (`tagRemoved`).
     case tagRemoved(TagRemoved)
+    /// A device's settings (`deviceConfigured`).
     case deviceConfigured(DeviceConfigured)
+    /// A device's notification permission (`notificationAuthorization`).
     case notificationAuthorization(NotificationAuthorization)
+    /// A goal's whole progress history, as schema 1 wrote it (`progressHistoryReplaced`); never
+    /// appended to a schema-2 store.
     case progressHistoryReplaced(ProgressHistoryReplaced)
+    /// A device's signing key enrolled (`deviceEnrolled`); written by the store itself, never
+    /// appended by a caller.
     case deviceEnrolled(DeviceEnrolled)
+    /// A device revoked (`deviceRevoked`).
     case deviceRevoked(DeviceRevoked)
 
     /// The event type the payload is the body of.
@@ -136,21 +199,35 @@ public enum Payload: Equatable, Sendable {
 
 /// The event types, with their stable one-byte codes in the binary encoding.
 public enum EventType: UInt8, CaseIterable, Sendable {
+    /// ``GoalCreated``: a new goal.
     case goalCreated = 1
+    /// ``GoalEdited``: goal fields changed.
     case goalEdited = 2
+    /// ``GoalRegisterWrite``: a goal deleted.
     case goalDeleted = 3
+    /// ``GoalRegisterWrite``: a deleted goal restored.
     case goalRestored = 4
+    /// ``ReminderSet``: a goal's reminder set.
     case reminderSet = 5
+    /// ``GoalRegisterWrite``: a goal's reminder cleared.
     case reminderCleared = 6
+    /// ``ProgressRecorded``: one progress entry (schema 2).
     case progressRecorded = 7
+    /// ``ProgressRemoved``: a progress entry removed (schema 2).
     case progressRemoved = 8
+    /// ``TagAdded``: a tag added to a goal.
     case tagAdded = 9
+    /// ``TagRemoved``: a tag removed from a goal.
     case tagRemoved = 10
+    /// ``DeviceConfigured``: a device's settings.
     case deviceConfigured = 11
+    /// ``NotificationAuthorization``: a device's notification permission.
     case notificationAuthorization = 12
-    /// Schema 1 only.
+    /// ``ProgressHistoryReplaced``: a goal's whole progress history (schema 1 only).
     case progressHistoryReplaced = 13
+    /// ``DeviceEnrolled``: a device's signing key enrolled (written by the store only).
     case deviceEnrolled = 14
+    /// ``DeviceRevoked``: a device revoked.
     case deviceRevoked = 15
 
     /// The type's name in the JSON form.
@@ -232,8 +309,11 @@ public enum EventType: UInt8, CaseIterable, Sendable {
 
 /// The position of an event in canonical order: hybrid logical clock, then origin device.
 public struct CanonicalKey: Comparable, Hashable, Sendable {
+    /// The event's clock reading.
     public var hlc: HLC
+    /// The event's origin device, which breaks ties between equal readings (by UTF-8 bytes).
     public var device: String
+    /// Whether `a` comes before `b`: the earlier clock reading, then the device name by UTF-8 bytes.
     public static func < (a: CanonicalKey, b: CanonicalKey) -> Bool {
         a.hlc != b.hlc ? a.hlc < b.hlc : a.device.utf8.lexicographicallyPrecedes(b.device.utf8)
     }
@@ -241,13 +321,19 @@ public struct CanonicalKey: Comparable, Hashable, Sendable {
 
 /// A hybrid logical clock reading: 48 bits of milliseconds and a 16-bit counter.
 public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// The reading as stored: milliseconds in the high 48 bits, the counter in the low 16.
     public var rawValue: UInt64
+    /// The reading stored as `rawValue`.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
+    /// The reading at `milliseconds` since 1970 (a negative value counts as 0) with `counter`.
     public init(milliseconds: Int64, counter: UInt16) {
         rawValue = UInt64(clamping: max(0, milliseconds)) << 16 | UInt64(counter)
     }
+    /// The wall-clock part, in milliseconds since 1970-01-01T00:00:00Z.
     public var milliseconds: Int64 { Int64(rawValue >> 16) }
+    /// Orders readings within one millisecond.
     public var counter: UInt16 { UInt16(truncatingIfNeeded: rawValue) }
+    /// Whether `a` is the earlier reading.
     public static func < (a: HLC, b: HLC) -> Bool { a.rawValue < b.rawValue }
 
     /// The next reading after `self` for a local event at wall time `now`: never earlier than
@@ -264,6 +350,7 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// The reading printed as `description`; nil unless `hex` is exactly 16 hex digits.
     public init?(hex: String) {
         guard hex.count == 16, let v = UInt64(hex, radix: 16) else { return nil }
         rawValue = v
@@ -272,12 +359,20 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
 
 /// One stored event: the envelope of SPEC section 2 and its payload.
 public struct Event: Equatable, Sendable {
+    /// The event's id, unique in the ledger; a progress entry's id is its event's.
     public var id: UUID
+    /// The device that wrote the event.
     public var origin: String
+    /// The event's number among its origin's events: 1, 2, 3, … without gaps.
     public var sequence: UInt64
+    /// The origin's clock when it appended the event: with `origin`, its place in canonical
+    /// order (``key``), which decides every last-writer-wins value.
     public var hlc: HLC
+    /// The author's wall time of the event: the draft's `at`, else the `now` of its append.
     public var at: Instant
+    /// The event schema it was written under: 1 (the old app's) or 2.
     public var schema: UInt8
+    /// What the event says.
     public var payload: Payload
     /// For an event about a goal: the deletions and restores of that goal its author's store
     /// held when it was appended, as the last origin sequence of each device that wrote one
@@ -290,9 +385,14 @@ public struct Event: Equatable, Sendable {
     /// author's Ed25519 signature of that event's hash with the public key that made it (see
     /// `EventChain`). Nil on events written before the origin signed.
     public var previousHash: [UInt8]?
+    /// The Ed25519 signature (64 bytes) of ``EventChain/message(ledger:origin:sequence:hash:)``
+    /// for this event; nil except on the last event of a signed batch.
     public var signature: [UInt8]?
+    /// The Ed25519 public key (32 bytes) that made `signature`; nil when it is.
     public var signer: [UInt8]?
 
+    /// An event with every envelope field given, as a codec or a test builds it (``LedgerStore``
+    /// fills them in at append).
     public init(
         id: UUID, origin: String, sequence: UInt64, hlc: HLC, at: Instant, schema: UInt8, payload: Payload,
         deletionsSeen: [String: UInt64]? = nil, previousHash: [UInt8]? = nil, signature: [UInt8]? = nil, signer: [UInt8]? = nil
@@ -316,16 +416,23 @@ public struct Event: Equatable, Sendable {
         deletionsSeen.map { ($0[deletion.origin] ?? 0) >= deletion.sequence }
     }
 
+    /// The event's type, as its payload says.
     public var type: EventType { payload.type }
+    /// The event's place in canonical order: its clock reading, then its origin.
     public var key: CanonicalKey { CanonicalKey(hlc: hlc, device: origin) }
 }
 
 /// An event as a caller submits it to `append`: the payload with optional id and wall time;
 /// the ledger assigns the envelope.
 public struct EventDraft: Equatable, Sendable {
+    /// The event's id; nil: the ledger makes one. Submitting an id already stored appends
+    /// nothing (the result says `duplicate`), so a retried batch is safe.
     public var id: UUID?
+    /// The event's wall time; nil: the `now` given to `append`.
     public var at: Instant?
+    /// What the event says (fields marked "filled in at append" may be left out).
     public var payload: Payload
+    /// A draft of `payload`, with an id and a wall time when the caller has them.
     public init(id: UUID? = nil, at: Instant? = nil, payload: Payload) {
         self.id = id
         self.at = at

@@ -4,13 +4,19 @@ import Foundation
 /// and stamps the fold keeps (``GoalState`` has those, for audits and conflicts).
 public struct Goal: Equatable, Sendable, Identifiable {
     public var id: UUID
+    /// The title.
     public var title: String
+    /// Free text, or nil for none.
     public var details: String?
+    /// How often progress resets.
     public var cadence: Cadence
+    /// The day the goal should be reached by, or nil for none.
     public var targetDate: Day?
+    /// A completion flag, or an amount against `target`.
     public var progressKind: ProgressKind
     /// For a measurable goal, the amount a period must reach; nil for an outcome goal.
     public var target: Double?
+    /// The unit of a measurable goal's amounts, or nil for none.
     public var unit: String?
     /// The reminder time, or nil when the goal has no reminder.
     public var reminder: ReminderTime?
@@ -18,6 +24,7 @@ public struct Goal: Equatable, Sendable, Identifiable {
     public var reminderDevices: [String]?
     /// In NFC, sorted by their UTF-8 bytes.
     public var tags: [String]
+    /// Whether the goal is deleted (its facts stay; a restore brings it back).
     public var isDeleted: Bool
     /// Live entries in canonical order.
     public var entries: [ProgressEntry]

@@ -2,32 +2,47 @@ import Foundation
 
 /// A value an event wrote, with what the field held before.
 public struct AuditChange: Equatable, Sendable {
+    /// What changed: a member of the goal's JSON form (`title`, `details`, `cadence`,
+    /// `targetDate`, `target`, `unit`, `reminder`, `tags`, `deleted`), or `entry` for a progress
+    /// entry recorded or removed.
     public var field: String
+    /// The value before the event, in the JSON form; null when unset (or no entry).
     public var before: JSONValue
+    /// The value after the event, in the JSON form; null when unset (or the entry removed).
     public var after: JSONValue
 }
 
 /// A value of one event that another event overwrote without its author having seen it.
 public struct AuditOverwrite: Equatable, Sendable {
+    /// The field written by both (as ``AuditChange/field`` names it).
     public var field: String
+    /// The other event: the one overwritten (in ``AuditStep/overwrote``), or the one that
+    /// overwrote (in ``AuditStep/supersededBy``).
     public var event: UUID
+    /// The other event's origin device.
     public var device: String
+    /// The value the other event wrote, in the JSON form.
     public var value: JSONValue
 }
 
 /// One event in a goal's history, as `audit` shows it.
 public struct AuditStep: Sendable {
+    /// The event's position in this store's log.
     public var position: UInt64
+    /// The event.
     public var event: Event
+    /// What the event wrote, each field with its value before and after.
     public var changes: [AuditChange] = []
     /// Values this event overwrote that its author had not seen (concurrent edits it won).
     public var overwrote: [AuditOverwrite] = []
     /// This event's values that a concurrent event, later in canonical order, overwrote.
     public var supersededBy: [AuditOverwrite] = []
-    /// For a schema-1 history write: the entries it added and removed relative to its base,
-    /// and those of its additions the schema-1 view had lost (recovered by migration).
+    /// For a schema-1 history write: the entries it added relative to its base.
     public var historyAdded: [UUID] = []
+    /// For a schema-1 history write: the entries of its base it left out (read as removals).
     public var historyRemoved: [UUID] = []
+    /// For a schema-1 history write: those of its additions the schema-1 view had lost, which
+    /// migration recovered.
     public var recovered: [UUID] = []
     /// The fingerprint of the key that signs the event's chain, or nil for an event written
     /// before its device signed.
@@ -36,6 +51,9 @@ public struct AuditStep: Sendable {
 
 /// Replays one goal's events in canonical order and explains each one.
 public enum GoalAudit {
+    /// One step per event, in canonical order, for the events of one goal with their log
+    /// positions (in any order); empty for none. The steps' `signedBy` is left nil
+    /// (``LedgerStore/audit(goal:)`` fills it in).
     public static func steps(_ events: [(position: UInt64, event: Event)]) -> [AuditStep] {
         let ordered = events.sorted { $0.event.key < $1.event.key }
         guard let goal = ordered.first?.event.payload.goal else { return [] }
@@ -130,6 +148,9 @@ public enum GoalAudit {
 }
 
 extension AuditStep {
+    /// The step as a JSON object: `position`, `event` (its id), `type`, `device`, `sequence`,
+    /// `at`, `hlc`, `changes`, `overwrote`, `supersededBy`, `historyAdded`, `historyRemoved`,
+    /// `recovered` and `signedBy` (null when unsigned).
     public var json: JSONValue {
         func overwrite(_ o: AuditOverwrite) -> JSONValue {
             .object([

@@ -2,10 +2,15 @@ import Foundation
 
 /// One side of a conflict: an event and the value it wrote.
 public struct ConflictSide: Equatable, Sendable {
+    /// The event's id.
     public var event: UUID
+    /// The event's origin device.
     public var device: String
+    /// The value it wrote, in the JSON form. In a `deleted` conflict: `true` for the deletion,
+    /// and for each change it overwrote, an object of the change's `type` and payload members.
     public var value: JSONValue
 
+    /// `{"event","device","value"}`.
     public var json: JSONValue {
         .object([("event", .string(event.uuidString)), ("device", .string(device)), ("value", value)])
     }
@@ -13,12 +18,16 @@ public struct ConflictSide: Equatable, Sendable {
 
 /// Concurrent changes and how they resolved (SPEC section 4).
 public struct Conflict: Equatable, Sendable {
+    /// The goal.
     public var goal: UUID
     /// The field written concurrently, or `deleted` for a deletion against concurrent changes.
     public var field: String
+    /// The write that holds: the last in canonical order, or the deletion.
     public var winner: ConflictSide
+    /// The concurrent writes it overwrote, in canonical order.
     public var overwritten: [ConflictSide]
 
+    /// `{"goal","field","winner","overwritten"}`.
     public var json: JSONValue {
         .object([
             ("goal", .string(goal.uuidString)), ("field", .string(field)), ("winner", winner.json),
@@ -40,6 +49,9 @@ public struct Conflict: Equatable, Sendable {
 ///   before the ledger recorded `deletionsSeen` fall back to canonical order: before the
 ///   deletion, or after it with no restore in between.
 public enum GoalConflicts {
+    /// The conflicts among the events of one goal (in any order; empty for none): those of
+    /// each register, fields in ``GoalField`` order, then `reminder` and `deleted`; then the
+    /// deletions against unseen changes, in canonical order.
     public static func find(_ events: [Event]) -> [Conflict] {
         let ordered = events.sorted { $0.key < $1.key }
         guard let goal = ordered.first?.payload.goal else { return [] }

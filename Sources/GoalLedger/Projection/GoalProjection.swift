@@ -5,7 +5,10 @@ import Foundation
 /// Folding is order-independent: any two projections that folded the same set of events are
 /// equal and encode to the same bytes, whatever order the events came in.
 public struct GoalProjection: Equatable, Sendable {
+    /// Every goal an event has named, by id, those whose `goalCreated` has not arrived
+    /// included (``existingGoals`` leaves them out).
     public internal(set) var goals: [UUID: GoalState] = [:]
+    /// Every device that wrote a device event, by name (``device(_:)`` answers for any).
     public internal(set) var devices: [String: DeviceState] = [:]
     /// The last local position folded (0 before any).
     public var position: UInt64 = 0
@@ -17,8 +20,11 @@ public struct GoalProjection: Equatable, Sendable {
     /// events whatever it received before it learned of the revocation.
     public var revokedAfter: [String: UInt64] = [:]
 
+    /// An empty projection that reads schema-1 history writes by `historyRule`.
     public init(historyRule: HistoryRule = .recordLevel) { self.historyRule = historyRule }
 
+    /// Folds one event into its goal's state or its origin's device state; an event of a
+    /// revoked device after its last counted sequence (``revokedAfter``) is ignored.
     public mutating func apply(_ e: Event) {
         if let after = revokedAfter[e.origin], e.sequence > after { return }
         if let goal = e.payload.goal {
@@ -28,6 +34,7 @@ public struct GoalProjection: Equatable, Sendable {
         }
     }
 
+    /// The state of device `name`: one that has reported nothing when it wrote no device event.
     public func device(_ name: String) -> DeviceState { devices[name] ?? DeviceState(name: name) }
 
     /// Goals that have been created, sorted by id.
@@ -35,7 +42,7 @@ public struct GoalProjection: Equatable, Sendable {
         goals.values.filter(\.exists).sorted { UUID.precedes($0.id, $1.id) }
     }
 
-    /// The canonical encoding of the facts: the goals array of `replay --json`.
+    /// The canonical encoding of the facts: the goals array the command line's `replay` prints.
     public var canonicalJSON: JSONValue { .array(existingGoals.map { $0.json }) }
 
     /// SHA-256 of the canonical encoding, in hex. Computed goal by goal, so a large projection
@@ -49,7 +56,8 @@ public struct GoalProjection: Equatable, Sendable {
     }
 
     /// Writes the canonical encoding (the bytes of `canonicalJSON`) in pieces, one goal at a
-    /// time, so that neither the digest nor `replay --json` holds a large projection as one text.
+    /// time, so that neither the digest nor the command line's `replay` holds a large projection
+    /// as one text.
     public func writeCanonicalJSON(_ sink: ([UInt8]) -> Void) throws(LedgerError) {
         var writer = CanonicalJSONWriter()
         for goal in existingGoals { try writer.goal(goal, sink) }
@@ -126,6 +134,8 @@ extension GoalState {
 }
 
 extension ProgressEntry {
+    /// The entry as a JSON object: `id`, `amount` or `completed` (whichever it has),
+    /// `occurredAt`, `day`, `device`.
     public var json: JSONValue {
         var m: [(String, JSONValue)] = [("id", .string(id.upperString))]
         if let amount { m.append(("amount", .number(amount))) }

@@ -2,15 +2,23 @@ import Foundation
 
 /// One progress entry: a `progressRecorded` event, keyed by its event id.
 public struct ProgressEntry: Equatable, Sendable {
+    /// The entry's id: its `progressRecorded` event's (in a schema-1 history, the entry's own).
     public var id: UUID
+    /// For a measurable goal, the amount (may be negative); nil for a completion.
     public var amount: Double?
+    /// For an outcome goal, whether it was done; nil for an amount.
     public var completed: Bool?
+    /// When it happened: the event's `occurredAt`, else the event's wall time.
     public var occurredAt: Instant
+    /// The day it counts for, which decides its period: the event's `day` (filled in at append,
+    /// in its author's time zone), else `occurredAt`'s day in UTC.
     public var day: Day
+    /// The device that recorded it.
     public var device: String
     /// The clock of the event the entry came from (with `device`, its canonical position).
     public var hlc: HLC
 
+    /// The entry's place in canonical order: `hlc`, then `device`.
     public var key: CanonicalKey { CanonicalKey(hlc: hlc, device: device) }
 }
 
@@ -38,28 +46,44 @@ public enum HistoryRule: Equatable, Sendable {
 
 /// A schema-1 history write, kept as written: its entries are derived by the history rule.
 public struct HistoryWrite: Equatable, Sendable {
+    /// The `progressHistoryReplaced` event's id.
     public var event: UUID
+    /// The event's place in canonical order.
     public var key: CanonicalKey
+    /// The whole history the event wrote.
     public var entries: [ProgressEntry]
+    /// The history write its author had read and replaced; nil when it named none.
     public var base: UUID?
 }
 
 /// The facts about one goal, folded from its events. Every part is a merge that does not depend
 /// on the order events arrive in: registers by canonical order, tags as an add-wins set, entries
-/// as a set keyed by event id with removals winning.
+/// as a set keyed by event id with removals winning. Each register is nil until an event that
+/// writes it is folded: a goal's events may arrive (by sync) before its `goalCreated`.
 public struct GoalState: Equatable, Sendable {
+    /// The goal's id.
     public let id: UUID
+    /// Outcome or measurable, as `goalCreated` set it (no event changes it).
     public internal(set) var progressKind: Register<ProgressKind>?
+    /// The title, and who wrote it.
     public internal(set) var title: Register<String>?
+    /// The details (a nil value: none), and who wrote them.
     public internal(set) var details: Register<String?>?
+    /// The cadence, and who wrote it.
     public internal(set) var cadence: Register<Cadence>?
+    /// The target date (a nil value: none), and who wrote it.
     public internal(set) var targetDate: Register<Day?>?
+    /// For a measurable goal, the amount a period must reach (a nil value: none), and who wrote it.
     public internal(set) var target: Register<Double?>?
+    /// The unit of a measurable goal's amounts (a nil value: none), and who wrote it.
     public internal(set) var unit: Register<String?>?
+    /// The reminder time (a nil value: no reminder), and who set or cleared it.
     public internal(set) var reminder: Register<ReminderTime?>?
     /// The devices the reminder is routed to (nil: every device). Written by the same events as
     /// `reminder`, with the same stamps, so it resolves exactly as the reminder register does.
     public internal(set) var reminderDevices: Register<[String]?>?
+    /// Whether the goal is deleted, and who wrote that last: `goalCreated` and `goalRestored`
+    /// write false, `goalDeleted` true.
     public internal(set) var deletion: Register<Bool>?
     /// The last origin sequence of each device that deleted or restored the goal: what an
     /// event appended now records as `deletionsSeen`.
@@ -68,7 +92,10 @@ public struct GoalState: Equatable, Sendable {
     public internal(set) var tagAdds: [NormalizedText: Set<UUID>] = [:]
     /// Adds cancelled by a `tagRemoved` whose author had seen them.
     public internal(set) var removedTagAdds: Set<UUID> = []
+    /// The entries of `progressRecorded` events, by id, removed ones included.
     public internal(set) var recordedEntries: [UUID: ProgressEntry] = [:]
+    /// The entries `progressRemoved` events removed: a removal wins over the entry, whatever the
+    /// order they arrive in.
     public internal(set) var removedEntries: Set<UUID> = []
     /// How many events about this goal were folded (the goal's stream version).
     public internal(set) var version: Int = 0
@@ -77,6 +104,7 @@ public struct GoalState: Equatable, Sendable {
     /// How history writes count (the store's schema decides).
     public internal(set) var historyRule: HistoryRule = .recordLevel
 
+    /// The state of goal `id` before any of its events is folded.
     public init(id: UUID) { self.id = id }
 
     init(id: UUID, rule: HistoryRule) {
@@ -102,7 +130,9 @@ public struct GoalState: Equatable, Sendable {
 
     /// True once a `goalCreated` has been folded (events can arrive before it by sync).
     public var exists: Bool { progressKind != nil }
+    /// Whether the goal is deleted now (false before it exists).
     public var isDeleted: Bool { deletion?.value ?? false }
+    /// The progress kind (outcome before the goal exists).
     public var kind: ProgressKind { progressKind?.value ?? .outcome }
 
     /// The tags in effect, in NFC, sorted by their UTF-8 bytes.
@@ -121,6 +151,8 @@ public struct GoalState: Equatable, Sendable {
         entries(under: historyRule)
     }
 
+    /// The live entries with schema-1 history writes read by `rule` rather than by
+    /// ``historyRule``, in canonical order: the two readings of a migrated goal side by side.
     public func entries(under rule: HistoryRule) -> [ProgressEntry] {
         var live = recordedEntries.values.filter { !removedEntries.contains($0.id) }
         if !historyWrites.isEmpty { live += historyEntries(under: rule) }
@@ -156,6 +188,8 @@ public struct GoalState: Equatable, Sendable {
         }
     }
 
+    /// Whether `id` is a live entry of the goal: recorded and not removed, or in the schema-1
+    /// history in effect.
     public func isLiveEntry(_ id: UUID) -> Bool {
         if recordedEntries[id] != nil { return !removedEntries.contains(id) }
         return !historyWrites.isEmpty && entries.contains { $0.id == id }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A device's notification center as the reconciler sees it: a narrow backend contract, in the
 /// manner of swift-log's `LogHandler`. On a phone an app adapts the system's center to it (see
-/// the README); the command line uses `FileNotificationCenter`; tests use
+/// the README); the command line uses one kept in a JSON file; tests use
 /// `InMemoryNotificationCenter`. The reconciler depends on nothing else. (Where Foundation is
 /// imported too, write `GoalLedger.NotificationCenter`.)
 ///

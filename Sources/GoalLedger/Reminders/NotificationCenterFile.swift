@@ -58,21 +58,21 @@ public struct PendingRequest: Equatable, Sendable {
 /// these): `{"capacity","requests":[…],"refuse":[ids],"delivered":[…]}`. `refuse` lists ids the
 /// center will not schedule, to test failures; `delivered` (written only when not empty) holds
 /// notifications that have fired. The file is replaced atomically on every save.
-public struct NotificationCenterFile: Sendable {
+package struct NotificationCenterFile: Sendable {
     /// The file's path.
-    public var path: String
+    package var path: String
     /// How many requests the center holds at most (when the file does not say, the
     /// `defaultCapacity` it was loaded with).
-    public var capacity: Int
+    package var capacity: Int
     /// The pending requests, in the order they were added.
-    public var requests: [PendingRequest]
+    package var requests: [PendingRequest]
     /// Ids the center refuses to schedule.
-    public var refuse: Set<String>
+    package var refuse: Set<String>
     /// The notifications that have fired, in the order they fired.
-    public var delivered: [DeliveredNotification] = []
+    package var delivered: [DeliveredNotification] = []
 
     /// Reads the center at `path`; a missing file is an empty center of `defaultCapacity`.
-    public static func load(_ path: String, defaultCapacity: Int) throws(LedgerError) -> NotificationCenterFile {
+    package static func load(_ path: String, defaultCapacity: Int) throws(LedgerError) -> NotificationCenterFile {
         guard FileManager.default.fileExists(atPath: path) else {
             return NotificationCenterFile(path: path, capacity: defaultCapacity, requests: [], refuse: [])
         }
@@ -163,7 +163,7 @@ public struct NotificationCenterFile: Sendable {
     }
 
     /// The file's JSON form, requests, ids and delivered notifications sorted by id.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("capacity", .number(Double(capacity))),
             ("requests", .array(requests.sorted { String.bytesPrecede($0.id, $1.id) }.map(\.json))),
@@ -175,7 +175,7 @@ public struct NotificationCenterFile: Sendable {
 
     /// Writes the file at `path`, replacing it atomically, readable by its owner only; throws a
     /// ``LedgerError/Code/store`` error when it cannot.
-    public func save() throws(LedgerError) {
+    package func save() throws(LedgerError) {
         do {
             try Data((JSONWriter.string(json) + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
@@ -232,40 +232,40 @@ extension PendingRequest {
 /// The command line's notification center: a `NotificationCenterFile` read once, changed in
 /// memory by a pass, and written back by `save()` (so a dry run simply does not save). Opening
 /// it lets the time pass: one-time requests due by `now` move to `delivered`, as on a device.
-public final class FileNotificationCenter: NotificationCenter {
+final class FileNotificationCenter: NotificationCenter {
     private let file: Mutex<NotificationCenterFile>
 
     /// Reads the file at `path` (missing: an empty center of `defaultCapacity`) and fires the
     /// one-time requests due by `now`, reading calendar triggers in `timeZone`. Throws an
     /// ``LedgerError/Code/invalidInput`` error when the file is unreadable or invalid.
-    public init(path: String, defaultCapacity: Int, now: Instant, timeZone: TimeZone) throws(LedgerError) {
+    init(path: String, defaultCapacity: Int, now: Instant, timeZone: TimeZone) throws(LedgerError) {
         var f = try NotificationCenterFile.load(path, defaultCapacity: defaultCapacity)
         f.fire(until: now, timeZone: timeZone)
         file = Mutex(f)
     }
 
     /// The center as it is now, with the changes of the passes so far.
-    public var contents: NotificationCenterFile { file.withLock { $0 } }
+    var contents: NotificationCenterFile { file.withLock { $0 } }
 
     /// Writes the center back to its file (``NotificationCenterFile/save()``).
-    public func save() throws(LedgerError) { try contents.save() }
+    func save() throws(LedgerError) { try contents.save() }
 
-    public func pendingRequests() async throws -> [PendingRequest] { contents.requests }
+    func pendingRequests() async throws -> [PendingRequest] { contents.requests }
 
-    public func add(_ request: PendingRequest) async throws {
+    func add(_ request: PendingRequest) async throws {
         let ok = file.withLock { $0.schedule(request) }
         if !ok { throw NotificationRefused(id: request.id, reason: "refused by the center file") }
     }
 
-    public func removePendingRequests(withIdentifiers ids: [String]) async throws {
+    func removePendingRequests(withIdentifiers ids: [String]) async throws {
         file.withLock { $0.cancel(Set(ids)) }
     }
 
-    public var supportsDeliveredNotifications: Bool { true }
+    var supportsDeliveredNotifications: Bool { true }
 
-    public func deliveredNotifications() async throws -> [DeliveredNotification] { contents.delivered }
+    func deliveredNotifications() async throws -> [DeliveredNotification] { contents.delivered }
 
-    public func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {
+    func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {
         let gone = Set(ids)
         file.withLock { $0.delivered.removeAll { gone.contains($0.id) } }
     }

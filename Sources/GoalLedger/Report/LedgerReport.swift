@@ -61,8 +61,8 @@ public struct LedgerReport: Sendable {
     /// The limits the report was gathered with.
     public var limits: ReportLimits
 
-    /// The wording for the device's locale.
-    public var labels: ReportLabels { ReportLabels.for(locale: device.settings.locale) }
+    /// The page's wording for the device's locale.
+    package var labels: ReportLabels { ReportLabels.for(locale: device.settings.locale) }
     /// The device's calendar: time zone and first weekday.
     public var calendar: DeviceCalendar { device.calendar }
 }

@@ -1,10 +1,11 @@
 import Foundation
 
 extension LedgerReport {
-    /// Writes the report to `path` whole or not at all: into a temporary file in the same
-    /// directory, flushed, then renamed over `path`. A failure leaves no partial file.
-    public func write(to path: String) throws(LedgerError) {
-        let bytes = Array(html.utf8)
+    /// Writes the report's page (`html(choosingGoals:)`) to `path` whole or not at all: into a
+    /// temporary file in the same directory, flushed, then renamed over `path`. A failure leaves
+    /// no partial file.
+    package func write(to path: String, choosingGoals: String = "") throws(LedgerError) {
+        let bytes = Array(html(choosingGoals: choosingGoals).utf8)
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let temporary = directory + "/." + url.lastPathComponent + ".\(UUID().uuidString).tmp"

@@ -3,129 +3,126 @@ import Foundation
 /// The wording of a report, one phrasebook per language chosen by the device locale's language
 /// (as `ReminderContent` chooses reminder bodies), English when the language has none.
 /// `{name}` placeholders are filled by `format`.
-public struct ReportLabels: Sendable {
+package struct ReportLabels: Sendable {
     /// The language code of this phrasebook (`en`, `ja`): the page's `lang`.
-    public var language: String
+    package var language: String
     /// The page's title and first heading.
-    public var title: String
+    package var title: String
     /// The line under the title: `{device}`, `{zone}`, `{weekday}`, `{now}`.
-    public var subtitle: String
+    package var subtitle: String
     /// The overview's heading.
-    public var overview: String
+    package var overview: String
     /// The goal column's heading (overview and reminder tables).
-    public var goal: String
+    package var goal: String
     /// The word after the number of goals under the title.
-    public var goalsCount: String
+    package var goalsCount: String
     /// The word after the number of events under the title.
-    public var eventsCount: String
+    package var eventsCount: String
     /// The cadence column's heading.
-    public var cadence: String
+    package var cadence: String
     /// The current period's heading, and its prefix in a goal's summary line.
-    public var period: String
+    package var period: String
     /// The value column's heading.
-    public var value: String
+    package var value: String
     /// The target column's heading, and the prefix of a target.
-    public var target: String
+    package var target: String
     /// The current streak's heading and prefix.
-    public var streak: String
+    package var streak: String
     /// The best streak's heading and prefix.
-    public var best: String
+    package var best: String
     /// An outcome completed (a period or day).
-    public var done: String
+    package var done: String
     /// An outcome not completed yet.
-    public var notDone: String
+    package var notDone: String
     /// The mark of a deleted goal.
-    public var deleted: String
+    package var deleted: String
     /// The period of a one-time goal (no period bounds).
-    public var allTime: String
+    package var allTime: String
     /// The heat map's heading.
-    public var calendar: String
+    package var calendar: String
     /// The period chart's heading.
-    public var periods: String
+    package var periods: String
     /// The timeline's heading.
-    public var history: String
+    package var history: String
     /// The heading of the table of every change.
-    public var table: String
+    package var table: String
     /// The time column's heading.
-    public var when: String
+    package var when: String
     /// The device column's heading.
-    public var device: String
+    package var device: String
     /// The event column's heading.
-    public var event: String
+    package var event: String
     /// The change column's heading.
-    public var change: String
+    package var change: String
     /// The reminders section's heading.
-    public var reminders: String
+    package var reminders: String
     /// What a device without upcoming reminders shows.
-    public var noReminders: String
+    package var noReminders: String
     /// What the overview of a ledger without goals shows.
-    public var noGoals: String
+    package var noGoals: String
     /// A device's line in the reminders section: `{device}`, `{strategy}`, `{authorization}`,
     /// `{count}`.
-    public var deviceLine: String
+    package var deviceLine: String
     /// The authorization of a device that never reported one.
-    public var unknown: String
+    package var unknown: String
     /// The prefix of the goals left out by a device's capacity.
-    public var overCapacity: String
+    package var overCapacity: String
     /// The heat map legend's low end.
-    public var less: String
+    package var less: String
     /// The heat map legend's high end.
-    public var more: String
+    package var more: String
     /// A day that reached the target (heat map).
-    public var completedDay: String
+    package var completedDay: String
     /// A day without progress entries (heat map).
-    public var noProgress: String
-    /// The word for progress entries (the page does not use it at present).
-    public var entries: String
+    package var noProgress: String
     /// The flag of an event that won a concurrent edit.
-    public var winner: String
+    package var winner: String
     /// The flag of an event overwritten by a concurrent edit.
-    public var overwritten: String
+    package var overwritten: String
     /// The flag of a change made without seeing a deletion.
-    public var keptAfterDelete: String
+    package var keptAfterDelete: String
     /// The flag of entries that migration recovered.
-    public var recovered: String
+    package var recovered: String
     /// The tooltip of a link between concurrent writes.
-    public var concurrent: String
-    /// The word "legend" (the page does not use it at present).
-    public var legend: String
-    /// The note when not every goal is drawn in full: `{shown}`, `{total}`.
-    public var goalsCapped: String
+    package var concurrent: String
+    /// The note when not every goal is drawn in full: `{shown}`, `{total}`, and `{choose}` where
+    /// the caller's hint on choosing the goals goes (the command line names its option).
+    package var goalsCapped: String
     /// The note under a shortened overview: `{shown}`, `{total}`.
-    public var overviewCapped: String
+    package var overviewCapped: String
     /// The note under a shortened timeline: `{shown}`, `{total}`.
-    public var eventsCapped: String
+    package var eventsCapped: String
     /// The note under a shortened list of fire times: `{omitted}`.
-    public var remindersCapped: String
+    package var remindersCapped: String
     /// The page's footer.
-    public var footer: String
+    package var footer: String
     /// The name of each cadence.
-    public var cadences: [Cadence: String]
+    package var cadences: [Cadence: String]
     /// The name of each kind of timeline mark.
-    public var kinds: [Timeline.Kind: String]
+    package var kinds: [Timeline.Kind: String]
     /// Indexed by month − 1.
-    public var months: [String]
+    package var months: [String]
     /// Indexed by weekday − 1 (1 = Sunday).
-    public var weekdays: [String]
+    package var weekdays: [String]
 
     /// The name of cadence `c` (its raw value if the phrasebook has none).
-    public func cadence(_ c: Cadence) -> String { cadences[c] ?? c.rawValue }
+    package func cadence(_ c: Cadence) -> String { cadences[c] ?? c.rawValue }
     /// The name of mark kind `k` (its raw value if the phrasebook has none).
-    public func kind(_ k: Timeline.Kind) -> String { kinds[k] ?? k.rawValue }
+    package func kind(_ k: Timeline.Kind) -> String { kinds[k] ?? k.rawValue }
     /// The short name of month `m` (1 = January).
-    public func month(_ m: Int) -> String { months[(m - 1) % 12] }
+    package func month(_ m: Int) -> String { months[(m - 1) % 12] }
     /// The short name of weekday `w` (1 = Sunday).
-    public func weekday(_ w: Int) -> String { weekdays[(w - 1) % 7] }
+    package func weekday(_ w: Int) -> String { weekdays[(w - 1) % 7] }
 
     /// `template` with each `{key}` replaced.
-    public static func format(_ template: String, _ values: [String: String]) -> String {
+    package static func format(_ template: String, _ values: [String: String]) -> String {
         var s = template
         for (k, v) in values { s = s.replacingOccurrences(of: "{\(k)}", with: v) }
         return s
     }
 
     /// The labels for a locale identifier (`ja_JP`): its language's, English when it has none.
-    public static func `for`(locale: String) -> ReportLabels {
+    package static func `for`(locale: String) -> ReportLabels {
         phrasebooks[ReminderContent.language(of: locale)] ?? english
     }
 
@@ -142,11 +139,11 @@ public struct ReportLabels: Sendable {
         reminders: "Reminders in the next seven days", noReminders: "No reminders in the next seven days.", noGoals: "No goals yet.",
         deviceLine: "{device}: {strategy} strategy, notifications {authorization}, {count} planned",
         unknown: "not reported", overCapacity: "Over the device's capacity (not scheduled):", less: "Less", more: "More",
-        completedDay: "target reached", noProgress: "no progress", entries: "entries",
+        completedDay: "target reached", noProgress: "no progress",
         winner: "won a concurrent edit", overwritten: "overwritten by a concurrent edit",
         keptAfterDelete: "made without seeing a deletion: kept in the history", recovered: "recovered by migration",
-        concurrent: "concurrent", legend: "Legend",
-        goalsCapped: "{shown} of {total} goals are drawn in full; the others are in the overview (choose them with --goal).",
+        concurrent: "concurrent",
+        goalsCapped: "{shown} of {total} goals are drawn in full; the others are in the overview{choose}.",
         overviewCapped: "The overview lists {shown} of {total} goals.",
         eventsCapped: "Showing {shown} of {total} events: conflicts and recovered entries, then the latest.",
         remindersCapped: "{omitted} more fire times are not listed.",
@@ -169,10 +166,10 @@ public struct ReportLabels: Sendable {
         reminders: "今後7日間のリマインダー", noReminders: "今後7日間のリマインダーはありません。", noGoals: "目標はまだありません。",
         deviceLine: "{device}: {strategy}方式、通知の許可 {authorization}、予定 {count}件",
         unknown: "未報告", overCapacity: "デバイスの上限を超えた目標(未登録):", less: "少", more: "多",
-        completedDay: "目標値に到達", noProgress: "記録なし", entries: "件",
+        completedDay: "目標値に到達", noProgress: "記録なし",
         winner: "同時編集で採用", overwritten: "同時編集で上書きされた", keptAfterDelete: "削除を知らずに行われた変更(履歴に保持)",
-        recovered: "移行で復元", concurrent: "同時", legend: "凡例",
-        goalsCapped: "{total}件中{shown}件の目標を詳しく表示しています。他は概要にあります(--goal で選べます)。",
+        recovered: "移行で復元", concurrent: "同時",
+        goalsCapped: "{total}件中{shown}件の目標を詳しく表示しています。他は概要にあります{choose}。",
         overviewCapped: "概要には{total}件中{shown}件の目標を載せています。",
         eventsCapped: "{total}件中{shown}件のイベントを表示しています(競合と復元を優先し、残りは新しい順)。",
         remindersCapped: "ほかに{omitted}件の通知予定があります。",

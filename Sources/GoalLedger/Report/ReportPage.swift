@@ -3,8 +3,12 @@ import Foundation
 extension LedgerReport {
     /// The report as one self-contained HTML document: inline CSS and SVG, no script, nothing
     /// fetched. It lays out the values gathered by `make`; it computes none of its own.
-    public var html: String {
-        var page = ReportPage(report: self)
+    package var html: String { html(choosingGoals: "") }
+
+    /// `html`, with `choosingGoals` after the note that not every goal is drawn in full: the
+    /// caller's hint, in the page's language (`labels.language`), on how to choose the goals.
+    package func html(choosingGoals: String) -> String {
+        var page = ReportPage(report: self, choosingGoals: choosingGoals)
         page.write()
         return page.w.output
     }
@@ -15,10 +19,13 @@ struct ReportPage {
     let report: LedgerReport
     let l: ReportLabels
     let zone: TimeZone
+    /// The caller's hint in the note on goals not drawn in full.
+    let choosingGoals: String
     var w = HTMLWriter()
 
-    init(report: LedgerReport) {
+    init(report: LedgerReport, choosingGoals: String) {
         self.report = report
+        self.choosingGoals = choosingGoals
         l = report.labels
         zone = report.calendar.timeZone
     }
@@ -35,7 +42,11 @@ struct ReportPage {
         if report.detailsOmitted > 0 && !report.details.isEmpty {
             note(
                 ReportLabels.format(
-                    l.goalsCapped, ["shown": count(report.details.count), "total": count(report.details.count + report.detailsOmitted)]))
+                    l.goalsCapped,
+                    [
+                        "shown": count(report.details.count), "total": count(report.details.count + report.detailsOmitted),
+                        "choose": choosingGoals,
+                    ]))
         }
         for (i, d) in report.details.enumerated() { goal(d, index: i) }
         reminders()

@@ -70,12 +70,16 @@ private struct KeyNotYetTrusted: Error {
 
 /// A device enrolled in the ledger, as `status` shows it.
 public struct EnrolledDevice: Equatable, Sendable {
+    /// The device's name.
     public var device: String
+    /// The Ed25519 public key it signs with (32 bytes).
     public var publicKey: [UInt8]
     /// The first sequence of the device its key signs.
     public var from: UInt64
     /// Set when the device was revoked: its events after this sequence are refused.
     public var revokedAfter: UInt64?
+    /// `publicKey` in short, for people to compare: four groups of four hex digits
+    /// (``EventChain/fingerprint(_:)``).
     public var fingerprint: String { EventChain.fingerprint(publicKey) }
 }
 
@@ -274,10 +278,7 @@ extension LedgerStore {
             return nil
         }
         guard let key = try keys.key(ledger: ledgerID, device: device) else {
-            throw LedgerError(
-                .store,
-                "the signing key of \(device) is missing from \(path) (a backup restored without --with-key?): this device cannot sign; nothing was written"
-            )
+            throw LedgerError.signingKeyMissing(device: device, path: path)
         }
         guard enrolled.contains(where: { $0.key == key.publicKey }) else {
             throw LedgerError(.store, "the signing key in \(path) is not the one enrolled for \(device); nothing was written")

@@ -4,11 +4,16 @@ import Sodium
 
 /// What `verify` found: one line per problem, each naming where it is.
 public struct VerificationReport: Sendable {
+    /// The events in the log.
     public var events: UInt64 = 0
+    /// The goals that exist (created) in the replay.
     public var goals = 0
+    /// What is wrong, one line each naming where (`events: position 7 is missing …`); at most
+    /// the first 1,000.
     public var problems: [String] = []
     /// Events written before their origin signed (a ledger founded before signing).
     public var unsignedEvents = 0
+    /// Whether nothing is wrong.
     public var isClean: Bool { problems.isEmpty }
 }
 

@@ -128,7 +128,7 @@ public final class LedgerStore: @unchecked Sendable {
         onRebuild: ((String) -> Void)? = nil, keys: (any DeviceKeyStore)? = nil
     ) throws(LedgerError) -> LedgerStore {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
-            throw LedgerError(.store, "no ledger store at \(path) (create one with `ledger init --device NAME`)")
+            throw LedgerError.noStore(at: path)
         }
         let env = try openEnvironment(path, options: options)
         let store: LedgerStore

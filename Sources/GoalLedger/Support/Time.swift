@@ -22,8 +22,8 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public static let latest = Instant(milliseconds: 253_402_300_799_999)
     /// Every instant the ledger stores, prints or computes lies in this range.
     public static let supported = earliest...latest
-    /// The range of `--now`: a day in any time zone (UTC−12 to UTC+14) of an instant in it is a
-    /// supported day, so every view and plan computed at such a moment stays in range.
+    /// The moments a view or plan may be computed at: a day in any time zone (UTC−12 to UTC+14)
+    /// of an instant in it is a supported day, so every view and plan stays in range.
     public static let supportedNow = Instant(milliseconds: 86_400_000)...Instant(milliseconds: 253_402_214_399_999)
 
     /// Parses an RFC 3339 timestamp (`2026-11-02T07:00:00Z`, `…T08:00:00.250+01:00`).
