@@ -184,13 +184,7 @@ enum ProjectionCodec {
         if let c = d.configuration {
             w.u8(1)
             stamp(c.stamp, &w)
-            let v = c.value
-            w.string(v.timeZone)
-            w.u8(UInt8(v.firstWeekday))
-            w.string(v.locale)
-            w.u8(v.strategy.storedCode)
-            w.u8(UInt8(v.windowDays))
-            w.varint(UInt64(v.capacity))
+            c.value.encodeFields(into: &w)
         } else {
             w.u8(0)
         }
@@ -210,16 +204,7 @@ enum ProjectionCodec {
         var d = DeviceState(name: name)
         if try r.u8() == 1 {
             let s = try stamp(&r)
-            let tz = try r.string()
-            let fw = Int(try r.u8())
-            let locale = try r.string()
-            let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
-            let window = Int(try r.u8())
-            let capacity = Int(clamping: try r.varint())
-            d.configuration = Register(
-                DeviceConfigured(
-                    timeZone: tz, firstWeekday: fw, locale: locale,
-                    strategy: strategy, windowDays: window, capacity: capacity), s)
+            d.configuration = Register(try DeviceConfigured(fields: &r), s)
         }
         if try r.u8() == 1 {
             let s = try stamp(&r)

@@ -58,6 +58,17 @@ extension DeviceConfigured: DeviceEventPayload {
 
     init(binary r: inout ByteReader) throws(RecordDecodingError) {
         _ = try r.varint()
+        try self.init(fields: &r)
+    }
+
+    func encode(into w: inout ByteWriter) {
+        w.varint(0)
+        encodeFields(into: &w)
+    }
+
+    /// The settings' fields in their stored order, shared by the event record and the device's
+    /// projection row.
+    init(fields r: inout ByteReader) throws(RecordDecodingError) {
         let tz = try r.string()
         let fw = Int(try r.u8())
         let locale = try r.string()
@@ -67,8 +78,7 @@ extension DeviceConfigured: DeviceEventPayload {
         self.init(timeZone: tz, firstWeekday: fw, locale: locale, strategy: strategy, windowDays: window, capacity: capacity)
     }
 
-    func encode(into w: inout ByteWriter) {
-        w.varint(0)
+    func encodeFields(into w: inout ByteWriter) {
         w.string(timeZone)
         w.u8(UInt8(firstWeekday))
         w.string(locale)
