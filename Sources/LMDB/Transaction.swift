@@ -84,6 +84,16 @@ public struct Transaction: ~Copyable {
         return true
     }
 
+    /// Removes one value of `key` in a duplicates database; returns false when it was not there.
+    @discardableResult
+    public func delete(_ db: Database, key: [UInt8], value: [UInt8]) throws(LMDBError) -> Bool {
+        precondition(writable, "delete in a read-only transaction")
+        let rc = withVal(key) { k in withVal(value) { v in mdb_del(txn, db.dbi, &k, &v) } }
+        if rc == MDB_NOTFOUND { return false }
+        try LMDBError.check(rc)
+        return true
+    }
+
     /// Removes every entry of `db` (the database itself stays).
     public func clear(_ db: Database) throws(LMDBError) {
         precondition(writable, "clear in a read-only transaction")

@@ -27,6 +27,10 @@ extension LedgerStore {
             var projection = GoalProjection(historyRule: historyRule)
             projection.revokedAfter = try TrustTable.revocations(txn, layout)
             var sequences: [String: [UInt64]] = [:]
+            // The log's ids and goals with their positions, checked against their indexes
+            // after the scan in one ordered walk each, not one lookup per event.
+            var ids: [(key: IDWords, position: UInt64)] = []
+            var goals: [(key: IDWords, position: UInt64)] = []
             var expected: UInt64 = 1
             var goalIndexed = 0
             var deviceIndexed = 0
@@ -47,18 +51,16 @@ extension LedgerStore {
                     problem("event at position \(position) is damaged: \(error)")
                     return true
                 }
-                let p = position.bigEndianBytes
-                if try txn.get(layout.eventIds, key: event.id.bytes) != p {
-                    problem("eventIds: id \(event.id.uuidString) does not point to position \(position)")
+                ids.append((IDWords(event.id), position))
+                let origin = try txn.withValue(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence)) {
+                    $0.count == 8 ? UInt64(bigEndianBytes: $0) : nil
                 }
-                if try txn.get(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence)) != p {
+                if origin != position {
                     problem("origins: \(event.origin)/\(event.sequence) does not point to position \(position)")
                 }
                 if let goal = event.payload.goal {
                     goalIndexed += 1
-                    if try !txn.contains(layout.goalEvents, key: goal.bytes, value: p) {
-                        problem("goalEvents: position \(position) is missing for goal \(goal.uuidString)")
-                    }
+                    goals.append((IDWords(goal), position))
                 } else {
                     deviceIndexed += 1
                     if try txn.get(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position)) == nil {
@@ -70,6 +72,43 @@ extension LedgerStore {
                 return true
             }
             projection.position = report.events
+
+            // Every id points to its event's position, and every goal holds its events'.
+            ids.sort { $0.key < $1.key }
+            var next = 0
+            try txn.scan(layout.eventIds) { k, v in
+                guard k.count == 16 else { return true }
+                let key = IDWords(k)
+                while next < ids.count, ids[next].key < key {
+                    problem("eventIds: id \(ids[next].key.uuid.uuidString) does not point to position \(ids[next].position)")
+                    next += 1
+                }
+                if next < ids.count, ids[next].key == key {
+                    if v.count != 8 || UInt64(bigEndianBytes: v) != ids[next].position {
+                        problem("eventIds: id \(key.uuid.uuidString) does not point to position \(ids[next].position)")
+                    }
+                    next += 1
+                }
+                return report.problems.count < 1000
+            }
+            for (key, position) in ids[next...] where report.problems.count < 1000 {
+                problem("eventIds: id \(key.uuid.uuidString) does not point to position \(position)")
+            }
+            goals.sort { $0.key != $1.key ? $0.key < $1.key : $0.position < $1.position }
+            next = 0
+            try txn.scan(layout.goalEvents) { k, v in
+                guard k.count == 16, v.count == 8 else { return true }
+                let stored = (IDWords(k), UInt64(bigEndianBytes: v))
+                while next < goals.count, goals[next].key < stored.0 || (goals[next].key == stored.0 && goals[next].position < stored.1) {
+                    problem("goalEvents: position \(goals[next].position) is missing for goal \(goals[next].key.uuid.uuidString)")
+                    next += 1
+                }
+                if next < goals.count, goals[next].key == stored.0, goals[next].position == stored.1 { next += 1 }
+                return report.problems.count < 1000
+            }
+            for (key, position) in goals[next...] where report.problems.count < 1000 {
+                problem("goalEvents: position \(position) is missing for goal \(key.uuid.uuidString)")
+            }
 
             // No index holds entries the log does not explain.
             let logged = Int(report.events) - damaged
@@ -230,4 +269,32 @@ extension LedgerStore {
         if seen != want.count { problems.append("projection \(name): \(seen) rows stored, a fresh replay has \(want.count)") }
         return problems
     }
+}
+
+/// A 16-byte id as two integers that order as its bytes do.
+struct IDWords: Comparable {
+    let high: UInt64
+    let low: UInt64
+
+    init(_ id: UUID) {
+        (high, low) = withUnsafeBytes(of: id.uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+        low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    var uuid: UUID {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) {
+            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
+            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
+
+    static func < (a: IDWords, b: IDWords) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
 }

@@ -161,6 +161,25 @@ struct ProjectionStoreTests {
         #expect(report.problems.contains { $0.contains("projection goals: goal \(runGoal) differs") }, "\(report.problems)")
     }
 
+    /// An id pointing elsewhere, a goal missing one of its positions, and an origin pointing
+    /// elsewhere are each named, whichever place of the index they are in.
+    @Test func verifyNamesEachIndexEntryThatDisagrees() throws {
+        let t = try seededStore()
+        let events = try (1...7).map { p in try #require(try t.store.event(at: UInt64(p))) }
+        let last = events[6]
+        let goal = try #require(events.compactMap(\.payload.goal).first)
+        let goalPositions = events.enumerated().filter { $0.element.payload.goal == goal }.map { UInt64($0.offset + 1) }
+        try t.store.env.write { txn in
+            try txn.put(t.store.layout.eventIds, key: last.id.bytes, value: UInt64(2).bigEndianBytes)
+            try txn.delete(t.store.layout.goalEvents, key: goal.bytes, value: goalPositions[0].bigEndianBytes)
+            try txn.put(t.store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence), value: UInt64(1).bigEndianBytes)
+        }
+        let problems = try t.store.verify().problems
+        #expect(problems.contains("eventIds: id \(last.id.uuidString) does not point to position 7"), "\(problems)")
+        #expect(problems.contains("goalEvents: position \(goalPositions[0]) is missing for goal \(goal.uuidString)"), "\(problems)")
+        #expect(problems.contains("origins: \(last.origin)/\(last.sequence) does not point to position 7"), "\(problems)")
+    }
+
     @Test func auditShowsEachStepWithBeforeAndAfter() throws {
         let t = try seededStore()
         try t.store.append(
