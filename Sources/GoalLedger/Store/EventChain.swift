@@ -23,7 +23,11 @@ public enum EventChain {
 
     /// The hash of an unsigned event from its record (what follows the version and checksum).
     static func hash(record: [UInt8]) -> [UInt8] {
-        record.withUnsafeBytes { BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: $0[5...])) }
+        record.withUnsafeBytes { hash(record: $0) }
+    }
+
+    static func hash(record: UnsafeRawBufferPointer) -> [UInt8] {
+        BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: record[5...]))
     }
 
     /// What a device signs: a domain tag, the ledger, the event's origin and sequence, and its

@@ -31,6 +31,8 @@ extension LedgerStore {
             // after the scan in one ordered walk each, not one lookup per event.
             var ids: [(key: IDWords, position: UInt64)] = []
             var goals: [(key: IDWords, position: UInt64)] = []
+            // Each origin's chain links by sequence, hashed from the records as they are read.
+            var chains: [String: [ChainLink?]] = [:]
             var expected: UInt64 = 1
             var goalIndexed = 0
             var deviceIndexed = 0
@@ -52,6 +54,17 @@ extension LedgerStore {
                     return true
                 }
                 ids.append((IDWords(event.id), position))
+                if event.sequence >= 1, event.sequence <= UInt64(Int32.max) {
+                    // An unsigned record hashes as stored; a signed one without its signature.
+                    let link = ChainLink(
+                        hash: event.signature == nil ? EventChain.hash(record: value) : EventChain.hash(event),
+                        previousHash: event.previousHash, signature: event.signature, signer: event.signer)
+                    let index = Int(event.sequence) - 1
+                    var chain = chains.removeValue(forKey: event.origin) ?? []
+                    if index >= chain.count { chain += [ChainLink?](repeating: nil, count: index - chain.count + 1) }
+                    if chain[index] == nil { chain[index] = link }
+                    chains[event.origin] = chain
+                }
                 let origin = try txn.withValue(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence)) {
                     $0.count == 8 ? UInt64(bigEndianBytes: $0) : nil
                 }
@@ -145,17 +158,16 @@ extension LedgerStore {
                 let keys = try TrustTable.keys(of: origin, txn, layout)
                 var previous = EventChain.genesis
                 var signedEvents = 0
+                let chain = chains[origin] ?? []
                 for sequence in 1...max(head, 1) where head > 0 {
-                    guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
-                        let e = try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
-                    else { break }
+                    guard sequence <= UInt64(chain.count), let e = chain[Int(sequence) - 1] else { break }
                     if let h = e.previousHash {
                         if h != previous { problem("chain: \(origin)/\(sequence) does not follow \(origin)/\(sequence - 1)") }
                         signedEvents += 1
                     } else if isSignedLedger || keys.contains(where: { $0.from <= sequence }) {
                         problem("chain: \(origin)/\(sequence) is not signed")
                     }
-                    previous = EventChain.hash(e)
+                    previous = e.hash
                     if let signature = e.signature, let signer = e.signer {
                         let trusted = keys.contains { $0.from <= sequence && $0.key == signer } || isFounder(origin, signer)
                         let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous)
@@ -269,6 +281,15 @@ extension LedgerStore {
         if seen != want.count { problems.append("projection \(name): \(seen) rows stored, a fresh replay has \(want.count)") }
         return problems
     }
+}
+
+/// What the chain check needs of one event: its hash, and what it says of its predecessor and
+/// its signature.
+struct ChainLink {
+    let hash: [UInt8]
+    let previousHash: [UInt8]?
+    let signature: [UInt8]?
+    let signer: [UInt8]?
 }
 
 /// A 16-byte id as two integers that order as its bytes do.

@@ -133,6 +133,37 @@ struct ProjectionStoreTests {
             ], "\(problems)")
     }
 
+    /// An event rewritten in place with a valid checksum breaks its origin's chain: its
+    /// successor no longer follows it, and a signature over it no longer verifies.
+    @Test func verifyFindsARewrittenEventByItsChain() throws {
+        let t = try TemporaryStore()
+        let goal = UUID()
+        try t.store.append(
+            [try draft(#"{"type":"goalCreated","goal":"\#(goal)","title":"Run","progress":{"kind":"measurable","target":5}}"#)],
+            now: now)
+        for amount in 1...3 {
+            try t.store.append([try draft(#"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(amount)}"#)], now: now)
+        }
+        #expect(try t.store.verify().isClean)
+        let head = try t.store.originHeads()["phone"] ?? 0
+        let (position, original) = try t.store.read { txn in
+            let p = try #require(try txn.get(t.store.layout.origins, key: StoreLayout.originKey("phone", head - 1)))
+            let position = p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+            return (position, try #require(try LedgerStore.event(at: position, txn, t.store.layout)))
+        }
+        guard case .progressRecorded(var payload) = original.payload else {
+            Issue.record("not an entry: \(original.payload)")
+            return
+        }
+        payload.amount = 100
+        var forged = original
+        forged.payload = .progressRecorded(payload)
+        try t.store.env.write { txn in try txn.put(t.store.layout.events, key: position.bigEndianBytes, value: EventCodec.encode(forged)) }
+        let problems = try t.store.verify().problems
+        #expect(problems.contains("chain: phone/\(head) does not follow phone/\(head - 1)"), "\(problems)")
+        #expect(problems.contains("signature: phone/\(head - 1) does not verify"), "\(problems)")
+    }
+
     @Test func verifyNamesTheDamagedEventByPosition() throws {
         let t = try seededStore()
         #expect(try t.store.verify().isClean)
