@@ -156,7 +156,7 @@ extension LedgerStore {
             // for its origin (enrolled, or the founder's).
             for (origin, head) in heads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) where damaged == 0 {
                 let keys = try TrustTable.keys(of: origin, txn, layout)
-                var previous = EventChain.genesis
+                var previous = Hash32(EventChain.genesis)
                 var signedEvents = 0
                 let chain = chains[origin] ?? []
                 for sequence in 1...max(head, 1) where head > 0 {
@@ -170,7 +170,7 @@ extension LedgerStore {
                     previous = e.hash
                     if let signature = e.signature, let signer = e.signer {
                         let trusted = keys.contains { $0.from <= sequence && $0.key == signer } || isFounder(origin, signer)
-                        let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous)
+                        let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous.bytes)
                         if !trusted {
                             problem("signature: \(origin)/\(sequence) is signed by a key not enrolled for \(origin)")
                         } else if !Ed25519.verify(signature: signature, message: message, publicKey: signer) {
@@ -286,10 +286,43 @@ extension LedgerStore {
 /// What the chain check needs of one event: its hash, and what it says of its predecessor and
 /// its signature.
 struct ChainLink {
-    let hash: [UInt8]
-    let previousHash: [UInt8]?
+    /// The event's hash and its predecessor's as it records it, kept inline (a million events
+    /// hold no array each).
+    let hash: Hash32
+    let previousHash: Hash32?
     let signature: [UInt8]?
     let signer: [UInt8]?
+
+    init(hash: [UInt8], previousHash: [UInt8]?, signature: [UInt8]?, signer: [UInt8]?) {
+        self.hash = Hash32(hash)
+        self.previousHash = previousHash.map(Hash32.init)
+        self.signature = signature
+        self.signer = signer
+    }
+}
+
+/// 32 bytes as four integers (a BLAKE2b hash; a value of another length compares unequal to
+/// every hash, as its bytes would).
+struct Hash32: Equatable {
+    let words: (UInt64, UInt64, UInt64, UInt64)
+    let valid: Bool
+
+    init(_ bytes: [UInt8]) {
+        valid = bytes.count == 32
+        words = valid ? bytes.withUnsafeBytes { b in
+            (b.loadUnaligned(as: UInt64.self), b.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             b.loadUnaligned(fromByteOffset: 16, as: UInt64.self), b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        } : (0, 0, 0, 0)
+    }
+
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        withUnsafeBytes(of: words) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    static func == (a: Hash32, b: Hash32) -> Bool { a.valid && b.valid && a.words == b.words }
 }
 
 /// A 16-byte id as two integers that order as its bytes do.
