@@ -154,15 +154,19 @@ public struct GoalState: Equatable, Sendable {
     /// The live entries with schema-1 history writes read by `rule` rather than by
     /// ``historyRule``, in canonical order: the two readings of a migrated goal side by side.
     public func entries(under rule: HistoryRule) -> [ProgressEntry] {
-        var live = recordedEntries.values.filter { !removedEntries.contains($0.id) }
+        var live = removedEntries.isEmpty ? Array(recordedEntries.values) : recordedEntries.values.filter { !removedEntries.contains($0.id) }
         if !historyWrites.isEmpty { live += historyEntries(under: rule) }
-        // Canonical order (clock, then device bytes), then id; the clock alone decides almost
-        // every pair, without building keys.
-        return live.sorted { a, b in
-            if a.hlc != b.hlc { return a.hlc < b.hlc }
+        // Canonical order (clock, then device bytes), then id. The clock alone decides almost
+        // every pair, so the sort moves pairs of clock and index, not whole entries.
+        var order = live.indices.map { (hlc: live[$0].hlc.rawValue, index: $0) }
+        order.sort { x, y in
+            if x.hlc != y.hlc { return x.hlc < y.hlc }
+            let a = live[x.index]
+            let b = live[y.index]
             if a.device != b.device { return String.bytesPrecede(a.device, b.device) }
             return UUID.precedes(a.id, b.id)
         }
+        return order.map { live[$0.index] }
     }
 
     /// The entries schema-1 history writes contribute under `rule`.
