@@ -97,17 +97,22 @@ enum PendingTable {
     }
 
     /// A progress entry's value in `entries`: what the views need of it (its day and id are in
-    /// the key).
+    /// the key), compactly, since there is one per entry:
     ///
-    ///     hlc (8, big-endian) · occurredAt (8, big-endian ms) · flags (1: 1 amount,
-    ///     2 completed given, 4 completed) · amount (8, IEEE 754 big-endian, when flagged)
+    ///     hlc (8, big-endian) · flags (1: 1 amount, 2 completed given, 4 completed, 8 the
+    ///     amount is a whole number) · occurredAt − the clock's milliseconds (zig-zag varint)
+    ///     · amount (zig-zag varint when whole, else IEEE 754 big-endian; when given)
     ///     · device (UTF-8, the rest of the value)
     static func entryValue(_ e: ProgressEntry) -> [UInt8] {
-        var w = ByteWriter(capacity: 48)
+        var w = ByteWriter(capacity: 32)
         w.u64BE(e.hlc.rawValue)
-        w.u64BE(UInt64(bitPattern: e.occurredAt.milliseconds))
-        w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0))
-        if let a = e.amount { w.double(a) }
+        // A whole amount of at most 2^53 (not −0) is exact as an integer.
+        let whole = e.amount.map { $0 == $0.rounded() && abs($0) <= 9_007_199_254_740_992 && !($0 == 0 && $0.sign == .minus) } ?? false
+        w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0) | (whole ? 8 : 0))
+        w.signed(e.occurredAt.milliseconds &- e.hlc.milliseconds)
+        if let a = e.amount {
+            if whole { w.signed(Int64(a)) } else { w.double(a) }
+        }
         w.bytes += Array(e.device.utf8)
         return w.bytes
     }
@@ -120,9 +125,9 @@ enum PendingTable {
         let id = StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
         var r = ByteReader(v)
         let hlc = HLC(rawValue: try r.u64BE())
-        let occurredAt = Instant(milliseconds: Int64(bitPattern: try r.u64BE()))
         let flags = try r.u8()
-        let amount = flags & 1 != 0 ? try r.double() : nil
+        let occurredAt = Instant(milliseconds: hlc.milliseconds &+ (try r.signed()))
+        let amount = flags & 1 == 0 ? nil : flags & 8 != 0 ? Double(try r.signed()) : try r.double()
         let device = String(decoding: UnsafeRawBufferPointer(rebasing: v[r.index...]), as: UTF8.self)
         return ProgressEntry(
             id: id, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt, day: day, device: device,

@@ -50,8 +50,9 @@ enum StoredProjection {
     /// Bumped whenever the fold or the stored form changes; stores built by an older version
     /// are rebuilt before they are read.
     /// 3: tags folded in NFC, compared by bytes; 4: the pending tables; 5: `entries` (by goal and
-    /// day, carrying what the views read) replaces the day index `entryDays`.
-    static let version: UInt64 = 5
+    /// day, carrying what the views read) replaces the day index `entryDays`; 6: entry values
+    /// compact (the time as a difference from the clock, whole amounts as varints).
+    static let version: UInt64 = 6
 
     struct Status: Equatable, Sendable {
         var generation: Int

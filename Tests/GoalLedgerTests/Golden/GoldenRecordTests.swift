@@ -125,15 +125,20 @@ struct GoldenRecordTests {
     /// Rows of the entries table: key, then value, for an amount, a completion, a completion
     /// refused, and a history write's key (its value is empty).
     static var entryRows: [(String, [UInt8])] {
+        entries.sorted { $0.key < $1.key }.flatMap { name, e in
+            [("entries.\(name).key", PendingTable.entryKey(goal: goal, e)), ("entries.\(name).value", PendingTable.entryValue(e))]
+        } + [("entries.history.key", PendingTable.entryKey(goal: goal, day: PendingTable.historyDay, event: id(904)))]
+    }
+
+    static var entries: [String: ProgressEntry] {
         let at = Instant(milliseconds: 1_793_602_800_000)
         let entries = [
             ("amount", ProgressEntry(id: id(901), amount: 2.5, completed: nil, occurredAt: at, day: Day(iso: "2026-11-02")!, device: "phone", hlc: HLC(rawValue: 7))),
             ("completed", ProgressEntry(id: id(902), amount: nil, completed: true, occurredAt: at, day: Day(iso: "2026-11-01")!, device: "tablet", hlc: HLC(rawValue: 8))),
+            ("wholeAmount", ProgressEntry(id: id(905), amount: -3, completed: nil, occurredAt: Instant(milliseconds: 1_793_602_799_000), day: Day(iso: "2026-11-02")!, device: "phone", hlc: HLC(rawValue: UInt64(1_793_602_800_000) << 16 | 3))),
             ("notCompleted", ProgressEntry(id: id(903), amount: nil, completed: false, occurredAt: Instant(milliseconds: 0), day: Day(iso: "1970-01-01")!, device: "w", hlc: HLC(rawValue: 9))),
         ]
-        return entries.flatMap { name, e in
-            [("entries.\(name).key", PendingTable.entryKey(goal: goal, e)), ("entries.\(name).value", PendingTable.entryValue(e))]
-        } + [("entries.history.key", PendingTable.entryKey(goal: goal, day: PendingTable.historyDay, event: id(904)))]
+        return Dictionary(uniqueKeysWithValues: entries)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -197,10 +202,11 @@ struct GoldenRecordTests {
             let state = try bytes.withUnsafeBytes { try ProjectionCodec.decodeHeader($0, id: Self.goal) }
             #expect(ProjectionCodec.encodeHeader(state) == bytes, "\(name) does not encode back to its bytes")
         }
-        for name in ["amount", "completed", "notCompleted"] {
+        for name in ["amount", "wholeAmount", "completed", "notCompleted"] {
             guard let key = golden["row.entries.\(name).key"], let value = golden["row.entries.\(name).value"] else { continue }
             let entry = try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try PendingTable.entry(key: k, value: v) } }
             #expect(entry.map(PendingTable.entryValue) == value && entry.map { PendingTable.entryKey(goal: Self.goal, $0) } == key, "entries.\(name)")
+            #expect(entry == Self.entries[name], "entries.\(name) decodes to another entry")
         }
         for (name, _) in Self.rows where name.hasPrefix("device") {
             guard let bytes = golden["row." + name] else { continue }
