@@ -149,7 +149,7 @@ extension ProgressEntry {
     /// Writes `json` straight into `out` (the same bytes, without building the value).
     func writeJSON(into out: inout [UInt8]) throws(LedgerError) {
         out.append(contentsOf: #"{"id":""#.utf8)
-        out.append(contentsOf: id.upperString.utf8)
+        id.writeUpper(into: &out)
         out.append(UInt8(ascii: "\""))
         if let amount {
             out.append(contentsOf: #","amount":"#.utf8)
@@ -157,7 +157,7 @@ extension ProgressEntry {
         }
         if let completed { out.append(contentsOf: (completed ? #","completed":true"# : #","completed":false"#).utf8) }
         out.append(contentsOf: #","occurredAt":""#.utf8)
-        out.append(contentsOf: occurredAt.rfc3339.utf8)
+        occurredAt.writeRFC3339(into: &out)
         out.append(contentsOf: #"","day":""#.utf8)
         out.append(contentsOf: day.description.utf8)
         out.append(contentsOf: #"","device":"#.utf8)

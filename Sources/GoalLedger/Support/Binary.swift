@@ -150,19 +150,30 @@ extension UUID {
     /// The upper-case string form, as `uuidString` prints it, without going through `snprintf`:
     /// digests and JSON output format millions of ids.
     public var upperString: String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            writeUpper(out)
+            return 36
+        }
+    }
+
+    /// Appends the bytes of `upperString` to `out` without making a string.
+    func writeUpper(into out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: 36))
+        out.withUnsafeMutableBufferPointer { writeUpper(UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+    }
+
+    private func writeUpper(_ out: UnsafeMutableBufferPointer<UInt8>) {
         withUnsafeBytes(of: uuid) { b in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var j = 0
-                for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 {
-                        out[j] = UInt8(ascii: "-")
-                        j += 1
-                    }
-                    out[j] = Self.hex[Int(b[i] >> 4)]
-                    out[j + 1] = Self.hex[Int(b[i] & 0xF)]
-                    j += 2
+            var j = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    out[j] = UInt8(ascii: "-")
+                    j += 1
                 }
-                return 36
+                out[j] = Self.hex[Int(b[i] >> 4)]
+                out[j + 1] = Self.hex[Int(b[i] & 0xF)]
+                j += 2
             }
         }
     }

@@ -79,42 +79,70 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     /// RFC 3339 in UTC; milliseconds appear only when they are not zero.
     public var rfc3339: String {
+        guard let length = rfc3339Length else { return rfc3339OutOfRange }
+        return String(unsafeUninitializedCapacity: length) { out in
+            writeRFC3339(out)
+            return length
+        }
+    }
+
+    /// Appends the bytes of `rfc3339` to `out` without making a string (JSON output writes
+    /// one per entry).
+    func writeRFC3339(into out: inout [UInt8]) {
+        guard let length = rfc3339Length else {
+            out.append(contentsOf: rfc3339OutOfRange.utf8)
+            return
+        }
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: length))
+        out.withUnsafeMutableBufferPointer { writeRFC3339(UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+    }
+
+    /// The length of the RFC 3339 form of an instant in years 0…9999 (20, or 24 with
+    /// milliseconds); nil outside them.
+    private var rfc3339Length: Int? {
+        let (secs, ms) = milliseconds.floorDivided(by: 1000)
+        let year = Day(daysSinceEpoch: Int32(secs.floorDivided(by: 86_400).quotient)).components.year
+        guard (0...9999).contains(year) else { return nil }
+        return ms == 0 ? 20 : 24
+    }
+
+    /// The form of an instant outside years 0…9999 (never stored: for messages).
+    private var rfc3339OutOfRange: String {
+        let (secs, _) = milliseconds.floorDivided(by: 1000)
+        let (days, secOfDay) = secs.floorDivided(by: 86_400)
+        let (h, m, s) = (Int(secOfDay / 3600), Int(secOfDay % 3600 / 60), Int(secOfDay % 60))
+        return Day(daysSinceEpoch: Int32(days)).description + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z"
+    }
+
+    /// Writes the form of an instant in years 0…9999 into `out`, which has its length.
+    private func writeRFC3339(_ out: UnsafeMutableBufferPointer<UInt8>) {
         let (secs, ms) = milliseconds.floorDivided(by: 1000)
         let (days, secOfDay) = secs.floorDivided(by: 86_400)
         let (y, mo, d) = Day(daysSinceEpoch: Int32(days)).components
-        let h = Int(secOfDay / 3600)
-        let m = Int(secOfDay % 3600 / 60)
-        let s = Int(secOfDay % 60)
-        guard (0...9999).contains(y) else {
-            return Day(daysSinceEpoch: Int32(days)).description + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z"
-        }
-        let length = ms == 0 ? 20 : 24
-        return String(unsafeUninitializedCapacity: length) { out in
-            func put(_ v: Int, _ at: Int, _ width: Int) {
-                var v = v
-                for i in stride(from: at + width - 1, through: at, by: -1) {
-                    out[i] = UInt8(48 + v % 10)
-                    v /= 10
-                }
+        func put(_ v: Int, _ at: Int, _ width: Int) {
+            var v = v
+            for i in stride(from: at + width - 1, through: at, by: -1) {
+                out[i] = UInt8(48 + v % 10)
+                v /= 10
             }
-            put(y, 0, 4)
-            out[4] = 45
-            put(mo, 5, 2)
-            out[7] = 45
-            put(d, 8, 2)
-            out[10] = 84
-            put(h, 11, 2)
-            out[13] = 58
-            put(m, 14, 2)
-            out[16] = 58
-            put(s, 17, 2)
-            if ms != 0 {
-                out[19] = 46
-                put(Int(ms), 20, 3)
-            }
-            out[length - 1] = 90
-            return length
         }
+        put(y, 0, 4)
+        out[4] = 45
+        put(mo, 5, 2)
+        out[7] = 45
+        put(d, 8, 2)
+        out[10] = 84
+        put(Int(secOfDay / 3600), 11, 2)
+        out[13] = 58
+        put(Int(secOfDay % 3600 / 60), 14, 2)
+        out[16] = 58
+        put(Int(secOfDay % 60), 17, 2)
+        if ms != 0 {
+            out[19] = 46
+            put(Int(ms), 20, 3)
+        }
+        out[out.count - 1] = 90
     }
 
     public var description: String { rfc3339 }

@@ -117,6 +117,22 @@ struct TimeTests {
         #expect(instant("1969-12-31T23:59:59.5Z").rfc3339 == "1969-12-31T23:59:59.500Z")
     }
 
+    /// The forms written straight into a byte buffer are the bytes of the strings.
+    @Test func writtenFormsAreTheStringsBytes() {
+        for ms: Int64 in [0, 1, 999, 1_000, -1, -500, 1_793_602_800_250, 253_402_300_799_999, 253_402_300_800_000, -62_167_219_200_001] {
+            var out: [UInt8] = [0x2A]
+            Instant(milliseconds: ms).writeRFC3339(into: &out)
+            #expect(out == [0x2A] + Array(Instant(milliseconds: ms).rfc3339.utf8), "\(ms)")
+        }
+        for _ in 0..<50 {
+            let id = UUID()
+            var out: [UInt8] = [0x2A]
+            id.writeUpper(into: &out)
+            #expect(out == [0x2A] + Array(id.uuidString.utf8))
+            #expect(id.upperString == id.uuidString)
+        }
+    }
+
     @Test(arguments: [
         "2026-02-30T00:00:00Z", "2026-11-02 07:00:00Z", "2026-11-02T24:00:00Z", "2026-11-02T07:00:00",
         "2026-11-02T07:00:60Z", "2026-11-02T07:00:00+1:00", "2026-11-02T07:00:00.Z", "yesterday",
