@@ -205,8 +205,9 @@ public struct Benchmark {
 
         // Peak resident memory of a replay in a child process, beside a raw scan in another.
         if let executable {
-            let ledgerPeak = try childPeak(executable, ["--child-replay", store.path])
-            let rawPeak = try childPeak(executable, ["--child-scan", store.path])
+            // Each in a process of its own, timed through `measure` (see `measure(_:_:)`).
+            let ledgerPeak = try measure(executable, ["--child-replay", store.path]).peakMiB
+            let rawPeak = try measure(executable, ["--child-scan", store.path]).peakMiB
             figures.append(
                 Figure(
                     name: "replay peak memory", unit: "MiB", value: ledgerPeak, baseline: rawPeak,
@@ -265,21 +266,6 @@ public struct Benchmark {
                     "lower is better; target ≤ 0.05 s at 1M events; \(report?.full == true ? "whole table (over capacity)" : "incremental"), file center, median of 5"
             ),
         ]
-    }
-
-    /// The peak resident memory of the benchmark's executable run in a child mode (through
-    /// `measure`, so that the child's peak does not start at this process's).
-    func childPeak(_ executable: String, _ arguments: [String]) throws -> Double {
-        try measure(executable, arguments).peakMiB
-    }
-
-    /// Peak resident set of this process in MiB (VmHWM).
-    public static func peakResidentMiB() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return 0 }
-        let kb = Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "0") ?? 0
-        return kb / 1024
     }
 
     // MARK: Sync

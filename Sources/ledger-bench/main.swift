@@ -19,7 +19,6 @@ let args = Array(CommandLine.arguments.dropFirst())
 if let store = value("--child-replay") {
     let s = try LedgerStore.open(at: store)
     _ = try s.replay().digest
-    print(Benchmark.peakResidentMiB())
     exit(0)
 }
 if let store = value("--child-scan") {
@@ -32,7 +31,6 @@ if let store = value("--child-scan") {
             return true
         }
     }
-    print(Benchmark.peakResidentMiB())
     exit(total >= 0 ? 0 : 1)
 }
 if let store = value("--child-put") {

@@ -97,8 +97,7 @@ extension LedgerStore {
                     case .progressHistoryReplaced(let p):
                         // The rules need the base write only: look it up by id, not the history.
                         var s = try batch.header(id, txn)
-                        if let base = p.base, let pos = try txn.get(layout.eventIds, key: base.bytes),
-                            let e = try Self.event(at: pos.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout),
+                        if let base = p.base, let e = try Self.event(id: base, txn, layout),
                             case .progressHistoryReplaced(let b) = e.payload, b.goal == id
                         {
                             s.record(e)

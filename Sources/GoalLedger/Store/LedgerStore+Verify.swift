@@ -59,11 +59,7 @@ extension LedgerStore {
                     let link = ChainLink(
                         hash: event.signature == nil ? EventChain.hash(record: value) : EventChain.hash(event),
                         previousHash: event.previousHash, signature: event.signature, signer: event.signer)
-                    let index = Int(event.sequence) - 1
-                    var chain = chains.removeValue(forKey: event.origin) ?? []
-                    if index >= chain.count { chain += [ChainLink?](repeating: nil, count: index - chain.count + 1) }
-                    if chain[index] == nil { chain[index] = link }
-                    chains[event.origin] = chain
+                    chains[event.origin, default: []].place(link, at: Int(event.sequence) - 1)
                 }
                 let origin = try txn.withValue(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence)) {
                     $0.count == 8 ? UInt64(bigEndianBytes: $0) : nil
@@ -301,6 +297,14 @@ struct ChainLink {
     }
 }
 
+extension [ChainLink?] {
+    /// Puts `link` at `index`, growing the array with gaps; the first link at an index stays.
+    mutating func place(_ link: ChainLink, at index: Int) {
+        if index >= count { append(contentsOf: repeatElement(nil, count: index - count + 1)) }
+        if self[index] == nil { self[index] = link }
+    }
+}
+
 /// 32 bytes as four integers (a BLAKE2b hash; a value of another length compares unequal to
 /// every hash, as its bytes would).
 struct Hash32: Equatable {
@@ -323,32 +327,4 @@ struct Hash32: Equatable {
     }
 
     static func == (a: Hash32, b: Hash32) -> Bool { a.valid && b.valid && a.words == b.words }
-}
-
-/// A 16-byte id as two integers that order as its bytes do.
-struct IDWords: Comparable {
-    let high: UInt64
-    let low: UInt64
-
-    init(_ id: UUID) {
-        (high, low) = withUnsafeBytes(of: id.uuid) {
-            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-    }
-
-    init(_ bytes: UnsafeRawBufferPointer) {
-        high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
-        low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-    }
-
-    var uuid: UUID {
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) {
-            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
-            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
-        }
-        return UUID(uuid: bytes)
-    }
-
-    static func < (a: IDWords, b: IDWords) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
 }

@@ -237,6 +237,12 @@ public final class LedgerStore: @unchecked Sendable {
         return decoded
     }
 
+    /// The event with id `id`, through the id index; nil when the store does not hold it.
+    static func event(id: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Event? {
+        guard let position = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }) else { return nil }
+        return try event(at: position, txn, layout)
+    }
+
     /// The event stored at `position`.
     public func event(at position: UInt64) throws(LedgerError) -> Event? {
         try read { txn in try Self.event(at: position, txn, layout) }
@@ -314,15 +320,8 @@ public final class LedgerStore: @unchecked Sendable {
     /// goal being visited is in memory, so a long history costs time, not memory.
     public func forEachGoal(_ body: (GoalState) throws -> Void) throws(LedgerError) {
         try read { txn in
-            let t = try StoredProjection.active(txn, layout)
-            let revoked = try TrustTable.revocations(txn, layout)
-            var ids: [UUID] = []
-            try txn.scan(t.goals) { key, _ in
-                ids.append(StoredProjection.uuid(key))
-                return true
-            }
-            for id in ids {
-                if let g = try StoredProjection.goal(id, txn, t, layout, rule: historyRule, revoked: revoked), g.exists { try body(g) }
+            try StoredProjection.forEachGoal(txn, layout, rule: historyRule, revoked: try TrustTable.revocations(txn, layout)) { g in
+                if g.exists { try body(g) }
             }
         }
     }

@@ -42,39 +42,37 @@ enum PendingTable {
 
     /// A key of `entries`: the goal, the day, then the event id (a goal's entries are one run
     /// of keys, in day order).
-    static func entryKey(goal: UUID, day: UInt32, event: UUID) -> [UInt8] { goal.bytes + day.bigEndianBytes + event.bytes }
+    static func entryKey(goal: UUID, day: UInt32, event: UUID) -> [UInt8] { EntryKey(goal: goal, day: day, event: event).bytes }
 
-    static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { entryKey(goal: goal, day: dayBytes(e.day), event: e.id) }
+    static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { EntryKey(goal: goal, e).bytes }
 
     /// A key of `entries` as integers that order as its bytes do: batches sort their rows by it
-    /// before writing them, without comparing byte arrays.
+    /// before writing them, and `verify` walks the table against it, without comparing byte
+    /// arrays.
     struct EntryKey: Comparable {
-        let goal: (UInt64, UInt64)
+        let goal: IDWords
         let day: UInt32
-        let event: (UInt64, UInt64)
+        let event: IDWords
 
         init(goal: UUID, day: UInt32, event: UUID) {
-            self.goal = Self.words(goal)
+            self.goal = IDWords(goal)
             self.day = day
-            self.event = Self.words(event)
+            self.event = IDWords(event)
         }
+
+        /// The key of a progress entry of `goal`.
+        init(goal: UUID, _ e: ProgressEntry) { self.init(goal: goal, day: dayBytes(e.day), event: e.id) }
 
         /// The key a stored row of `entries` has; nil for a key that is not 36 bytes.
         init?(bytes k: UnsafeRawBufferPointer) {
             guard k.count == 36 else { return nil }
-            goal = (UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            goal = IDWords(UnsafeRawBufferPointer(rebasing: k[0..<16]))
             day = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
-            event = (
-                UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
-                UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 28, as: UInt64.self))
-            )
+            event = IDWords(UnsafeRawBufferPointer(rebasing: k[20..<36]))
         }
 
-        private static func words(_ id: UUID) -> (UInt64, UInt64) {
-            withUnsafeBytes(of: id.uuid) {
-                (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-            }
-        }
+        /// The calendar day of the key (for a history write: `historyDay`, after every day).
+        var calendarDay: Day { Day(daysSinceEpoch: Int32(bitPattern: day ^ 0x8000_0000)) }
 
         static func < (a: EntryKey, b: EntryKey) -> Bool {
             if a.goal != b.goal { return a.goal < b.goal }
@@ -82,16 +80,12 @@ enum PendingTable {
             return a.event < b.event
         }
 
-        static func == (a: EntryKey, b: EntryKey) -> Bool { a.goal == b.goal && a.day == b.day && a.event == b.event }
-
         var bytes: [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(36)
-            withUnsafeBytes(of: goal.0.bigEndian) { out.append(contentsOf: $0) }
-            withUnsafeBytes(of: goal.1.bigEndian) { out.append(contentsOf: $0) }
+            goal.write(into: &out)
             withUnsafeBytes(of: day.bigEndian) { out.append(contentsOf: $0) }
-            withUnsafeBytes(of: event.0.bigEndian) { out.append(contentsOf: $0) }
-            withUnsafeBytes(of: event.1.bigEndian) { out.append(contentsOf: $0) }
+            event.write(into: &out)
             return out
         }
     }
@@ -120,9 +114,7 @@ enum PendingTable {
     /// The entry a row of `entries` holds; nil for a history write's row (empty value).
     static func entry(key k: UnsafeRawBufferPointer, value v: UnsafeRawBufferPointer) throws(RecordDecodingError) -> ProgressEntry? {
         guard !v.isEmpty else { return nil }
-        guard k.count == 36 else { throw RecordDecodingError(reason: "an entry key of \(k.count) bytes") }
-        let day = Day(daysSinceEpoch: Int32(bitPattern: UInt32(bigEndianBytes: UnsafeRawBufferPointer(rebasing: k[16..<20])) ^ 0x8000_0000))
-        let id = StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
+        guard let key = EntryKey(bytes: k) else { throw RecordDecodingError(reason: "an entry key of \(k.count) bytes") }
         var r = ByteReader(v)
         let hlc = HLC(rawValue: try r.u64BE())
         let flags = try r.u8()
@@ -130,8 +122,8 @@ enum PendingTable {
         let amount = flags & 1 == 0 ? nil : flags & 8 != 0 ? Double(try r.signed()) : try r.double()
         let device = String(decoding: UnsafeRawBufferPointer(rebasing: v[r.index...]), as: UTF8.self)
         return ProgressEntry(
-            id: id, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt, day: day, device: device,
-            hlc: hlc)
+            id: key.event.uuid, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt,
+            day: key.calendarDay, device: device, hlc: hlc)
     }
 
     // MARK: Changes a batch makes
@@ -346,7 +338,7 @@ enum PendingTable {
         var entries: [(key: EntryKey, entry: ProgressEntry?)] = []
         var facts: [ReminderFacts] = []
         for (id, g) in p.goals {
-            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, day: dayBytes(e.day), event: e.id), e)) }
+            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, e), e)) }
             for w in g.historyWrites.keys { entries.append((EntryKey(goal: id, day: historyDay, event: w), nil)) }
             guard let f = ReminderFacts(g) else { continue }
             reminders[id.bytes] = encode(f)

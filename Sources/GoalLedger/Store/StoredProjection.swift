@@ -132,9 +132,9 @@ enum StoredProjection {
             return true
         }
         for id in historyWrites {
-            guard let p = try txn.get(layout.eventIds, key: id.bytes),
-                let e = try LedgerStore.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
-            else { throw LedgerError(.store, "the day index names event \(id.uuidString), which the log does not hold") }
+            guard let e = try LedgerStore.event(id: id, txn, layout) else {
+                throw LedgerError(.store, "the entries table names event \(id.uuidString), which the log does not hold")
+            }
             state.record(e)
         }
         try txn.scan(t.removed, from: prefix) { key, _ in
@@ -147,13 +147,9 @@ enum StoredProjection {
 
     /// The entry `entry` of `goal`, if that id is a `progressRecorded` of that goal.
     static func entry(_ entry: UUID, of goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> ProgressEntry? {
-        guard let p = try txn.get(layout.eventIds, key: entry.bytes),
-            let e = try LedgerStore.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout),
-            case .progressRecorded(let r) = e.payload, r.goal == goal
+        guard let e = try LedgerStore.event(id: entry, txn, layout), case .progressRecorded(let r) = e.payload, r.goal == goal
         else { return nil }
-        var state = GoalState(id: goal)
-        state.record(e)
-        return state.recordedEntries[entry]
+        return ProgressEntry(e, r)
     }
 
     /// The number of events about `goal` in the store (its stream version).
@@ -172,14 +168,7 @@ enum StoredProjection {
         let t = try active(txn, layout)
         var projection = GoalProjection(historyRule: rule)
         projection.revokedAfter = try TrustTable.revocations(txn, layout)
-        var ids: [UUID] = []
-        try txn.scan(t.goals) { key, _ in
-            ids.append(uuid(key))
-            return true
-        }
-        for id in ids {
-            if let g = try goal(id, txn, t, layout, rule: rule, revoked: projection.revokedAfter) { projection.insert(g) }
-        }
+        try forEachGoal(txn, layout, rule: rule, revoked: projection.revokedAfter) { projection.insert($0) }
         try txn.scan(t.devices) { key, value in
             let name = String(decoding: key, as: UTF8.self)
             projection.insert(try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
@@ -187,6 +176,22 @@ enum StoredProjection {
         }
         projection.position = try status(txn, layout).checkpoint
         return projection
+    }
+
+    /// Every goal of the active generation with its entries, in id order, one at a time.
+    static func forEachGoal(
+        _ txn: borrowing Transaction, _ layout: StoreLayout, rule: HistoryRule, revoked: [String: UInt64],
+        _ body: (GoalState) throws -> Void
+    ) throws {
+        let t = try active(txn, layout)
+        var ids: [UUID] = []
+        try txn.scan(t.goals) { key, _ in
+            ids.append(uuid(key))
+            return true
+        }
+        for id in ids {
+            if let g = try goal(id, txn, t, layout, rule: rule, revoked: revoked) { try body(g) }
+        }
     }
 
     // MARK: Writing
@@ -255,8 +260,7 @@ enum StoredProjection {
                 case .progressRecorded(let p):
                     // The entry is the event itself; its day row keeps what the views read.
                     let entry = ProgressEntry(e, p)
-                    entryPuts.append(
-                        (PendingTable.EntryKey(goal: goal, day: PendingTable.dayBytes(entry.day), event: entry.id), PendingTable.entryValue(entry)))
+                    entryPuts.append((PendingTable.EntryKey(goal: goal, entry), PendingTable.entryValue(entry)))
                     pendingChanges.progress.insert(goal)
                     return
                 case .progressHistoryReplaced:

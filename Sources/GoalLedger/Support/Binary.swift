@@ -192,22 +192,13 @@ extension UUID {
                         guard s[i] == UInt8(ascii: "-") else { return false }
                         i += 1
                     }
-                    guard let high = hexValue(s[i]), let low = hexValue(s[i + 1]) else { return false }
+                    guard let high = Hex.digit(s[i]), let low = Hex.digit(s[i + 1]) else { return false }
                     out[j] = high << 4 | low
                     i += 2
                 }
                 return true
             }
             return ok ? UUID(uuid: bytes) : nil
-        }
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 
@@ -219,6 +210,16 @@ extension UUID {
 
 /// Lower-case hexadecimal, for keys, hashes and signatures in JSON.
 package enum Hex {
+    /// The value of one hexadecimal digit, in either case; nil for any other byte.
+    public static func digit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     public static func string(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -233,21 +234,47 @@ package enum Hex {
     public static func bytes(_ text: String) -> [UInt8]? {
         let b = Array(text.utf8)
         guard b.count % 2 == 0 else { return nil }
-        func v(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: c - 48
-            case 97...102: c - 87
-            case 65...70: c - 55
-            default: nil
-            }
-        }
         var out: [UInt8] = []
         var i = 0
         while i < b.count {
-            guard let hi = v(b[i]), let lo = v(b[i + 1]) else { return nil }
+            guard let hi = digit(b[i]), let lo = digit(b[i + 1]) else { return nil }
             out.append(hi << 4 | lo)
             i += 2
         }
         return out
     }
+}
+
+/// A 16-byte id as two integers that order as its bytes do.
+struct IDWords: Comparable {
+    let high: UInt64
+    let low: UInt64
+
+    init(_ id: UUID) {
+        (high, low) = withUnsafeBytes(of: id.uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+        low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    var uuid: UUID {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) {
+            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
+            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
+
+    /// Appends the 16 bytes.
+    func write(into out: inout [UInt8]) {
+        withUnsafeBytes(of: high.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: low.bigEndian) { out.append(contentsOf: $0) }
+    }
+
+    static func < (a: IDWords, b: IDWords) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
 }

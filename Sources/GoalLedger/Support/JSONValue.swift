@@ -199,15 +199,8 @@ package struct JSONParser {
         guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let c = bytes[index]
-            let d: UInt32
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
-            default: throw error("invalid \\u escape")
-            }
-            v = v << 4 | d
+            guard let d = Hex.digit(bytes[index]) else { throw error("invalid \\u escape") }
+            v = v << 4 | UInt32(d)
             index += 1
         }
         return v

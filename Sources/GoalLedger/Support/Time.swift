@@ -101,10 +101,9 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The length of the RFC 3339 form of an instant in years 0…9999 (20, or 24 with
     /// milliseconds); nil outside them.
     private var rfc3339Length: Int? {
-        let (secs, ms) = milliseconds.floorDivided(by: 1000)
-        let year = Day(daysSinceEpoch: Int32(secs.floorDivided(by: 86_400).quotient)).components.year
-        guard (0...9999).contains(year) else { return nil }
-        return ms == 0 ? 20 : 24
+        // 0000-01-01T00:00:00Z ..< 10000-01-01T00:00:00Z
+        guard (-62_167_219_200_000..<253_402_300_800_000).contains(milliseconds) else { return nil }
+        return milliseconds.floorDivided(by: 1000).remainder == 0 ? 20 : 24
     }
 
     /// The form of an instant outside years 0…9999 (never stored: for messages).

@@ -124,6 +124,9 @@ struct TimeTests {
             Instant(milliseconds: ms).writeRFC3339(into: &out)
             #expect(out == [0x2A] + Array(Instant(milliseconds: ms).rfc3339.utf8), "\(ms)")
         }
+        #expect(Instant(milliseconds: 253_402_300_799_999).rfc3339 == "9999-12-31T23:59:59.999Z")
+        #expect(Instant(milliseconds: 253_402_300_800_000).rfc3339 == "10000-01-01T00:00:00Z")
+        #expect(Instant(milliseconds: -62_167_219_200_000).rfc3339 == "0000-01-01T00:00:00Z")
         for _ in 0..<50 {
             let id = UUID()
             var out: [UInt8] = [0x2A]
