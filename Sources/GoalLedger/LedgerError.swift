@@ -90,6 +90,17 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
             situation: .signingKeyMissing(device: device, path: path))
     }
 
+    /// An invalid event of a batch: named by its input line when it was read from one, else by
+    /// its place in the batch (1-based), and by the field.
+    package static func invalidEvent(line: Int?, index: Int, _ error: FieldError) -> LedgerError {
+        if let line { return invalidLine(line, field: error.field, error.message) }
+        let place = "event \(index) of the batch"
+        if let field = error.field {
+            return LedgerError(.invalidInput, "\(place): field \"\(field)\": \(error.message)")
+        }
+        return LedgerError(.invalidInput, "\(place): \(error.message)")
+    }
+
     /// An invalid input line, naming the line (1-based) and the field.
     package static func invalidLine(_ line: Int, field: String?, _ message: String) -> LedgerError {
         if let field {

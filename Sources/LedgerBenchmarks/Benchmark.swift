@@ -69,6 +69,9 @@ public struct Benchmark {
     }
 
     static let now = Instant(rfc3339: "2026-11-02T07:00:00Z")!
+    /// The reminder time of the benchmark's goals, and one per minute of the hour.
+    static let reminder = try! ReminderTime(hour: 7, minute: 30)
+    static let reminders = (0..<60).map { try! ReminderTime(hour: 7, minute: $0) }
 
     public func run() throws -> [Figure] {
         var figures: [Figure] = []
@@ -98,7 +101,7 @@ public struct Benchmark {
                     payload: .goalCreated(
                         GoalCreated(
                             goal: id, title: "Goal \(i)", details: nil, cadence: [.daily, .weekly, .monthly][i % 3], targetDate: nil,
-                            progressKind: .measurable, target: 5, unit: "km", reminder: ReminderTime(hour: 7, minute: 30), tags: ["bench"]))
+                            progressKind: .measurable, target: 5, unit: "km", reminder: Self.reminder, tags: ["bench"]))
                 ))
         }
         var t = Self.now.milliseconds + Int64(goals)
@@ -456,7 +459,7 @@ struct ReconcileBenchmark {
                         payload: .goalCreated(
                             GoalCreated(
                                 goal: id, title: "Goal \(i + offset)", cadence: .daily,
-                                reminder: i + offset < 50 ? ReminderTime(hour: 7, minute: (i + offset) % 60) : nil)))
+                                reminder: i + offset < 50 ? Benchmark.reminders[(i + offset) % 60] : nil)))
                 }
                 try store.append(drafts, now: Benchmark.now)
                 i += 10_000

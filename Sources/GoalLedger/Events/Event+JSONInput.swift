@@ -16,6 +16,8 @@ public enum EventLimits {
     public static let localeLength = 2...35
     /// The largest magnitude of an amount or a target.
     public static let magnitude = 1e12
+    /// The most digits an amount or a target may have after the decimal point.
+    public static let fractionDigits = 6
     /// Devices a reminder may name.
     public static let reminderDevices = 1...32
 }
@@ -83,16 +85,35 @@ struct ObjectReader {
         return n
     }
 
-    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+    /// A whole number (its range is the gate's to check).
+    mutating func integer(_ key: String) throws(FieldError) -> Int? {
         guard let v = raw(key) else { return nil }
         guard case .number(let n) = v else { throw FieldError(name(key), "must be an integer, got \(v.typeName)") }
-        guard n == n.rounded(), let i = Int(exactly: n) else {
+        guard n == n.rounded(), abs(n) < 1e15, let i = Int(exactly: n) else {
             throw FieldError(name(key), "must be an integer, got \(JSONWriter.number(n))")
         }
-        guard range.contains(i) else {
-            throw FieldError(name(key), "must be between \(range.lowerBound) and \(range.upperBound), got \(i)")
-        }
         return i
+    }
+
+    /// A whole number within `range`, for formats other than events (whose ranges the gate
+    /// checks).
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+        guard let i = try integer(key) else { return nil }
+        try FieldRules.integer(i, in: range, field: name(key))
+        return i
+    }
+
+    /// An array of strings (device names, tags), or nil when absent.
+    mutating func strings(_ key: String, of what: String) throws(FieldError) -> [String]? {
+        guard let raw = raw(key) else { return nil }
+        guard case .array(let items) = raw else { throw FieldError(name(key), "must be an array of \(what), got \(raw.typeName)") }
+        var out: [String] = []
+        out.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else { throw FieldError("\(name(key))[\(i)]", "must be a string, got \(item.typeName)") }
+            out.append(s)
+        }
+        return out
     }
 
     /// The `goal` member every goal event has.
@@ -117,13 +138,13 @@ struct ObjectReader {
 
     static func parseDay(_ s: String, field: String) throws(FieldError) -> Day {
         guard let d = Day(iso: s) else { throw FieldError(field, "must be a real date as YYYY-MM-DD, got \"\(s)\"") }
-        return try FieldRules.day(d, field: field)
+        return d
     }
 
     mutating func instant(_ key: String) throws(FieldError) -> Instant? {
         guard let s = try string(key) else { return nil }
         guard let i = Instant(rfc3339: s) else { throw FieldError(name(key), "must be an RFC 3339 instant, got \"\(s)\"") }
-        return try FieldRules.instant(i, field: name(key))
+        return i
     }
 
     mutating func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(FieldError) -> E?
@@ -137,130 +158,11 @@ struct ObjectReader {
     }
 }
 
-/// Checks on field values shared by decoding and validation.
-enum FieldRules {
-    static func title(_ s: String, field: String) throws(FieldError) -> String {
-        let n = s.count
-        guard EventLimits.titleLength.contains(n) else {
-            throw FieldError(field, "must be 1 to 200 characters, got \(n)")
-        }
-        guard !s.allSatisfy(\.isWhitespace) else { throw FieldError(field, "must not be blank") }
-        return s
-    }
-
-    static func details(_ s: String, field: String) throws(FieldError) -> String {
-        guard s.count <= EventLimits.detailsMaximum else {
-            throw FieldError(field, "must be at most \(EventLimits.detailsMaximum) characters, got \(s.count)")
-        }
-        return s
-    }
-
-    static func unit(_ s: String, field: String) throws(FieldError) -> String {
-        guard EventLimits.unitLength.contains(s.count), !s.allSatisfy(\.isWhitespace) else {
-            throw FieldError(field, "must be 1 to 32 characters, not blank")
-        }
-        return s
-    }
-
-    static func tag(_ s: String, field: String) throws(FieldError) -> String {
-        guard EventLimits.tagLength.contains(s.count), !s.allSatisfy(\.isWhitespace) else {
-            throw FieldError(field, "must be 1 to 64 characters, not blank")
-        }
-        return s
-    }
-
-    static func target(_ v: Double, field: String) throws(FieldError) -> Double {
-        guard v > 0 else { throw FieldError(field, "must be greater than 0, got \(JSONWriter.number(v))") }
-        return try amount(v, field: field)
-    }
-
-    /// Amounts and targets stay within ±`EventLimits.magnitude`, so that every sum the views
-    /// compute is finite and exact to well below a unit.
-    static func amount(_ v: Double, field: String) throws(FieldError) -> Double {
-        guard v.isFinite, abs(v) <= EventLimits.magnitude else {
-            throw FieldError(field, "must be a number between -1e12 and 1e12, got \(v.isFinite ? JSONWriter.number(v) : "\(v)")")
-        }
-        return v
-    }
-
-    static func instant(_ i: Instant, field: String) throws(FieldError) -> Instant {
-        guard Instant.supported.contains(i) else {
-            throw FieldError(field, "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z")
-        }
-        return i
-    }
-
-    static func day(_ d: Day, field: String) throws(FieldError) -> Day {
-        guard Day.supported.contains(d) else {
-            throw FieldError(field, "must be between 1970-01-01 and 9999-12-31, got \(d)")
-        }
-        return d
-    }
-
-    /// A target date leaves a day of margin at each end of the supported range, so that its
-    /// reminder, at any time in any time zone, falls on a supported instant.
-    static func targetDate(_ d: Day, field: String) throws(FieldError) -> Day {
-        guard Day.supportedTargets.contains(d) else {
-            throw FieldError(
-                field, "must be between 1970-01-02 and 9999-12-30 (its reminder must fall within 1970–9999 in every time zone), got \(d)")
-        }
-        return d
-    }
-
-    /// A stored reminder time: hour 0 to 23, minute 0 to 59.
-    static func time(_ hour: Int, _ minute: Int) throws(FieldError) {
-        guard (0...23).contains(hour) else { throw FieldError("hour", "must be between 0 and 23") }
-        guard (0...59).contains(minute) else { throw FieldError("minute", "must be between 0 and 59") }
-    }
-
-    static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
-        guard TimeZone(identifier: s) != nil else { throw FieldError(field, "must be an IANA time zone, got \"\(s)\"") }
-        return s
-    }
-
-    static func locale(_ s: String, field: String) throws(FieldError) -> String {
-        // language[_REGION], e.g. en, en_US, ja_JP, zh_Hant_TW.
-        let parts = s.split(separator: "_", omittingEmptySubsequences: false)
-        let ok =
-            EventLimits.localeLength.contains(s.count)
-            && (2...3).contains(parts[0].count) && parts[0].allSatisfy({ $0.isASCII && $0.isLowercase })
-            && parts.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) })
-        guard ok else { throw FieldError(field, "must be a locale such as en_US, got \"\(s)\"") }
-        return s
-    }
-
-    /// The devices a reminder is routed to: 1 to 32 distinct device names.
-    static func reminderDevices(_ list: [String], field: String) throws(FieldError) -> [String] {
-        guard EventLimits.reminderDevices.contains(list.count) else {
-            throw FieldError(field, "must name 1 to \(EventLimits.reminderDevices.upperBound) devices (omit it for every device)")
-        }
-        var seen = Set<String>()
-        for (i, name) in list.enumerated() {
-            guard DeviceName.isValid(name) else {
-                throw FieldError("\(field)[\(i)]", "must be a device name such as phone, got \"\(name)\"")
-            }
-            guard seen.insert(name).inserted else { throw FieldError("\(field)[\(i)]", "\"\(name)\" appears twice") }
-        }
-        return list
-    }
-
-    /// Reads an optional `devices` member: an array of device names.
-    static func reminderDevices(_ r: inout ObjectReader, field: String) throws(FieldError) -> [String]? {
-        guard let raw = r.raw("devices") else { return nil }
-        guard case .array(let items) = raw else { throw FieldError(field, "must be an array of device names, got \(raw.typeName)") }
-        var names: [String] = []
-        for (i, item) in items.enumerated() {
-            guard case .string(let s) = item else { throw FieldError("\(field)[\(i)]", "must be a string, got \(item.typeName)") }
-            names.append(s)
-        }
-        return try reminderDevices(names, field: field)
-    }
-}
-
 extension EventDraft {
-    /// Decodes one event in the JSON form of a schema's catalog (default: the current one).
-    /// Refuses unknown types and fields, wrong types and out-of-range values, naming the field;
-    /// an event of the other schema is refused with a message naming its replacement.
+    /// Decodes one event in the JSON form of a schema's catalog (default: the current one) and
+    /// passes it through the gate (`checkWellFormed()`). Refuses unknown types and fields, wrong
+    /// types and out-of-range values, naming the field; an event of the other schema is refused
+    /// with a message naming its replacement.
     public init(json: JSONValue, schema: Int = LedgerStore.currentSchema) throws(FieldError) {
         var r = try ObjectReader(json, path: "")
         guard let typeName = try r.string("type", required: true) else { throw FieldError("type", "is required") }
@@ -273,6 +175,7 @@ extension EventDraft {
         let payload = try type.make(&r)
         try r.finish()
         self.init(id: id, at: at, payload: payload)
+        try checkWellFormed()
     }
 
     /// Decodes one line of text (JSON), naming the line in every error.
@@ -280,6 +183,7 @@ extension EventDraft {
         do {
             let value = try JSONParser.parse(line)
             self = try EventDraft(json: value, schema: schema)
+            self.line = number
         } catch let e as JSONSyntaxError {
             throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")
         } catch let e as FieldError {

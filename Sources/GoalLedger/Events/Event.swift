@@ -25,13 +25,19 @@ public enum ProgressKind: String, CaseIterable, Sendable {
 /// A reminder's local time of day (default 09:00).
 public struct ReminderTime: Equatable, Hashable, Sendable {
     /// The hour, 0 to 23, in the time zone of the device that notifies.
-    public var hour: Int
+    public private(set) var hour: Int
     /// The minute, 0 to 59.
-    public var minute: Int
+    public private(set) var minute: Int
     /// 09:00, the time of a reminder set without one.
-    public static let `default` = ReminderTime(hour: 9, minute: 0)
-    /// The time `hour`:`minute` (not checked here: events are checked when appended).
-    public init(hour: Int, minute: Int) {
+    public static let `default` = ReminderTime(unchecked: 9, 0)
+    /// The time `hour`:`minute`; refuses an hour outside 0…23 or a minute outside 0…59,
+    /// naming the field (`hour`, `minute`).
+    public init(hour: Int, minute: Int) throws(FieldError) {
+        try FieldRules.time(hour: hour, minute: minute, prefix: "")
+        self.init(unchecked: hour, minute)
+    }
+    /// A time as stored or read from the JSON form: the gate checks it, not this initializer.
+    init(unchecked hour: Int, _ minute: Int) {
         self.hour = hour
         self.minute = minute
     }
@@ -432,10 +438,16 @@ public struct EventDraft: Equatable, Sendable {
     public var at: Instant?
     /// What the event says (fields marked "filled in at append" may be left out).
     public var payload: Payload
+    /// The input line the draft was read from (`init(line:number:)`), so that errors name it;
+    /// nil for a draft built as a value, which errors name by its place in the batch.
+    public var line: Int?
     /// A draft of `payload`, with an id and a wall time when the caller has them.
     public init(id: UUID? = nil, at: Instant? = nil, payload: Payload) {
         self.id = id
         self.at = at
         self.payload = payload
     }
+
+    /// Drafts are equal when they say the same: where they were read from does not count.
+    public static func == (a: EventDraft, b: EventDraft) -> Bool { a.id == b.id && a.at == b.at && a.payload == b.payload }
 }

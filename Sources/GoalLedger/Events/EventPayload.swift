@@ -22,7 +22,8 @@ protocol EventPayload: Equatable, Sendable {
     var aboutGoal: UUID? { get }
 
     /// Reads the payload's members of an event's JSON form (the envelope's members are read
-    /// already), checking the limits of the JSON form.
+    /// already), checking their shape only: types, unknown and missing members. Limits are
+    /// the gate's (`checkWellFormed`).
     init(json r: inout ObjectReader) throws(FieldError)
     /// The payload's members in their JSON form, in a stable order.
     var jsonMembers: [(String, JSONValue)] { get }
@@ -34,9 +35,10 @@ protocol EventPayload: Equatable, Sendable {
     /// bits; the golden-record test pins the bytes.
     func encode(into w: inout ByteWriter)
 
-    /// Checks an event from elsewhere: the limits of the JSON form hold and every field the
-    /// ledger fills in at append is present.
-    func checkWellFormed() throws(FieldError)
+    /// The gate (see `GateStage`): every limit of every field, naming the field by its path in
+    /// the JSON form; at `.stored`, also that every field the ledger fills in at append is
+    /// present.
+    func checkWellFormed(_ stage: GateStage) throws(FieldError)
 
     /// Applies the business rules to a new event of the store's own device and fills in what
     /// the ledger fills in at append (replaced values, observed adds, an entry's day).

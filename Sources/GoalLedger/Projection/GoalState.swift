@@ -264,7 +264,7 @@ public struct GoalState: Equatable, Sendable {
             deletion.offer(false, s)
             deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
         case .reminderSet(let p):
-            reminder.offer(ReminderTime(hour: p.hour ?? ReminderTime.default.hour, minute: p.minute ?? ReminderTime.default.minute), s)
+            reminder.offer(ReminderTime(unchecked: p.hour ?? ReminderTime.default.hour, p.minute ?? ReminderTime.default.minute), s)
             reminderDevices.offer(p.devices, s)
         case .reminderCleared:
             reminder.offer(nil, s)

@@ -138,7 +138,7 @@ enum ProjectionCodec {
         }
         if take() {
             let s = try stamp(&r)
-            g.reminder = Register(try r.u8() == 1 ? ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) : nil, s)
+            g.reminder = Register(try r.u8() == 1 ? ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) : nil, s)
         }
         if take() {
             let s = try stamp(&r)

@@ -204,7 +204,7 @@ public struct ReminderPlan: Equatable, Sendable {
             if cadence != .once {
                 // Completion of the period that starts on `day`, seen from within that day (noon:
                 // clear of the night-time transitions). One-time goals were checked for eligibility.
-                guard !periodCompleted(row, context.instant(day, ReminderTime(hour: 12, minute: 0))) else { continue }
+                guard !periodCompleted(row, context.instant(day, ReminderTime(unchecked: 12, 0))) else { continue }
             }
             out.append(
                 request(

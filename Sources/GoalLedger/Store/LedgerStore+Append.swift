@@ -27,8 +27,10 @@ extension LedgerStore {
     ///
     /// - An event whose id is already stored (or earlier in the batch) is not written again; its
     ///   result reports the original position with `duplicate` set.
-    /// - Any invalid event refuses the whole batch: nothing is written. Errors name the event by
-    ///   its number in `lines` (default: 1, 2, 3, …).
+    /// - Every draft passes the gate (`EventDraft.checkWellFormed()`), then the store's rules.
+    ///   Any invalid event refuses the whole batch: nothing is written. Errors name the event by
+    ///   its number in `lines` when given, else by the line it was read from
+    ///   (`EventDraft.line`), else by its place in the batch ("event 2 of the batch").
     /// - `expectedVersion`: the batch must be about exactly one goal, whose version (the number of
     ///   events about it in this store) must equal this value before the batch; 0 means the goal
     ///   does not exist yet. A mismatch throws `versionConflict`.
@@ -46,7 +48,6 @@ extension LedgerStore {
     func append(
         _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?
     ) throws(LedgerError) -> [AppendResult] {
-        let lineNumbers = lines ?? Array(1...max(1, drafts.count))
         let device = self.device
         let schema = self.schema
         let rule = self.historyRule
@@ -122,7 +123,12 @@ extension LedgerStore {
                 }
 
                 for (index, draft) in drafts.enumerated() {
-                    let line = index < lineNumbers.count ? lineNumbers[index] : index + 1
+                    let line = lines.map { index < $0.count ? $0[index] : index + 1 } ?? draft.line
+                    do throws(FieldError) {
+                        try draft.checkWellFormed()
+                    } catch {
+                        throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+                    }
                     if let id = draft.id {
                         if let earlier = seen[id] {
                             results.append(AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true))
@@ -150,7 +156,7 @@ extension LedgerStore {
                                 seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling)
                             return (payload, state.map(\.deletionHeads))
                         } catch {
-                            throw LedgerError.invalidLine(line, field: error.field, error.message)
+                            throw LedgerError.invalidEvent(line: line, index: index + 1, error)
                         }
                     }()
                     clock = clock.advanced(to: at)

@@ -400,7 +400,7 @@ enum PendingTable {
         let title = try r.string()
         let cadence = try Cadence.decode(try r.u8(), "cadence")
         let targetDate = try r.u8() == 1 ? try r.day() : nil
-        let time = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8()))
+        let time = ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8()))
         var devices: [String]?
         if try r.u8() == 1 {
             let n = try r.varint()

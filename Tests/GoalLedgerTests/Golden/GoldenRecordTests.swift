@@ -37,7 +37,7 @@ struct GoldenRecordTests {
             .goalCreated(
                 GoalCreated(
                     goal: goal, title: "Read é", details: "d", cadence: .weekly, targetDate: Day(iso: "2027-05-31"),
-                    progressKind: .measurable, target: 20.5, unit: "pages", reminder: ReminderTime(hour: 7, minute: 45),
+                    progressKind: .measurable, target: 20.5, unit: "pages", reminder: ReminderTime(unchecked: 7, 45),
                     tags: ["books", "e\u{301}"])))
         add(
             "goalEdited.set",

@@ -208,7 +208,7 @@ struct ReconcilerTests {
                 .map { d -> EventDraft in
                     // Give new goals a reminder so there is something to schedule.
                     guard case .goalCreated(var g) = d.payload else { return d }
-                    g.reminder = ReminderTime(hour: Int(rng.next() % 24), minute: 0)
+                    g.reminder = try ReminderTime(hour: Int(rng.next() % 24), minute: 0)
                     var copy = d
                     copy.payload = .goalCreated(g)
                     return copy

@@ -74,7 +74,7 @@ func goalID(_ n: Int) -> UUID {
     return UUID(uuidString: "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count) + digits)!
 }
 
-func hm(_ hour: Int, _ minute: Int) -> ReminderTime { ReminderTime(hour: hour, minute: minute) }
+func hm(_ hour: Int, _ minute: Int) -> ReminderTime { ReminderTime(unchecked: hour, minute) }
 
 /// The error reading `json` as a trigger gives, or nil when it reads.
 func triggerError(_ json: JSONValue) -> FieldError? {

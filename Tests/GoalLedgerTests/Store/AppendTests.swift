@@ -154,7 +154,7 @@ struct AppendTests {
         #expect(entry.occurredAt == instant("2026-11-04T23:30:00Z"))
         let state = try t.store.goalState(UUID(uuidString: runGoal)!)
         #expect(state.tags.isEmpty)
-        #expect(state.reminder?.value == ReminderTime(hour: 7, minute: 45))
+        #expect(try state.reminder?.value == ReminderTime(hour: 7, minute: 45))
     }
 
     @Test func restoreBringsADeletedGoalBackWithItsHistory() throws {

@@ -38,7 +38,7 @@ struct PendingTableTests {
             case 0, 1:
                 let measurable = rng.next() % 2 == 0
                 let cadence = Cadence.allCases.randomElement(using: &rng)!
-                let reminder = rng.next() % 4 == 0 ? nil : ReminderTime(hour: Int(rng.next() % 24), minute: 30)
+                let reminder = rng.next() % 4 == 0 ? nil : ReminderTime(unchecked: Int(rng.next() % 24), 30)
                 payload = .goalCreated(
                     GoalCreated(
                         goal: goal, title: "goal \(i)", cadence: cadence,
@@ -200,7 +200,7 @@ struct PendingTableTests {
         }
         let envelope = "0b5e2a8c6c1f4e0b9c528d0c6b0e51a1" + "0000000003e80000" + "d00f" + "01" + "0570686f6e65" + "02"
         #expect(
-            record(.goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, reminder: ReminderTime(hour: 7, minute: 30))))
+            record(.goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, reminder: ReminderTime(unchecked: 7, 30))))
                 == envelope + "01" + "10" + "0b5e2a8c6c1f4e0b9c528d0c6b0e51a1" + "0352756e" + "01" + "00" + "071e" + "00")
         #expect(
             record(.reminderSet(ReminderSet(goal: goal, hour: 18, minute: 0)))

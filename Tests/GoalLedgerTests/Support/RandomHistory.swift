@@ -37,7 +37,7 @@ enum RandomHistory {
                         goal: goal, title: "goal \(i)", details: rng.next() % 2 == 0 ? nil : "d\(i)",
                         cadence: Cadence.allCases.randomElement(using: &rng)!, targetDate: nil,
                         progressKind: measurable ? .measurable : .outcome, target: measurable ? 5 : nil, unit: nil,
-                        reminder: rng.next() % 2 == 0 ? nil : ReminderTime(hour: 8, minute: 15), tags: ["a"]))
+                        reminder: rng.next() % 2 == 0 ? nil : ReminderTime(unchecked: 8, 15), tags: ["a"]))
                 adds.append(id)
             case 2:
                 var e = GoalEdited(goal: goal, replaces: [:])

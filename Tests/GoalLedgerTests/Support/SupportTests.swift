@@ -249,7 +249,7 @@ struct GoalReadModelTests {
             ], now: now)
         let goal = try #require(try t.store.goal(UUID(uuidString: id)!))
         #expect(goal.title == "Run" && goal.cadence == .weekly && goal.progressKind == .measurable)
-        #expect(goal.target == 20 && goal.unit == "km" && goal.reminder == ReminderTime(hour: 7, minute: 0))
+        #expect(try goal.target == 20 && goal.unit == "km" && goal.reminder == ReminderTime(hour: 7, minute: 0))
         #expect(goal.tags == ["b", "\u{E9}"] && !goal.isDeleted && goal.entries.map(\.amount) == [5])
         #expect(try t.store.goal(UUID()) == nil)
     }

@@ -40,12 +40,12 @@ extension DeviceConfigured: DeviceEventPayload {
     init(json r: inout ObjectReader) throws(FieldError) {
         let d = DeviceConfigured.defaults
         self.init(
-            timeZone: try FieldRules.timeZone(try r.string("timeZone", required: true)!, field: "timeZone"),
-            firstWeekday: try r.integer("firstWeekday", in: 1...7) ?? d.firstWeekday,
-            locale: try r.string("locale").map { (s) throws(FieldError) in try FieldRules.locale(s, field: "locale") } ?? d.locale,
+            timeZone: try r.string("timeZone", required: true)!,
+            firstWeekday: try r.integer("firstWeekday") ?? d.firstWeekday,
+            locale: try r.string("locale") ?? d.locale,
             strategy: try r.enumeration("strategy", NotificationStrategy.self) ?? d.strategy,
-            windowDays: try r.integer("windowDays", in: 1...30) ?? d.windowDays,
-            capacity: try r.integer("capacity", in: 1...512) ?? d.capacity)
+            windowDays: try r.integer("windowDays") ?? d.windowDays,
+            capacity: try r.integer("capacity") ?? d.capacity)
     }
 
     var jsonMembers: [(String, JSONValue)] {
@@ -87,12 +87,12 @@ extension DeviceConfigured: DeviceEventPayload {
         w.varint(UInt64(capacity))
     }
 
-    func checkWellFormed() throws(FieldError) {
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
         _ = try FieldRules.timeZone(timeZone, field: "timeZone")
+        try FieldRules.integer(firstWeekday, in: 1...7, field: "firstWeekday")
         _ = try FieldRules.locale(locale, field: "locale")
-        guard (1...7).contains(firstWeekday) else { throw FieldError("firstWeekday", "must be between 1 and 7") }
-        guard (1...30).contains(windowDays) else { throw FieldError("windowDays", "must be between 1 and 30") }
-        guard (1...512).contains(capacity) else { throw FieldError("capacity", "must be between 1 and 512") }
+        try FieldRules.integer(windowDays, in: 1...30, field: "windowDays")
+        try FieldRules.integer(capacity, in: 1...512, field: "capacity")
     }
 
     /// A device may always report its settings.

@@ -46,9 +46,9 @@ extension DeviceEnrolled: DeviceEventPayload {
         w.varint(from)
     }
 
-    func checkWellFormed() throws(FieldError) {
-        guard DeviceName.isValid(device) else { throw FieldError("device", "invalid device name \"\(device)\"") }
-        guard publicKey.count == 32 else { throw FieldError("publicKey", "must be 32 bytes") }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
+        try FieldRules.deviceName(device, field: "enrolled")
+        guard publicKey.count == 32 else { throw FieldError("publicKey", "must be 32 bytes, got \(publicKey.count)") }
         guard from >= 1 else { throw FieldError("from", "must be at least 1") }
     }
 

@@ -19,11 +19,7 @@ extension DeviceRevoked: DeviceEventPayload {
     static let schemas = [1, 2]
 
     init(json r: inout ObjectReader) throws(FieldError) {
-        let device = try r.string("revoked", required: true)!
-        guard DeviceName.isValid(device) else {
-            throw FieldError("revoked", "must be a device name ([a-z0-9][a-z0-9._-]{0,63}), got \"\(device)\"")
-        }
-        self.init(device: device)
+        self.init(device: try r.string("revoked", required: true)!)
     }
 
     var jsonMembers: [(String, JSONValue)] { [("revoked", .string(device)), ("after", .number(Double(after)))] }
@@ -39,9 +35,7 @@ extension DeviceRevoked: DeviceEventPayload {
         w.varint(after)
     }
 
-    func checkWellFormed() throws(FieldError) {
-        guard DeviceName.isValid(device) else { throw FieldError("device", "invalid device name \"\(device)\"") }
-    }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) { try FieldRules.deviceName(device, field: "revoked") }
 
     /// Another device the ledger holds; its last sequence there is where it stops counting.
     mutating func prepare(as type: EventType, _ c: LocalContext) throws(FieldError) {

@@ -50,10 +50,10 @@ extension GoalCreated: GoalEventPayload {
 
     init(json r: inout ObjectReader) throws(FieldError) {
         let g = try r.goal()
-        let title = try FieldRules.title(try r.string("title", required: true)!, field: "title")
-        let details = try r.string("details").map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") }
+        let title = try r.string("title", required: true)!
+        let details = try r.string("details")
         let cadence = try r.enumeration("cadence", Cadence.self) ?? .once
-        let targetDate = try r.day("targetDate").map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
+        let targetDate = try r.day("targetDate")
         var kind = ProgressKind.outcome
         var target: Double?
         var unit: String?
@@ -65,8 +65,8 @@ extension GoalCreated: GoalEventPayload {
             kind = k
             if kind == .measurable {
                 guard let t = try pr.number("target") else { throw FieldError("progress.target", "is required for a measurable goal") }
-                target = try FieldRules.target(t, field: "progress.target")
-                unit = try pr.string("unit").map { (s) throws(FieldError) in try FieldRules.unit(s, field: "progress.unit") }
+                target = t
+                unit = try pr.string("unit")
             }
             try pr.finish()
         }
@@ -74,22 +74,11 @@ extension GoalCreated: GoalEventPayload {
         var reminderDevices: [String]?
         if let rv = r.raw("reminder") {
             var rr = try ObjectReader(rv, path: "reminder")
-            reminder = ReminderTime(
-                hour: try rr.integer("hour", in: 0...23) ?? 9, minute: try rr.integer("minute", in: 0...59) ?? 0)
-            reminderDevices = try FieldRules.reminderDevices(&rr, field: "reminder.devices")
+            reminder = ReminderTime(unchecked: try rr.integer("hour") ?? 9, try rr.integer("minute") ?? 0)
+            reminderDevices = try rr.strings("devices", of: "device names")
             try rr.finish()
         }
-        var tags: [String] = []
-        if let tv = r.raw("tags") {
-            guard case .array(let items) = tv else { throw FieldError("tags", "must be an array of strings, got \(tv.typeName)") }
-            guard items.count <= EventLimits.tagsMaximum else {
-                throw FieldError("tags", "must hold at most \(EventLimits.tagsMaximum) tags")
-            }
-            for (i, item) in items.enumerated() {
-                guard case .string(let s) = item else { throw FieldError("tags[\(i)]", "must be a string, got \(item.typeName)") }
-                tags.append(try FieldRules.tag(s, field: "tags[\(i)]"))
-            }
-        }
+        let tags = try r.strings("tags", of: "strings") ?? []
         self.init(
             goal: g, title: title, details: details, cadence: cadence, targetDate: targetDate,
             progressKind: kind, target: target, unit: unit, reminder: reminder, tags: tags,
@@ -137,7 +126,7 @@ extension GoalCreated: GoalEventPayload {
         if hasDate { targetDate = try r.day() }
         if hasTarget { target = try r.double() }
         if hasUnit { unit = try r.string() }
-        if hasReminder { reminder = ReminderTime(hour: Int(try r.u8()), minute: Int(try r.u8())) }
+        if hasReminder { reminder = ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) }
         if hasDevices { reminderDevices = try r.strings() }
         for _ in 0..<(try r.count()) { tags.append(try r.string()) }
     }
@@ -168,24 +157,25 @@ extension GoalCreated: GoalEventPayload {
         for t in tags { w.string(t) }
     }
 
-    func checkWellFormed() throws(FieldError) {
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
         _ = try FieldRules.title(title, field: "title")
         if let d = details { _ = try FieldRules.details(d, field: "details") }
+        if let d = targetDate { _ = try FieldRules.targetDate(d, field: "targetDate") }
         if progressKind == .measurable {
             guard let t = target else { throw FieldError("progress.target", "is required for a measurable goal") }
             _ = try FieldRules.target(t, field: "progress.target")
-        } else if target != nil || unit != nil {
-            throw FieldError("progress", "an outcome goal has no target or unit")
+            if let u = unit { _ = try FieldRules.unit(u, field: "progress.unit") }
+        } else if target != nil {
+            throw FieldError("progress.target", "an outcome goal has no target")
+        } else if unit != nil {
+            throw FieldError("progress.unit", "an outcome goal has no unit")
         }
-        if let u = unit { _ = try FieldRules.unit(u, field: "progress.unit") }
-        if let r = reminder { try FieldRules.time(r.hour, r.minute) }
-        if let d = targetDate { _ = try FieldRules.targetDate(d, field: "targetDate") }
+        if let r = reminder { try FieldRules.time(hour: r.hour, minute: r.minute, prefix: "reminder.") }
         if let d = reminderDevices {
             guard reminder != nil else { throw FieldError("reminder.devices", "devices without a reminder") }
-            _ = try FieldRules.reminderDevices(d, field: "reminder.devices")
+            try FieldRules.reminderDevices(d, field: "reminder.devices")
         }
-        guard tags.count <= EventLimits.tagsMaximum else { throw FieldError("tags", "too many tags") }
-        for t in tags { _ = try FieldRules.tag(t, field: "tags") }
+        try FieldRules.tags(tags, field: "tags")
     }
 
     /// `LocalRules` has checked that no event names the goal yet; nothing is filled in.

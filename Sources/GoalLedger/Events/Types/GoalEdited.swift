@@ -52,21 +52,12 @@ extension GoalEdited: GoalEventPayload {
 
     init(json r: inout ObjectReader) throws(FieldError) {
         self.init(goal: try r.goal(), replaces: [:])
-        title = try r.string("title").map { (s) throws(FieldError) in try FieldRules.title(s, field: "title") }
-        if let d = try r.nullableString("details") {
-            details = .some(try d.map { (s) throws(FieldError) in try FieldRules.details(s, field: "details") })
-        }
+        title = try r.string("title")
+        details = try r.nullableString("details")
         cadence = try r.enumeration("cadence", Cadence.self)
-        targetDate = try r.nullableDay("targetDate").map { (d) throws(FieldError) in
-            try d.map { (d) throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
-        }
-        target = try r.number("target").map { (t) throws(FieldError) in try FieldRules.target(t, field: "target") }
-        if let u = try r.nullableString("unit") {
-            unit = .some(try u.map { (s) throws(FieldError) in try FieldRules.unit(s, field: "unit") })
-        }
-        guard !changedFields.isEmpty else {
-            throw FieldError(nil, "goalEdited must change at least one of title, details, cadence, targetDate, target, unit")
-        }
+        targetDate = try r.nullableDay("targetDate")
+        target = try r.number("target")
+        unit = try r.nullableString("unit")
     }
 
     var jsonMembers: [(String, JSONValue)] {
@@ -136,12 +127,14 @@ extension GoalEdited: GoalEventPayload {
         }
     }
 
-    func checkWellFormed() throws(FieldError) {
-        guard !changedFields.isEmpty else { throw FieldError(nil, "goalEdited changes nothing") }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
+        guard !changedFields.isEmpty else {
+            throw FieldError(nil, "goalEdited must change at least one of title, details, cadence, targetDate, target, unit")
+        }
         if let t = title { _ = try FieldRules.title(t, field: "title") }
         if let d = details ?? nil { _ = try FieldRules.details(d, field: "details") }
-        if let t = target { _ = try FieldRules.target(t, field: "target") }
         if let d = targetDate ?? nil { _ = try FieldRules.targetDate(d, field: "targetDate") }
+        if let t = target { _ = try FieldRules.target(t, field: "target") }
         if let u = unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
     }
 

@@ -82,7 +82,7 @@ extension GoalRegisterWrite: GoalEventPayload {
     }
 
     /// Nothing to check: the goal is an id, the rest is filled in at append.
-    func checkWellFormed() throws(FieldError) {}
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// Records the write replaced; a deletion also what its author's store held, and a restore
     /// needs a deleted goal.

@@ -30,7 +30,7 @@ extension NotificationAuthorization: DeviceEventPayload {
     }
 
     /// Nothing to check: the status is one of the enum's.
-    func checkWellFormed() throws(FieldError) {}
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// A device may always report its permission.
     mutating func prepare(as type: EventType, _ c: LocalContext) throws(FieldError) {}

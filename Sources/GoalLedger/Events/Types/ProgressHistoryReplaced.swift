@@ -49,21 +49,11 @@ extension ProgressHistoryReplaced: GoalEventPayload {
         guard let list = r.raw("entries") else { throw FieldError("entries", "is required") }
         guard case .array(let items) = list else { throw FieldError("entries", "must be an array, got \(list.typeName)") }
         var entries: [HistoryEntry] = []
-        var ids = Set<UUID>()
         for (i, item) in items.enumerated() {
             var er = try ObjectReader(item, path: "entries[\(i)]")
             let id = try er.uuid("id", required: true)!
-            guard ids.insert(id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
-            let amount = try er.number("amount").map { (a) throws(FieldError) in
-                try FieldRules.amount(a, field: "entries[\(i)].amount")
-            }
+            let amount = try er.number("amount")
             let completed = try er.bool("completed")
-            if amount != nil && completed != nil {
-                throw FieldError("entries[\(i)].completed", "give either amount or completed, not both")
-            }
-            if amount == nil && completed == nil {
-                throw FieldError("entries[\(i)].amount", "is required (or completed, for an outcome goal)")
-            }
             guard let occurred = try er.instant("occurredAt") else { throw FieldError("entries[\(i)].occurredAt", "is required") }
             let day = try er.day("day")
             try er.finish()
@@ -132,13 +122,13 @@ extension ProgressHistoryReplaced: GoalEventPayload {
         }
     }
 
-    func checkWellFormed() throws(FieldError) {
-        guard Set(entries.map(\.id)).count == entries.count else { throw FieldError("entries", "an entry id appears twice") }
-        for e in entries {
-            guard (e.amount == nil) != (e.completed == nil) else { throw FieldError("entries", "exactly one of amount and completed") }
-            if let a = e.amount { _ = try FieldRules.amount(a, field: "entries") }
-            _ = try FieldRules.instant(e.occurredAt, field: "entries")
-            if let d = e.day { _ = try FieldRules.day(d, field: "entries") }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
+        var ids = Set<UUID>()
+        for (i, e) in entries.enumerated() {
+            guard ids.insert(e.id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
+            try FieldRules.amountOrCompleted(e.amount, e.completed, prefix: "entries[\(i)].")
+            _ = try FieldRules.instant(e.occurredAt, field: "entries[\(i)].occurredAt")
+            if let d = e.day { _ = try FieldRules.day(d, field: "entries[\(i)].day") }
         }
     }
 

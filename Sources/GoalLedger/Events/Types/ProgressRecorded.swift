@@ -29,12 +29,8 @@ extension ProgressRecorded: GoalEventPayload {
 
     init(json r: inout ObjectReader) throws(FieldError) {
         let g = try r.goal()
-        let amount = try r.number("amount").map { (a) throws(FieldError) in try FieldRules.amount(a, field: "amount") }
+        let amount = try r.number("amount")
         let completed = try r.bool("completed")
-        if amount != nil && completed != nil {
-            throw FieldError("completed", "give either amount (measurable) or completed (outcome), not both")
-        }
-        if amount == nil && completed == nil { throw FieldError("amount", "is required (or completed, for an outcome goal)") }
         self.init(goal: g, amount: amount, completed: completed, occurredAt: try r.instant("occurredAt"), day: try r.day("day"))
     }
 
@@ -75,14 +71,13 @@ extension ProgressRecorded: GoalEventPayload {
         if let d = day { w.day(d) }
     }
 
-    func checkWellFormed() throws(FieldError) {
-        guard (amount == nil) != (completed == nil) else { throw FieldError("amount", "exactly one of amount and completed") }
-        if let a = amount { _ = try FieldRules.amount(a, field: "amount") }
-        guard let occurred = occurredAt, let day else {
-            throw FieldError("day", "a stored progressRecorded carries occurredAt and day")
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
+        try FieldRules.amountOrCompleted(amount, completed, prefix: "")
+        if let occurredAt { _ = try FieldRules.instant(occurredAt, field: "occurredAt") }
+        if let day { _ = try FieldRules.day(day, field: "day") }
+        if stage == .stored && (occurredAt == nil || day == nil) {
+            throw FieldError(occurredAt == nil ? "occurredAt" : "day", "a stored progressRecorded carries occurredAt and day")
         }
-        _ = try FieldRules.instant(occurred, field: "occurredAt")
-        _ = try FieldRules.day(day, field: "day")
     }
 
     /// The value matches the goal's kind; the time defaults to the event's, the day to the

@@ -36,7 +36,7 @@ extension ProgressRemoved: GoalEventPayload {
     }
 
     /// Nothing to check: both are ids.
-    func checkWellFormed() throws(FieldError) {}
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// The entry must be live.
     mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {

@@ -29,8 +29,7 @@ extension ReminderSet: GoalEventPayload {
     init(json r: inout ObjectReader) throws(FieldError) {
         let g = try r.goal()
         self.init(
-            goal: g, hour: try r.integer("hour", in: 0...23), minute: try r.integer("minute", in: 0...59),
-            devices: try FieldRules.reminderDevices(&r, field: "devices"))
+            goal: g, hour: try r.integer("hour"), minute: try r.integer("minute"), devices: try r.strings("devices", of: "device names"))
     }
 
     var jsonMembers: [(String, JSONValue)] {
@@ -69,10 +68,12 @@ extension ReminderSet: GoalEventPayload {
         if let d = devices { w.strings(d) }
     }
 
-    func checkWellFormed() throws(FieldError) {
-        guard let h = hour, let m = minute else { throw FieldError("hour", "a stored reminderSet carries hour and minute") }
-        try FieldRules.time(h, m)
-        if let d = devices { _ = try FieldRules.reminderDevices(d, field: "devices") }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
+        try FieldRules.time(hour: hour, minute: minute, prefix: "")
+        if let d = devices { try FieldRules.reminderDevices(d, field: "devices") }
+        if stage == .stored && (hour == nil || minute == nil) {
+            throw FieldError(hour == nil ? "hour" : "minute", "a stored reminderSet carries hour and minute")
+        }
     }
 
     /// Omitted components keep the current time (09:00 without one); records the write replaced.

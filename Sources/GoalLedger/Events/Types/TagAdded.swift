@@ -19,7 +19,7 @@ extension TagAdded: GoalEventPayload {
 
     init(json r: inout ObjectReader) throws(FieldError) {
         let g = try r.goal()
-        self.init(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag"))
+        self.init(goal: g, tag: try r.string("tag", required: true)!)
     }
 
     var jsonMembers: [(String, JSONValue)] { [("goal", .id(goal)), ("tag", .string(tag))] }
@@ -35,7 +35,7 @@ extension TagAdded: GoalEventPayload {
         w.string(tag)
     }
 
-    func checkWellFormed() throws(FieldError) { _ = try FieldRules.tag(tag, field: "tag") }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) { _ = try FieldRules.tag(tag, field: "tag") }
 
     /// Any live goal takes any tag.
     mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {}

@@ -23,7 +23,7 @@ extension TagRemoved: GoalEventPayload {
 
     init(json r: inout ObjectReader) throws(FieldError) {
         let g = try r.goal()
-        self.init(goal: g, tag: try FieldRules.tag(try r.string("tag", required: true)!, field: "tag"), observed: [])
+        self.init(goal: g, tag: try r.string("tag", required: true)!, observed: [])
     }
 
     var jsonMembers: [(String, JSONValue)] {
@@ -46,7 +46,7 @@ extension TagRemoved: GoalEventPayload {
         for id in observed { w.uuid(id) }
     }
 
-    func checkWellFormed() throws(FieldError) { _ = try FieldRules.tag(tag, field: "tag") }
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) { _ = try FieldRules.tag(tag, field: "tag") }
 
     /// The goal must have the tag; records the adds it cancels.
     mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {

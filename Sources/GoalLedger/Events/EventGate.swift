@@ -1,0 +1,278 @@
+import Foundation
+
+/// The one well-formedness gate every event passes before it is written, signed or sent,
+/// however it was made: a JSON line (`EventDraft(json:)`), a typed value from an app
+/// (`LedgerStore.append`), an import or a sync (`Event.checkWellFormed()`), a scenario step.
+///
+/// Readers of the JSON form check only its shape (types, unknown and missing members); every
+/// limit and rule is checked here, once, with one message per rule, naming the field by its
+/// path in the JSON form (`reminder.hour`, `tags[2]`, `progress.target`).
+///
+/// Two stages: a draft may leave out what the ledger fills in at append (an entry's day, a
+/// reminder's time); a stored event carries every such field.
+enum GateStage {
+    /// An event as a caller submits it.
+    case draft
+    /// An event as a store holds it: every filled-in field is present.
+    case stored
+}
+
+extension EventDraft {
+    /// Checks the draft against the gate: the limits of every field, and `at` within
+    /// 1970–9999. Business rules (unknown goals, the kind of progress) are the store's, at
+    /// append.
+    public func checkWellFormed() throws(FieldError) {
+        if let at { _ = try FieldRules.instant(at, field: "at") }
+        try payload.checkWellFormed(.draft)
+    }
+}
+
+extension Event {
+    /// Checks the envelope of an event from elsewhere: what its origin's chain and the store's
+    /// indexes rely on. An event that fails it cannot be placed in any history and is refused.
+    public func checkEnvelope() throws(FieldError) {
+        guard DeviceName.isValid(origin) else { throw FieldError("device", "invalid device name \"\(origin)\"") }
+        guard sequence >= 1 else { throw FieldError("sequence", "must be at least 1") }
+        if let h = previousHash, h.count != 32 { throw FieldError("previousHash", "must be 32 bytes") }
+        if signature != nil, previousHash == nil { throw FieldError("signature", "a signed event carries previousHash") }
+        if signature != nil, signer?.count != 32 { throw FieldError("signedBy", "a signed event carries its signer's 32-byte key") }
+        guard (1...UInt8(LedgerStore.currentSchema)).contains(schema) else { throw FieldError("schema", "unknown schema \(schema)") }
+    }
+
+    /// Checks a stored event against the gate: its envelope, `at` within 1970–9999, the limits
+    /// of every payload field, and every field the ledger fills in at append present. Business
+    /// rules are not checked: another device's events are facts.
+    public func checkWellFormed() throws(FieldError) {
+        try checkEnvelope()
+        try checkContent()
+    }
+
+    /// The gate without the envelope: what a fold relies on. A stored event that fails it (only
+    /// a store written before the gate can hold one) is set aside by every fold.
+    func checkContent() throws(FieldError) {
+        _ = try FieldRules.instant(at, field: "at")
+        try payload.checkWellFormed(.stored)
+    }
+
+    /// Whether a fold may read the event (``checkContent()`` passes).
+    var isFoldable: Bool {
+        do throws(FieldError) {
+            try checkContent()
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+extension Payload {
+    /// Checks the payload's fields at `stage` (see `GateStage`).
+    func checkWellFormed(_ stage: GateStage) throws(FieldError) {
+        struct WellFormed: PayloadVisitor {
+            let stage: GateStage
+            func visit<P: EventPayload>(_ payload: P, as type: EventType) throws(FieldError) { try payload.checkWellFormed(stage) }
+        }
+        var v = WellFormed(stage: stage)
+        try visit(&v)
+    }
+}
+
+/// The rules of the gate for single field values: each rule lives here once, with its message.
+enum FieldRules {
+    static func title(_ s: String, field: String) throws(FieldError) -> String {
+        let n = s.count
+        guard EventLimits.titleLength.contains(n) else {
+            throw FieldError(field, "must be 1 to 200 characters, got \(n)")
+        }
+        guard !s.allSatisfy(\.isWhitespace) else { throw FieldError(field, "must not be blank") }
+        return s
+    }
+
+    static func details(_ s: String, field: String) throws(FieldError) -> String {
+        guard s.count <= EventLimits.detailsMaximum else {
+            throw FieldError(field, "must be at most \(EventLimits.detailsMaximum) characters, got \(s.count)")
+        }
+        return s
+    }
+
+    static func unit(_ s: String, field: String) throws(FieldError) -> String {
+        guard EventLimits.unitLength.contains(s.count), !s.allSatisfy(\.isWhitespace) else {
+            throw FieldError(field, "must be 1 to 32 characters, not blank")
+        }
+        return s
+    }
+
+    static func tag(_ s: String, field: String) throws(FieldError) -> String {
+        guard EventLimits.tagLength.contains(s.count), !s.allSatisfy(\.isWhitespace) else {
+            throw FieldError(field, "must be 1 to 64 characters, not blank")
+        }
+        return s
+    }
+
+    /// The tags of a creation: at most `EventLimits.tagsMaximum`, each a tag.
+    static func tags(_ tags: [String], field: String) throws(FieldError) {
+        guard tags.count <= EventLimits.tagsMaximum else {
+            throw FieldError(field, "must hold at most \(EventLimits.tagsMaximum) tags, got \(tags.count)")
+        }
+        for (i, t) in tags.enumerated() { _ = try tag(t, field: "\(field)[\(i)]") }
+    }
+
+    static func target(_ v: Double, field: String) throws(FieldError) -> Double {
+        _ = try amount(v, field: field)
+        guard v > 0 else { throw FieldError(field, "must be greater than 0, got \(JSONWriter.number(v))") }
+        return v
+    }
+
+    /// Amounts and targets are decimals within ±`EventLimits.magnitude` with at most
+    /// `EventLimits.fractionDigits` digits after the point, counted in the shortest decimal
+    /// form that reads back as the same number (0.1 has one). More digits are refused, never
+    /// rounded.
+    static func amount(_ v: Double, field: String) throws(FieldError) -> Double {
+        guard v.isFinite, abs(v) <= EventLimits.magnitude else {
+            throw FieldError(field, "must be a number between -1e12 and 1e12, got \(v.isFinite ? JSONWriter.number(v) : "\(v)")")
+        }
+        let digits = fractionDigits(v)
+        guard digits <= EventLimits.fractionDigits else {
+            throw FieldError(
+                field, "must have at most \(EventLimits.fractionDigits) digits after the decimal point, got \(digits) (\(JSONWriter.number(v)))")
+        }
+        return v
+    }
+
+    /// The digits after the point in the shortest decimal form of a finite `v` that reads back
+    /// as `v` (Swift's `description` is that form).
+    static func fractionDigits(_ v: Double) -> Int {
+        if v == v.rounded(.towardZero) && abs(v) < 1e15 { return 0 }
+        let text = v.description.utf8
+        var fraction = 0
+        var exponent = 0
+        var inFraction = false
+        var trailingZeros = 0
+        var iterator = text.makeIterator()
+        while let c = iterator.next() {
+            switch c {
+            case UInt8(ascii: "."): inFraction = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                var sign = 1
+                var value = 0
+                while let d = iterator.next() {
+                    if d == UInt8(ascii: "-") { sign = -1 } else if d >= UInt8(ascii: "0") && d <= UInt8(ascii: "9") { value = value * 10 + Int(d - UInt8(ascii: "0")) }
+                }
+                exponent = sign * value
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where inFraction:
+                fraction += 1
+                trailingZeros = c == UInt8(ascii: "0") ? trailingZeros + 1 : 0
+            default: break
+            }
+        }
+        return max(0, fraction - trailingZeros - exponent)
+    }
+
+    static func instant(_ i: Instant, field: String) throws(FieldError) -> Instant {
+        guard Instant.supported.contains(i) else {
+            throw FieldError(field, "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got \(i.milliseconds) ms since 1970")
+        }
+        return i
+    }
+
+    static func day(_ d: Day, field: String) throws(FieldError) -> Day {
+        guard Day.supported.contains(d) else {
+            throw FieldError(field, "must be between 1970-01-01 and 9999-12-31, got \(d)")
+        }
+        return d
+    }
+
+    /// A target date leaves a day of margin at each end of the supported range, so that its
+    /// reminder, at any time in any time zone, falls on a supported instant.
+    static func targetDate(_ d: Day, field: String) throws(FieldError) -> Day {
+        guard Day.supportedTargets.contains(d) else {
+            throw FieldError(
+                field, "must be between 1970-01-02 and 9999-12-30 (its reminder must fall within 1970–9999 in every time zone), got \(d)")
+        }
+        return d
+    }
+
+    /// A whole number within `range`.
+    static func integer(_ v: Int, in range: ClosedRange<Int>, field: String) throws(FieldError) {
+        guard range.contains(v) else {
+            throw FieldError(field, "must be between \(range.lowerBound) and \(range.upperBound), got \(v)")
+        }
+    }
+
+    /// A reminder time: hour 0 to 23, minute 0 to 59; `prefix` is the time's path in the JSON
+    /// form (`reminder.` in a creation, empty in a `reminderSet`).
+    static func time(hour: Int?, minute: Int?, prefix: String) throws(FieldError) {
+        if let hour { try integer(hour, in: 0...23, field: prefix + "hour") }
+        if let minute { try integer(minute, in: 0...59, field: prefix + "minute") }
+    }
+
+    /// The time zones known to this system, checked once per identifier.
+    private static let knownZones = Cache<String, Bool>()
+
+    static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
+        let known = knownZones.value(for: s) { TimeZone(identifier: s) != nil }
+        guard known else { throw FieldError(field, "must be an IANA time zone, got \"\(s)\"") }
+        return s
+    }
+
+    static func locale(_ s: String, field: String) throws(FieldError) -> String {
+        // language[_REGION], e.g. en, en_US, ja_JP, zh_Hant_TW.
+        let parts = s.split(separator: "_", omittingEmptySubsequences: false)
+        let ok =
+            EventLimits.localeLength.contains(s.count)
+            && (2...3).contains(parts[0].count) && parts[0].allSatisfy({ $0.isASCII && $0.isLowercase })
+            && parts.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) })
+        guard ok else { throw FieldError(field, "must be a locale such as en_US, got \"\(s)\"") }
+        return s
+    }
+
+    static func deviceName(_ s: String, field: String) throws(FieldError) {
+        guard DeviceName.isValid(s) else {
+            throw FieldError(field, "must be a device name ([a-z0-9][a-z0-9._-]{0,63}), got \"\(s)\"")
+        }
+    }
+
+    /// The devices a reminder is routed to: 1 to 32 distinct device names.
+    static func reminderDevices(_ list: [String], field: String) throws(FieldError) {
+        guard EventLimits.reminderDevices.contains(list.count) else {
+            throw FieldError(field, "must name 1 to \(EventLimits.reminderDevices.upperBound) devices (omit it for every device)")
+        }
+        var seen = Set<String>()
+        for (i, name) in list.enumerated() {
+            guard DeviceName.isValid(name) else {
+                throw FieldError("\(field)[\(i)]", "must be a device name such as phone, got \"\(name)\"")
+            }
+            guard seen.insert(name).inserted else { throw FieldError("\(field)[\(i)]", "\"\(name)\" appears twice") }
+        }
+    }
+
+    /// Exactly one of an amount (measurable) and a completion (outcome); `prefix` is the
+    /// entry's path in the JSON form.
+    static func amountOrCompleted(_ amount: Double?, _ completed: Bool?, prefix: String) throws(FieldError) {
+        if amount != nil && completed != nil {
+            throw FieldError(prefix + "completed", "give either amount (measurable) or completed (outcome), not both")
+        }
+        if amount == nil && completed == nil { throw FieldError(prefix + "amount", "is required (or completed, for an outcome goal)") }
+        if let amount { _ = try Self.amount(amount, field: prefix + "amount") }
+    }
+}
+
+/// A small thread-safe memo of values computed from keys (time zone lookups).
+final class Cache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    private var values: [Key: Value] = [:]
+    private let lock = NSLock()
+
+    func value(for key: Key, _ make: () -> Value) -> Value {
+        lock.lock()
+        if let v = values[key] {
+            lock.unlock()
+            return v
+        }
+        lock.unlock()
+        let v = make()
+        lock.lock()
+        if values.count < 4096 { values[key] = v }
+        lock.unlock()
+        return v
+    }
+}
