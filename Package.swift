@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
-        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"], exclude: ["Golden/records.golden"]),
+        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"], exclude: ["Golden/records.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",

@@ -24,8 +24,10 @@ public struct GoalProjection: Equatable, Sendable {
     public init(historyRule: HistoryRule = .recordLevel) { self.historyRule = historyRule }
 
     /// Folds one event into its goal's state or its origin's device state; an event of a
-    /// revoked device after its last counted sequence (``revokedAfter``) is ignored.
+    /// revoked device after its last counted sequence (``revokedAfter``) is ignored, and so is
+    /// an event that fails the gate (``Event/checkWellFormed()``): such an event is set aside.
     public mutating func apply(_ e: Event) {
+        guard e.isFoldable else { return }
         if let after = revokedAfter[e.origin], e.sequence > after { return }
         if let goal = e.payload.goal {
             goals[goal, default: GoalState(id: goal, rule: historyRule)].apply(e)

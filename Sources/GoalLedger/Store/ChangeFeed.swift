@@ -91,6 +91,9 @@ extension LedgerStore {
                 let position = UInt64(bigEndianBytes: key)
                 guard position <= committed, out.count < limit else { return false }
                 let e = try Self.decodeRecord(value, position: position)
+                reached = position
+                // A set-aside event changed nothing.
+                guard e.isFoldable else { return true }
                 out.append(
                     ProjectionChange(
                         position: position, goal: e.payload.goal, device: e.payload.goal == nil ? e.origin : nil, type: e.type))

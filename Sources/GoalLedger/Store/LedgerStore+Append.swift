@@ -171,7 +171,7 @@ extension LedgerStore {
                     if previous != nil { previous = EventChain.hash(record: record) }
                     try Self.index(event, at: position, record: record, txn, layout)
                     lastNew = (event, position)
-                    try batch.apply(event, txn)
+                    try batch.apply(event, at: position, checked: true, txn)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
                     seen[id] = result
                     results.append(result)

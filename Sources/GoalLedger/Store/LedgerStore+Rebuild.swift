@@ -68,7 +68,7 @@ extension LedgerStore {
         try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard position <= end else { return false }
-            try batch.apply(try decodeRecord(value, position: position), txn)
+            try batch.apply(try decodeRecord(value, position: position), at: position, txn)
             return true
         }
         try batch.flush(txn)

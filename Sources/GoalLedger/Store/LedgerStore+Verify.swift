@@ -13,6 +13,9 @@ public struct VerificationReport: Sendable {
     public var problems: [String] = []
     /// Events written before their origin signed (a ledger founded before signing).
     public var unsignedEvents = 0
+    /// Events that fail the gate, which every fold sets aside (see ``SetAsideEvent``), in
+    /// position order. Not a problem when the stored projection set them aside too.
+    public var setAside: [SetAsideEvent] = []
     /// Whether nothing is wrong.
     public var isClean: Bool { problems.isEmpty }
 }
@@ -37,6 +40,7 @@ extension LedgerStore {
             var goalIndexed = 0
             var deviceIndexed = 0
             var damaged = 0
+            var setAsideRows: [[UInt8]: [UInt8]] = [:]
             func problem(_ s: String) { if report.problems.count < 1000 { report.problems.append(s) } }
 
             try txn.scan(layout.events) { key, value in
@@ -77,6 +81,14 @@ extension LedgerStore {
                     }
                 }
                 sequences[event.origin, default: []].append(event.sequence)
+                do throws(FieldError) {
+                    try event.checkContent()
+                } catch {
+                    let reason = SetAsideEvent.reason(error)
+                    setAsideRows[position.bigEndianBytes] = Array(reason.utf8)
+                    report.setAside.append(
+                        SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
+                }
                 projection.apply(event)
                 return true
             }
@@ -192,7 +204,7 @@ extension LedgerStore {
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
                 ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
-                ("pending", tables.pending, pending.pending),
+                ("pending", tables.pending, pending.pending), ("setAside", tables.setAside, setAsideRows),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
             }

@@ -258,7 +258,7 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Events about `goal`, in local position order.
+    /// Events about `goal` that folds read (set-aside ones are left out), in local position order.
     public func events(ofGoal goal: UUID) throws(LedgerError) -> [(position: UInt64, event: Event)] {
         try read { txn in try Self.events(ofGoal: goal, txn, layout) }
     }
@@ -273,17 +273,19 @@ public final class LedgerStore: @unchecked Sendable {
         return positions
     }
 
+    /// The goal's events that folds read, in position order: set-aside events are left out.
     static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)]
     {
-        try positions(ofGoal: goal, txn, layout).map { p in
+        try positions(ofGoal: goal, txn, layout).compactMap { p in
             guard let e = try event(at: p, txn, layout) else {
                 throw LedgerError(.store, "the goal index names position \(p), which holds no event")
             }
-            return (p, e)
+            return e.isFoldable ? (p, e) : nil
         }
     }
 
-    /// Every event in canonical order (hybrid logical clock, then origin device).
+    /// Every event in canonical order (hybrid logical clock, then origin device), without the
+    /// set-aside ones (``setAsideEvents()``).
     public func canonicalEvents(goal: UUID? = nil) throws(LedgerError) -> [(position: UInt64, event: Event)] {
         try read { txn in
             if let goal {
@@ -294,7 +296,8 @@ public final class LedgerStore: @unchecked Sendable {
             var out: [(position: UInt64, event: Event)] = []
             try txn.scan(layout.events) { key, value in
                 let p = UInt64(bigEndianBytes: key)
-                out.append((p, try Self.decodeRecord(value, position: p)))
+                let e = try Self.decodeRecord(value, position: p)
+                if e.isFoldable { out.append((p, e)) }
                 return true
             }
             return out.sorted { $0.event.key < $1.event.key }

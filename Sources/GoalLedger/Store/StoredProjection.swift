@@ -19,8 +19,12 @@ struct ProjectionTables {
     let reminders: Database
     let pending: Database
     let entries: Database
+    /// Events no fold reads, by position: stored events that fail the gate (only a store
+    /// written before every event passed it can hold one, or receive one from such a store).
+    /// The value is the gate's message.
+    let setAside: Database
 
-    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries"]
+    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside"]
     /// Tables of earlier projection versions, dropped when the projection is rebuilt.
     static let obsoleteTableNames = ["entryDays"]
 
@@ -34,10 +38,11 @@ struct ProjectionTables {
         reminders = try open(n[3])
         pending = try open(n[4])
         entries = try open(n[5])
+        setAside = try open(n[6])
     }
 
     /// The tables in the order of `tableNames`.
-    var all: [Database] { [goals, removed, devices, reminders, pending, entries] }
+    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside] }
 
     func clear(_ txn: borrowing Transaction) throws {
         for db in all { try txn.clear(db) }
@@ -51,8 +56,9 @@ enum StoredProjection {
     /// are rebuilt before they are read.
     /// 3: tags folded in NFC, compared by bytes; 4: the pending tables; 5: `entries` (by goal and
     /// day, carrying what the views read) replaces the day index `entryDays`; 6: entry values
-    /// compact (the time as a difference from the clock, whole amounts as varints).
-    static let version: UInt64 = 6
+    /// compact (the time as a difference from the clock, whole amounts as varints); 7: events
+    /// that fail the gate are set aside (`setAside`), never folded.
+    static let version: UInt64 = 7
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -252,7 +258,17 @@ enum StoredProjection {
             return state
         }
 
-        mutating func apply(_ e: Event, _ txn: borrowing Transaction) throws {
+        /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead
+        /// (`checked`: the caller has passed it through the gate already).
+        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing Transaction) throws {
+            if !checked {
+                do throws(FieldError) {
+                    try e.checkContent()
+                } catch {
+                    try txn.put(tables.setAside, key: position.bigEndianBytes, value: Array(SetAsideEvent.reason(error).utf8))
+                    return
+                }
+            }
             if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
             if let after = revocations?[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {

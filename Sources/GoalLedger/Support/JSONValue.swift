@@ -302,6 +302,49 @@ package struct JSONParser {
             index = start
             throw error("number out of range")
         }
+        // A number is never rounded on the way in: its digits must be those of the value read.
+        guard value == 0 || Self.significantDigits(Array(text.utf8)) == Self.significantDigits(Array(value.description.utf8)) else {
+            index = start
+            throw error("number \(text) has more digits than a 64-bit number holds (it would be rounded)")
+        }
         return value
+    }
+
+    /// The significant digits of a decimal number's text and the power of ten of its last one
+    /// (`12.50` and `1.25e1` both give "125", -1), for comparing two spellings of one value.
+    static func significantDigits(_ text: [UInt8]) -> (digits: [UInt8], exponent: Int) {
+        var digits: [UInt8] = []
+        var exponent = 0
+        var fraction = 0
+        var i = 0
+        var inFraction = false
+        while i < text.count {
+            let c = text[i]
+            if c == UInt8(ascii: ".") {
+                inFraction = true
+            } else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+                var sign = 1
+                var value = 0
+                i += 1
+                while i < text.count {
+                    if text[i] == UInt8(ascii: "-") { sign = -1 } else if text[i] >= UInt8(ascii: "0") && text[i] <= UInt8(ascii: "9") {
+                        value = min(value * 10 + Int(text[i] - UInt8(ascii: "0")), 100_000)
+                    }
+                    i += 1
+                }
+                exponent = sign * value
+                break
+            } else if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") {
+                if !(digits.isEmpty && c == UInt8(ascii: "0")) { digits.append(c) }
+                if inFraction { fraction += 1 }
+            }
+            i += 1
+        }
+        var power = exponent - fraction
+        while digits.last == UInt8(ascii: "0") {
+            digits.removeLast()
+            power += 1
+        }
+        return (digits, power)
     }
 }

@@ -9,6 +9,10 @@ public struct ImportResult: Equatable, Sendable {
     public var alreadyPresent: Int = 0
     /// Events of revoked devices, written after their revocation, that were left out.
     public var revoked: [RevokedEvents] = []
+    /// Events written that fail the gate (by a store written before every event passed it):
+    /// kept in the log, in their origins' chains, and set aside by every fold
+    /// (``SetAsideEvent``).
+    public var setAside = 0
 
     /// A result with these counts and no revoked events.
     public init(imported: Int = 0, alreadyPresent: Int = 0) {
@@ -32,7 +36,7 @@ extension LedgerStore {
     /// Imports events written by other stores of the same ledger, in one transaction.
     ///
     /// Events already held are skipped. The whole import is refused, with nothing written, when
-    /// any event is malformed, claims this store's own device as its origin without this store
+    /// any event's envelope is malformed (``Event/checkEnvelope()``), claims this store's own device as its origin without this store
     /// having written it, takes an origin sequence that another event already holds, leaves a gap
     /// in its origin's sequence, or reuses an event id. Business rules are not applied: another
     /// device's events are facts. The clock advances past every imported event.
@@ -60,7 +64,7 @@ extension LedgerStore {
                 var byOrigin: [String: [Event]] = [:]
                 for e in incoming {
                     do throws(FieldError) {
-                        try e.checkWellFormed()
+                        try e.checkEnvelope()
                     } catch {
                         throw LedgerError(
                             .invalidInput,
@@ -156,7 +160,8 @@ extension LedgerStore {
                 for e in accepted {
                     position += 1
                     try Self.index(e, at: position, record: records[e.id], txn, layout)
-                    try batch.apply(e, txn)
+                    try batch.apply(e, at: position, txn)
+                    if !e.isFoldable { result.setAside += 1 }
                     if e.hlc > clock { clock = e.hlc }
                 }
                 try batch.flush(txn)
