@@ -13,6 +13,7 @@ enum StatusCommand {
         let heads = try store.originHeads().sorted { String.bytesPrecede($0.key, $1.key) }
         let enrolled = try store.enrolledDevices()
         let key = try store.publicKey()
+        let aside = try store.setAsideEvents()
         if inv.json {
             try inv.printJSON(
                 .object([
@@ -42,7 +43,7 @@ enum StatusCommand {
                             })
                     ),
                     ("signed", .bool(store.isSignedLedger)),
-                ]))
+                ] + (aside.isEmpty ? [] : [("setAside", .array(aside.map(VerifyCommand.json)))])))
             return
         }
         inv.print("ledger   \(store.ledgerID.uuidString)")
@@ -59,5 +60,6 @@ enum StatusCommand {
         if !store.isSignedLedger && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
         inv.print("digest   \(digest)")
+        for e in aside { inv.print("aside    \(e.description)") }
     }
 }

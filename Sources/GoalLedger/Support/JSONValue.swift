@@ -303,7 +303,11 @@ package struct JSONParser {
             throw error("number out of range")
         }
         // A number is never rounded on the way in: its digits must be those of the value read.
-        guard value == 0 || Self.significantDigits(Array(text.utf8)) == Self.significantDigits(Array(value.description.utf8)) else {
+        let exactInteger = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            && Int64(text).map { abs(value) < 9.2e18 && Int64(value) == $0 } == true
+        guard value == 0 || exactInteger
+            || Self.significantDigits(Array(text.utf8)) == Self.significantDigits(Array(value.description.utf8))
+        else {
             index = start
             throw error("number \(text) has more digits than a 64-bit number holds (it would be rounded)")
         }

@@ -79,9 +79,9 @@ struct GoalProjectionTests {
             event("phone", 2000, .goalEdited(titleA)),
             event("tablet", 2000, .goalEdited(titleB)),  // same millisecond: "tablet" sorts after "phone" and wins
             event("tablet", 2100, .goalEdited(target)),  // a different field: both edits apply
-            event("phone", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 1, completed: nil, occurredAt: nil, day: nil))),
+            event("phone", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 1, occurredAt: Instant(milliseconds: 3000), day: Day(daysSinceEpoch: 0)))),
             event(
-                "tablet", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 2, completed: nil, occurredAt: nil, day: nil)),
+                "tablet", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 2, occurredAt: Instant(milliseconds: 3000), day: Day(daysSinceEpoch: 0))),
                 id: entryID),
             event("phone", 3500, .progressRemoved(ProgressRemoved(goal: goal, entry: entryID))),
             event("tablet", 3600, .tagRemoved(TagRemoved(goal: goal, tag: "x", observed: [created.id]))),

@@ -41,7 +41,12 @@ struct JSONParserTests {
             for _ in 0..<20 {
                 let text = (Bool.random(using: &rng) ? "-" : "") + String(UInt64.random(in: 1...9, using: &rng))
                     + String((1..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
-                #expect(try JSONParser.parse(text) == .number(Double(text)!), "\(text)")
+                // Past 15 digits an integer may not be exact: then it may be refused, never rounded.
+                if let parsed = try? JSONParser.parse(text) {
+                    #expect(parsed == .number(Double(text)!), "\(text)")
+                } else {
+                    #expect(digits > 15 && Int64(Double(text)!) != Int64(text)!, "\(text)")
+                }
             }
         }
         guard case .number(let zero) = try JSONParser.parse("-0") else { throw JSONSyntaxError(offset: 0, reason: "not a number") }
