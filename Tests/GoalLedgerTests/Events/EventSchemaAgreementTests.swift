@@ -191,4 +191,28 @@ struct EventSchemaAgreementTests {
             #expect(e?.field == name, "\(type).\(name) = \(JSONWriter.message(bad)): \(String(describing: e))")
         }
     }
+
+    /// Every amount and target the schemas describe states the gate's limit on digits after the
+    /// point, and the gate refuses one more digit.
+    @Test func amountsAndTargetsStateTheirDigitsAfterThePoint() throws {
+        var found = 0
+        func walk(_ v: JSONValue) {
+            switch v {
+            case .object(let members):
+                for (key, value) in members {
+                    if key == "amount" || key == "target", value["type"] == .string("number") {
+                        found += 1
+                        #expect(value["x-fractionDigits"] == .number(Double(EventLimits.fractionDigits)), "\(key)")
+                    }
+                    walk(value)
+                }
+            case .array(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        for v in [1, 2] { walk(Self.schemas[v]!) }
+        #expect(found >= 5)
+        #expect(throws: FieldError.self) { try FieldRules.amount(0.0000001, field: "amount") }
+        #expect(try FieldRules.amount(0.000001, field: "amount") == 0.000001)
+    }
 }
