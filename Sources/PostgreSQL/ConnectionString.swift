@@ -36,8 +36,7 @@ public struct ConnectionString: Sendable {
         guard let options = PQconninfoParse(text, &errorMessage) else {
             let reason = errorMessage.map { Self.withoutQuotedText(Connection.trimmed($0)) } ?? "out of memory"
             if let errorMessage { PQfreemem(errorMessage) }
-            throw PostgreSQLError(
-                message: "the connection string \(Self.redacted(text)) is malformed: \(reason)", isConnectionFailure: true)
+            throw PostgreSQLError(message: "malformed connection string: \(reason)", isConnectionFailure: true)
         }
         defer { PQconninfoFree(options) }
         var settings: [String: String] = [:]
