@@ -130,15 +130,16 @@ public struct ConnectionString: Sendable {
     public static func redacted(_ text: String) -> String {
         if let scheme = uriScheme(text) {
             let rest = text[scheme.upperBound...]
-            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
-            var head = String(rest[..<queryStart])
-            if let at = head.lastIndex(of: "@"), let colon = head[..<at].firstIndex(of: ":") {
-                head.replaceSubrange(colon..<at, with: ":…")
+            let (password, query) = uriParts(rest)
+            let mark = query.map { rest.index(before: $0.lowerBound) } ?? rest.endIndex
+            var out = String(text[..<scheme.upperBound])
+            if let password {
+                out += rest[..<password.lowerBound] + "…" + rest[password.upperBound..<mark]
+            } else {
+                out += rest[..<mark]
             }
-            var out = String(text[..<scheme.upperBound]) + head
-            if queryStart < rest.endIndex {
-                let parameters = rest[rest.index(after: queryStart)...].split(separator: "&", omittingEmptySubsequences: false)
-                out += "?" + parameters.map { p -> String in
+            if let query {
+                out += "?" + rest[query].split(separator: "&", omittingEmptySubsequences: false).map { p -> String in
                     guard let eq = p.firstIndex(of: "="), secretKeywords.contains(percentDecoded(p[..<eq]).lowercased()) else { return String(p) }
                     return String(p[...eq]) + "…"
                 }.joined(separator: "&")
@@ -161,14 +162,15 @@ public struct ConnectionString: Sendable {
         var found: [String] = []
         if let scheme = uriScheme(text) {
             let rest = text[scheme.upperBound...]
-            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
-            let head = rest[..<queryStart]
-            if let at = head.lastIndex(of: "@"), let colon = head[..<at].firstIndex(of: ":") {
-                let password = head[head.index(after: colon)..<at]
-                found += [String(password), percentDecoded(password)]
+            let (password, query) = uriParts(rest)
+            if let password {
+                let raw = rest[password]
+                found += [String(raw), percentDecoded(raw)]
+                // A raw `/`, `?` or `@` in it makes libpq read the URL otherwise, and quote a piece.
+                found += raw.split(whereSeparator: { "/?@:".contains($0) }).map { percentDecoded($0) }
             }
-            if queryStart < rest.endIndex {
-                for p in rest[rest.index(after: queryStart)...].split(separator: "&") {
+            if let query {
+                for p in rest[query].split(separator: "&") {
                     guard let eq = p.firstIndex(of: "="), secretKeywords.contains(percentDecoded(p[..<eq]).lowercased()) else { continue }
                     let value = p[p.index(after: eq)...]
                     found += [String(value), percentDecoded(value)]
@@ -199,6 +201,29 @@ public struct ConnectionString: Sendable {
             }
         }
         return found
+    }
+
+    /// In a URL after its scheme: the password of its user part, and its query (after `?`).
+    /// The password is read widely, as the union of libpq's reading (the user part ends at the
+    /// first `@` unless a `/` comes first) and of the last `@` before the query (a password
+    /// holding a raw `/`, which libpq reads as a host and port instead, and may quote).
+    static func uriParts(_ rest: Substring) -> (password: Range<String.Index>?, query: Range<String.Index>?) {
+        var ranges: [Range<String.Index>] = []
+        if let stop = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[stop] == "@",
+            let colon = rest[..<stop].firstIndex(of: ":")
+        {
+            ranges.append(rest.index(after: colon)..<stop)
+        }
+        let head = rest[..<(rest.firstIndex(of: "?") ?? rest.endIndex)]
+        if let at = head.lastIndex(of: "@"), let colon = head[..<at].firstIndex(of: ":") {
+            ranges.append(head.index(after: colon)..<at)
+        }
+        let password = ranges.first.map { first in
+            ranges.reduce(first) { min($0.lowerBound, $1.lowerBound)..<max($0.upperBound, $1.upperBound) }
+        }
+        let after = password?.upperBound ?? rest.startIndex
+        let query = rest[after...].firstIndex(of: "?").map { rest.index(after: $0)..<rest.endIndex }
+        return (password, query)
     }
 
     /// The range of `postgresql://` or `postgres://` at the start of `text`, if it is a URL.

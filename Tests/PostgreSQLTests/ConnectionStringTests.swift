@@ -68,6 +68,10 @@ struct ConnectionStringTests {
         "host=NOWHERE dbname=hub password='s3cret",
         "host=NOWHERE password=s3cret dbname",
         "postgresql://phone:s3cret@[::1/hub",
+        // A raw `?` or `/` in the password: libpq reads the first as part of it, the second as
+        // the end of a host and port.
+        "postgresql://phone:s3?cret@/hub?host=NOWHERE",
+        "postgresql://phone:s3cret/x@localhost/hub",
     ]
 
     @Test(arguments: spellings)
@@ -75,14 +79,14 @@ struct ConnectionStringTests {
         let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent("no-server-\(UUID().uuidString)").path
         let url = spelling.replacingOccurrences(of: "NOWHERE", with: nowhere)
         let name = ConnectionString.redacted(url)
-        #expect(!name.contains("s3cret") && !name.contains("s3%63ret"), "\(name)")
+        #expect(!name.contains("s3cret") && !name.contains("s3%63ret") && !name.contains("s3?cret"), "\(name)")
         do {
             _ = try Connection(url, connectTimeout: 2)
             Issue.record("connected to nothing")
         } catch {
             #expect(error.isConnectionFailure)
             for text in [error.message, error.description] {
-                #expect(!text.contains("s3cret") && !text.contains("s3%63ret"), "\(text)")
+                #expect(!text.contains("s3cret") && !text.contains("s3%63ret") && !text.contains("s3?cret"), "\(text)")
             }
         }
     }
@@ -100,5 +104,8 @@ struct ConnectionStringTests {
                 == "postgresql://phone:…@db.example:5433/hub?sslmode=require&password=…&application_name=a")
         #expect(ConnectionString.redacted("host=/tmp password='a b' user=phone") == "host=/tmp password=… user=phone")
         #expect(ConnectionString.redacted("postgresql:///hub?host=/tmp&user=phone") == "postgresql:///hub?host=/tmp&user=phone")
+        #expect(ConnectionString.redacted("postgresql://phone@db.example:5433/hub?user=a@b") == "postgresql://phone@db.example:5433/hub?user=a@b")
+        #expect(ConnectionString.redacted("postgresql://phone:a?b@h/hub?password=c") == "postgresql://phone:…@h/hub?password=…")
+        #expect(ConnectionString.redacted("postgresql://phone:a/b@h/hub") == "postgresql://phone:…@h/hub")
     }
 }
