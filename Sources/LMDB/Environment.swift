@@ -142,6 +142,19 @@ public final class Environment: @unchecked Sendable {
         try LMDBError.check(mdb_env_copy2(env, path, compacting ? UInt32(MDB_CP_COMPACT) : 0))
     }
 
+    /// Writes a consistent copy of the environment's data into the new file `file`, created with
+    /// exactly `mode` (whatever the umask) before a byte is written, and flushed to disk. An
+    /// existing file is refused (`EEXIST`); a failed copy leaves the partial file to the caller.
+    public func copy(toFile file: String, compacting: Bool, mode: mode_t = 0o600) throws(LMDBError) {
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw LMDBError(code: errno) }
+        var rc: Int32 = fchmod(fd, mode) == 0 ? 0 : errno
+        if rc == 0 { rc = mdb_env_copyfd2(env, fd, compacting ? UInt32(MDB_CP_COMPACT) : 0) }
+        if rc == 0 && fsync(fd) != 0 { rc = errno }
+        if close(fd) != 0 && rc == 0 { rc = errno }
+        try LMDBError.check(rc)
+    }
+
     /// Begins a transaction, having passed the gate; the caller leaves the gate when it ends.
     private func begin(readOnly: Bool) throws(LMDBError) -> OpaquePointer {
         var attempts = 0

@@ -46,37 +46,37 @@ enum AuditCommand {
             return
         }
         for s in steps {
-            inv.print(
+            inv.printText(
                 "#\(s.position)  \(s.event.at.rfc3339)  \(s.event.origin)/\(s.event.sequence)  \(s.event.type.name)  \(s.event.id.uuidString)  "
                     + (s.signedBy.map { "signed \($0)" } ?? "unsigned")
             )
             for c in s.changes {
-                inv.print("    \(c.field): \(JSONWriter.message(c.before)) → \(JSONWriter.message(c.after))")
+                inv.printText("    \(c.field): \(JSONWriter.message(c.before)) → \(JSONWriter.message(c.after))")
             }
-            if !s.historyAdded.isEmpty { inv.print("    history added \(s.historyAdded.map(\.uuidString).joined(separator: ", "))") }
-            if !s.historyRemoved.isEmpty { inv.print("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))") }
-            for id in s.recovered { inv.print("    + \(id.uuidString) recovered by migration (the schema-1 view had lost it)") }
+            if !s.historyAdded.isEmpty { inv.printText("    history added \(s.historyAdded.map(\.uuidString).joined(separator: ", "))") }
+            if !s.historyRemoved.isEmpty { inv.printText("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))") }
+            for id in s.recovered { inv.printText("    + \(id.uuidString) recovered by migration (the schema-1 view had lost it)") }
             for o in s.overwrote {
-                inv.print(
+                inv.printText(
                     "    ! overwrote \(o.field) = \(JSONWriter.message(o.value)) by \(o.device) (\(o.event.uuidString)), which its author had not seen"
                 )
             }
             for o in s.supersededBy {
-                inv.print("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.message(o.value))")
+                inv.printText("    ! \(o.field) superseded by \(o.device) (\(o.event.uuidString)): \(JSONWriter.message(o.value))")
             }
         }
         if !sources.isEmpty {
-            inv.print("entries:")
+            inv.printText("entries:")
             for s in sources {
                 let value = s.entry.amount.map(GoalText.number) ?? ((s.entry.completed ?? false) ? "completed" : "not completed")
-                inv.print(
+                inv.printText(
                     "  \(s.entry.id.uuidString) \(s.entry.day) \(value) from event \(s.event.uuidString)"
                         + (s.recovered ? " (recovered by migration)" : ""))
             }
         }
         if !conflicts.isEmpty {
-            inv.print("conflicts:")
-            for c in conflicts { inv.print("  " + ConflictText.describe(c)) }
+            inv.printText("conflicts:")
+            for c in conflicts { inv.printText("  " + ConflictText.describe(c)) }
         }
     }
 }

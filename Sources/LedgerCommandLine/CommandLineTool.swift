@@ -52,7 +52,8 @@ public enum CommandLineTool {
             try spec.run(&invocation)
             return Result(exitCode: 0, stdout: invocation.out, stderr: invocation.err)
         } catch {
-            var message = "ledger: \(hinted(error).message)\n"
+            // A message may quote text from a store, an export file or a hub: escaped like output.
+            var message = "ledger: \(TerminalText.escaped(hinted(error).message, keepingLineBreaks: true))\n"
             if error.code == .invalidArgument, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
             return Result(exitCode: error.code.exitCode, stdout: invocation.out, stderr: invocation.err + message)
         }

@@ -19,6 +19,6 @@ enum ConflictsCommand {
             return
         }
         if conflicts.isEmpty { inv.print("no conflicts") }
-        for c in conflicts { inv.print(ConflictText.describe(c)) }
+        for c in conflicts { inv.printText(ConflictText.describe(c)) }
     }
 }

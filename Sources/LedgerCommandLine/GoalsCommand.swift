@@ -29,7 +29,7 @@ enum GoalsCommand {
             if inv.json {
                 inv.write((any ? "," : "") + (try JSONWriter.string(goalWithView(g, view))))
             } else {
-                inv.print(GoalText.line(g, view: view))
+                inv.printText(GoalText.line(g, view: view))
             }
             any = true
         }

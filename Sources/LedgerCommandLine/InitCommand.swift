@@ -1,3 +1,4 @@
+import Foundation
 import GoalLedger
 
 enum InitCommand {
@@ -15,6 +16,12 @@ enum InitCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let device = try inv.required(Self.device, by: "init")
         let schema = try inv.value(Self.schema) ?? LedgerStore.currentSchema
+        // A new directory is created owner-only; an existing one must already be.
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: inv.storePath, isDirectory: &isDirectory), isDirectory.boolValue {
+            try LedgerStore.checkOwnerOnly(
+                directory: inv.storePath, holding: "a store (a person's whole history and the device's secret key)")
+        }
         let store = try LedgerStore.create(at: inv.storePath, device: device, schema: schema)
         if inv.json {
             try inv.printJSON(

@@ -26,7 +26,7 @@ enum LogCommand {
             let fields = e.payload.jsonMembers.filter { $0.0 != "goal" }
                 .map { "\($0.0)=\(JSONWriter.message($0.1))" }.joined(separator: " ")
             let about = e.payload.goal.map { " \($0.uuidString)" } ?? ""
-            inv.print("#\(position)  \(e.at.rfc3339)  \(e.origin)/\(e.sequence)  \(e.type.name)\(about)  \(fields)")
+            inv.printText("#\(position)  \(e.at.rfc3339)  \(e.origin)/\(e.sequence)  \(e.type.name)\(about)  \(fields)")
         }
     }
 }

@@ -28,6 +28,6 @@ enum ReplayCommand {
         }
         let goals = projection.existingGoals
         inv.print("position \(projection.position) · \(goals.count) goal\(goals.count == 1 ? "" : "s") · digest \(digest)")
-        for g in goals { inv.print(GoalText.line(g)) }
+        for g in goals { inv.printText(GoalText.line(g)) }
     }
 }

@@ -29,7 +29,7 @@ enum ShowCommand {
         if inv.json {
             try inv.printJSON(goalWithView(state, view))
         } else {
-            for line in GoalText.detail(state, view) { inv.print(line) }
+            for line in GoalText.detail(state, view) { inv.printText(line) }
         }
     }
 }

@@ -8,12 +8,9 @@ extension Hub {
     /// when it does not exist. Run by the hub's owner. Returns whether the role was created.
     @discardableResult
     public func grant(ledger: UUID, role: String) throws(LedgerError) -> Bool {
-        guard !role.isEmpty, role.utf8.count <= 63, !role.contains("\0") else {
-            throw LedgerError(.invalidArgument, "a role must be a PostgreSQL role name of 1 to 63 bytes, got \"\(role)\"")
-        }
-        guard !role.hasPrefix("pg_") else { throw LedgerError(.invalidArgument, "role \(role): names starting with pg_ are reserved") }
+        try Self.checkRoleName(role)
         try checkSchema()
-        let quoted = "\"" + role.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let quoted = Self.quoted(role)
         return try transaction { () throws(LedgerError) in
             try run { () throws(PostgreSQLError) in
                 let exists = try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount > 0
@@ -30,4 +27,44 @@ extension Hub {
             }
         }
     }
+
+    /// Takes back what `grant` gave `role` for `ledger`: its grant is deleted, so row-level
+    /// security hides the ledger's rows from the role and refuses its inserts there, while the
+    /// other ledgers granted to it stay as they were. A role left with no ledger also loses its
+    /// rights on the hub's schema and tables (the role itself is kept). Run by the hub's owner.
+    /// Returns whether the role had been granted the ledger.
+    @discardableResult
+    public func revoke(ledger: UUID, role: String) throws(LedgerError) -> Bool {
+        try Self.checkRoleName(role)
+        try checkSchema()
+        let quoted = Self.quoted(role)
+        return try transaction { () throws(LedgerError) in
+            try run { () throws(PostgreSQLError) in
+                let removed = try connection.query(
+                    "DELETE FROM hub.access WHERE ledger = $1 AND role = $2", [.uuid(ledger), .text(role)]
+                ).affectedRows > 0
+                let exists = try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount > 0
+                let remaining = try connection.query("SELECT 1 FROM hub.access WHERE role = $1 LIMIT 1", [.text(role)]).rowCount
+                if exists && remaining == 0 {
+                    try connection.execute(
+                        """
+                        REVOKE ALL ON ALL TABLES IN SCHEMA hub FROM \(quoted);
+                        REVOKE USAGE ON SCHEMA hub FROM \(quoted);
+                        """)
+                }
+                return removed
+            }
+        }
+    }
+
+    /// Refuses a name PostgreSQL would not take as a role, or one it reserves.
+    static func checkRoleName(_ role: String) throws(LedgerError) {
+        guard !role.isEmpty, role.utf8.count <= 63, !role.contains("\0") else {
+            throw LedgerError(.invalidArgument, "a role must be a PostgreSQL role name of 1 to 63 bytes, got \"\(role)\"")
+        }
+        guard !role.hasPrefix("pg_") else { throw LedgerError(.invalidArgument, "role \(role): names starting with pg_ are reserved") }
+    }
+
+    /// `role` as a quoted SQL identifier.
+    static func quoted(_ role: String) -> String { "\"" + role.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }

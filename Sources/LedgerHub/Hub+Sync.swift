@@ -27,11 +27,11 @@ extension Hub {
 
     /// `sync(_:)` with a chosen way of pushing (for the benchmark).
     public func sync(_ store: LedgerStore, method: PushMethod) throws(LedgerError) -> SyncResult {
-        try checkSchema()
         // The hub's transaction commits inside the store's write transaction, last before it
         // commits: a hub that fails at its commit leaves the store unchanged.
-        try run { () throws(PostgreSQLError) in try connection.execute("BEGIN") }
+        try begin()
         do throws(LedgerError) {
+            try checkSchema()
             try lock(ledger: store.ledgerID)
             let hub = try heads(of: store.ledgerID)
             let local = try store.originHeads()
@@ -78,15 +78,18 @@ extension Hub {
     /// Creates a store at `path` for a new device of `ledger`, holding all of the hub's events of
     /// that ledger. Nothing is left at `path` when it fails.
     public func clone(ledger: UUID, to path: String, device: String) throws(LedgerError) -> LedgerStore {
-        try checkSchema()
-        let heads = try self.heads(of: ledger)
-        guard !heads.isEmpty else {
-            throw LedgerError(.store, "the hub at \(name) holds no events of ledger \(ledger.uuidString) that this role may read")
+        // Read in one bounded transaction (`begin`): no other session can stall it for ever.
+        let events = try transaction { () throws(LedgerError) in
+            try checkSchema()
+            let heads = try self.heads(of: ledger)
+            guard !heads.isEmpty else {
+                throw LedgerError(.store, "the hub at \(name) holds no events of ledger \(ledger.uuidString) that this role may read")
+            }
+            guard heads[device] == nil else {
+                throw LedgerError(.invalidArgument, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
+            }
+            return try fetch(ledger: ledger, from: heads.keys.sorted().map { ($0, 1) })
         }
-        guard heads[device] == nil else {
-            throw LedgerError(.invalidArgument, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
-        }
-        let events = try fetch(ledger: ledger, from: heads.keys.sorted().map { ($0, 1) })
         let existed = FileManager.default.fileExists(atPath: path)
         do throws(LedgerError) {
             // A ledger's stores take the newest schema its events were written under.

@@ -10,6 +10,12 @@ public final class Hub {
     /// The URL as given, with any password left out: for messages.
     public let name: String
     let connection: Connection
+    /// How long a sync waits for another session's hold on its ledger's lock, and the hub's
+    /// transactions for any lock (`lock_timeout`), in seconds: `$LEDGER_HUB_LOCK_TIMEOUT`, else 30.
+    package var lockTimeout: Double
+    /// How long any one statement of the hub's transactions may run (`statement_timeout`), in
+    /// seconds: `$LEDGER_HUB_STATEMENT_TIMEOUT`, else 600.
+    package var statementTimeout: Double
 
     /// Whether `peer` names a hub rather than a store directory.
     public static func isURL(_ peer: String) -> Bool {
@@ -18,8 +24,13 @@ public final class Hub {
 
     /// Connects to the hub at `url` (`postgresql://[user[:password]@][host][:port]/database[?…]`);
     /// what the URL leaves out comes from libpq's environment (`PGHOST`, `PGUSER`, `PGPASSFILE`, …).
+    /// A hub that is neither on a Unix socket nor on loopback is reached with TLS and a verified
+    /// certificate, unless the URL sets `sslmode`.
     public init(url: String) throws(LedgerError) {
         name = Self.redacted(url)
+        let environment = ProcessInfo.processInfo.environment
+        lockTimeout = Self.seconds(environment["LEDGER_HUB_LOCK_TIMEOUT"]) ?? 30
+        statementTimeout = Self.seconds(environment["LEDGER_HUB_STATEMENT_TIMEOUT"]) ?? 600
         do {
             connection = try Connection(url)
         } catch {
@@ -27,16 +38,14 @@ public final class Hub {
         }
     }
 
-    /// The URL without its password (in the user part or as a `password=` parameter).
-    static func redacted(_ url: String) -> String {
-        var text = url
-        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") {
-            let user = text[scheme.upperBound..<at]
-            if let colon = user.firstIndex(of: ":") { text.replaceSubrange(colon..<at, with: ":…") }
-        }
-        if let r = text.range(of: #"password=[^&]*"#, options: .regularExpression) { text.replaceSubrange(r, with: "password=…") }
-        return text
+    /// A positive number of seconds, or nil.
+    static func seconds(_ text: String?) -> Double? {
+        guard let text, let v = Double(text), v > 0, v.isFinite else { return nil }
+        return v
     }
+
+    /// The URL without its password, in every spelling (see `ConnectionString.redacted`).
+    public static func redacted(_ url: String) -> String { ConnectionString.redacted(url) }
 
     /// The role this connection acts as.
     public func currentRole() throws(LedgerError) -> String {
@@ -69,15 +78,41 @@ public final class Hub {
             return LedgerError(.store, "\(name) is not a hub (\(e.message)): create its schema with `ledger hub init URL`")
         case "23505", "23514":
             return LedgerError(.invalidInput, "the hub at \(name) refused the push: \(e.message)\(e.detail.map { " (\($0))" } ?? "")")
+        case "55P03":
+            return LedgerError(
+                .store,
+                "the hub at \(name) is locked by another session for more than \(Self.format(lockTimeout)) s (\(e.message)); nothing was written; try again later"
+            )
+        case "57014":
+            return LedgerError(
+                .store,
+                "the hub at \(name) did not finish a statement within \(Self.format(statementTimeout)) s (\(e.message)); nothing was written; try again later"
+            )
         default:
             return LedgerError(.store, "the hub at \(name) failed: \(e.description)")
         }
     }
 
-    /// Runs `body` in one PostgreSQL transaction: committed when it returns, rolled back when it
-    /// throws.
+    /// `30`, `1.5`: seconds for messages.
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+
+    /// Begins a transaction whose lock waits and statements are bounded (`lock_timeout`,
+    /// `statement_timeout`), so that no other session can stall it for ever.
+    func begin() throws(LedgerError) {
+        let lockMilliseconds = max(1, Int((lockTimeout * 1000).rounded()))
+        let statementMilliseconds = max(1, Int((statementTimeout * 1000).rounded()))
+        try run { () throws(PostgreSQLError) in
+            try connection.execute(
+                "BEGIN; SET LOCAL lock_timeout = \(lockMilliseconds); SET LOCAL statement_timeout = \(statementMilliseconds)")
+        }
+    }
+
+    /// Runs `body` in one PostgreSQL transaction (`begin`): committed when it returns, rolled
+    /// back when it throws.
     func transaction<R>(_ body: () throws(LedgerError) -> R) throws(LedgerError) -> R {
-        try run { () throws(PostgreSQLError) in try connection.execute("BEGIN") }
+        try begin()
         let result: R
         do {
             result = try body()
@@ -90,9 +125,26 @@ public final class Hub {
     }
 
     /// Serializes the pushes of one ledger for the rest of the transaction (readers never wait).
+    /// Another session holding the lock (a sync of the same ledger, or any session holding the
+    /// same advisory lock) is waited for up to `lockTimeout`, retrying, then refused: it can
+    /// delay a sync, never stall it.
     func lock(ledger: UUID) throws(LedgerError) {
-        try run { () throws(PostgreSQLError) in
-            try connection.query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 20261102))", [.uuid(ledger)])
+        let deadline = Date().addingTimeInterval(lockTimeout)
+        var pause = 0.01
+        while true {
+            let taken = try run { () throws(PostgreSQLError) in
+                try connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 20261102))", [.uuid(ledger)]).bool(0, 0)
+            }
+            if taken { return }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                throw LedgerError(
+                    .store,
+                    "ledger \(ledger.uuidString) is locked on the hub at \(name) by another session (another sync of this ledger, or a session holding its lock) for more than \(Self.format(lockTimeout)) s; nothing was written; try again later"
+                )
+            }
+            Thread.sleep(forTimeInterval: min(pause, left))
+            pause = min(pause * 2, 0.2)
         }
     }
 }

@@ -11,20 +11,18 @@ public final class Connection {
     private let conn: OpaquePointer
 
     /// Connects; `connectTimeout` (seconds) applies unless the URL or `PGCONNECT_TIMEOUT` sets one.
+    /// A server that is neither a Unix socket nor loopback is reached with TLS and a verified
+    /// certificate unless the string sets `sslmode` (see `ConnectionString`). A malformed string
+    /// is refused without repeating it, and no message repeats a password the string holds.
     public init(_ conninfo: String, connectTimeout: Int = 10) throws(PostgreSQLError) {
-        var keywords = ["fallback_application_name", "dbname"]
-        var values = ["ledger", conninfo]
-        if ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
-            // Listed first so that a timeout in the URL itself wins.
-            keywords.insert("connect_timeout", at: 0)
-            values.insert(String(connectTimeout), at: 0)
-        }
-        let handle = Self.withCStrings(keywords) { k in
-            Self.withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
+        let string = try ConnectionString(conninfo)
+        let parameters = string.parameters(connectTimeout: connectTimeout, environment: ProcessInfo.processInfo.environment)
+        let handle = Self.withCStrings(parameters.map(\.keyword)) { k in
+            Self.withCStrings(parameters.map(\.value)) { v in PQconnectdbParams(k, v, 1) }
         }
         guard let handle else { throw PostgreSQLError(message: "out of memory", isConnectionFailure: true) }
         guard PQstatus(handle) == CONNECTION_OK else {
-            let reason = Self.trimmed(PQerrorMessage(handle))
+            let reason = string.withholdingSecrets(Self.trimmed(PQerrorMessage(handle)))
             PQfinish(handle)
             throw PostgreSQLError(message: reason, isConnectionFailure: true)
         }

@@ -43,6 +43,24 @@ struct HTMLWriter {
         close(name)
     }
 
+    /// `s` as a unit of its own direction inside other text: its explicit directional
+    /// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which could reorder
+    /// the text around it or close an isolate early, removed, and the rest wrapped in a first-strong
+    /// isolate (U+2068 … U+2069). Right-to-left text keeps its direction; it only stays in place.
+    /// For plain-text places (SVG `<title>` tooltips, SVG `<text>`, table cells), where
+    /// no element can isolate it.
+    static func isolated(_ s: String) -> String {
+        var out = "\u{2068}"
+        out.unicodeScalars.append(contentsOf: s.unicodeScalars.filter { !isDirectionalFormatting($0) })
+        out.unicodeScalars.append("\u{2069}")
+        return out
+    }
+
+    /// The explicit directional formatting characters: LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI.
+    static func isDirectionalFormatting(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
     /// `s` with `& < > " '` escaped, and the code points that neither HTML nor XML allows in
     /// text (C0 and C1 controls other than tab, line feed and carriage return, and
     /// noncharacters) replaced by U+FFFD.

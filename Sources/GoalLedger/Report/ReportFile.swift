@@ -2,8 +2,8 @@ import Foundation
 
 extension LedgerReport {
     /// Writes the report's page (`html(choosingGoals:)`) to `path` whole or not at all: into a
-    /// temporary file in the same directory, flushed, then renamed over `path`. A failure leaves
-    /// no partial file.
+    /// temporary file in the same directory (mode 0600), flushed, then renamed over `path`. A
+    /// failure leaves no partial file.
     package func write(to path: String, choosingGoals: String = "") throws(LedgerError) {
         let bytes = Array(html(choosingGoals: choosingGoals).utf8)
         let url = URL(fileURLWithPath: path)
@@ -17,8 +17,14 @@ extension LedgerReport {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw LedgerError(.invalidInput, "cannot write the report to \(path): it is a directory")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        // A person's history: owner-only from its creation, like exports, whatever the umask.
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        guard fchmod(fd, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw fail(reason)
+        }
         var written = 0
         let ok = bytes.withUnsafeBytes { raw -> Bool in
             while written < raw.count {

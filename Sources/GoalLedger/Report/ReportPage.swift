@@ -114,13 +114,13 @@ struct ReportPage {
             } else {
                 w.open("span", ["class": g.isDeleted ? "deleted" : nil])
             }
-            w.element("bdi", text: g.title?.value ?? "")
+            w.element("bdi", text: user(g.title?.value ?? ""))
             w.close(inFull.contains(g.id) ? "a" : "span")
             if g.isDeleted { w.text(" (" + l.deleted + ")") }
             for t in g.tags {
                 w.text(" ")
                 w.open("span", ["class": "chip"])
-                w.element("bdi", text: t)
+                w.element("bdi", text: user(t))
                 w.close("span")
             }
             w.close("td")
@@ -147,7 +147,7 @@ struct ReportPage {
         w.open("span", ["class": done ? "status-done" : "status-open"])
         var s = done ? "✓ " : "○ "
         if g.kind == .measurable {
-            s += number(v.value ?? 0) + ((g.unit?.value ?? nil).map { " " + $0 } ?? "")
+            s += number(v.value ?? 0) + ((g.unit?.value ?? nil).map { " " + user($0) } ?? "")
         } else {
             s += done ? l.done : l.notDone
         }
@@ -159,7 +159,7 @@ struct ReportPage {
         let g = d.goal
         w.open("section", ["class": "goal", "id": "goal-\(index)", "data-goal": g.id.uuidString])
         w.open("h2", ["class": g.isDeleted ? "deleted" : nil])
-        w.element("bdi", text: g.title?.value ?? "")
+        w.element("bdi", text: user(g.title?.value ?? ""))
         w.close("h2")
         w.open("p", ["class": "sub"])
         let targetText = g.kind == .measurable ? " · " + l.target + " " + target(g) : ""
@@ -200,7 +200,7 @@ struct ReportPage {
         w.raw(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"heatmap\" role=\"img\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">"
         )
-        w.element("title", text: l.calendar + ": " + (goal.title?.value ?? ""))
+        w.element("title", text: l.calendar + ": " + user(goal.title?.value ?? ""))
         for m in map.months {
             w.element("text", ["x": String(left + m.column * Self.pitch), "y": "11"], text: l.month(m.month))
         }
@@ -208,7 +208,7 @@ struct ReportPage {
             w.element(
                 "text", ["x": "0", "y": String(top + row * Self.pitch + 9)], text: l.weekday(map.rowWeekdays[row]))
         }
-        let unit = (goal.unit?.value ?? nil).map { " " + $0 } ?? ""
+        let unit = (goal.unit?.value ?? nil).map { " " + user($0) } ?? ""
         for c in map.cells {
             let x = left + c.column * Self.pitch
             let y = top + c.row * Self.pitch
@@ -266,12 +266,12 @@ struct ReportPage {
         w.raw(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"periods\" role=\"img\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">"
         )
-        w.element("title", text: l.periods + ": " + (goal.title?.value ?? ""))
+        w.element("title", text: l.periods + ": " + user(goal.title?.value ?? ""))
         w.raw("<line class=\"axis\" x1=\"\(left)\" y1=\"\(f(y(0)))\" x2=\"\(width - right)\" y2=\"\(f(y(0)))\"/>")
         w.element("text", ["x": "0", "y": f(y(0) + 4)], text: "0")
         let slot = plotW / Double(max(points.count, 1))
         let barW = max(2, slot * 0.7)
-        let unit = (goal.unit?.value ?? nil).map { " " + $0 } ?? ""
+        let unit = (goal.unit?.value ?? nil).map { " " + user($0) } ?? ""
         for (i, p) in points.enumerated() {
             let v = values[i]
             let x = Double(left) + slot * Double(i) + (slot - barW) / 2
@@ -463,12 +463,12 @@ struct ReportPage {
         if m.winner {
             lines.append(
                 l.winner + ": "
-                    + m.step.overwrote.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
+                    + m.step.overwrote.map { "\($0.field) \(user(JSONWriter.message($0.value))) (\($0.device))" }.joined(separator: ", "))
         }
         if m.overwritten {
             lines.append(
                 l.overwritten + ": "
-                    + m.step.supersededBy.map { "\($0.field) \(JSONWriter.message($0.value)) (\($0.device))" }.joined(separator: ", "))
+                    + m.step.supersededBy.map { "\($0.field) \(user(JSONWriter.message($0.value))) (\($0.device))" }.joined(separator: ", "))
         }
         if m.keptAfterDelete { lines.append(l.keptAfterDelete) }
         for id in m.recovered { lines.append("★ " + l.recovered + ": " + id.uuidString) }
@@ -533,10 +533,10 @@ struct ReportPage {
                     w.open("tr", ["data-request": u.request.id])
                     w.element("td", ["class": "num"], text: local(u.fireAt, deviceZone) + (u.request.trigger.repeats ? " ↻" : ""))
                     w.open("td")
-                    w.element("bdi", text: u.request.title)
+                    w.element("bdi", text: user(u.request.title))
                     w.close("td")
                     w.open("td")
-                    w.element("bdi", text: u.request.body)
+                    w.element("bdi", text: user(u.request.body))
                     w.close("td")
                     w.close("tr")
                     w.raw("\n")
@@ -559,7 +559,7 @@ struct ReportPage {
 
     func target(_ g: GoalState) -> String {
         guard g.kind == .measurable else { return "✓" }
-        return number((g.target?.value ?? nil) ?? 0) + ((g.unit?.value ?? nil).map { " " + $0 } ?? "")
+        return number((g.target?.value ?? nil) ?? 0) + ((g.unit?.value ?? nil).map { " " + user($0) } ?? "")
     }
 
     func period(_ p: Period?) -> String {
@@ -569,11 +569,16 @@ struct ReportPage {
 
     func number(_ v: Double) -> String { JSONWriter.number(v) }
 
+    /// Text a person wrote (a title, tag, unit, value, reminder), isolated from the page's own
+    /// text around it (`HTMLWriter.isolated`): it cannot reorder a tooltip, a chart label or a
+    /// table cell.
+    func user(_ s: String) -> String { HTMLWriter.isolated(s) }
+
     /// A value an audit step shows: text as is, an entry as its amount or outcome and day.
     func value(_ v: JSONValue) -> String {
         switch v {
         case .null: return "—"
-        case .string(let s): return s
+        case .string(let s): return user(s)
         case .object:
             if let day = v["day"], case .string(let d) = day {
                 let what: String
@@ -586,8 +591,8 @@ struct ReportPage {
                 }
                 return "\(what) (\(d))"
             }
-            return JSONWriter.message(v)
-        default: return JSONWriter.message(v)
+            return user(JSONWriter.message(v))
+        default: return user(JSONWriter.message(v))
         }
     }
 

@@ -6,6 +6,10 @@ extension LedgerStore {
     /// directory). LMDB copies from one read snapshot, so appends may go on meanwhile: the copy
     /// holds every batch committed before it started and none after. Free pages are left out.
     ///
+    /// The copy is owner-only: a new directory is created with mode 0700, an existing one that
+    /// group or others can reach (or that belongs to another user) is refused, and every file is
+    /// created with mode 0600 before anything is written into it, whatever the umask.
+    ///
     /// The copy is marked as restored: opened as a store, it refuses to append until it has
     /// exchanged events with another store (it may be behind its own device's history, and
     /// appending would fork it). The device's secret key is left out unless `withKey` is set.
@@ -14,6 +18,7 @@ extension LedgerStore {
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: destination, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw LedgerError(.invalidInput, "\(destination) exists and is not a directory") }
+            try Self.checkOwnerOnly(directory: destination, holding: "a backup (a person's whole history)")
             let contents = (try? fm.contentsOfDirectory(atPath: destination)) ?? []
             guard contents.isEmpty else {
                 throw LedgerError(.invalidInput, "\(destination) is not empty; choose a new directory for the backup")
@@ -26,13 +31,12 @@ extension LedgerStore {
             }
         }
         do {
-            try env.copy(to: destination, compacting: true)
+            // The data file is owner-only from its creation, like the store's own files.
+            try env.copy(toFile: destination + "/data.mdb", compacting: true, mode: 0o600)
         } catch {
             try? fm.removeItem(atPath: destination + "/data.mdb")
             throw LedgerError(.store, "backing up \(path) to \(destination) failed: \(error.message)")
         }
-        // The copy is a data file only: owner-only, like the store's own files.
-        _ = chmod(destination + "/data.mdb", 0o600)
         do {
             let copy = try Environment(path: destination)
             let meta = try copy.existingDatabase(named: "meta")
@@ -43,6 +47,28 @@ extension LedgerStore {
         _ = chmod(destination + "/lock.mdb", 0o600)
         if withKey, let key = try keys.key(ledger: ledgerID, device: device) {
             try DirectoryKeyStore(directory: destination).save(key, ledger: ledgerID, device: device)
+        }
+    }
+
+    /// Refuses the existing directory `path` for `what` (a store or a backup, in words for the
+    /// message) when group or others may read, write or enter it, or when it belongs to another
+    /// user: what is written there would be theirs to read or replace.
+    package static func checkOwnerOnly(directory path: String, holding what: String) throws(LedgerError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw LedgerError(.invalidInput, "cannot read the permissions of \(path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_uid == geteuid() else {
+            throw LedgerError(
+                .invalidInput, "\(path) belongs to another user (uid \(status.st_uid)) and would hold \(what): name a directory of your own")
+        }
+        let mode = status.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            let octal = String(mode, radix: 8)
+            throw LedgerError(
+                .invalidInput,
+                "\(path) can be read or written by group or others (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)) and would hold \(what): make it owner-only (chmod 700 \(path)) or name a new directory"
+            )
         }
     }
 }
