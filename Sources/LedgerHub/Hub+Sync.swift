@@ -96,6 +96,10 @@ extension Hub {
             let schema = Int(events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
             let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
             try store.importEvents(events, from: "the hub at \(name)")
+            // A name the ledger enrolled (its device has not written yet) belongs to that device.
+            if try store.enrolledDevices().contains(where: { $0.device == device }) {
+                throw LedgerError(.invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
+            }
             return store
         } catch {
             if !existed { try? FileManager.default.removeItem(atPath: path) }

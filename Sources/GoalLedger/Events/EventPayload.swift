@@ -107,6 +107,8 @@ struct LocalContext {
     /// Whether the store itself writes the event (init, clone, migrate): only then is a
     /// `deviceEnrolled` accepted.
     var enrolling: Bool
+    /// The ledger's trust as the author's store holds it (computed on demand).
+    var trust: () -> TrustState = { TrustState() }
     /// For a goal event, the goal's state, checked by `LocalRules`; nil for a device event.
     var goal: GoalState?
     /// The last origin sequence of each device the author's store holds (computed on demand).
@@ -133,11 +135,12 @@ struct AuditWrites {
 }
 
 /// What an event written to the log says about trust.
-enum TrustChange {
+enum TrustChange: Equatable, Sendable {
     /// `device`'s events from sequence `from` on are signed with `publicKey`.
     case enrolled(device: String, from: UInt64, publicKey: [UInt8])
-    /// `device`'s events after `after` are refused.
-    case revoked(device: String, after: UInt64)
+    /// `device`'s events after `after` are refused, and those of each device below it after
+    /// the sequence `descendants` gives (0 for one it does not list).
+    case revoked(device: String, after: UInt64, descendants: [String: UInt64])
 }
 
 // MARK: Dispatch

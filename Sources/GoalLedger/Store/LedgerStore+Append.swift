@@ -72,6 +72,9 @@ extension LedgerStore {
                 results.reserveCapacity(drafts.count)
 
                 var batch = StoredProjection.Batch(tables: tables, layout: layout)
+                let wroteTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
+                // A revocation's rules read the ledger's trust.
+                let trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try TrustTable.load(txn, layout) : TrustState()
 
                 /// What the rules need of the goal's stored state: for progress, only whether it
                 /// exists, is deleted and its kind (no header decode); for a removal, that one
@@ -153,7 +156,7 @@ extension LedgerStore {
                         do throws(FieldError) {
                             let payload = try LocalRules.prepare(
                                 draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
-                                seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling)
+                                seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
                             return (payload, state.map(\.deletionHeads))
                         } catch {
                             throw LedgerError.invalidEvent(line: line, index: index + 1, error)
@@ -190,6 +193,8 @@ extension LedgerStore {
                     try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                     try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
                     try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+                    // An enrolment, rotation or revocation: the trust table is derived anew.
+                    if wroteTrust { try self.recomputeTrust(txn) }
                 }
                 return results
             }
@@ -217,7 +222,6 @@ extension LedgerStore {
         try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
         if event.payload.goal == nil {
             try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position), value: [])
-            try TrustTable.record(event, txn, layout)
         }
     }
 }

@@ -19,6 +19,8 @@ extension LedgerStore {
         let layout = self.layout
         do {
             let target = try env.write { txn in
+                // Trust is a projection too: derived anew from the log's enrolments and revocations.
+                try self.recomputeTrust(txn)
                 let target = layout.projections[1 - (try StoredProjection.status(txn, layout).generation)]
                 try target.clear(txn)
                 try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: UInt64(0).bigEndianBytes)

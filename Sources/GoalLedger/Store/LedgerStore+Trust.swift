@@ -2,12 +2,71 @@ import Foundation
 import LMDB
 import Sodium
 
-/// Enrolled keys and revocations, as the `trust` table holds them.
+/// The ledger's trust as the `trust` table holds it: a projection of the log's enrolments and
+/// revocations (`TrustFold`), rewritten whole whenever a trust event is written and re-derived
+/// from the log by `rebuild` and `verify`, never edited in place.
+///
+/// Rows: `k` name 0 from → key; `p` name → depth (u8) and the enroller's name; `r` name →
+/// revoked after (u64); `c` name → the last sequence of the origin that counts (u64), present
+/// when lower than its head would allow (revoked, or signed by a key it no longer holds);
+/// `F` → the founder's name and key.
 enum TrustTable {
     static func keyPrefix(_ device: String) -> [UInt8] { [UInt8(ascii: "k")] + Array(device.utf8) + [0] }
-    static func revocationKey(_ device: String) -> [UInt8] { [UInt8(ascii: "r")] + Array(device.utf8) }
+    static func cutoffKey(_ device: String) -> [UInt8] { [UInt8(ascii: "c")] + Array(device.utf8) }
+    static let founderKey = [UInt8(ascii: "F")]
 
-    /// The keys enrolled for `device`, each with the first sequence it signs.
+    /// The trust state the table holds.
+    static func load(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> TrustState {
+        var state = TrustState()
+        state.founderless = try founder(txn, layout) == nil
+        try txn.scan(layout.trust) { key, value in
+            guard let tag = key.first, key.count > 1 else { return true }
+            switch tag {
+            case UInt8(ascii: "k"):
+                guard key.count > 10 else { return true }
+                let name = String(decoding: key[1..<(key.count - 9)], as: UTF8.self)
+                let from = UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...]))
+                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].keys.append(.init(from: from, key: Array(value)))
+            case UInt8(ascii: "p"):
+                let name = String(decoding: key.dropFirst(), as: UTF8.self)
+                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].depth = Int(value.first ?? 0)
+                if value.count > 1 { state.devices[name]!.parent = String(decoding: value.dropFirst(), as: UTF8.self) }
+            case UInt8(ascii: "r"):
+                let name = String(decoding: key.dropFirst(), as: UTF8.self)
+                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].revokedAfter = UInt64(bigEndianBytes: value)
+            default:
+                break
+            }
+            return true
+        }
+        for name in state.devices.keys { state.devices[name]!.keys.sort { $0.from < $1.from } }
+        return state
+    }
+
+    /// Replaces the table's trust rows with `state` and `cutoffs`.
+    static func write(_ state: TrustState, cutoffs: [String: UInt64], _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+        let founder = try txn.get(layout.trust, key: founderKey)
+        try txn.clear(layout.trust)
+        if let founder { try txn.put(layout.trust, key: founderKey, value: founder) }
+        for (name, d) in state.devices {
+            for k in d.keys { try txn.put(layout.trust, key: keyPrefix(name) + k.from.bigEndianBytes, value: k.key) }
+            try txn.put(layout.trust, key: [UInt8(ascii: "p")] + Array(name.utf8), value: [UInt8(min(d.depth, 255))] + Array((d.parent ?? "").utf8))
+            if let after = d.revokedAfter { try txn.put(layout.trust, key: [UInt8(ascii: "r")] + Array(name.utf8), value: after.bigEndianBytes) }
+        }
+        for (name, c) in cutoffs { try txn.put(layout.trust, key: cutoffKey(name), value: c.bigEndianBytes) }
+    }
+
+    /// The founder of a ledger founded signed, once this store knows it.
+    static func founder(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> (name: String, key: [UInt8])? {
+        guard let v = try txn.get(layout.trust, key: founderKey), v.count > 32 else { return nil }
+        return (String(decoding: v.dropFirst(32), as: UTF8.self), Array(v.prefix(32)))
+    }
+
+    static func recordFounder(_ name: String, _ key: [UInt8], _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
+        try txn.put(layout.trust, key: founderKey, value: key + Array(name.utf8))
+    }
+
+    /// The keys of `device`, each with the first sequence it signs.
     static func keys(of device: String, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(from: UInt64, key: [UInt8])] {
         let prefix = keyPrefix(device)
         var out: [(UInt64, [UInt8])] = []
@@ -19,68 +78,56 @@ enum TrustTable {
         return out
     }
 
-    /// Every enrolled device with its keys.
-    static func all(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(device: String, from: UInt64, key: [UInt8])] {
-        var out: [(String, UInt64, [UInt8])] = []
-        try txn.scan(layout.trust, from: [UInt8(ascii: "k")]) { key, value in
-            guard key.first == UInt8(ascii: "k"), key.count > 10 else { return false }
-            let name = String(decoding: key[1..<(key.count - 9)], as: UTF8.self)
-            out.append((name, UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...])), Array(value)))
-            return true
-        }
-        return out
-    }
-
-    /// Every revoked device with the last sequence of it that counts.
+    /// For each origin whose later events do not count, the last that does: what every
+    /// projection folds and every exchange sends up to.
     static func revocations(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String: UInt64] {
         var out: [String: UInt64] = [:]
-        try txn.scan(layout.trust, from: [UInt8(ascii: "r")]) { key, value in
-            guard key.first == UInt8(ascii: "r") else { return false }
+        try txn.scan(layout.trust, from: [UInt8(ascii: "c")]) { key, value in
+            guard key.first == UInt8(ascii: "c") else { return false }
             out[String(decoding: key.dropFirst(), as: UTF8.self)] = UInt64(bigEndianBytes: value)
             return true
         }
         return out
     }
 
+    /// The last sequence of `device` that counts, when its later events do not.
     static func revokedAfter(_ device: String, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64? {
-        try txn.get(layout.trust, key: revocationKey(device)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
+        try txn.get(layout.trust, key: cutoffKey(device)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
     }
-
-    /// Records what an event written to the log says about trust (`EventPayload.trustChange`).
-    static func record(_ e: Event, _ txn: borrowing Transaction, _ layout: StoreLayout) throws {
-        switch e.payload.trustChange {
-        case .enrolled(let device, let from, let publicKey)?:
-            try txn.put(layout.trust, key: keyPrefix(device) + from.bigEndianBytes, value: publicKey)
-        case .revoked(let device, let after)?:
-            let current = try revokedAfter(device, txn, layout)
-            if current == nil || after < current! {
-                try txn.put(layout.trust, key: revocationKey(device), value: after.bigEndianBytes)
-            }
-        case nil:
-            break
-        }
-    }
-}
-
-/// A run signed by a key not (yet) trusted for its origin: an enrolment elsewhere in the same
-/// import may still vouch for it, so verification retries before it refuses with `error`.
-private struct KeyNotYetTrusted: Error {
-    let error: LedgerError
 }
 
 /// A device enrolled in the ledger, as `status` shows it.
 public struct EnrolledDevice: Equatable, Sendable {
     /// The device's name.
     public var device: String
-    /// The Ed25519 public key it signs with (32 bytes).
+    /// The Ed25519 public key it signs with now (32 bytes).
     public var publicKey: [UInt8]
     /// The first sequence of the device its key signs.
     public var from: UInt64
     /// Set when the device was revoked: its events after this sequence are refused.
     public var revokedAfter: UInt64?
+    /// The device that enrolled it; nil for the founder (or, in a ledger founded before
+    /// signing, a device that enrolled itself).
+    public var enrolledBy: String?
     /// `publicKey` in short, for people to compare: four groups of four hex digits
     /// (``EventChain/fingerprint(_:)``).
     public var fingerprint: String { EventChain.fingerprint(publicKey) }
+}
+
+/// Events of one origin that an exchange could not verify: they and every later event of
+/// their origin wait, and are offered again by the next exchange, until the origin's real
+/// events arrive.
+public struct WaitingEvents: Equatable, Sendable {
+    /// The device the events claim to come from.
+    public var origin: String
+    /// The first sequence that waits.
+    public var sequence: UInt64
+    /// How many of the offered events wait.
+    public var count: Int
+    /// Why the first of them could not be taken.
+    public var reason: String
+    /// One line for people.
+    public var description: String { "\(origin)/\(sequence) and \(count - 1) later event\(count == 2 ? "" : "s") of \(origin) wait: \(reason)" }
 }
 
 extension LedgerStore {
@@ -99,10 +146,28 @@ extension LedgerStore {
     /// The devices enrolled in the ledger, by name.
     public func enrolledDevices() throws(LedgerError) -> [EnrolledDevice] {
         try read { txn in
-            try TrustTable.all(txn, layout).map { d in
-                EnrolledDevice(
-                    device: d.device, publicKey: d.key, from: d.from, revokedAfter: try TrustTable.revokedAfter(d.device, txn, layout))
+            try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap { name, d in
+                guard let last = d.keys.last else { return nil }
+                return EnrolledDevice(device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
             }
+        }
+    }
+
+    /// Events that wait behind one an exchange could not verify, by origin.
+    public func waitingEvents() throws(LedgerError) -> [WaitingEvents] {
+        try read { txn in
+            var out: [WaitingEvents] = []
+            try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
+                guard key.starts(with: MetaKey.waiting), value.count >= 16 else { return false }
+                out.append(
+                    WaitingEvents(
+                        origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self),
+                        sequence: UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: value[0..<8])),
+                        count: Int(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: value[8..<16]))),
+                        reason: String(decoding: value.dropFirst(16), as: UTF8.self)))
+                return true
+            }
+            return out
         }
     }
 
@@ -111,144 +176,159 @@ extension LedgerStore {
         guard sequence > 0 else { return EventChain.genesis }
         guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
             let e = try event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
-        else { throw LedgerError(.store, "the origin index lacks \(origin)/\(sequence); run `ledger verify`") }
+        else { throw LedgerError(.store, "the origin index lacks \(origin)/\(sequence): the store is damaged") }
         return EventChain.hash(e)
     }
 
-    /// Checks the new events of each origin (in sequence order, after `heads`) against their
-    /// signed hash chains, and returns the origins' runs without the events of revoked devices.
-    ///
-    /// - Each event must continue its origin's chain (`previousHash` is the hash of the event
-    ///   before it); a first event that does not continue the chain held here is a fork.
-    /// - A run of chained events must end with a signature, made by a key enrolled for the
-    ///   origin (the signature vouches for the whole run through the chain).
-    /// - A key is trusted for an origin when it is the founder's (the origin's name and the key
-    ///   hash to the ledger id), when an enrolled device's signed `deviceEnrolled` names it, or,
-    ///   in a ledger founded before signing, when the device enrolled itself from its migration on.
-    /// - Unsigned events are accepted only in a ledger founded before signing, from a device
-    ///   not (yet) enrolled for that sequence.
-    func verifyChains(
-        _ runs: [String: [Event]], heads: [String: UInt64], records: [UUID: [UInt8]] = [:], _ txn: borrowing Transaction, source: String
-    ) throws -> (runs: [String: [Event]], revoked: [(origin: String, count: Int, after: UInt64)], founders: [String: [UInt8]]) {
-        let signed = isSignedLedger
-        var learned: [String: [(from: UInt64, key: [UInt8])]] = [:]
-        var revocations: [String: UInt64] = [:]
-        var verified: [String: [Event]] = [:]
-        var pending = runs.keys.sorted(by: String.bytesPrecede)
-        var lastError: [String: LedgerError] = [:]
-        var knownRevoked: [String: (count: Int, after: UInt64)] = [:]
+    // MARK: The fold's input from the log
 
-        var founders: [String: [UInt8]] = [:]
-        func selfEnrolments(_ origin: String, _ run: [Event]) -> [(from: UInt64, key: [UInt8])] {
-            var out: [(from: UInt64, key: [UInt8])] = []
-            for e in run where e.previousHash != nil {
-                if let key = e.signer, isFounder(origin, key) {
-                    out.append((1, key))
-                    founders[origin] = key
-                }
-                if !signed, case .deviceEnrolled(let p) = e.payload, p.device == origin, p.from == e.sequence {
-                    out.append((p.from, p.publicKey))
-                }
-            }
-            return out
+    /// Every trust event of the log with the signature that closes its run, and each origin's
+    /// first chained sequence (for a ledger founded before signing).
+    func trustInputs(_ txn: borrowing Transaction) throws -> (inputs: [TrustFold.Input], firstChained: [String: UInt64]) {
+        var inputs: [TrustFold.Input] = []
+        var firstChained: [String: UInt64] = [:]
+        var positions: [UInt64] = []
+        try txn.scan(layout.deviceEvents) { key, _ in
+            guard key.count > 9 else { return true }
+            positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...])))
+            return true
         }
-
-        var progress = true
-        while progress && !pending.isEmpty {
-            progress = false
-            for origin in pending {
-                var run = runs[origin]!
-                let head = heads[origin] ?? 0
-                let stored = try TrustTable.keys(of: origin, txn, layout)
-                let keys = stored + (learned[origin] ?? []) + selfEnrolments(origin, run)
-                // Events after a revocation known here are left out, not checked.
-                if let after = try TrustTable.revokedAfter(origin, txn, layout) {
-                    let kept = run.filter { $0.sequence <= after }
-                    if kept.count < run.count { knownRevoked[origin] = (run.count - kept.count, after) }
-                    run = kept
-                }
-                do {
-                    try checkRun(origin, run, head: head, keys: keys, signed: signed, records: records, txn, source: source)
-                } catch let e as KeyNotYetTrusted {
-                    // An enrolment in another origin's run may vouch for it: try again after those.
-                    lastError[origin] = e.error
-                    continue
-                }
-                verified[origin] = run
-                pending.removeAll { $0 == origin }
-                progress = true
-                for e in run where e.previousHash != nil {
-                    if case .deviceEnrolled(let p) = e.payload, p.device != origin { learned[p.device, default: []].append((p.from, p.publicKey)) }
-                    if case .deviceRevoked(let p) = e.payload { revocations[p.device] = min(revocations[p.device] ?? .max, p.after) }
+        for p in positions {
+            guard let e = try Self.event(at: p, txn, layout), let change = e.payload.trustChange else { continue }
+            inputs.append(
+                TrustFold.Input(
+                    origin: e.origin, sequence: e.sequence, key: e.key, covering: try covering(e, txn), change: change))
+        }
+        if !isSignedLedger {
+            for origin in try Self.originHeads(txn, layout).keys {
+                try scanOrigin(origin, from: 1, txn) { e in
+                    if e.previousHash != nil {
+                        firstChained[origin] = e.sequence
+                        return false
+                    }
+                    return true
                 }
             }
         }
-        if let origin = pending.first { throw lastError[origin]! }
-        var skipped: [(String, Int, UInt64)] = knownRevoked.sorted { String.bytesPrecede($0.key, $1.key) }.map { ($0.key, $0.value.count, $0.value.after) }
-        for (origin, after) in revocations {
-            guard let run = verified[origin] else { continue }
-            let kept = run.filter { $0.sequence <= after }
-            if kept.count < run.count {
-                skipped.append((origin, run.count - kept.count, after))
-                verified[origin] = kept
-            }
-        }
-        return (verified, skipped, founders)
+        return (inputs, firstChained)
     }
 
-    private func checkRun(
-        _ origin: String, _ run: [Event], head: UInt64, keys: [(from: UInt64, key: [UInt8])], signed: Bool,
-        records: [UUID: [UInt8]], _ txn: borrowing Transaction, source: String
-    ) throws {
-        guard let last = run.last else { return }
-        var previous = try Self.chainHash(origin, head, txn, layout)
-        var chained = false
-        for e in run {
-            if let h = e.previousHash {
-                guard h == previous else {
-                    if e.sequence == head + 1 && head > 0 {
-                        throw LedgerError(
-                            .invalidInput,
-                            "\(source): fork: origin \(origin) has two histories: \(origin)/\(e.sequence) there does not follow \(origin)/\(head) here; the first differing sequence is at most \(head)"
-                        )
-                    }
-                    throw LedgerError(
-                        .invalidInput, "\(source): \(origin)/\(e.sequence) breaks its chain: its previous hash is not that of \(origin)/\(e.sequence - 1)")
-                }
-                chained = true
-            } else {
-                let covering = keys.filter { $0.from <= e.sequence }
-                guard !signed, covering.isEmpty else {
-                    throw LedgerError(
-                        .invalidInput,
-                        signed
-                            ? "\(source): \(origin)/\(e.sequence) is not signed; every device of this ledger signs its events"
-                            : "\(source): \(origin)/\(e.sequence) is not signed, but \(origin) signs its events from sequence \(covering.map(\.from).min()!)")
+    /// The signature that closes the run holding the stored event `e`; nil for an unsigned one.
+    func covering(_ e: Event, _ txn: borrowing Transaction) throws -> TrustFold.Signature? {
+        guard e.previousHash != nil else { return nil }
+        if let s = e.signature, let k = e.signer { return TrustFold.Signature(sequence: e.sequence, signer: k) }
+        var found: TrustFold.Signature?
+        try scanOrigin(e.origin, from: e.sequence + 1, txn) { later in
+            if let k = later.signer, later.signature != nil {
+                found = TrustFold.Signature(sequence: later.sequence, signer: k)
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    /// Visits `origin`'s stored events from `sequence` on, in order, while `body` returns true.
+    func scanOrigin(_ origin: String, from sequence: UInt64, _ txn: borrowing Transaction, _ body: (Event) throws -> Bool) throws {
+        let prefix = Array(origin.utf8) + [0]
+        try txn.scan(layout.origins, from: StoreLayout.originKey(origin, sequence)) { key, value in
+            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+            guard let e = try Self.event(at: UInt64(bigEndianBytes: value), txn, layout) else { return false }
+            return try body(e)
+        }
+    }
+
+    /// The fold over the log's trust events (and `extra`, events not yet written).
+    func foldTrust(_ txn: borrowing Transaction, extra: [TrustFold.Input] = [], firstChainedExtra: [String: UInt64] = [:]) throws -> TrustState {
+        let (inputs, firstChained) = try trustInputs(txn)
+        var fold = TrustFold()
+        fold.founder = try discoverFounder(txn)
+        fold.firstChained = firstChained.merging(firstChainedExtra) { a, _ in a }
+        if isSignedLedger && fold.founder == nil {
+            // A signed ledger whose founder this store has not met yet: nobody is trusted.
+            var state = TrustState()
+            state.founderless = false
+            return state
+        }
+        return fold.fold(inputs + extra)
+    }
+
+    /// The founder of a signed ledger: as recorded, else found among the keys the table holds
+    /// (a store written before the founder was recorded) or the log's signatures, and recorded.
+    func discoverFounder(_ txn: borrowing Transaction) throws -> (name: String, key: [UInt8])? {
+        guard isSignedLedger else { return nil }
+        if let f = try TrustTable.founder(txn, layout) { return f }
+        var found: (String, [UInt8])?
+        try txn.scan(layout.trust, from: [UInt8(ascii: "k")]) { key, value in
+            guard key.first == UInt8(ascii: "k"), key.count > 10 else { return false }
+            let name = String(decoding: key[1..<(key.count - 9)], as: UTF8.self)
+            if isFounder(name, Array(value)) { found = (name, Array(value)) }
+            return found == nil
+        }
+        if found == nil {
+            for origin in try Self.originHeads(txn, layout).keys where found == nil {
+                try scanOrigin(origin, from: 1, txn) { e in
+                    guard let k = e.signer, e.signature != nil else { return true }
+                    if isFounder(origin, k) { found = (origin, k) }
+                    return false
                 }
             }
-            // An unsigned record's bytes are what its hash covers: no second encoding.
-            if e.signature == nil, let record = records[e.id] { previous = EventChain.hash(record: record) } else { previous = EventChain.hash(e) }
         }
-        guard chained else { return }
-        guard let signature = last.signature else {
-            throw LedgerError(.invalidInput, "\(source): \(origin)/\(last.sequence) ends a run of events without a signature")
+        if let found { try TrustTable.recordFounder(found.0, found.1, txn, layout) }
+        return found
+    }
+
+    /// The last sequence of `origin` that counts under `state`: its revocation, or the event
+    /// before the first run signed by a key it does not hold (or unsigned where it must sign).
+    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction) throws -> UInt64? {
+        var cut = state.devices[origin]?.revokedAfter
+        var lastGood: UInt64 = 0
+        var broken = false
+        try scanOrigin(origin, from: 1, txn) { e in
+            if let c = cut, e.sequence > c { return false }
+            if e.previousHash == nil {
+                if isSignedLedger || state.key(origin, at: e.sequence) != nil {
+                    broken = true
+                    return false
+                }
+                lastGood = e.sequence
+                return true
+            }
+            if let s = e.signer, e.signature != nil {
+                if state.key(origin, at: e.sequence) != s {
+                    broken = true
+                    return false
+                }
+                lastGood = e.sequence
+            }
+            return true
         }
-        let candidates = keys.filter { $0.from <= last.sequence }
-        guard !candidates.isEmpty else {
-            throw KeyNotYetTrusted(
-                error: LedgerError(
-                    .invalidInput, "\(source): origin \(origin) is not enrolled in this ledger (\(origin)/\(last.sequence) cannot be verified)"))
+        if broken { cut = min(cut ?? .max, lastGood) }
+        return cut
+    }
+
+    /// Re-derives the trust table from the log (after a trust event was written): writes it
+    /// and returns the origins whose counted events shrank below what the store holds.
+    @discardableResult
+    func recomputeTrust(_ txn: borrowing Transaction) throws -> Bool {
+        let old = try TrustTable.load(txn, layout)
+        let oldCutoffs = try TrustTable.revocations(txn, layout)
+        let state = try foldTrust(txn)
+        let heads = try Self.originHeads(txn, layout)
+        var cutoffs: [String: UInt64] = [:]
+        for (origin, head) in heads {
+            let unchangedKeys = old.devices[origin]?.keys == state.devices[origin]?.keys
+            var cut: UInt64?
+            if unchangedKeys, oldCutoffs[origin] == nil || oldCutoffs[origin] == old.devices[origin]?.revokedAfter {
+                cut = state.devices[origin]?.revokedAfter
+            } else {
+                cut = try cutoff(origin, state, txn)
+            }
+            if let c = cut, c < head { cutoffs[origin] = c }
         }
-        let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: last.sequence, hash: previous)
-        guard let signer = last.signer, candidates.contains(where: { $0.key == signer }) else {
-            throw KeyNotYetTrusted(
-                error: LedgerError(
-                    .invalidInput, "\(source): \(origin)/\(last.sequence) is signed with a key that is not enrolled for \(origin)"))
-        }
-        guard Ed25519.verify(signature: signature, message: message, publicKey: signer) else {
-            throw LedgerError(
-                .invalidInput, "\(source): the signature of \(origin)/\(last.sequence) does not verify with the key enrolled for \(origin)")
-        }
+        for (name, d) in state.devices where heads[name] == nil { if let r = d.revokedAfter { cutoffs[name] = r } }
+        try TrustTable.write(state, cutoffs: cutoffs, txn, layout)
+        return cutoffs.contains { origin, c in (oldCutoffs[origin] ?? .max) > c }
     }
 }
 
@@ -261,18 +341,23 @@ extension LedgerStore {
         if try txn.get(layout.meta, key: MetaKey.restored) != nil {
             throw LedgerError(
                 .store,
-                "the store at \(path) was restored from a backup and may be behind \(device)'s own history: sync it with another device or the hub first (appending now would fork \(device)); nothing was written"
+                "the store at \(path) was restored from a backup and may be behind \(device)'s own history: exchange events with another device or the hub first (appending now would fork \(device)); nothing was written"
             )
         }
-        if let after = try TrustTable.revokedAfter(device, txn, layout) {
+        let state = try TrustTable.load(txn, layout)
+        if let after = state.devices[device]?.revokedAfter {
             throw LedgerError(.store, "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written")
         }
-        let enrolled = try TrustTable.keys(of: device, txn, layout)
-        guard !enrolled.isEmpty else {
+        let head = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+        if let cut = try TrustTable.revokedAfter(device, txn, layout), cut < head {
+            throw LedgerError(
+                .store, "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written")
+        }
+        guard let enrolled = state.devices[device], !enrolled.keys.isEmpty else {
             if isSignedLedger {
                 throw LedgerError(
                     .store,
-                    "device \(device) is not enrolled in ledger \(ledgerID.uuidString): create this store with `ledger clone` from an enrolled device; nothing was written"
+                    "device \(device) is not enrolled in ledger \(ledgerID.uuidString): an enrolled device must enrol this store's key (a clone does); nothing was written"
                 )
             }
             return nil
@@ -280,7 +365,7 @@ extension LedgerStore {
         guard let key = try keys.key(ledger: ledgerID, device: device) else {
             throw LedgerError.signingKeyMissing(device: device, path: path)
         }
-        guard enrolled.contains(where: { $0.key == key.publicKey }) else {
+        guard enrolled.key(at: head + 1) == key.publicKey else {
             throw LedgerError(.store, "the signing key in \(path) is not the one enrolled for \(device); nothing was written")
         }
         return key
@@ -289,7 +374,10 @@ extension LedgerStore {
     /// Records the founder's own key in a new store (other stores know it from the ledger id).
     func trustFounder(_ key: [UInt8]) throws(LedgerError) {
         do {
-            try env.write { txn in try txn.put(layout.trust, key: TrustTable.keyPrefix(device) + UInt64(1).bigEndianBytes, value: key) }
+            try env.write { txn in
+                try TrustTable.recordFounder(device, key, txn, layout)
+                try recomputeTrust(txn)
+            }
         } catch {
             throw LedgerError(.store, "cannot record the key of \(device): \(error)")
         }
@@ -304,6 +392,11 @@ extension LedgerStore {
         let draft = EventDraft(payload: .deviceEnrolled(DeviceEnrolled(device: device, publicKey: key, from: from)))
         return try append([draft], lines: nil, expectedVersion: nil, now: now, enrolling: true, signingKey: signingKey)[0]
     }
+
+    /// The trust state the table holds (for the rules of a local append).
+    func trustState() throws(LedgerError) -> TrustState {
+        try read { txn in try TrustTable.load(txn, layout) }
+    }
 }
 
 extension LedgerStore {
@@ -311,8 +404,9 @@ extension LedgerStore {
     public func publicKey() throws(LedgerError) -> [UInt8]? { try keys.key(ledger: ledgerID, device: device)?.publicKey }
 
     /// Enrols another device's public key (32 bytes), signed by this device: the device may then
-    /// write under `device` from its first sequence. The pairing step for a device that joined
-    /// from a hub (`clone URL`); `clone` from a store does it itself.
+    /// write under `device` from its first sequence, and sits below this one in the enrolment
+    /// tree. The pairing step for a device that joined from a hub; `clone` from a store does it
+    /// itself. A name the ledger knows already (enrolled, revoked or writing) is refused.
     @discardableResult
     public func enrol(device other: String, publicKey: [UInt8], now: Instant) throws(LedgerError) -> AppendResult {
         guard DeviceName.isValid(other) else { throw LedgerError(.invalidInput, "invalid device name \"\(other)\"") }
@@ -320,21 +414,43 @@ extension LedgerStore {
         guard publicKey.count == SigningKey.publicKeyBytes else {
             throw LedgerError(.invalidInput, "a device key is 32 bytes (64 hexadecimal digits), got \(publicKey.count)")
         }
-        let enrolled = try enrolledDevices()
-        if enrolled.contains(where: { $0.device == other }) {
-            throw LedgerError(.invalidInput, "device \(other) is already enrolled in this ledger")
+        let state = try trustState()
+        if let known = state.devices[other] {
+            throw LedgerError(
+                .invalidInput,
+                known.revokedAfter != nil
+                    ? "device \(other) was revoked; a revoked name is never enrolled again: choose another name"
+                    : "device \(other) is already enrolled in this ledger")
         }
-        guard enrolled.contains(where: { $0.device == device }) else {
+        guard let me = state.devices[device], me.revokedAfter == nil else {
             throw LedgerError(.store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)")
         }
         return try enrol(device: other, key: publicKey, from: 1, now: now)
     }
 
-    /// Revokes another device (lost or retired): its events after the last sequence this store
-    /// holds of it are refused by every store that learns of the revocation.
+    /// Revokes a device below this one in the enrolment tree (lost, stolen or retired): its
+    /// events after the last sequence this store holds of it, and those of every device it
+    /// enrolled, are refused by every store that learns of the revocation. A device that has
+    /// written nothing is revoked from its first event. A revoked name is never enrolled again.
     @discardableResult
     public func revoke(device other: String, now: Instant) throws(LedgerError) -> AppendResult {
         try append([EventDraft(payload: .deviceRevoked(DeviceRevoked(device: other)))], now: now)[0]
+    }
+
+    /// Replaces this device's key with a new one: the rotation is signed by the current key,
+    /// and the new key signs from the next event on. The new key is kept in the store's key
+    /// store once the rotation is written.
+    @discardableResult
+    public func rotateKey(now: Instant) throws(LedgerError) -> AppendResult {
+        let state = try trustState()
+        guard let me = state.devices[device], me.revokedAfter == nil else {
+            throw LedgerError(.store, "device \(device) holds no key to rotate")
+        }
+        let next = SigningKey.generate()
+        let head = try originHeads()[device] ?? 0
+        let result = try enrol(device: device, key: next.publicKey, from: head + 2, now: now)
+        try keys.save(next, ledger: ledgerID, device: device)
+        return result
     }
 }
 
@@ -344,7 +460,7 @@ extension LedgerStore {
     /// sequence on. Idempotent: a device already enrolled is left alone.
     func startSigning(now: Instant) throws(LedgerError) {
         guard schema == Self.currentSchema, !isSignedLedger else { return }
-        guard try !enrolledDevices().contains(where: { $0.device == device }) else { return }
+        guard try trustState().devices[device] == nil else { return }
         let key: SigningKey
         if let existing = try keys.key(ledger: ledgerID, device: device) {
             key = existing

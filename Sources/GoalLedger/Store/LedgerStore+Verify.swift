@@ -28,6 +28,7 @@ extension LedgerStore {
         try read { txn in
             var report = VerificationReport()
             var projection = GoalProjection(historyRule: historyRule)
+            // What counts is the derived trust's; a difference from the table is named below.
             projection.revokedAfter = try TrustTable.revocations(txn, layout)
             var sequences: [String: [UInt64]] = [:]
             // The log's ids and goals with their positions, checked against their indexes
@@ -41,6 +42,8 @@ extension LedgerStore {
             var deviceIndexed = 0
             var damaged = 0
             var setAsideRows: [[UInt8]: [UInt8]] = [:]
+            // The trust events, for the trust fold re-derived from the log.
+            var trustEvents: [(origin: String, sequence: UInt64, key: CanonicalKey, change: TrustChange)] = []
             func problem(_ s: String) { if report.problems.count < 1000 { report.problems.append(s) } }
 
             try txn.scan(layout.events) { key, value in
@@ -81,6 +84,7 @@ extension LedgerStore {
                     }
                 }
                 sequences[event.origin, default: []].append(event.sequence)
+                if let change = event.payload.trustChange { trustEvents.append((event.origin, event.sequence, event.key, change)) }
                 do throws(FieldError) {
                     try event.checkContent()
                 } catch {
@@ -160,10 +164,85 @@ extension LedgerStore {
             }
             for origin in heads.keys where sequences[origin] == nil { problem("originHeads: \(origin) has no events") }
 
-            // Every origin's hash chain links, and every signature verifies with a key trusted
-            // for its origin (enrolled, or the founder's).
+            // Trust, re-derived from the log: the founder from the signatures, then the fold.
+            var fold = TrustFold()
+            if isSignedLedger {
+                search: for (origin, chain) in chains {
+                    for link in chain { if let s = link?.signer, link?.signature != nil, isFounder(origin, s) { fold.founder = (origin, s); break search } }
+                }
+            }
+            var inputs: [TrustFold.Input] = []
+            for t in trustEvents {
+                let chain = chains[t.origin] ?? []
+                var covering: TrustFold.Signature?
+                var i = Int(t.sequence) - 1
+                if i >= 0, i < chain.count, chain[i]?.previousHash != nil {
+                    while i < chain.count {
+                        if let link = chain[i], let s = link.signer, link.signature != nil {
+                            covering = TrustFold.Signature(sequence: UInt64(i + 1), signer: s)
+                            break
+                        }
+                        i += 1
+                    }
+                }
+                inputs.append(TrustFold.Input(origin: t.origin, sequence: t.sequence, key: t.key, covering: covering, change: t.change))
+            }
+            if !isSignedLedger {
+                for (origin, chain) in chains {
+                    if let first = chain.firstIndex(where: { $0?.previousHash != nil }) { fold.firstChained[origin] = UInt64(first + 1) }
+                }
+            }
+            let trust = isSignedLedger && fold.founder == nil ? TrustState() : fold.fold(inputs)
+            var derivedCutoffs: [String: UInt64] = [:]
+            for (origin, head) in heads {
+                var cut = trust.devices[origin]?.revokedAfter
+                var lastGood: UInt64 = 0
+                for (i, link) in (chains[origin] ?? []).enumerated() {
+                    let sequence = UInt64(i + 1)
+                    if let c = cut, sequence > c { break }
+                    guard let link else { break }
+                    if link.previousHash == nil {
+                        if isSignedLedger || trust.key(origin, at: sequence) != nil {
+                            cut = min(cut ?? .max, lastGood)
+                            break
+                        }
+                        lastGood = sequence
+                    } else if let s = link.signer, link.signature != nil {
+                        if trust.key(origin, at: sequence) != s {
+                            cut = min(cut ?? .max, lastGood)
+                            break
+                        }
+                        lastGood = sequence
+                    }
+                }
+                if let c = cut, c < head { derivedCutoffs[origin] = c }
+            }
+            for (name, d) in trust.devices where heads[name] == nil { if let r = d.revokedAfter { derivedCutoffs[name] = r } }
+            let storedTrust = try TrustTable.load(txn, layout)
+            let storedCutoffs = try TrustTable.revocations(txn, layout)
+            for name in Set(trust.devices.keys).union(storedTrust.devices.keys).sorted(by: String.bytesPrecede) where damaged == 0 {
+                let want = trust.devices[name]
+                let have = storedTrust.devices[name]
+                if want?.keys != have?.keys {
+                    problem("trust: the keys of \(name) are \(have.map { $0.keys.map { "\(EventChain.fingerprint($0.key)) from \($0.from)" }.joined(separator: ", ") } ?? "none") in the table, \(want.map { $0.keys.map { "\(EventChain.fingerprint($0.key)) from \($0.from)" }.joined(separator: ", ") } ?? "none") by the log")
+                }
+                if want?.revokedAfter != have?.revokedAfter || want?.parent != have?.parent {
+                    problem("trust: \(name) is \(describe(have)) in the table, \(describe(want)) by the log")
+                }
+            }
+            func describe(_ d: TrustState.Device?) -> String {
+                guard let d else { return "unknown" }
+                return "enrolled by \(d.parent ?? "nobody (a root)")" + (d.revokedAfter.map { ", revoked after \($0)" } ?? "")
+            }
+            for name in Set(derivedCutoffs.keys).union(storedCutoffs.keys).sorted(by: String.bytesPrecede) where damaged == 0 {
+                if derivedCutoffs[name] != storedCutoffs[name] {
+                    problem("trust: \(name)'s events count through \(storedCutoffs[name].map(String.init) ?? "its head") in the table, \(derivedCutoffs[name].map(String.init) ?? "its head") by the log")
+                }
+            }
+
+            // Every origin's hash chain links, and every signature verifies with the key it
+            // names; those within what counts were made by the key trust gives the origin.
             for (origin, head) in heads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) where damaged == 0 {
-                let keys = try TrustTable.keys(of: origin, txn, layout)
                 var previous = Hash32(EventChain.genesis)
                 var signedEvents = 0
                 let chain = chains[origin] ?? []
@@ -172,12 +251,12 @@ extension LedgerStore {
                     if let h = e.previousHash {
                         if h != previous { problem("chain: \(origin)/\(sequence) does not follow \(origin)/\(sequence - 1)") }
                         signedEvents += 1
-                    } else if isSignedLedger || keys.contains(where: { $0.from <= sequence }) {
+                    } else if sequence <= derivedCutoffs[origin] ?? head, isSignedLedger || trust.key(origin, at: sequence) != nil {
                         problem("chain: \(origin)/\(sequence) is not signed")
                     }
                     previous = e.hash
                     if let signature = e.signature, let signer = e.signer {
-                        let trusted = keys.contains { $0.from <= sequence && $0.key == signer } || isFounder(origin, signer)
+                        let trusted = sequence > derivedCutoffs[origin] ?? head || trust.key(origin, at: sequence) == signer
                         let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous.bytes)
                         if !trusted {
                             problem("signature: \(origin)/\(sequence) is signed by a key not enrolled for \(origin)")

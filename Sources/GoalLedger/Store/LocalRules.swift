@@ -8,7 +8,7 @@ enum LocalRules {
     /// Checks `payload` against the goal's current state and returns it with every default filled in.
     static func prepare(
         _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState, schema: Int = LedgerStore.currentSchema,
-        seen: @autoclosure () -> [String: UInt64] = [:], enrolling: Bool = false
+        seen: @autoclosure () -> [String: UInt64] = [:], enrolling: Bool = false, trust: TrustState = TrustState()
     ) throws(FieldError) -> Payload {
         try payload.type.checkInCatalog(schema: schema)
         var goal: GoalState?
@@ -28,7 +28,7 @@ enum LocalRules {
         }
         // The payload type's own rules (`EventPayload.prepare`).
         return try withoutActuallyEscaping(seen) { (seen) throws(FieldError) in
-            var rules = Rules(context: LocalContext(at: at, author: author, enrolling: enrolling, goal: goal, seen: seen))
+            var rules = Rules(context: LocalContext(at: at, author: author, enrolling: enrolling, trust: { trust }, goal: goal, seen: seen))
             var prepared = payload
             try prepared.modify(&rules)
             return prepared

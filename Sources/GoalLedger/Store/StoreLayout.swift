@@ -79,6 +79,9 @@ enum MetaKey {
     /// Present in a store restored from a backup until it has exchanged events with another
     /// store: it may be behind its own device's history, and appending would fork it.
     static let restored = Array("restored".utf8)
+    /// `waiting:` and an origin: the first of its offered events an exchange could not take
+    /// (u64 BE sequence, u64 BE count, then the reason in UTF-8), until the origin moves past it.
+    static let waiting = Array("waiting:".utf8)
 }
 
 /// Device names: `[a-z0-9][a-z0-9._-]{0,63}`.

@@ -55,8 +55,8 @@ extension LedgerStore {
     /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
     public func clone(to path: String, device: String, now: Instant) throws(LedgerError) -> LedgerStore {
         let origins = try originHeads()
-        guard origins[device] == nil, device != self.device else {
-            throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger; choose another name")
+        guard origins[device] == nil, device != self.device, try trustState().devices[device] == nil else {
+            throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
         }
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
         // This device vouches for the new one: it enrols the new store's key, signed, before

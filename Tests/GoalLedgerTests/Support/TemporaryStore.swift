@@ -76,6 +76,8 @@ extension LedgerStore {
             for (name, db) in dbs {
                 var rows: [[UInt8]] = []
                 try txn.scan(db) { k, v in
+                    // Notes on what waits are not the store's data.
+                    if name == "meta" && k.starts(with: MetaKey.waiting) { return true }
                     rows.append(Array(k) + [0xFF] + Array(v))
                     return true
                 }

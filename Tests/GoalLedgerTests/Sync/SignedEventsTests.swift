@@ -25,12 +25,14 @@ struct SignedEventsTests {
         return (phone, tablet)
     }
 
-    func refused(_ store: LedgerStore, _ body: () throws -> Void, mentioning text: String) throws {
+    /// The import takes nothing and names, in what waits, `text`; the store is unchanged.
+    func refused(_ store: LedgerStore, _ body: () throws -> ImportResult, mentioning text: String) throws {
         let before = try store.snapshot()
-        let error = ledgerError(body)
-        #expect(error?.code == .invalidInput, "\(String(describing: error))")
-        #expect(error?.message.contains(text) == true, "\(error?.message ?? "no error"): expected \(text)")
+        let result = try body()
+        #expect(result.imported == 0)
+        if !result.waiting.contains(where: { $0.reason.contains(text) }) { Issue.record("\(result.waiting.map(\.reason)): expected \(text)") }
         #expect(try store.snapshot() == before, "a refused import changed the store")
+        #expect(try store.verify().isClean)
     }
 
     @Test func everyAppendedBatchIsChainedAndSignedOnce() throws {
@@ -180,9 +182,11 @@ struct SignedEventsTests {
         try tablet.append(try Self.lines(1), now: now)
         try copy.append(try Self.lines(1, from: 7), now: now)
         _ = try tablet.sync(with: phone)
-        let error = ledgerError { _ = try copy.sync(with: phone) }
-        #expect(error?.code == .invalidInput)
-        #expect(error?.message.contains("fork") == true && error?.message.contains("tablet") == true, "\(String(describing: error))")
+        // Each side keeps its own and sets the other's aside, naming the fork, and goes on.
+        let result = try copy.sync(with: phone)
+        let reasons = (result.pulled.waiting + result.pushed.waiting).map(\.reason)
+        #expect(reasons.contains { $0.contains("fork") && $0.contains("tablet") }, "\(reasons)")
+        #expect(try phone.waitingEvents().first?.origin == "tablet")
         // Same length, different content: found by comparing the last event each holds.
         #expect(try copy.originHeads()["tablet"] == phone.originHeads()["tablet"])
     }

@@ -100,6 +100,16 @@ struct SyncTests {
             tabletEvents = try b.events(missingFrom: a.originHeads()).filter { $0.origin == "tablet" }
         }
 
+        /// Whether the import set the offered events aside (they wait, named with `text`) and
+        /// left the store as it was.
+        func waits(_ text: String, _ body: () throws -> ImportResult) throws -> Bool {
+            let before = try a.snapshot()
+            let result = try body()
+            let after = try a.snapshot()
+            if !result.waiting.contains(where: { $0.reason.contains(text) }) { Issue.record("waiting: \(result.waiting.map(\.reason)), expected \(text)") }
+            return result.imported == 0 && result.waiting.contains { $0.reason.contains(text) } && after == before
+        }
+
         func refused(_ code: LedgerError.Code, _ body: () throws -> Void) throws -> Bool {
             let before = try a.snapshot()
             let error = ledgerError(body)
@@ -122,27 +132,30 @@ struct SyncTests {
         forged.origin = "phone"
         forged.sequence = 8
         forged.id = UUID()
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([forged], from: "test") })
-        // Half a signed batch: its end carries the signature, so the first event alone is refused.
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([r.tabletEvents[0]], from: "test") })
+        #expect(try r.waits("phone/8") { try r.a.importEvents([forged], from: "test") })
+        // Half a signed batch: its end carries the signature, so the first event alone waits.
+        #expect(try r.waits("without a signature") { try r.a.importEvents([r.tabletEvents[0]], from: "test") })
+        #expect(try r.a.waitingEvents().map(\.origin) == ["phone", "tablet"])
         #expect(try r.a.importEvents(r.tabletEvents, from: "test").imported == 2)
+        #expect(try r.a.waitingEvents().map(\.origin) == ["phone"])
         var colliding = r.tabletEvents[0]
         colliding.id = UUID()
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([colliding], from: "test") })
+        #expect(try r.waits("fork") { try r.a.importEvents([colliding], from: "test") })
         var altered = r.tabletEvents[0]
         altered.at = instant("2027-01-01T00:00:00Z")
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([altered], from: "test") })
+        #expect(try r.waits("differs from the copy held here") { try r.a.importEvents([altered], from: "test") })
         var gap = r.tabletEvents[1]
         gap.sequence = 4
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([gap], from: "test") })
+        #expect(try r.waits("a gap") { try r.a.importEvents([gap], from: "test") })
         var reused = r.tabletEvents[1]
         reused.sequence = 3
         reused.id = r.tabletEvents[0].id
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([reused], from: "test") })
+        #expect(try r.waits("already used") { try r.a.importEvents([reused], from: "test") })
         var malformed = r.tabletEvents[1]
         malformed.sequence = 3
+        malformed.id = UUID()
         malformed.payload = .tagAdded(TagAdded(goal: UUID(uuidString: runGoal)!, tag: ""))
-        #expect(try r.refused(.invalidInput) { try r.a.importEvents([malformed], from: "test") })
+        #expect(try r.waits("tablet/3") { try r.a.importEvents([malformed], from: "test") })
         #expect(try r.a.verify().isClean)
     }
 

@@ -1,0 +1,240 @@
+import Foundation
+
+/// Who may sign for which device, from which sequence: a deterministic fold of the ledger's
+/// enrolments and revocations, the same on every store whatever order the events arrived in.
+///
+/// The model (stated for people in the "Trust and the threat model" article):
+///
+/// 1. **Roots.** In a ledger founded signed, the founder (the name and key that hash to the
+///    ledger id) holds its key from sequence 1, at depth 0. In a ledger founded before signing,
+///    each device that enrols itself, with its first signed event, from that event's sequence,
+///    while no other key is in effect for it, is a root at depth 0.
+/// 2. **Enrolment.** A trusted device at depth d enrols a name that has no key yet (never the
+///    founder's, never a root's); the name then sits at depth d + 1 below its enroller. When
+///    several enrolments name one new name, the one from the shallowest enroller wins, then the
+///    earliest in canonical order; the others are void. A name keeps its first key forever but
+///    for rotation.
+/// 3. **Rotation.** A device changes its own key with an enrolment of itself signed by its
+///    current key, effective from a sequence after that signature. Nobody else can.
+/// 4. **Revocation.** A device revokes only devices below it in the enrolment tree; in a
+///    ledger founded before signing, roots may also revoke other roots, and revocations between
+///    roots take effect in canonical order (a revoked root's later revocations are void).
+///    A revoked device's events after `after` (the last of it the revoker held) never count;
+///    the devices below it are revoked with it, each after the last sequence of it the revoker
+///    held (recorded in the revocation), and a name once revoked is never enrolled again.
+/// 5. **Authenticity.** An event counts only if the signature that closes its run was made
+///    by the key its origin holds at that signature's sequence, the origin was not revoked
+///    before it, and every earlier event of its origin counts (chains have no holes). Unsigned
+///    events count only in a ledger founded before signing, before their origin holds a key.
+struct TrustFold {
+    /// The signature that closes the run holding an event: its sequence and its signer's key.
+    struct Signature: Equatable, Hashable, Sendable {
+        var sequence: UInt64
+        var signer: [UInt8]
+    }
+
+    /// A trust event as the fold reads it.
+    struct Input: Equatable, Sendable {
+        var origin: String
+        var sequence: UInt64
+        var key: CanonicalKey
+        /// The signature closing the event's run; nil for an unsigned event.
+        var covering: Signature?
+        var change: TrustChange
+    }
+
+    /// The ledger's founder (a ledger founded signed), whose key its id proves.
+    var founder: (name: String, key: [UInt8])?
+    /// Each origin's first chained (signed) sequence, where a root's self-enrolment must sit.
+    var firstChained: [String: UInt64] = [:]
+
+    /// Folds `inputs` (any order) into the ledger's trust.
+    func fold(_ inputs: [Input]) -> TrustState {
+        var state = TrustState()
+        state.founderless = founder == nil
+        var byOrigin: [String: [Input]] = [:]
+        for i in inputs { byOrigin[i.origin, default: []].append(i) }
+        for k in byOrigin.keys { byOrigin[k]!.sort { $0.sequence < $1.sequence } }
+        let signed = founder != nil
+
+        // 1. Roots.
+        var selfEnrolments: [String: Input] = [:]
+        if let founder {
+            state.devices[founder.name] = TrustState.Device(keys: [.init(from: 1, key: founder.key)], parent: nil, depth: 0)
+        } else {
+            for (origin, events) in byOrigin {
+                guard let first = firstChained[origin] else { continue }
+                for e in events where e.sequence == first {
+                    if case .enrolled(let device, let from, let key) = e.change, device == origin, from == e.sequence,
+                        e.covering == Signature(sequence: e.sequence, signer: key)
+                    {
+                        selfEnrolments[origin] = e
+                        state.devices[origin] = TrustState.Device(keys: [.init(from: from, key: key)], parent: nil, depth: 0)
+                    }
+                }
+            }
+        }
+
+        /// Revocations waiting for their targets, by target name.
+        var pending: [String: [(author: String, input: Input, after: UInt64, descendants: [String: UInt64])]] = [:]
+        /// The revocation in effect for each revoked device (the one with the lowest `after`).
+        var effective: [String: (after: UInt64, descendants: [String: UInt64])] = [:]
+        var retired = Set<String>()
+
+        /// Whether `ancestor` is above `device` in the enrolment tree.
+        func isAncestor(_ ancestor: String, of device: String) -> Bool {
+            var p = state.devices[device]?.parent
+            while let name = p {
+                if name == ancestor { return true }
+                p = state.devices[name]?.parent
+            }
+            return false
+        }
+
+        /// The authentic events of `origin` (in sequence order) under its keys so far, up to
+        /// its revocation; rotations are applied as they are met.
+        func walk(_ origin: String, _ body: (Input) -> Void) {
+            for e in byOrigin[origin] ?? [] {
+                guard let device = state.devices[origin] else { return }
+                if let after = device.revokedAfter, e.sequence > after { return }
+                if let c = e.covering {
+                    guard device.key(at: c.sequence) == c.signer else { return }
+                } else {
+                    // Unsigned: only before the origin holds a key, in a ledger founded unsigned.
+                    guard !signed, device.key(at: e.sequence) == nil else { return }
+                    // Unsigned trust events carry no authority.
+                    continue
+                }
+                if case .enrolled(let name, let from, let key) = e.change, name == origin,
+                    selfEnrolments[origin]?.sequence != e.sequence, let c = e.covering, from > c.sequence,
+                    from > (device.keys.last?.from ?? 0)
+                {
+                    state.devices[origin]!.keys.append(.init(from: from, key: key))
+                }
+                body(e)
+            }
+        }
+
+        // Revocations between roots of a ledger founded before signing: in canonical order.
+        if !signed {
+            var rootRevocations: [(author: String, input: Input, target: String, after: UInt64, descendants: [String: UInt64])] = []
+            for origin in state.devices.keys {
+                for e in byOrigin[origin] ?? [] {
+                    if case .revoked(let target, let after, let descendants) = e.change, target != origin, state.devices[target]?.depth == 0 {
+                        rootRevocations.append((origin, e, target, after, descendants))
+                    }
+                }
+            }
+            rootRevocations.sort { $0.input.key < $1.input.key }
+            for r in rootRevocations {
+                guard let author = state.devices[r.author] else { continue }
+                if let a = author.revokedAfter, r.input.sequence > a { continue }
+                guard let c = r.input.covering, author.key(at: c.sequence) == c.signer else { continue }
+                if (state.devices[r.target]!.revokedAfter ?? .max) > r.after {
+                    state.devices[r.target]!.revokedAfter = r.after
+                    effective[r.target] = (r.after, r.descendants)
+                }
+            }
+        }
+
+        // 2–4. Depth by depth.
+        var frontier = state.devices.keys.sorted(by: String.bytesPrecede)
+        var depth = 0
+        while !frontier.isEmpty {
+            // Revocations of this depth's devices, by their ancestors, and the cascade from
+            // revoked ancestors.
+            if depth > 0 {
+                for name in frontier {
+                    var after = state.devices[name]!.revokedAfter ?? .max
+                    var chosen = effective[name]
+                    for r in pending[name] ?? [] where isAncestor(r.author, of: name) && r.after < after {
+                        after = r.after
+                        chosen = (r.after, r.descendants)
+                    }
+                    var p = state.devices[name]!.parent
+                    while let ancestor = p {
+                        if let revoked = effective[ancestor] {
+                            let inherited = revoked.descendants[name] ?? 0
+                            if inherited < after {
+                                after = inherited
+                                chosen = (inherited, revoked.descendants)
+                            }
+                        }
+                        p = state.devices[ancestor]?.parent
+                    }
+                    if after != .max {
+                        state.devices[name]!.revokedAfter = after
+                        effective[name] = chosen
+                    }
+                }
+            }
+            // This depth's devices enrol, rotate and revoke.
+            var candidates: [String: (input: Input, parent: String, from: UInt64, key: [UInt8])] = [:]
+            for author in frontier {
+                walk(author) { e in
+                    switch e.change {
+                    case .enrolled(let name, let from, let key) where name != author:
+                        guard state.devices[name] == nil, !retired.contains(name) else { return }
+                        if let current = candidates[name], current.input.key < e.key { return }
+                        candidates[name] = (e, author, from, key)
+                    case .revoked(let target, let after, let descendants):
+                        guard target != author else { return }
+                        pending[target, default: []].append((author, e, after, descendants))
+                    default:
+                        break
+                    }
+                }
+            }
+            var next: [String] = []
+            for (name, c) in candidates {
+                state.devices[name] = TrustState.Device(keys: [.init(from: c.from, key: c.key)], parent: c.parent, depth: depth + 1)
+                next.append(name)
+            }
+            for name in frontier where state.devices[name]?.revokedAfter != nil { retired.insert(name) }
+            frontier = next.sorted(by: String.bytesPrecede)
+            depth += 1
+        }
+        return state
+    }
+}
+
+/// The outcome of the trust fold: every device that holds a key, with its keys, its place in
+/// the enrolment tree and its revocation.
+struct TrustState: Equatable, Sendable {
+    struct Key: Equatable, Sendable {
+        var from: UInt64
+        var key: [UInt8]
+    }
+
+    struct Device: Equatable, Sendable {
+        /// The keys, by the first sequence each signs, ascending.
+        var keys: [Key]
+        /// The device that enrolled it; nil for a root.
+        var parent: String?
+        var depth: Int
+        /// The last sequence of the device that counts, when it was revoked.
+        var revokedAfter: UInt64?
+
+        /// The key that signs the device's event at `sequence`, if any.
+        func key(at sequence: UInt64) -> [UInt8]? { keys.last { $0.from <= sequence }?.key }
+    }
+
+    var devices: [String: Device] = [:]
+    /// Whether the ledger was founded before signing (its roots are peers).
+    var founderless = false
+
+    /// The key `origin` signs its event at `sequence` with, if any.
+    func key(_ origin: String, at sequence: UInt64) -> [UInt8]? { devices[origin]?.key(at: sequence) }
+
+    /// The devices below `device` in the enrolment tree.
+    func descendants(of device: String) -> [String] {
+        devices.filter { entry in
+            var p = entry.value.parent
+            while let name = p {
+                if name == device { return true }
+                p = devices[name]?.parent
+            }
+            return false
+        }.map(\.key).sorted(by: String.bytesPrecede)
+    }
+}
