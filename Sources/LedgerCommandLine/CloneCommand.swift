@@ -39,6 +39,7 @@ enum CloneCommand {
         } else {
             inv.print("cloned ledger \(store.ledgerID.uuidString) into \(store.path) for device \(device): \(events) events")
         }
+        SyncCommand.reportWaiting(try store.waitingEvents(), here: true, &inv)
         if let key, !enrolled {
             // A hub cannot vouch for a device: an enrolled device pairs with it.
             inv.err +=

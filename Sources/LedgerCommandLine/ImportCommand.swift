@@ -15,5 +15,6 @@ enum ImportCommand {
         } else {
             inv.print("imported \(r.imported) event\(r.imported == 1 ? "" : "s") (\(r.alreadyPresent) already here)")
         }
+        SyncCommand.reportWaiting(r.waiting, here: true, &inv)
     }
 }

@@ -14,6 +14,18 @@ enum StatusCommand {
         let enrolled = try store.enrolledDevices()
         let key = try store.publicKey()
         let aside = try store.setAsideEvents()
+        let waiting = try store.waitingEvents()
+        var extra: [(String, JSONValue)] = []
+        if !aside.isEmpty { extra.append(("setAside", .array(aside.map(VerifyCommand.json)))) }
+        if !waiting.isEmpty {
+            let rows: [JSONValue] = waiting.map { w in
+                .object([
+                    ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
+                    ("reason", .string(w.reason)),
+                ])
+            }
+            extra.append(("waiting", .array(rows)))
+        }
         if inv.json {
             try inv.printJSON(
                 .object([
@@ -43,7 +55,7 @@ enum StatusCommand {
                             })
                     ),
                     ("signed", .bool(store.isSignedLedger)),
-                ] + (aside.isEmpty ? [] : [("setAside", .array(aside.map(VerifyCommand.json)))])))
+                ] + extra))
             return
         }
         inv.print("ledger   \(store.ledgerID.uuidString)")
@@ -61,5 +73,6 @@ enum StatusCommand {
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
         inv.print("digest   \(digest)")
         for e in aside { inv.print("aside    \(e.description)") }
+        for w in waiting { inv.print("waiting  \(w.description)") }
     }
 }

@@ -31,5 +31,14 @@ enum SyncCommand {
         for left in r.pulled.revoked + r.pushed.revoked {
             inv.err += "ledger: left out \(left.count) event(s) of \(left.origin) written after its revocation (after sequence \(left.after))\n"
         }
+        reportWaiting(r.pulled.waiting, here: true, &inv)
+        reportWaiting(r.pushed.waiting, here: false, &inv)
+    }
+
+    /// Names, on standard error, what an exchange set aside because it could not verify it.
+    static func reportWaiting(_ waiting: [WaitingEvents], here: Bool, _ inv: inout Invocation) {
+        for w in waiting {
+            inv.err += "ledger: \(here ? "" : "the peer: ")\(w.description); the rest was exchanged\n"
+        }
     }
 }

@@ -33,20 +33,27 @@ extension Hub {
         do throws(LedgerError) {
             try checkSchema()
             try lock(ledger: store.ledgerID)
-            let hub = try heads(of: store.ledgerID)
+            var hub = try heads(of: store.ledgerID)
             let local = try store.originHeads()
+            var unreadable: [WaitingEvents] = []
             // Where both hold an origin, the event at the lower head must be the same one: else
             // the two histories of that device diverged (e.g. a store restored from an old backup
-            // that wrote again). Where the hub is ahead, the pull's first event checks it.
+            // that wrote again), and that origin is left out both ways, named as waiting. Where
+            // the hub is ahead, the pull's first event checks it.
             for (origin, head) in hub.sorted(by: { $0.key < $1.key }) where head.sequence <= (local[origin] ?? 0) {
-                let theirs = try decode(head.record, origin: origin, sequence: head.sequence, id: head.eventID, hlc: head.hlc)
-                let mine = try store.event(origin: origin, sequence: head.sequence)
-                guard mine == theirs else {
-                    throw LedgerError(
-                        .invalidInput,
-                        "the hub at \(name): fork: event \(theirs.id.uuidString) (\(origin)/\(head.sequence)) there differs from \(mine.map { "event \($0.id.uuidString)" } ?? "the event") held here: the histories of device \(origin) diverged"
-                    )
+                let reason: String
+                do throws(LedgerError) {
+                    let theirs = try decode(head.record, origin: origin, sequence: head.sequence, id: head.eventID, hlc: head.hlc)
+                    let mine = try store.event(origin: origin, sequence: head.sequence)
+                    if mine == theirs { continue }
+                    reason =
+                        "fork: event \(theirs.id.uuidString) (\(origin)/\(head.sequence)) there differs from \(mine.map { "event \($0.id.uuidString)" } ?? "the event") held here: the histories of device \(origin) diverged"
+                } catch {
+                    reason = error.message
                 }
+                unreadable.append(WaitingEvents(origin: origin, sequence: head.sequence, count: 1, reason: "the hub at \(name): " + reason))
+                // Nothing of this origin moves: the hub seems to hold all of it already.
+                hub[origin]!.sequence = local[origin] ?? 0
             }
             let hubSequences = hub.mapValues(\.sequence)
             var pushed = 0
@@ -57,12 +64,12 @@ extension Hub {
             let behind = hub.filter { $0.value.sequence > (local[$0.key] ?? 0) }
             if !behind.isEmpty {
                 // From the last event held here (so the import checks it is the same one).
-                let events = try fetch(
+                let (events, bad) = try fetch(
                     ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
-                pulled = try store.importEvents(events, from: "the hub at \(name)", beforeCommit: commit)
+                pulled = try store.importEvents(events, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit)
             } else {
                 // Nothing to pull still completes an exchange (a restored store may append again).
-                pulled = try store.importEvents([], from: "the hub at \(name)", beforeCommit: commit)
+                pulled = try store.importEvents([], from: "the hub at \(name)", unreadable: unreadable, beforeCommit: commit)
             }
             return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
         } catch {
@@ -93,9 +100,9 @@ extension Hub {
         let existed = FileManager.default.fileExists(atPath: path)
         do throws(LedgerError) {
             // A ledger's stores take the newest schema its events were written under.
-            let schema = Int(events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
+            let schema = Int(events.events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
             let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
-            try store.importEvents(events, from: "the hub at \(name)")
+            try store.importEvents(events.events, from: "the hub at \(name)", unreadable: events.unreadable)
             // A name the ledger enrolled (its device has not written yet) belongs to that device.
             if try store.enrolledDevices().contains(where: { $0.device == device }) {
                 throw LedgerError(.invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
@@ -129,9 +136,14 @@ extension Hub {
     }
 
     /// The events of `ledger` from the given sequence of each origin on, each record decoded
-    /// and checked against the columns the hub files it under.
-    func fetch(ledger: UUID, from starts: [(origin: String, sequence: UInt64)]) throws(LedgerError) -> [Event] {
+    /// and checked against the columns the hub files it under. A record that is damaged or
+    /// contradicts its columns is not a wall: it and the rest of its origin are left out and
+    /// named in `unreadable`.
+    func fetch(ledger: UUID, from starts: [(origin: String, sequence: UInt64)]) throws(LedgerError) -> (
+        events: [Event], unreadable: [WaitingEvents]
+    ) {
         var events: [Event] = []
+        var unreadable: [WaitingEvents] = []
         for (origin, first) in starts {
             let rows = try run { () throws(PostgreSQLError) in
                 try connection.query(
@@ -145,13 +157,18 @@ extension Hub {
                 let sequence = UInt64(rows.int64(r, 0))
                 let id = rows.uuid(r, 1) ?? UUID()
                 let hlc = rows.int64(r, 2)
-                let event = try rows.withBytes(r, 3) { (b) throws(LedgerError) in
-                    try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc)
+                do throws(LedgerError) {
+                    let event = try rows.withBytes(r, 3) { (b) throws(LedgerError) in
+                        try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc)
+                    }
+                    events.append(event)
+                } catch {
+                    unreadable.append(WaitingEvents(origin: origin, sequence: sequence, count: rows.rowCount - r, reason: error.message))
+                    break
                 }
-                events.append(event)
             }
         }
-        return events
+        return (events, unreadable)
     }
 
     func decode(_ record: [UInt8], origin: String, sequence: UInt64, id: UUID, hlc: Int64) throws(LedgerError) -> Event {

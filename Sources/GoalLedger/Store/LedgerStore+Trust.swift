@@ -127,7 +127,17 @@ public struct WaitingEvents: Equatable, Sendable {
     /// Why the first of them could not be taken.
     public var reason: String
     /// One line for people.
-    public var description: String { "\(origin)/\(sequence) and \(count - 1) later event\(count == 2 ? "" : "s") of \(origin) wait: \(reason)" }
+    public var description: String {
+        count > 1 ? "\(origin)/\(sequence) and \(count - 1) later event\(count == 2 ? "" : "s") of \(origin) wait: \(reason)" : "\(origin)/\(sequence) waits: \(reason)"
+    }
+
+    /// Events of `origin` from `sequence` on (`count` of them offered) that wait for `reason`.
+    package init(origin: String, sequence: UInt64, count: Int, reason: String) {
+        self.origin = origin
+        self.sequence = sequence
+        self.count = count
+        self.reason = reason
+    }
 }
 
 extension LedgerStore {

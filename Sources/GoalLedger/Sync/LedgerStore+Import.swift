@@ -56,6 +56,15 @@ extension LedgerStore {
     public func importEvents(
         _ incoming: [Event], from source: String, beforeCommit: (() throws(LedgerError) -> Void)? = nil
     ) throws(LedgerError) -> ImportResult {
+        try importEvents(incoming, from: source, unreadable: [], beforeCommit: beforeCommit)
+    }
+
+    /// `importEvents`, where the transport could not read some records: `unreadable` names the
+    /// first of each origin, which waits with every later one of its origin.
+    @discardableResult
+    package func importEvents(
+        _ incoming: [Event], from source: String, unreadable: [WaitingEvents], beforeCommit: (() throws(LedgerError) -> Void)? = nil
+    ) throws(LedgerError) -> ImportResult {
         let layout = self.layout
         let device = self.device
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
@@ -72,7 +81,12 @@ extension LedgerStore {
                 let heads = try Self.originHeads(txn, layout)
                 var waiting: [String: WaitingEvents] = [:]
                 var byOrigin: [String: [Event]] = [:]
-                for e in incoming { byOrigin[e.origin, default: []].append(e) }
+                for w in unreadable { waiting[w.origin] = w }
+                for e in incoming {
+                    // What follows an unreadable record of its origin waits behind it.
+                    if let w = waiting[e.origin], e.sequence >= w.sequence { continue }
+                    byOrigin[e.origin, default: []].append(e)
+                }
                 // A device that signs may receive its own later events back (restored from a
                 // backup): their signatures prove they are its own.
                 let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
@@ -178,12 +192,15 @@ extension LedgerStore {
                         if let s = stop {
                             // What stopped the run stops the events it would have vouched for.
                             stop = (min(s.sequence, first), s.reason)
+                        } else if let unread = waiting[origin] {
+                            // The record that could not be read held the signature of this run.
+                            stop = (first, unread.reason)
                         } else {
                             stop = (first, "\(origin)/\(first)… ends a run of events without a signature")
                         }
                     }
-                    if let stop {
-                        let count = events.filter { $0.sequence >= stop.sequence }.count
+                    if let stop, waiting[origin] == nil || waiting[origin]!.sequence > stop.sequence {
+                        let count = events.filter { $0.sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
                         waiting[origin] = WaitingEvents(origin: origin, sequence: stop.sequence, count: max(count, 1), reason: stop.reason)
                     }
                     if !prefix.isEmpty { prefixes[origin] = prefix }
@@ -281,7 +298,7 @@ extension LedgerStore {
                     if let last = run.last { newHeads[origin] = last.sequence }
                 }
                 // What waits is named until its origin moves past it.
-                for origin in byOrigin.keys where DeviceName.isValid(origin) {
+                for origin in Set(byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
                     let key = MetaKey.waiting + Array(origin.utf8)
                     if let w = waiting[origin] {
                         try txn.put(layout.meta, key: key, value: w.sequence.bigEndianBytes + UInt64(w.count).bigEndianBytes + Array(w.reason.utf8))
