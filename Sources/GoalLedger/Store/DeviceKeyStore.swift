@@ -10,8 +10,18 @@ import Sodium
 public protocol DeviceKeyStore: Sendable {
     /// The secret key of `device` in `ledger`, or nil when none is stored.
     func key(ledger: UUID, device: String) throws(LedgerError) -> SigningKey?
-    /// Stores `key` for `device` in `ledger`, replacing none: a device has one key for life.
+    /// Stores `key` for `device` in `ledger`, replacing none.
     func save(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError)
+    /// Replaces the key of `device` in `ledger` with `key` (a rotation), at once: a reader sees
+    /// the old key or the new one, never neither.
+    func replace(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError)
+}
+
+extension DeviceKeyStore {
+    /// A key store that cannot replace a key: rotation is refused.
+    public func replace(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
+        throw LedgerError(.invalidArgument, "this key store cannot replace the key of \(device): rotation needs a key store that can")
+    }
 }
 
 /// The default key store: the file `device.key` in the store's directory, owner-only (0600).
@@ -33,6 +43,18 @@ public struct DirectoryKeyStore: DeviceKeyStore {
 
     public func save(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
         guard !FileManager.default.fileExists(atPath: file) else { throw LedgerError(.store, "\(file) already holds a key") }
+        try write(key, to: file)
+    }
+
+    /// Writes the new key beside the old one, then renames it into place.
+    public func replace(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
+        let next = file + ".next"
+        try? FileManager.default.removeItem(atPath: next)
+        try write(key, to: next)
+        guard rename(next, file) == 0 else { throw LedgerError(.store, "cannot replace \(file): \(String(cString: strerror(errno)))") }
+    }
+
+    private func write(_ key: SigningKey, to file: String) throws(LedgerError) {
         // Created owner-only before the secret is written into it.
         guard FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]),
             let handle = FileHandle(forWritingAtPath: file)

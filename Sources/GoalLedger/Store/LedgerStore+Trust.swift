@@ -456,10 +456,16 @@ extension LedgerStore {
         guard let me = state.devices[device], me.revokedAfter == nil else {
             throw LedgerError(.store, "device \(device) holds no key to rotate")
         }
+        guard let current = try keys.key(ledger: ledgerID, device: device) else {
+            throw LedgerError.signingKeyMissing(device: device, path: path)
+        }
+        // The key store must be able to take the new key: tried with the current one first,
+        // so that a store that cannot never writes a rotation it could not follow.
+        try keys.replace(current, ledger: ledgerID, device: device)
         let next = SigningKey.generate()
         let head = try originHeads()[device] ?? 0
         let result = try enrol(device: device, key: next.publicKey, from: head + 2, now: now)
-        try keys.save(next, ledger: ledgerID, device: device)
+        try keys.replace(next, ledger: ledgerID, device: device)
         return result
     }
 }
