@@ -1,20 +1,29 @@
 import GoalLedger
 
-/// `ledger device enrol NAME --key HEX` and `ledger device revoke NAME`.
+/// `ledger device enrol NAME --key HEX`, `ledger device revoke NAME` and `ledger device rotate`.
 enum DeviceCommand {
     static let key = Option.text("--key", "HEX", "enrol: the new device's public key, as `ledger status` prints it there")
 
     static let spec = CommandSpec(
-        name: "device", arguments: "enrol NAME --key HEX | revoke NAME",
+        name: "device", arguments: "enrol NAME --key HEX | revoke NAME | rotate",
         summary:
-            "enrol another device's key, signed by this device (to pair a device that joined from a hub), or revoke a device: its later events are refused everywhere",
+            "enrol another device's key, signed by this device (to pair a device that joined from a hub); revoke a device below this one in the enrolment tree (its later events, and those of the devices it enrolled, are refused everywhere); or rotate this device's own key",
         options: [key.spec],
-        positionals: 2...2, run: run)
+        positionals: 1...2, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let action = inv.positionals[0]
-        let name = inv.positionals[1]
         let now = try inv.now()
+        if action == "rotate" {
+            guard inv.positionals.count == 1 else { throw LedgerError(.invalidArgument, "device rotate takes no name: it rotates this device's key") }
+            let store = try inv.openStore()
+            let result = try store.rotateKey(now: now)
+            let key = try store.publicKey() ?? []
+            try report(&inv, result, "rotated the key of \(store.device): it signs from its next event with \(EventChain.fingerprint(key))")
+            return
+        }
+        guard inv.positionals.count == 2 else { throw LedgerError(.invalidArgument, "device \(action) takes a device NAME") }
+        let name = inv.positionals[1]
         switch action {
         case "enrol":
             let text = try inv.required(Self.key, by: "device enrol")
@@ -27,9 +36,23 @@ enum DeviceCommand {
         case "revoke":
             let store = try inv.openStore()
             let result = try store.revoke(device: name, now: now)
-            try report(&inv, result, "revoked \(name): its events after this point are refused by every store that learns of it")
+            let devices = try store.enrolledDevices()
+            let parents = Dictionary(uniqueKeysWithValues: devices.map { ($0.device, $0.enrolledBy) })
+            func isBelow(_ d: String) -> Bool {
+                var p = parents[d] ?? nil
+                while let up = p {
+                    if up == name { return true }
+                    p = parents[up] ?? nil
+                }
+                return false
+            }
+            let below = devices.map(\.device).filter(isBelow)
+            try report(
+                &inv, result,
+                "revoked \(name): its events after this point are refused by every store that learns of it"
+                    + (below.isEmpty ? "" : "; revoked with it: \(below.joined(separator: ", ")) (a revoked name is never enrolled again)"))
         default:
-            throw LedgerError(.invalidArgument, "device takes enrol or revoke, got \"\(action)\"")
+            throw LedgerError(.invalidArgument, "device takes enrol, revoke or rotate, got \"\(action)\"")
         }
     }
 

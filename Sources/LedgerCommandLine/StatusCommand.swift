@@ -51,6 +51,7 @@ enum StatusCommand {
                                     ("device", .string(d.device)), ("publicKey", .string(Hex.string(d.publicKey))),
                                     ("fingerprint", .string(d.fingerprint)), ("from", .number(Double(d.from))),
                                     ("revokedAfter", d.revokedAfter.map { .number(Double($0)) } ?? .null),
+                                    ("enrolledBy", d.enrolledBy.map { .string($0) } ?? .null),
                                 ])
                             })
                     ),
@@ -67,7 +68,8 @@ enum StatusCommand {
         if let key { inv.print("key      \(Hex.string(key)) (\(EventChain.fingerprint(key)))") }
         for d in enrolled {
             let revoked = d.revokedAfter.map { ", revoked after sequence \($0)" } ?? ""
-            inv.print("enrolled \(d.device) \(d.fingerprint) from sequence \(d.from)\(revoked)")
+            let by = d.enrolledBy.map { " by \($0)" } ?? ""
+            inv.print("enrolled \(d.device) \(d.fingerprint) from sequence \(d.from)\(by)\(revoked)")
         }
         if !store.isSignedLedger && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
