@@ -42,7 +42,7 @@ extension LedgerStore {
     /// Events already held are skipped. Each origin's new events are taken in sequence order
     /// for as long as they can be verified: they continue the origin's sequence and hash chain
     /// without a gap or a fork, every signature present verifies, and the signature closing
-    /// each run was made by the key the ledger's trust (``TrustFold``) gives the origin at that
+    /// each run was made by the key the ledger's trust (<doc:TrustAndTheThreatModel>) gives the origin at that
     /// sequence. The first event that fails, and every later event of its origin, wait: they
     /// are reported in ``ImportResult/waiting`` and named by ``waitingEvents()``, nothing of
     /// them is written, and the rest of the import goes on. Events of a revoked device after its
