@@ -48,13 +48,17 @@ let package = Package(
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         // Test support: the test run's PostgreSQL server and throwaway databases on it.
         .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
+        // Test support: events forged with the ledger's own codec and a key of the test's choice.
+        .target(name: "LedgerTestSupport", dependencies: ["GoalLedger", "Sodium"], path: "Tests/LedgerTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
-        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger"], exclude: ["Golden/records.golden", "Fixtures"]),
+        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
-            dependencies: ["LedgerCommandLine", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport"]
+            dependencies: [
+                "LedgerCommandLine", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
+            ]
         ),
     ]
 )

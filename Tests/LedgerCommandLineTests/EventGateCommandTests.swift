@@ -17,8 +17,9 @@ struct EventGateCommandTests {
 
     /// Values drawn by the property test: valid ones and ones just past each limit.
     final class Draw {
-        var rng: SplitMix
-        init(rng: SplitMix) { self.rng = rng }
+        /// The fuzz tests' seeded generator (SplitMix64).
+        var rng: FuzzTests.Mutator
+        init(rng: FuzzTests.Mutator) { self.rng = rng }
         func pick<T>(_ items: [T]) -> T { items[Int(rng.next() % UInt64(items.count))] }
         func maybe<T>(_ item: @autoclosure () -> T) -> T? { rng.next() % 3 == 0 ? nil : item() }
 
@@ -138,7 +139,7 @@ struct EventGateCommandTests {
         }
         let store = try LedgerStore.open(at: typed.store)
         let now = Instant(rfc3339: typed.now)!
-        let draw = Draw(rng: SplitMix(seed: UInt64(seed) &* 7919 &+ 11))
+        let draw = Draw(rng: FuzzTests.Mutator(state: UInt64(seed) &* 7919 &+ 11))
         var accepted = 0
         for _ in 0..<60 {
             let draft = EventDraft(at: draw.rng.next() % 5 == 0 ? draw.instant() : nil, payload: draw.payload(UUID(uuidString: Self.measurable)!, UUID(uuidString: Self.outcome)!))
@@ -211,18 +212,5 @@ struct EventGateCommandTests {
         let b = CLIFixture.runAt(f.root + "/laptop", ["replay", "--json"]).stdout
         #expect(!a.isEmpty && a == b)
         #expect(CLIFixture.runAt(f.root + "/laptop", ["verify"]).exitCode == 0)
-    }
-}
-
-/// SplitMix64, for repeatable draws by seed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -179,12 +179,12 @@ extension AuditStep {
 extension LedgerStore {
     /// Every change to `goal`, in canonical order.
     public func audit(goal: UUID) throws(LedgerError) -> [AuditStep] {
-        let enrolled = try enrolledDevices()
+        let trust = try trustState()
         return GoalAudit.steps(try events(ofGoal: goal)).map { step in
             var step = step
             if step.event.previousHash != nil {
-                step.signedBy = enrolled.filter { $0.device == step.event.origin && $0.from <= step.event.sequence }
-                    .max { $0.from < $1.from }?.fingerprint
+                // The key the ledger's trust gives the origin at that sequence (rotations included).
+                step.signedBy = trust.key(step.event.origin, at: step.event.sequence).map(EventChain.fingerprint)
             }
             return step
         }

@@ -10,7 +10,7 @@ import Sodium
 /// signature per origin and exchange, whatever the number of events.
 public enum EventChain {
     /// The `previousHash` of a device's first event: 32 zero bytes.
-    static let genesis = [UInt8](repeating: 0, count: BLAKE2b.hashBytes)
+    package static let genesis = [UInt8](repeating: 0, count: BLAKE2b.hashBytes)
 
     /// The event's hash: BLAKE2b-256 of its record without the signature (the record holds the
     /// previous hash, so the hash covers the whole chain before it).
