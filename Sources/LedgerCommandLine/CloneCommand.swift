@@ -17,6 +17,12 @@ enum CloneCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let device = try inv.required(Self.device, by: "clone")
+        // As for `init`: a new directory is created owner-only; an existing one must already be.
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: inv.storePath, isDirectory: &isDirectory), isDirectory.boolValue {
+            try LedgerStore.checkOwnerOnly(
+                directory: inv.storePath, holding: "a store (a person's whole history and the device's secret key)")
+        }
         let store: LedgerStore
         if Hub.isURL(inv.positionals[0]) {
             let ledger = try inv.required(Self.ledger, by: "clone from a hub")
