@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "LedgerTestSupport", dependencies: ["GoalLedger", "Sodium"], path: "Tests/LedgerTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
-        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Fixtures"]),
+        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",

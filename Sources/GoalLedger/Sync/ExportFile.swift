@@ -1,6 +1,7 @@
 import Foundation
 
-/// The file `ledger export` writes and `ledger import` reads.
+/// The byte form of a ``ChangeSet``: the file `ledger export` writes and `ledger import` reads,
+/// and what every transport carries.
 ///
 ///     "GOALLEDG" · file version (1) · ledger id (16) · event count (u64 BE)
 ///     count × ( record length (varint) · `EventCodec` record )
@@ -14,13 +15,17 @@ package enum ExportFile {
     static let version: UInt8 = 1
 
     public static func encode(ledger: UUID, events: [Event]) -> [UInt8] {
-        var w = ByteWriter(capacity: 64 + events.count * 96)
+        encode(ledger: ledger, records: events.map(EventCodec.encode))
+    }
+
+    /// The bytes of `records` (stored event records, as they are) of `ledger`.
+    public static func encode(ledger: UUID, records: [[UInt8]]) -> [UInt8] {
+        var w = ByteWriter(capacity: 64 + records.reduce(0) { $0 + $1.count + 2 })
         w.bytes.append(contentsOf: magic)
         w.u8(version)
         w.uuid(ledger)
-        w.u64BE(UInt64(events.count))
-        for e in events {
-            let record = EventCodec.encode(e)
+        w.u64BE(UInt64(records.count))
+        for record in records {
             w.varint(UInt64(record.count))
             w.bytes.append(contentsOf: record)
         }
@@ -32,7 +37,7 @@ package enum ExportFile {
     }
 
     /// Reads a whole file; every problem is an invalid-input error naming what is wrong.
-    public static func decode(_ bytes: [UInt8], name: String) throws(LedgerError) -> (ledger: UUID, events: [Event]) {
+    public static func decode(_ bytes: [UInt8], name: String) throws(LedgerError) -> (ledger: UUID, events: [Event], records: [[UInt8]]) {
         func bad(_ why: String) -> LedgerError { LedgerError(.invalidInput, "\(name) is not a usable export: \(why)") }
         guard bytes.count >= magic.count + 1 + 16 + 8 + trailer.count + 32, Array(bytes.prefix(magic.count)) == magic else {
             throw bad("it does not start like a ledger export, or is truncated")
@@ -44,7 +49,7 @@ package enum ExportFile {
         guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else {
             throw bad("its checksum does not match (altered or damaged)")
         }
-        let result: Result<(UUID, [Event]), RecordDecodingError> = bytes.withUnsafeBytes { raw in
+        let result: Result<(UUID, [Event], [[UInt8]]), RecordDecodingError> = bytes.withUnsafeBytes { raw in
             do throws(RecordDecodingError) {
                 return .success(try body(UnsafeRawBufferPointer(rebasing: raw[..<bodyEnd])))
             } catch {
@@ -52,12 +57,12 @@ package enum ExportFile {
             }
         }
         switch result {
-        case .success(let v): return (v.0, v.1)
+        case .success(let v): return (v.0, v.1, v.2)
         case .failure(let e): throw bad(e.reason)
         }
     }
 
-    private static func body(_ raw: UnsafeRawBufferPointer) throws(RecordDecodingError) -> (UUID, [Event]) {
+    private static func body(_ raw: UnsafeRawBufferPointer) throws(RecordDecodingError) -> (UUID, [Event], [[UInt8]]) {
         var r = ByteReader(raw)
         r.index = magic.count
         let v = try r.u8()
@@ -67,6 +72,8 @@ package enum ExportFile {
         guard count <= UInt64(raw.count) else { throw RecordDecodingError(reason: "the event count is impossible") }
         var events: [Event] = []
         events.reserveCapacity(Int(count))
+        var records: [[UInt8]] = []
+        records.reserveCapacity(Int(count))
         for i in 0..<count {
             let length = Int(clamping: try r.varint())
             guard length <= r.bytes.count - r.index else { throw RecordDecodingError(reason: "record \(i + 1) is truncated") }
@@ -74,11 +81,12 @@ package enum ExportFile {
             r.index += length
             do throws(RecordDecodingError) {
                 events.append(try EventCodec.decode(record))
+                records.append(Array(record))
             } catch {
                 throw RecordDecodingError(reason: "record \(i + 1): \(error.reason)")
             }
         }
         guard r.isAtEnd else { throw RecordDecodingError(reason: "bytes after the last record") }
-        return (ledger, events)
+        return (ledger, events, records)
     }
 }

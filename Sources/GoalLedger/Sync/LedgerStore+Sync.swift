@@ -22,16 +22,17 @@ extension LedgerStore {
         guard peer.device != device else {
             throw LedgerError(.store, "\(peer.path) is also device \(device): two stores of one ledger cannot share a device")
         }
-        let pulled = try importEvents(try peer.events(missingFrom: try originHeads()), from: peer.path)
-        let pushed = try peer.importEvents(try events(missingFrom: try peer.originHeads()), from: path)
+        // The one path every transport takes: a state one way, a change set the other.
+        let pulled = try apply(try peer.changeSet(since: try syncState()), from: peer.path)
+        let pushed = try peer.apply(try changeSet(since: try peer.syncState()), from: path)
         return SyncResult(pulled: pulled, pushed: pushed)
     }
 
     /// Writes every event of the store to an export file at `path` (atomically: a temporary
     /// file renamed into place).
     public func export(to file: String) throws(LedgerError) -> Int {
-        let events = try self.events(missingFrom: [:])
-        let bytes = ExportFile.encode(ledger: ledgerID, events: events)
+        let changes = try changeSet(since: SyncState(ledger: ledgerID))
+        let bytes = changes.encoded()
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: file), options: .atomic)
             // A person's history: owner-only, like the store's own files.
@@ -39,7 +40,7 @@ extension LedgerStore {
         } catch {
             throw LedgerError(.invalidInput, "cannot write \(file): \(error.localizedDescription)")
         }
-        return events.count
+        return changes.count
     }
 
     /// Imports the events of an export file that this store lacks.
@@ -47,9 +48,7 @@ extension LedgerStore {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw LedgerError(.invalidInput, "cannot read \(file)")
         }
-        let (ledger, events) = try ExportFile.decode(Array(data), name: file)
-        try checkSameLedger(ledger, source: file)
-        return try importEvents(events, from: file)
+        return try apply(try ChangeSet(decoding: Array(data), source: file), from: file)
     }
 
     /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
