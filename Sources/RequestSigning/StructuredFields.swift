@@ -346,14 +346,6 @@ enum StructuredFieldSerializer {
         return text.utf8.dropFirst().allSatisfy(StructuredFieldParser.isKeyCharacter)
     }
 
-    /// Whether `text` is a valid token.
-    static func isValidToken(_ text: String) -> Bool {
-        guard let first = text.utf8.first, StructuredFieldParser.isTokenStart(first) else { return false }
-        return text.utf8.dropFirst().allSatisfy {
-            StructuredFieldParser.isTokenCharacter($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/")
-        }
-    }
-
     /// `text` quoted, with `"` and `\` escaped; the caller has checked `isValidString`.
     static func string(_ text: String) -> String {
         var out = "\""
