@@ -46,11 +46,14 @@ let package = Package(
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
+        // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
+        .target(name: "RequestSigning", dependencies: ["Sodium"]),
         // Test support: the test run's PostgreSQL server and throwaway databases on it.
         .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
         // Test support: events forged with the ledger's own codec and a key of the test's choice.
         .target(name: "LedgerTestSupport", dependencies: ["GoalLedger", "Sodium"], path: "Tests/LedgerTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+        .testTarget(name: "RequestSigningTests", dependencies: ["RequestSigning", "Sodium"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),

@@ -39,6 +39,20 @@ public struct SigningKey: Sendable, Equatable {
         self.init(publicKey: pk, secret: secretBytes)
     }
 
+    /// The length of a seed, the 32 random bytes a key pair is derived from.
+    public static let seedBytes = 32
+
+    /// The key pair derived from a 32-byte seed (the form other tools often store an Ed25519
+    /// private key in); nil when the seed is not 32 bytes.
+    public init?(seed: [UInt8]) {
+        Sodium.check()
+        guard seed.count == Self.seedBytes else { return nil }
+        var pk = [UInt8](repeating: 0, count: Self.publicKeyBytes)
+        var sk = [UInt8](repeating: 0, count: Self.secretKeyBytes)
+        guard crypto_sign_seed_keypair(&pk, &sk, seed) == 0 else { return nil }
+        self.init(publicKey: pk, secret: sk)
+    }
+
     private init(publicKey: [UInt8], secret: [UInt8]) {
         self.publicKey = publicKey
         self.secret = secret
