@@ -32,6 +32,14 @@ let package = Package(
         ),
         // The only module that touches libpq: connections, binary parameters and results, COPY.
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
+        // libmicrohttpd from Debian's libmicrohttpd-dev (TLS through GnuTLS), found through pkg-config.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // An HTTP/1.1 server (for `ledger serve`), and the only module that touches libmicrohttpd.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // CRC-32C with the CPU's instruction where present (C, for the SSE 4.2 intrinsic).
         .target(name: "CChecksum"),
         // Events, codecs, the log, projections and views.
@@ -54,6 +62,7 @@ let package = Package(
         .target(name: "LedgerTestSupport", dependencies: ["GoalLedger", "Sodium"], path: "Tests/LedgerTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "RequestSigningTests", dependencies: ["RequestSigning", "Sodium"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
