@@ -173,6 +173,7 @@ struct HTTPServerTests {
         }
         #expect(unbound?.kind == .startFailed)
         #expect(unbound?.description.hasPrefix("could not start the HTTP server on 192.0.2.10:0") == true)
+        print("HTTPServerTests: an address not on this machine: \(unbound?.description ?? "")")
     }
 
     @Test func aPortInUseIsAClearError() throws {
@@ -182,6 +183,7 @@ struct HTTPServerTests {
         #expect(error?.kind == .startFailed)
         #expect(error?.description.contains("127.0.0.1:\(first.port)") == true)
         #expect(error?.description.lowercased().contains("in use") == true)
+        print("HTTPServerTests: a port in use: \(error?.description ?? "")")
     }
 
     @Test func itListensOnIPv6Loopback() throws {
