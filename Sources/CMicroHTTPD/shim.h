@@ -5,17 +5,18 @@
 /* libmicrohttpd's calls that take variable arguments, which Swift cannot call, wrapped in calls
    with fixed ones. */
 
-/* Starts a daemon listening on `address` (whose family and port it takes), calling `handler`,
+/* Starts a daemon listening on `address` (whose family and port it binds; `port`, the same, is
+   the one its messages name), calling `handler`,
    `completed`, `uri_log` and `logger` with `cls`; the other options are given in `options`,
    an array ending with MHD_OPTION_END. */
-static inline struct MHD_Daemon *chttp_start_daemon(unsigned int flags, const struct sockaddr *address,
+static inline struct MHD_Daemon *chttp_start_daemon(unsigned int flags, uint16_t port, const struct sockaddr *address,
                                                     MHD_AccessHandlerCallback handler,
                                                     MHD_RequestCompletedCallback completed,
                                                     void *(*uri_log)(void *cls, const char *uri,
                                                                      struct MHD_Connection *connection),
                                                     MHD_LogCallback logger, void *cls,
                                                     struct MHD_OptionItem *options) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, cls,
                             MHD_OPTION_EXTERNAL_LOGGER, logger, cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,

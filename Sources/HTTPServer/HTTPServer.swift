@@ -148,7 +148,7 @@ public final class HTTPServer: Sendable {
         let daemon = address.withSocketAddress { socketAddress in
             items.withUnsafeMutableBufferPointer { items in
                 chttp_start_daemon(
-                    flags, socketAddress, accessHandler, requestCompleted, requestStarted, logMessage, retained.toOpaque(),
+                    flags, options.port, socketAddress, accessHandler, requestCompleted, requestStarted, logMessage, retained.toOpaque(),
                     items.baseAddress)
             }
         }

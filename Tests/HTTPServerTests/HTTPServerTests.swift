@@ -156,6 +156,82 @@ struct HTTPServerTests {
         #expect(Set(recorder.requests.map(\.path)) == Set((0..<count).map { "/r\($0)" }))
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("HTTPServerTests: \(count) concurrent requests in \(Int(seconds * 1000)) ms, \(Int(Double(count) / seconds)) requests/s")
+        // Every request begun was reported completed (which is where its state is released).
+        #expect(waitUntil { server.requestsInFlight == 0 })
+    }
+
+    @Test func requestsOnOneKeptAliveConnectionEachGetTheirOwnBody() throws {
+        let recorder = Recorder()
+        let server = try HTTPServer { request in
+            recorder.record(request)
+            return HTTPResponse(text: "\(request.method) \(request.path) \(request.body.count)")
+        }
+        defer { server.stop() }
+        let fd = try RawClient.connect(port: server.port)
+        defer { close(fd) }
+        // Three requests sent at once, the first two keeping the connection open.
+        try RawClient.send(
+            fd,
+            RawClient.request("POST", "/one", body: Array(repeating: 1, count: 10), keepAlive: true)
+                + RawClient.request("POST", "/two", body: Array(repeating: 2, count: 3), keepAlive: true)
+                + RawClient.request("GET", "/three"))
+        let responses = try RawClient.parseAll(try RawClient.receiveAll(fd), expecting: 3)
+        #expect(responses.map(\.text) == ["POST /one 10", "POST /two 3", "GET /three 0"])
+        #expect(recorder.requests.map(\.body) == [Array(repeating: 1, count: 10), Array(repeating: 2, count: 3), []])
+        #expect(waitUntil { server.requestsInFlight == 0 })
+    }
+
+    @Test func blockingHandlersRunSideBySide() throws {
+        // A thread for each connection: eight handlers that each block 200 ms take about 200 ms in all.
+        let perConnection = try HTTPServer(options: .init(threads: 0)) { _ in
+            usleep(200_000)
+            return HTTPResponse(text: "done")
+        }
+        let tookPerConnection = try timeConcurrentRequests(8, port: perConnection.port)
+        perConnection.stop()
+        #expect(tookPerConnection < .milliseconds(1000))
+        // The default pool of four threads: at most four at once.
+        let pooled = try HTTPServer { _ in
+            usleep(200_000)
+            return HTTPResponse(text: "done")
+        }
+        let tookPooled = try timeConcurrentRequests(8, port: pooled.port)
+        pooled.stop()
+        #expect(tookPooled >= .milliseconds(390))
+        print("HTTPServerTests: 8 requests blocking 200 ms each: \(tookPerConnection) with a thread per connection, \(tookPooled) with a pool of 4")
+    }
+
+    /// Sends `count` GET requests at once, each from its own thread; how long until all were answered 200.
+    func timeConcurrentRequests(_ count: Int, port: UInt16) throws -> Duration {
+        let failures = Mutex<[String]>([])
+        let done = DispatchGroup()
+        let started = ContinuousClock.now
+        for i in 0..<count {
+            done.enter()
+            Thread {
+                do {
+                    let response = try RawClient.exchange(port: port, RawClient.request("GET", "/\(i)"))
+                    if response.status != 200 { failures.withLock { $0.append("request \(i): status \(response.status)") } }
+                } catch {
+                    failures.withLock { $0.append("request \(i): \(error)") }
+                }
+                done.leave()
+            }.start()
+        }
+        try #require(done.wait(timeout: .now() + 10) == .success)
+        let took = ContinuousClock.now - started
+        #expect(failures.withLock { $0 } == [])
+        return took
+    }
+
+    /// Whether `condition` holds within two seconds.
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            usleep(5_000)
+        }
+        return true
     }
 
     @Test func aNonLoopbackHostWithoutTLSIsRefused() throws {

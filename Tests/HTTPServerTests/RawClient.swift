@@ -73,6 +73,11 @@ enum RawClient {
 
     /// Reads until the server closes the connection, then parses the one response read.
     static func receive(_ fd: Int32) throws -> Response {
+        try parse(receiveAll(fd))
+    }
+
+    /// Reads until the server closes the connection.
+    static func receiveAll(_ fd: Int32) throws -> [UInt8] {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -81,7 +86,7 @@ enum RawClient {
             guard n > 0 else { throw Failure(errorNumber: errno, what: "recv") }
             data += buffer[0..<n]
         }
-        return try parse(data)
+        return data
     }
 
     /// One request on a new connection (the request should ask to close it), and its response.
@@ -93,15 +98,17 @@ enum RawClient {
     }
 
     /// A request's bytes: the request line, `Host`, the given fields in order, `Content-Length`
-    /// when there is a body (unless `headers` says how the body is framed), `Connection: close`.
+    /// when there is a body (unless `headers` says how the body is framed), `Connection: close`
+    /// unless `keepAlive`.
     static func request(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [], host: String = "127.0.0.1"
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [], host: String = "127.0.0.1",
+        keepAlive: Bool = false
     ) -> [UInt8] {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let framed = headers.contains { ["content-length", "transfer-encoding"].contains($0.0.lowercased()) }
         if !framed && (!body.isEmpty || method == "POST" || method == "PUT") { head += "Content-Length: \(body.count)\r\n" }
-        head += "Connection: close\r\n\r\n"
+        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
         return Array(head.utf8) + body
     }
 
@@ -121,7 +128,26 @@ enum RawClient {
         var description: String
     }
 
+    /// The one response in `data`.
     static func parse(_ data: [UInt8]) throws -> Response {
+        try parseAll(data, expecting: 1)[0]
+    }
+
+    /// The `count` responses, one after another, in `data` (each with a `Content-Length`
+    /// except perhaps the last).
+    static func parseAll(_ data: [UInt8], expecting count: Int) throws -> [Response] {
+        var responses: [Response] = []
+        var rest = data[...]
+        while responses.count < count {
+            let (response, used) = try parseOne(rest)
+            responses.append(response)
+            rest = rest.dropFirst(used)
+        }
+        guard rest.isEmpty else { throw Malformed(description: "\(rest.count) bytes after the last response") }
+        return responses
+    }
+
+    private static func parseOne(_ data: ArraySlice<UInt8>) throws -> (Response, Int) {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = data.indices.first(where: { data[$0...].starts(with: separator) }) else {
             throw Malformed(description: "no end of the response head in \(data.count) bytes: \(String(decoding: data, as: UTF8.self))")
@@ -141,6 +167,6 @@ enum RawClient {
             guard body.count >= length else { throw Malformed(description: "body of \(body.count) bytes, Content-Length \(length)") }
             body = Array(body[0..<length])
         }
-        return Response(status: status, headers: headers, body: body)
+        return (Response(status: status, headers: headers, body: body), end + 4 - data.startIndex + body.count)
     }
 }
