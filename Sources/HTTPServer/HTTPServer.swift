@@ -172,8 +172,10 @@ public final class HTTPServer: Sendable {
 
     /// Stops the server gracefully, and returns once it has stopped: new connections are refused
     /// at once, requests already being read or handled are finished and answered (for up to
-    /// `gracePeriod`), then every connection is closed and the threads end. Calling it again, or
-    /// from several threads, is harmless: every call returns once the server has stopped.
+    /// `gracePeriod`), then every connection is closed and the threads end. A handler still
+    /// running when the grace period ends is waited for, but its answer is not sent. Calling it
+    /// again, or from several threads, is harmless: every call returns once the server has
+    /// stopped. It must not be called from the handler, whose thread it waits for.
     public func stop(gracePeriod: Duration = .seconds(10)) {
         running.withLock { running in
             guard let current = running else { return }

@@ -322,20 +322,23 @@ struct HTTPServerTests {
 
     @Test func stopFinishesARequestInFlightThenRefusesConnections() throws {
         let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         let server = try HTTPServer { request in
             if request.path == "/slow" {
                 entered.signal()
+                _ = release.wait(timeout: .now() + 5)  // until the test has seen the server stopping
                 usleep(300_000)
                 return HTTPResponse(text: "slow done")
             }
             return HTTPResponse(text: "quick")
         }
-        #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/quick")).text == "quick")
+        let port = server.port
+        #expect(try RawClient.exchange(port: port, RawClient.request("GET", "/quick")).text == "quick")
 
         let slow = Mutex<Result<RawClient.Response, any Error>?>(nil)
         let slowDone = DispatchSemaphore(value: 0)
         Thread {
-            let result = Result { try RawClient.exchange(port: server.port, RawClient.request("GET", "/slow")) }
+            let result = Result { try RawClient.exchange(port: port, RawClient.request("GET", "/slow")) }
             slow.withLock { $0 = result }
             slowDone.signal()
         }.start()
@@ -343,18 +346,18 @@ struct HTTPServerTests {
 
         let stopped = DispatchSemaphore(value: 0)
         let stopTook = Mutex<Duration>(.zero)
-        let port = server.port
         Thread {
             let start = ContinuousClock.now
             server.stop()
             stopTook.withLock { $0 = ContinuousClock.now - start }
             stopped.signal()
         }.start()
-        usleep(100_000)
-        // While stopping, the request in flight still runs but new connections are refused.
-        #expect(stopped.wait(timeout: .now()) == .timedOut)
+        // While it stops, new connections are refused at once, and the request in flight goes on.
+        #expect(waitUntil { (try? RawClient.connect(port: port)).map { close($0) } == nil })
         let during = #expect(throws: RawClient.Failure.self) { try RawClient.connect(port: port) }
         #expect(during?.isRefused == true)
+        #expect(stopped.wait(timeout: .now()) == .timedOut)
+        release.signal()
 
         try #require(slowDone.wait(timeout: .now() + 5) == .success)
         try #require(stopped.wait(timeout: .now() + 5) == .success)
@@ -362,13 +365,40 @@ struct HTTPServerTests {
         #expect(response.status == 200)
         #expect(response.text == "slow done")
         let took = stopTook.withLock { $0 }
-        #expect(took >= .milliseconds(100) && took < .seconds(3))
-        print("HTTPServerTests: stop() took \(took) with a 300 ms request in flight")
+        #expect(took >= .milliseconds(300) && took < .seconds(3))
+        print("HTTPServerTests: stop() took \(took) with a request in flight that had 300 ms to go")
 
         let after = #expect(throws: RawClient.Failure.self) { try RawClient.connect(port: port) }
         #expect(after?.isRefused == true)
         #expect(server.requestsInFlight == 0)
         server.stop()  // again: harmless
+    }
+
+    @Test func stopGivesUpWaitingAfterTheGracePeriod() throws {
+        let entered = DispatchSemaphore(value: 0)
+        let server = try HTTPServer { _ in
+            entered.signal()
+            usleep(1_000_000)
+            return HTTPResponse(text: "too late")
+        }
+        let port = server.port
+        let outcome = Mutex<Result<RawClient.Response, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let result = Result { try RawClient.exchange(port: port, RawClient.request("GET", "/")) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }.start()
+        try #require(entered.wait(timeout: .now() + 5) == .success)
+        let start = ContinuousClock.now
+        server.stop(gracePeriod: .milliseconds(200))
+        let took = ContinuousClock.now - start
+        // The daemon's stop still waits for the handler to return, but the request is not answered.
+        #expect(took >= .milliseconds(200) && took < .seconds(3))
+        try #require(done.wait(timeout: .now() + 5) == .success)
+        let answered = try? outcome.withLock { $0 }?.get()
+        #expect(answered?.text != "too late")
+        print("HTTPServerTests: stop(gracePeriod: 200 ms) took \(took) with a handler blocking 1 s")
     }
 
     /// Runs a command to its end; its standard output, or its standard error if that is empty.
