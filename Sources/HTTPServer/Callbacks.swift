@@ -80,7 +80,9 @@ final class ServerContext: Sendable {
             if request.tooLarge {
                 if request.received - maxBodyBytes > discardAllowance { return .NO }
             } else if let upload {
-                upload.withMemoryRebound(to: UInt8.self, capacity: size) { request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size)) }
+                upload.withMemoryRebound(to: UInt8.self, capacity: size) {
+                    request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                }
             }
             uploadSize.pointee = 0
             return .YES

@@ -105,7 +105,8 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(.invalidOptions, "threads must be between 0 (a thread per connection) and 1024, not \(options.threads)")
         }
         guard options.connectionTimeout >= 0 && options.connectionTimeout <= Int(UInt32.max) else {
-            throw HTTPServerError(.invalidOptions, "connectionTimeout must be a number of seconds, 0 or more, not \(options.connectionTimeout)")
+            throw HTTPServerError(
+                .invalidOptions, "connectionTimeout must be a number of seconds, 0 or more, not \(options.connectionTimeout)")
         }
         let address = try ListenAddress(host: options.host, port: options.port)
         if !address.isLoopback && options.tls == nil && !options.allowPlainRemote {
@@ -164,7 +165,8 @@ public final class HTTPServer: Sendable {
             let reasons = context.takeMessages()
             throw HTTPServerError(
                 .startFailed,
-                "could not start the HTTP server on \(address.display(port: options.port))" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")))
+                "could not start the HTTP server on \(address.display(port: options.port))"
+                    + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")))
         }
         _ = context.takeMessages()
         let bound = chttp_bound_port(daemon)

@@ -31,7 +31,8 @@ struct HTTPServerTests {
 
         let response = try RawClient.exchange(
             port: server.port,
-            RawClient.request("GET", "/ledgers/a%2Fb/events?since=5&name=a%20b&since=6", headers: [("X-Custom-Header", "Value One"), ("ACCEPT", "*/*")]))
+            RawClient.request(
+                "GET", "/ledgers/a%2Fb/events?since=5&name=a%20b&since=6", headers: [("X-Custom-Header", "Value One"), ("ACCEPT", "*/*")]))
         #expect(response.status == 201)
         #expect(response.text == "made /ledgers/a%2Fb/events")
         #expect(response.header("X-Reply") == "yes")
@@ -69,7 +70,8 @@ struct HTTPServerTests {
 
         let sized = try RawClient.exchange(
             port: server.port,
-            RawClient.request("POST", "/events?batch=1", headers: [("Content-Type", "application/octet-stream"), ("X-Device", "d1")], body: body))
+            RawClient.request(
+                "POST", "/events?batch=1", headers: [("Content-Type", "application/octet-stream"), ("X-Device", "d1")], body: body))
         #expect(sized.status == 200)
         #expect(sized.body == body)
         #expect(sized.header("Content-Type") == "application/octet-stream")
@@ -138,7 +140,9 @@ struct HTTPServerTests {
         for i in 0..<count {
             done.enter()
             let thread = Thread {
-                let result = Result { try RawClient.exchange(port: server.port, RawClient.request("POST", "/r\(i)", body: Array("body \(i)".utf8))) }
+                let result = Result {
+                    try RawClient.exchange(port: server.port, RawClient.request("POST", "/r\(i)", body: Array("body \(i)".utf8)))
+                }
                 results.withLock { $0[i] = result }
                 done.leave()
             }
@@ -285,7 +289,9 @@ struct HTTPServerTests {
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
             ])
         try #require(made.status == 0, "openssl: \(made.output)")
-        let tls = HTTPServer.TLS(certificatePEM: try String(contentsOfFile: certificate, encoding: .utf8), keyPEM: try String(contentsOfFile: key, encoding: .utf8))
+        let tls = HTTPServer.TLS(
+            certificatePEM: try String(contentsOfFile: certificate, encoding: .utf8),
+            keyPEM: try String(contentsOfFile: key, encoding: .utf8))
 
         let recorder = Recorder()
         let server = try HTTPServer(options: .init(tls: tls)) { request in
@@ -310,11 +316,14 @@ struct HTTPServerTests {
         #expect(plain.status != 0)
 
         // With TLS, a non-loopback host passes the plain-HTTP check (and then fails to bind here).
-        let remote = #expect(throws: HTTPServerError.self) { try HTTPServer(options: .init(host: "192.0.2.10", tls: tls)) { _ in HTTPResponse() } }
+        let remote = #expect(throws: HTTPServerError.self) {
+            try HTTPServer(options: .init(host: "192.0.2.10", tls: tls)) { _ in HTTPResponse() }
+        }
         #expect(remote?.kind == .startFailed)
 
         // A key that is no key is refused when starting, with libmicrohttpd's reason.
-        let broken = HTTPServer.TLS(certificatePEM: tls.certificatePEM, keyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let broken = HTTPServer.TLS(
+            certificatePEM: tls.certificatePEM, keyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
         let refused = #expect(throws: HTTPServerError.self) { try HTTPServer(options: .init(tls: broken)) { _ in HTTPResponse() } }
         #expect(refused?.kind == .startFailed)
         print("HTTPServerTests: a broken key: \(refused?.description ?? "")")
