@@ -202,7 +202,9 @@ struct HTTPServerTests {
         let tookPooled = try timeConcurrentRequests(8, port: pooled.port)
         pooled.stop()
         #expect(tookPooled >= .milliseconds(390))
-        print("HTTPServerTests: 8 requests blocking 200 ms each: \(tookPerConnection) with a thread per connection, \(tookPooled) with a pool of 4")
+        print(
+            "HTTPServerTests: 8 requests blocking 200 ms each: \(tookPerConnection) with a thread per connection, "
+                + "\(tookPooled) with a pool of 4")
     }
 
     /// Sends `count` GET requests at once, each from its own thread; how long until all were answered 200.
