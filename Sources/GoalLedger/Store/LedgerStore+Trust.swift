@@ -210,14 +210,18 @@ extension LedgerStore {
                     origin: e.origin, sequence: e.sequence, key: e.key, covering: try covering(e, txn), change: change))
         }
         if !isSignedLedger {
-            for origin in try Self.originHeads(txn, layout).keys {
-                try scanOrigin(origin, from: 1, txn) { e in
-                    if e.previousHash != nil {
-                        firstChained[origin] = e.sequence
+            // Only an origin that enrolled itself can be a root, and only with its first chained
+            // event: the one whose predecessor is unchained (chains never stop once begun).
+            for i in inputs {
+                guard case .enrolled(let device, _, _) = i.change, device == i.origin, i.covering != nil else { continue }
+                var first = i.sequence == 1
+                if !first {
+                    try scanOrigin(i.origin, from: i.sequence - 1, txn) { e in
+                        first = e.sequence == i.sequence - 1 && e.previousHash == nil
                         return false
                     }
-                    return true
                 }
+                if first { firstChained[i.origin] = min(firstChained[i.origin] ?? .max, i.sequence) }
             }
         }
         return (inputs, firstChained)

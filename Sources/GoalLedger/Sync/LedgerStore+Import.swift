@@ -220,6 +220,7 @@ extension LedgerStore {
                 var fold = TrustFold()
                 fold.founder = try TrustTable.founder(txn, layout)
                 var revokedReport: [String: RevokedEvents] = [:]
+                var heldUnchained: [String: Bool] = [:]
                 while true {
                     var extra: [TrustFold.Input] = []
                     var firstChained = stored.firstChained
@@ -232,7 +233,18 @@ extension LedgerStore {
                                 extra.append(TrustFold.Input(origin: origin, sequence: e.sequence, key: e.key, covering: closing, change: change))
                             }
                         }
-                        if firstChained[origin] == nil, let first = prefix.first(where: { $0.previousHash != nil }) {
+                        // The first chained event offered is the origin's first only if what is
+                        // held of it is unchained (chains never stop once begun).
+                        if firstChained[origin] == nil, !isSignedLedger, let first = prefix.first(where: { $0.previousHash != nil }),
+                            try heldUnchained[origin] ?? {
+                                let head = heads[origin] ?? 0
+                                let unchained = try head == 0 || txn.get(layout.origins, key: StoreLayout.originKey(origin, head))
+                                    .flatMap { p in try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout) }?
+                                    .previousHash == nil
+                                heldUnchained[origin] = unchained
+                                return unchained
+                            }()
+                        {
                             firstChained[origin] = first.sequence
                         }
                     }

@@ -240,5 +240,16 @@ struct TrustAttackTests {
         unsigned.previousHash = nil
         #expect(try tablet.importEvents([unsigned], from: "a hostile hub").imported == 0)
         #expect(try tablet.verify().isClean)
+        // Nor as a device the phone enrolled after the migration, whose chain began at its first event.
+        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: now)
+        try watch.append(Self.progress(2), now: now)
+        _ = try tablet.sync(with: phone)
+        _ = try tablet.sync(with: watch)
+        let selfEnrolment = try Forger.next(
+            .deviceEnrolled(DeviceEnrolled(device: "watch", publicKey: attacker.publicKey, from: try tablet.originHeads()["watch"]! + 1)),
+            origin: "watch", after: tablet, key: attacker)
+        #expect(try tablet.importEvents([selfEnrolment], from: "a hostile hub").imported == 0)
+        #expect(try tablet.enrolledDevices().first { $0.device == "watch" }?.enrolledBy == "phone")
+        #expect(try tablet.verify().isClean)
     }
 }
