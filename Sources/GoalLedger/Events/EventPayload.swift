@@ -135,7 +135,7 @@ struct AuditWrites {
 }
 
 /// What an event written to the log says about trust.
-enum TrustChange: Equatable, Sendable {
+package enum TrustChange: Equatable, Sendable {
     /// `device`'s events from sequence `from` on are signed with `publicKey`.
     case enrolled(device: String, from: UInt64, publicKey: [UInt8])
     /// `device`'s events after `after` are refused, and those of each device below it after
@@ -217,7 +217,7 @@ extension Payload {
     }
 
     /// What the event says about trust.
-    var trustChange: TrustChange? {
+    package var trustChange: TrustChange? {
         struct Trust: PayloadVisitor {
             func visit<P: EventPayload>(_ payload: P, as type: EventType) -> TrustChange? { payload.trustChange }
         }

@@ -26,30 +26,44 @@ import Foundation
 ///    by the key its origin holds at that signature's sequence, the origin was not revoked
 ///    before it, and every earlier event of its origin counts (chains have no holes). Unsigned
 ///    events count only in a ledger founded before signing, before their origin holds a key.
-struct TrustFold {
+package struct TrustFold {
     /// The signature that closes the run holding an event: its sequence and its signer's key.
-    struct Signature: Equatable, Hashable, Sendable {
-        var sequence: UInt64
-        var signer: [UInt8]
+    package struct Signature: Equatable, Hashable, Sendable {
+        package var sequence: UInt64
+        package var signer: [UInt8]
+        package init(sequence: UInt64, signer: [UInt8]) {
+            self.sequence = sequence
+            self.signer = signer
+        }
     }
 
     /// A trust event as the fold reads it.
-    struct Input: Equatable, Sendable {
-        var origin: String
-        var sequence: UInt64
-        var key: CanonicalKey
+    package struct Input: Equatable, Sendable {
+        package var origin: String
+        package var sequence: UInt64
+        package var key: CanonicalKey
         /// The signature closing the event's run; nil for an unsigned event.
-        var covering: Signature?
-        var change: TrustChange
+        package var covering: Signature?
+        package var change: TrustChange
+
+        package init(origin: String, sequence: UInt64, key: CanonicalKey, covering: Signature?, change: TrustChange) {
+            self.origin = origin
+            self.sequence = sequence
+            self.key = key
+            self.covering = covering
+            self.change = change
+        }
     }
 
     /// The ledger's founder (a ledger founded signed), whose key its id proves.
-    var founder: (name: String, key: [UInt8])?
+    package var founder: (name: String, key: [UInt8])?
     /// Each origin's first chained (signed) sequence, where a root's self-enrolment must sit.
-    var firstChained: [String: UInt64] = [:]
+    package var firstChained: [String: UInt64] = [:]
+
+    package init() {}
 
     /// Folds `inputs` (any order) into the ledger's trust.
-    func fold(_ inputs: [Input]) -> TrustState {
+    package func fold(_ inputs: [Input]) -> TrustState {
         var state = TrustState()
         state.founderless = founder == nil
         var byOrigin: [String: [Input]] = [:]
@@ -200,34 +214,34 @@ struct TrustFold {
 
 /// The outcome of the trust fold: every device that holds a key, with its keys, its place in
 /// the enrolment tree and its revocation.
-struct TrustState: Equatable, Sendable {
-    struct Key: Equatable, Sendable {
-        var from: UInt64
-        var key: [UInt8]
+package struct TrustState: Equatable, Sendable {
+    package struct Key: Equatable, Sendable {
+        package var from: UInt64
+        package var key: [UInt8]
     }
 
-    struct Device: Equatable, Sendable {
+    package struct Device: Equatable, Sendable {
         /// The keys, by the first sequence each signs, ascending.
-        var keys: [Key]
+        package var keys: [Key]
         /// The device that enrolled it; nil for a root.
-        var parent: String?
-        var depth: Int
+        package var parent: String?
+        package var depth: Int
         /// The last sequence of the device that counts, when it was revoked.
-        var revokedAfter: UInt64?
+        package var revokedAfter: UInt64?
 
         /// The key that signs the device's event at `sequence`, if any.
-        func key(at sequence: UInt64) -> [UInt8]? { keys.last { $0.from <= sequence }?.key }
+        package func key(at sequence: UInt64) -> [UInt8]? { keys.last { $0.from <= sequence }?.key }
     }
 
-    var devices: [String: Device] = [:]
+    package var devices: [String: Device] = [:]
     /// Whether the ledger was founded before signing (its roots are peers).
-    var founderless = false
+    package var founderless = false
 
     /// The key `origin` signs its event at `sequence` with, if any.
-    func key(_ origin: String, at sequence: UInt64) -> [UInt8]? { devices[origin]?.key(at: sequence) }
+    package func key(_ origin: String, at sequence: UInt64) -> [UInt8]? { devices[origin]?.key(at: sequence) }
 
     /// The devices below `device` in the enrolment tree.
-    func descendants(of device: String) -> [String] {
+    package func descendants(of device: String) -> [String] {
         devices.filter { entry in
             var p = entry.value.parent
             while let name = p {

@@ -1,0 +1,263 @@
+import Foundation
+import Sodium
+
+/// What a receiver holds, as the checks of offered events read it: a store's log, or a hub's
+/// rows of one ledger.
+package struct HeldHistory {
+    /// Each origin's last sequence held.
+    package var heads: [String: UInt64]
+    /// The receiving store's own device (nil for a hub), and whether it signs: a store takes back
+    /// only its own signed events.
+    package var ownDevice: String?
+    package var signsOwnEvents = false
+    /// The held trust events, each origin's first chained sequence where it enrolled itself, and
+    /// the founder when known (see `TrustFold`).
+    package var trustInputs: [TrustFold.Input] = []
+    package var firstChained: [String: UInt64] = [:]
+    package var founder: (name: String, key: [UInt8])?
+
+    package init(heads: [String: UInt64]) { self.heads = heads }
+}
+
+/// The checks every receiver (a store's import, the sync service's push) applies to offered
+/// events: each origin's run is taken, in sequence order, for as long as it continues its
+/// origin without a gap, a fork, a reused id or a falling clock, its hash chain links, every
+/// signature present verifies, and the trust fold over what is held and offered gives the key
+/// that closed each run; the first event that fails waits with the rest of its origin.
+package enum OfferedEvents {
+    /// What the checks decided.
+    package struct Outcome {
+        /// Per origin, the events that pass, in sequence order.
+        package var prefixes: [String: [Event]] = [:]
+        /// The stored form of each passing event, by id.
+        package var records: [UUID: [UInt8]] = [:]
+        package var waiting: [String: WaitingEvents] = [:]
+        package var revoked: [RevokedEvents] = []
+        package var alreadyPresent = 0
+        /// The founder of a signed ledger, found among the offered signatures when the
+        /// receiver did not know it.
+        package var founder: (name: String, key: [UInt8])?
+    }
+
+    /// Checks `byOrigin` (offered events by origin) against `history`, in ledger `ledger`
+    /// (`signed`: founded signed). `waiting` holds what already waits (unreadable records);
+    /// `event` gives a held event of an origin at a sequence, `idExists` whether an id is held.
+    package static func check(
+        _ byOrigin: [String: [Event]], history: HeldHistory, ledger: UUID, signed: Bool, waiting alreadyWaiting: [String: WaitingEvents],
+        event: (String, UInt64) throws -> Event?, idExists: (UUID) throws -> Bool
+    ) throws -> Outcome {
+        var outcome = Outcome()
+        var waiting = alreadyWaiting
+        var ids = Set<UUID>()
+        var records: [UUID: [UInt8]] = [:]
+        var prefixes: [String: [Event]] = [:]
+        var revokedReport: [String: RevokedEvents] = [:]
+        var heldUnchained: [String: Bool] = [:]
+
+        // 1. Each origin's run: envelope, sequence, chain and signatures.
+        for (origin, all) in byOrigin.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            let events = all.sorted { $0.sequence < $1.sequence }
+            var head = history.heads[origin] ?? 0
+            var previous: [UInt8]?
+            var lastClock: HLC?
+            var prefix: [Event] = []
+            var stop: (sequence: UInt64, reason: String)?
+            for e in events {
+                do throws(FieldError) {
+                    try e.checkEnvelope()
+                } catch {
+                    stop = (e.sequence, "\(origin)/\(e.sequence) (event \(e.id.uuidString)) is malformed: \(SetAsideEvent.reason(error))")
+                    break
+                }
+                if e.sequence <= head {
+                    if let last = prefix.last, last.sequence == e.sequence {
+                        if last == e { continue }
+                        stop = (e.sequence, "fork: two events claim \(origin)/\(e.sequence) in what was offered")
+                        break
+                    }
+                    guard let held = try event(origin, e.sequence) else {
+                        throw LedgerError(.store, "the origin index lacks \(origin)/\(e.sequence): the store is damaged")
+                    }
+                    guard held.id == e.id else {
+                        stop = (e.sequence, "fork: origin \(origin) has two histories: \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here")
+                        break
+                    }
+                    guard held == e else {
+                        stop = (e.sequence, "event \(e.id.uuidString) (\(origin)/\(e.sequence)) differs from the copy held here")
+                        break
+                    }
+                    outcome.alreadyPresent += 1
+                    continue
+                }
+                if let device = history.ownDevice, origin == device && !history.signsOwnEvents {
+                    stop = (e.sequence, "event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)")
+                    break
+                }
+                guard e.sequence == head + 1 else {
+                    stop = (head + 1, "origin \(origin) jumps from sequence \(head) to \(e.sequence): a gap (events \(head + 1)…\(e.sequence - 1) are missing)")
+                    break
+                }
+                guard try !idExists(e.id), !ids.contains(e.id) else {
+                    stop = (e.sequence, "event id \(e.id.uuidString) of \(origin)/\(e.sequence) is already used by another event")
+                    break
+                }
+                if lastClock == nil, head > 0 {
+                    lastClock = try event(origin, head)?.hlc
+                }
+                if let lastClock, e.hlc <= lastClock {
+                    stop = (e.sequence, "\(origin)/\(e.sequence) has clock \(e.hlc), not after its predecessor's \(lastClock)")
+                    break
+                }
+                if let h = e.previousHash {
+                    if previous == nil { previous = try event(origin, head).map(EventChain.hash) ?? EventChain.genesis }
+                    guard h == previous else {
+                        stop = (
+                            e.sequence,
+                            head > 0 && prefix.isEmpty
+                                ? "fork: origin \(origin) has two histories: \(origin)/\(e.sequence) there does not follow \(origin)/\(head) here; the first differing sequence is at most \(head)"
+                                : "\(origin)/\(e.sequence) breaks its chain: its previous hash is not that of \(origin)/\(e.sequence - 1)"
+                        )
+                        break
+                    }
+                } else if signed {
+                    stop = (e.sequence, "\(origin)/\(e.sequence) is not signed; every device of this ledger signs its events")
+                    break
+                }
+                let record = EventCodec.encode(e)
+                records[e.id] = record
+                // An unsigned record's bytes are what its hash covers: no second encoding.
+                previous = e.signature == nil ? EventChain.hash(record: record) : EventChain.hash(e)
+                if let signature = e.signature {
+                    let message = EventChain.message(ledger: ledger, origin: origin, sequence: e.sequence, hash: previous!)
+                    guard let signer = e.signer, Ed25519.verify(signature: signature, message: message, publicKey: signer) else {
+                        // The run this signature closes cannot be vouched for.
+                        let runStart = (prefix.lastIndex { $0.signature != nil || $0.previousHash == nil }.map { $0 + 1 }) ?? 0
+                        let first = runStart < prefix.count ? prefix[runStart].sequence : e.sequence
+                        prefix.removeSubrange(runStart...)
+                        stop = (first, "the signature of \(origin)/\(e.sequence) does not verify")
+                        break
+                    }
+                }
+                ids.insert(e.id)
+                lastClock = e.hlc
+                head = e.sequence
+                prefix.append(e)
+            }
+            // A chained run must end with a signature, which vouches for it.
+            let closed = prefix.lastIndex(where: { $0.signature != nil || $0.previousHash == nil }).map { $0 + 1 } ?? 0
+            if closed < prefix.count {
+                let first = prefix[closed].sequence
+                prefix.removeSubrange(closed...)
+                if let s = stop {
+                    // What stopped the run stops the events it would have vouched for.
+                    stop = (min(s.sequence, first), s.reason)
+                } else if let unread = waiting[origin] {
+                    // The record that could not be read held the signature of this run.
+                    stop = (first, unread.reason)
+                } else {
+                    stop = (first, "\(origin)/\(first)… ends a run of events without a signature")
+                }
+            }
+            if let stop, waiting[origin] == nil || waiting[origin]!.sequence > stop.sequence {
+                let count = events.filter { $0.sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
+                waiting[origin] = WaitingEvents(origin: origin, sequence: stop.sequence, count: max(count, 1), reason: stop.reason)
+            }
+            if !prefix.isEmpty { prefixes[origin] = prefix }
+        }
+
+        // 2. Who may sign for whom: the fold over the log and what was offered, until
+        //    every origin's run is one the fold vouches for.
+        var fold = TrustFold()
+        fold.founder = history.founder
+        if signed, fold.founder == nil {
+            for e in prefixes.values.joined() {
+                if let key = e.signer, e.signature != nil, EventChain.ledgerID(founder: e.origin, publicKey: key) == ledger {
+                    fold.founder = (e.origin, key)
+                    outcome.founder = (e.origin, key)
+                    break
+                }
+            }
+        }
+        while true {
+            var extra: [TrustFold.Input] = []
+            var firstChained = history.firstChained
+            for (origin, prefix) in prefixes {
+                var closing: TrustFold.Signature?
+                for e in prefix.reversed() {
+                    if let s = e.signer, e.signature != nil { closing = TrustFold.Signature(sequence: e.sequence, signer: s) }
+                    if e.previousHash == nil { closing = nil }
+                    if let change = e.payload.trustChange {
+                        extra.append(TrustFold.Input(origin: origin, sequence: e.sequence, key: e.key, covering: closing, change: change))
+                    }
+                }
+                // The first chained event offered is the origin's first only if what is
+                // held of it is unchained (chains never stop once begun).
+                if firstChained[origin] == nil, !signed, let first = prefix.first(where: { $0.previousHash != nil }),
+                    try heldUnchained[origin] ?? {
+                        let head = history.heads[origin] ?? 0
+                        let unchained = try head == 0 || event(origin, head)?.previousHash == nil
+                        heldUnchained[origin] = unchained
+                        return unchained
+                    }()
+                {
+                    firstChained[origin] = first.sequence
+                }
+            }
+            fold.firstChained = firstChained
+            let state: TrustState
+            if signed && fold.founder == nil {
+                state = TrustState()
+            } else {
+                state = fold.fold(history.trustInputs + extra)
+            }
+            var shrunk = false
+            for (origin, prefix) in prefixes {
+                var closing: [Int: TrustFold.Signature] = [:]
+                var next: TrustFold.Signature?
+                for (i, e) in prefix.enumerated().reversed() {
+                    if let s = e.signer, e.signature != nil { next = TrustFold.Signature(sequence: e.sequence, signer: s) }
+                    if e.previousHash == nil { next = nil }
+                    if let next { closing[i] = next }
+                }
+                var keep = prefix.count
+                for (i, e) in prefix.enumerated() {
+                    if let after = state.devices[origin]?.revokedAfter, e.sequence > after {
+                        revokedReport[origin] = RevokedEvents(origin: origin, count: prefix.count - i, after: after)
+                        keep = i
+                        break
+                    }
+                    let authentic: Bool
+                    if let c = closing[i] {
+                        authentic = state.key(origin, at: c.sequence) == c.signer
+                    } else {
+                        authentic = !signed && state.key(origin, at: e.sequence) == nil
+                    }
+                    if !authentic {
+                        let reason: String
+                        if state.devices[origin] == nil {
+                            reason = "origin \(origin) is not enrolled in this ledger (\(origin)/\(closing[i]?.sequence ?? e.sequence) cannot be verified)"
+                        } else if closing[i] == nil {
+                            reason = "\(origin)/\(e.sequence) is not signed, but \(origin) signs its events from sequence \(state.devices[origin]!.keys.first!.from)"
+                        } else {
+                            reason = "\(origin)/\(closing[i]!.sequence) is signed with a key that is not enrolled for \(origin)"
+                        }
+                        let all = byOrigin[origin]!.filter { $0.sequence >= e.sequence }.count
+                        waiting[origin] = WaitingEvents(origin: origin, sequence: e.sequence, count: all, reason: reason)
+                        keep = i
+                        break
+                    }
+                }
+                if keep < prefix.count {
+                    shrunk = true
+                    if keep == 0 { prefixes[origin] = nil } else { prefixes[origin] = Array(prefix.prefix(keep)) }
+                }
+            }
+            if !shrunk { break }
+        }
+        outcome.prefixes = prefixes
+        outcome.records = records
+        outcome.waiting = waiting
+        outcome.revoked = revokedReport.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
+        return outcome
+    }
+}
