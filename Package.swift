@@ -40,6 +40,9 @@ let package = Package(
         ),
         // An HTTP/1.1 server (for `ledger serve`), and the only module that touches libmicrohttpd.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // The sync service (`ledger serve`): signed device requests in front of a hub.
+        .target(
+            name: "LedgerService", dependencies: ["GoalLedger", "LedgerHub", "HTTPServer", "RequestSigning", "PostgreSQL", "Sodium"]),
         // CRC-32C with the CPU's instruction where present (C, for the SSE 4.2 intrinsic).
         .target(name: "CChecksum"),
         // Events, codecs, the log, projections and views.
@@ -49,7 +52,7 @@ let package = Package(
         // Conflict scenarios: their format and runner (`ledger scenario run`).
         .target(name: "LedgerScenarios", dependencies: ["GoalLedger"]),
         // The `ledger` command as a library, so tests can run it in-process.
-        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios"]),
+        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
@@ -70,6 +73,7 @@ let package = Package(
             name: "LedgerCommandLineTests",
             dependencies: [
                 "LedgerCommandLine", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
+                "LedgerService", "HTTPServer", "RequestSigning",
             ]
         ),
     ]

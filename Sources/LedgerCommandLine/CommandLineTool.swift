@@ -21,7 +21,7 @@ public enum CommandLineTool {
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
         ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
         BackupCommand.spec,
-        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec,
+        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec, ServeCommand.spec,
     ]
 
     static var overview: String {

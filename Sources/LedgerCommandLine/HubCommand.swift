@@ -6,12 +6,12 @@ enum HubCommand {
     static let ledger = Option.uuid("--ledger", "ID", "grant, revoke: the ledger the role may (no longer) reach")
     static let role = Option.text("--role", "NAME", "grant, revoke: the PostgreSQL role (grant creates it, LOGIN, when missing)")
 
-    static let usage = "init URL | grant URL --ledger ID --role NAME | revoke URL --ledger ID --role NAME"
+    static let usage = "init URL | grant URL --ledger ID --role NAME | revoke URL --ledger ID --role NAME | grant-service URL --role NAME"
 
     static let spec = CommandSpec(
         name: "hub", arguments: usage,
         summary:
-            "create or upgrade a hub's schema in a PostgreSQL database; let a role reach one ledger (grant), or no longer reach it (revoke: the role keeps its other ledgers)",
+            "create or upgrade a hub's schema in a PostgreSQL database; let a role reach one ledger (grant), or no longer reach it (revoke: the role keeps its other ledgers); let a role run the sync service (grant-service: every request scoped to its own ledger)",
         options: [
             ledger.spec,
             role.spec,
@@ -49,6 +49,19 @@ enum HubCommand {
                 try inv.printJSON(.object([("ledger", .string(ledger.uuidString)), ("role", .string(role)), ("created", .bool(created))]))
             } else {
                 inv.print("role \(role)\(created ? " (created)" : "") may reach ledger \(ledger.uuidString) on \(hub.name)")
+            }
+        case "grant-service":
+            let role = try inv.required(Self.role, by: "hub grant-service")
+            let hub = try Hub(url: url)
+            let created = try hub.grantService(role: role)
+            if created {
+                inv.err +=
+                    "ledger: warning: role \(role) was created with LOGIN and no password: set one (ALTER ROLE … PASSWORD …) unless the server authenticates it otherwise (pg_hba.conf)\n"
+            }
+            if inv.json {
+                try inv.printJSON(.object([("role", .string(role)), ("created", .bool(created))]))
+            } else {
+                inv.print("role \(role)\(created ? " (created)" : "") may run the sync service on \(hub.name)")
             }
         case "revoke":
             let ledger = try inv.required(Self.ledger, by: "hub revoke")

@@ -57,6 +57,25 @@ extension Hub {
         }
     }
 
+    /// Lets `role` run the sync service: it becomes a member of the service's group role
+    /// (``HubSchema/serviceRole``), whose policies give each transaction only the rows of the
+    /// ledger its request names. Creates the role (`LOGIN`, no password) when it does not exist.
+    /// Run by the hub's owner. Returns whether the role was created.
+    @discardableResult
+    public func grantService(role: String) throws(LedgerError) -> Bool {
+        try Self.checkRoleName(role)
+        try checkSchema()
+        let quoted = Self.quoted(role)
+        return try transaction { () throws(LedgerError) in
+            try run { () throws(PostgreSQLError) in
+                let exists = try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount > 0
+                if !exists { try connection.execute("CREATE ROLE \(quoted) LOGIN") }
+                try connection.execute("GRANT \(HubSchema.serviceRole) TO \(quoted)")
+                return !exists
+            }
+        }
+    }
+
     /// Refuses a name PostgreSQL would not take as a role, or one it reserves.
     static func checkRoleName(_ role: String) throws(LedgerError) {
         guard !role.isEmpty, role.utf8.count <= 63, !role.contains("\0") else {

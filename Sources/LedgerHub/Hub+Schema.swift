@@ -42,7 +42,7 @@ extension Hub {
     }
 
     /// Refuses a hub whose schema is missing, older or newer than this code's.
-    func checkSchema() throws(LedgerError) {
+    package func checkSchema() throws(LedgerError) {
         let done = try appliedMigrations()
         if let missing = HubSchema.migrations.first(where: { !done.contains($0.identifier) }) {
             throw LedgerError(

@@ -9,7 +9,7 @@ import PostgreSQL
 public final class Hub {
     /// The URL as given, with any password left out: for messages.
     public let name: String
-    let connection: Connection
+    package let connection: Connection
     /// How long a sync waits for another session's hold on its ledger's lock, and the hub's
     /// transactions for any lock (`lock_timeout`), in seconds: `$LEDGER_HUB_LOCK_TIMEOUT`, else 30.
     package var lockTimeout: Double
@@ -56,7 +56,7 @@ public final class Hub {
 
     /// Runs `body`, turning the wrapper's errors into ledger errors.
     @discardableResult
-    func run<R>(_ body: () throws(PostgreSQLError) -> R) throws(LedgerError) -> R {
+    package func run<R>(_ body: () throws(PostgreSQLError) -> R) throws(LedgerError) -> R {
         do {
             return try body()
         } catch {
@@ -100,7 +100,7 @@ public final class Hub {
 
     /// Begins a transaction whose lock waits and statements are bounded (`lock_timeout`,
     /// `statement_timeout`), so that no other session can stall it for ever.
-    func begin() throws(LedgerError) {
+    package func begin() throws(LedgerError) {
         let lockMilliseconds = max(1, Int((lockTimeout * 1000).rounded()))
         let statementMilliseconds = max(1, Int((statementTimeout * 1000).rounded()))
         try run { () throws(PostgreSQLError) in
@@ -111,7 +111,7 @@ public final class Hub {
 
     /// Runs `body` in one PostgreSQL transaction (`begin`): committed when it returns, rolled
     /// back when it throws.
-    func transaction<R>(_ body: () throws(LedgerError) -> R) throws(LedgerError) -> R {
+    package func transaction<R>(_ body: () throws(LedgerError) -> R) throws(LedgerError) -> R {
         try begin()
         let result: R
         do {

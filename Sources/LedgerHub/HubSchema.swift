@@ -13,8 +13,48 @@ public enum HubSchema {
     public static let partitions = 16
 
     public static let migrations: [Migration] = [
-        Migration(identifier: "1-events-heads-access", sql: eventsHeadsAccess)
+        Migration(identifier: "1-events-heads-access", sql: eventsHeadsAccess),
+        Migration(identifier: "2-sync-service", sql: syncService),
     ]
+
+    /// The group role of the sync service (`ledger serve`): one database role for every device,
+    /// scoped per request to the request's ledger by row-level security on the setting
+    /// `hub.request_ledger`, which the service sets for each transaction (`SET LOCAL`).
+    public static let serviceRole = "hub_service"
+
+    /// The sync service's role, its rights and policies, and the nonces it keeps against replays.
+    static let syncService = """
+        -- Roles are the cluster's: another database's hub may have made it, even at this moment.
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hub_service') THEN
+                BEGIN
+                    CREATE ROLE hub_service NOLOGIN;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+                END;
+            END IF;
+        END $$;
+        CREATE TABLE hub.nonces (
+            ledger uuid NOT NULL,
+            nonce text NOT NULL,
+            seen timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (ledger, nonce)
+        );
+        ALTER TABLE hub.nonces ENABLE ROW LEVEL SECURITY;
+        REVOKE ALL ON hub.nonces FROM PUBLIC;
+        GRANT USAGE ON SCHEMA hub TO hub_service;
+        GRANT SELECT ON hub.migrations, hub.heads, hub.access TO hub_service;
+        GRANT SELECT, INSERT ON hub.events TO hub_service;
+        GRANT SELECT, INSERT, DELETE ON hub.nonces TO hub_service;
+        -- Every row the service reads or writes belongs to the request's ledger, and no other.
+        CREATE POLICY service_request_ledger ON hub.events TO hub_service
+            USING (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid)
+            WITH CHECK (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid);
+        CREATE POLICY service_request_ledger ON hub.heads FOR SELECT TO hub_service
+            USING (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid);
+        CREATE POLICY service_request_ledger ON hub.nonces TO hub_service
+            USING (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid)
+            WITH CHECK (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid);
+        """
 
     /// Run before any migration: the schema and the table that records migrations.
     static let bootstrap = """

@@ -234,6 +234,9 @@ package struct TrustState: Equatable, Sendable {
     }
 
     package var devices: [String: Device] = [:]
+
+    /// No device trusted yet.
+    package init() {}
     /// Whether the ledger was founded before signing (its roots are peers).
     package var founderless = false
 
@@ -250,5 +253,42 @@ package struct TrustState: Equatable, Sendable {
             }
             return false
         }.map(\.key).sorted(by: String.bytesPrecede)
+    }
+}
+
+extension TrustFold {
+    /// The fold's input from a whole history held as events (a hub's rows of one ledger, in any
+    /// order): every trust event with the signature closing its run, each self-enrolled
+    /// origin's first chained sequence, and, in a ledger founded signed, the founder found among
+    /// the signatures. Returns the fold set up and its inputs.
+    package static func from(_ events: [Event], ledger: UUID) -> (fold: TrustFold, inputs: [Input]) {
+        var byOrigin: [String: [Event]] = [:]
+        for e in events { byOrigin[e.origin, default: []].append(e) }
+        var fold = TrustFold()
+        var inputs: [Input] = []
+        let signed = ledger.uuid.6 >> 4 == 8
+        for (origin, unsorted) in byOrigin {
+            let run = unsorted.sorted { $0.sequence < $1.sequence }
+            var closing: Signature?
+            var closingAt: [UInt64: Signature] = [:]
+            for e in run.reversed() {
+                if let s = e.signer, e.signature != nil { closing = Signature(sequence: e.sequence, signer: s) }
+                if e.previousHash == nil { closing = nil }
+                if let closing { closingAt[e.sequence] = closing }
+            }
+            for (i, e) in run.enumerated() {
+                if signed, fold.founder == nil, let k = e.signer, e.signature != nil, EventChain.ledgerID(founder: origin, publicKey: k) == ledger {
+                    fold.founder = (origin, k)
+                }
+                guard let change = e.payload.trustChange else { continue }
+                inputs.append(Input(origin: origin, sequence: e.sequence, key: e.key, covering: closingAt[e.sequence], change: change))
+                if !signed, case .enrolled(let device, _, _) = change, device == origin, e.previousHash != nil,
+                    i == 0 || run[i - 1].previousHash == nil
+                {
+                    fold.firstChained[origin] = min(fold.firstChained[origin] ?? .max, e.sequence)
+                }
+            }
+        }
+        return (fold, inputs)
     }
 }

@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+import GoalLedger
+import HTTPServer
+import LedgerHub
+import LedgerService
+
+/// `ledger serve --hub URL [--listen HOST:PORT] [--tls-cert F --tls-key F]`: the sync service.
+enum ServeCommand {
+    static let hub = Option.text("--hub", "URL", "the hub's postgresql:// URL, as the service's role (see `hub grant-service`)")
+    static let listen = Option.text("--listen", "HOST:PORT", "the numeric address and port to listen on (default 127.0.0.1:8080)")
+    static let tlsCert = Option.text("--tls-cert", "FILE", "the TLS certificate (PEM); with --tls-key, the service speaks HTTPS")
+    static let tlsKey = Option.text("--tls-key", "FILE", "the TLS private key (PEM)")
+    static let maxBody = Option.integer("--max-body", "BYTES", "the largest request body (default 8388608)", minimum: 1024)
+
+    static let spec = CommandSpec(
+        name: "serve", arguments: "",
+        summary:
+            "run the sync service in front of a hub: devices sign each request with their enrolled key; one database role serves every ledger, each request scoped to its own; stops gracefully on SIGTERM or SIGINT",
+        options: [hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec],
+        positionals: 0...0, run: run)
+
+    static func run(_ inv: inout Invocation) throws(LedgerError) {
+        let url = try inv.required(Self.hub, by: "serve")
+        guard Hub.isURL(url) else { throw LedgerError(.invalidArgument, "--hub must be a postgresql:// URL") }
+        let address = try inv.value(Self.listen) ?? "127.0.0.1:8080"
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
+            throw LedgerError(.invalidArgument, "--listen must be HOST:PORT with a numeric address, got \"\(address)\"")
+        }
+        var options = HTTPServer.Options()
+        options.host = String(address[..<colon])
+        options.port = port
+        // Handlers wait on the database: a thread per connection (bounded by maxConnections).
+        options.threads = 0
+        if let limit = try inv.value(Self.maxBody) { options.maxBodyBytes = limit }
+        switch (try inv.value(Self.tlsCert), try inv.value(Self.tlsKey)) {
+        case (let cert?, let key?):
+            guard let c = FileManager.default.contents(atPath: cert), let k = FileManager.default.contents(atPath: key) else {
+                throw LedgerError(.invalidArgument, "cannot read --tls-cert \(cert) or --tls-key \(key)")
+            }
+            options.tls = HTTPServer.TLS(certificatePEM: String(decoding: c, as: UTF8.self), keyPEM: String(decoding: k, as: UTF8.self))
+        case (nil, nil):
+            break
+        default:
+            throw LedgerError(.invalidArgument, "--tls-cert and --tls-key go together")
+        }
+        // The hub must be reachable and current before the service says it is ready.
+        try Hub(url: url).checkSchema()
+        let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data(("ledger serve: " + line + "\n").utf8)) }
+        let service = SyncService(SyncService.Options(hubURL: url, log: log))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(options: options) { service.handle($0) }
+        } catch {
+            throw LedgerError(.invalidArgument, error.description)
+        }
+        let scheme = options.tls == nil ? "http" : "https"
+        inv.print("serving the ledger sync service at \(scheme)://\(server.endpoint) (hub \(Hub.redacted(url)))")
+        // Until SIGTERM or SIGINT: then stop accepting and let requests in flight finish.
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for s in [SIGTERM, SIGINT] {
+            signal(s, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        server.stop(gracePeriod: .seconds(10))
+        for source in sources { source.cancel() }
+        log("stopped")
+    }
+}

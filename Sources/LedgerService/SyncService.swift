@@ -1,0 +1,290 @@
+import Foundation
+import GoalLedger
+import HTTPServer
+import LedgerHub
+import PostgreSQL
+import RequestSigning
+import Sodium
+
+/// The sync service (`ledger serve`): devices pull and push change sets over HTTP, each request
+/// signed with the device's own key, which the ledger's signed history (as the hub holds it)
+/// enrols or revokes. One database role serves every ledger: each request's transaction is
+/// scoped to its ledger by row-level security. The protocol is `docs/sync-service.md`.
+///
+/// The service is stateless between requests: every request opens its own connection, reads
+/// what it needs of its ledger, and commits or rolls back before it answers.
+public final class SyncService: Sendable {
+    /// How the service runs.
+    public struct Options: Sendable {
+        /// The hub's URL, as the service's database role (a member of
+        /// ``HubSchema/serviceRole``).
+        public var hubURL: String
+        /// How far a request's `created` may be from the service's clock, in seconds.
+        public var window: Int64 = 300
+        /// The clock the window is read against.
+        public var clock: @Sendable () -> Date = { Date() }
+        /// Where the one line per request goes (ledger, device, status, duration); nil: nowhere.
+        public var log: (@Sendable (String) -> Void)?
+        /// For a test of isolation only: the ledger the queries name, instead of the request's
+        /// (row-level security must still return nothing of another ledger).
+        package var queryLedgerOverride: UUID?
+
+        /// A service in front of the hub at `hubURL`.
+        public init(hubURL: String, log: (@Sendable (String) -> Void)? = nil) {
+            self.hubURL = hubURL
+            self.log = log
+        }
+    }
+
+    let options: Options
+
+    /// A service with `options`; nothing connects until a request comes.
+    public init(_ options: Options) { self.options = options }
+
+    /// The components every request signature covers.
+    public static let coveredComponents = ["@method", "@path", "content-digest", "ledger"]
+
+    /// Answers one request; never throws: every failure is a status with a JSON reason.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = Date()
+        var context = (ledger: "-", device: "-")
+        let response = answer(request, &context)
+        let ms = Int(Date().timeIntervalSince(started) * 1000)
+        options.log?("\(request.method) \(request.path) ledger=\(context.ledger) device=\(context.device) status=\(response.status) \(ms)ms")
+        return response
+    }
+
+    /// A refusal: a status and what is wrong.
+    struct Refusal: Error {
+        var status: Int
+        var message: String
+    }
+
+    static func refusal(_ status: Int, _ message: String) -> HTTPResponse {
+        var body: [UInt8] = Array(#"{"error":"#.utf8)
+        body += Array(jsonString(message).utf8)
+        body += Array("}".utf8)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    func answer(_ request: HTTPRequest, _ context: inout (ledger: String, device: String)) -> HTTPResponse {
+        if request.path == "/v1/ready" {
+            guard request.method == "GET" else { return Self.refusal(405, "use GET") }
+            do {
+                let hub = try Hub(url: options.hubURL)
+                _ = try hub.currentRole()
+                return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ready\n".utf8))
+            } catch {
+                return Self.refusal(503, "the service cannot reach its database")
+            }
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "ledgers", let ledger = UUID(uuidString: String(parts[3])),
+            parts[4] == "pull" || parts[4] == "push"
+        else { return Self.refusal(404, "no such endpoint: \(request.method) \(request.path)") }
+        context.ledger = ledger.uuidString
+        guard request.method == "POST" else { return Self.refusal(405, "use POST") }
+        guard let header = request.header("ledger"), UUID(uuidString: header) == ledger else {
+            return Self.refusal(400, "the ledger header must name the ledger of the path, \(ledger.uuidString)")
+        }
+        let hub: Hub
+        do {
+            hub = try Hub(url: options.hubURL)
+        } catch {
+            return Self.refusal(503, "the service cannot reach its database; nothing was written")
+        }
+        var device = "-"
+        defer { context.device = device }
+        // One transaction per request, with bounded lock waits and statements.
+        do {
+            try hub.begin()
+        } catch {
+            return Self.refusal(503, "the service cannot reach its database; nothing was written")
+        }
+        do {
+            let response = try serve(request, ledger: ledger, push: parts[4] == "push", hub: hub, device: &device)
+            _ = try hub.connection.execute("COMMIT")
+            return response
+        } catch let r as Refusal {
+            _ = try? hub.connection.execute("ROLLBACK")
+            return Self.refusal(r.status, r.message)
+        } catch let e as PostgreSQLError {
+            _ = try? hub.connection.execute("ROLLBACK")
+            if e.isConnectionFailure { return Self.refusal(503, "the service lost its database; nothing was written") }
+            return Self.refusal(500, "the database refused the request: \(e.message)")
+        } catch let e as LedgerError {
+            _ = try? hub.connection.execute("ROLLBACK")
+            return Self.refusal(e.code == .store ? 503 : 500, e.message)
+        } catch {
+            _ = try? hub.connection.execute("ROLLBACK")
+            return Self.refusal(500, "the service failed: \(error)")
+        }
+    }
+
+    /// One authenticated request, inside its ledger's transaction.
+    func serve(_ request: HTTPRequest, ledger: UUID, push: Bool, hub: Hub, device: inout String) throws -> HTTPResponse {
+        let connection = hub.connection
+        // Every row this transaction reads or writes is the request's ledger's.
+        _ = try connection.query("SELECT set_config('hub.request_ledger', $1, true)", [.text(ledger.uuidString)])
+        let queried = options.queryLedgerOverride ?? ledger
+        let rows = try connection.query(
+            "SELECT record FROM hub.events WHERE ledger = $1 ORDER BY origin, sequence", [.uuid(queried)])
+        var events: [Event] = []
+        var records: [[UInt8]] = []
+        events.reserveCapacity(rows.rowCount)
+        for r in 0..<rows.rowCount {
+            let record = rows.bytes(r, 0)
+            guard let e = try? record.withUnsafeBytes({ b in try EventCodec.decode(b) }) else {
+                throw Refusal(status: 500, message: "the hub holds a damaged record of this ledger")
+            }
+            events.append(e)
+            records.append(record)
+        }
+        let (fold, inputs) = TrustFold.from(events, ledger: ledger)
+        let trust = fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(inputs)
+
+        // Who is asking: the signature, by a key the ledger's trust gives the device now.
+        let signed = SignedRequestParts(
+            method: request.method, target: request.path + (request.query.map { "?" + $0 } ?? ""), headers: request.headers,
+            body: request.body)
+        let founderKey = request.header("device-key").flatMap(Hex.bytes)
+        let signature = Self.verify(signed, ledger: ledger, trust: trust, founderKey: founderKey)
+        let verified: RequestSignature.Verified
+        switch signature {
+        case .success(let v):
+            verified = v
+        case .failure(let error):
+            if error.reason == .unknownKey, let name = Self.keyID(request) {
+                device = name
+                if trust.devices[name]?.revokedAfter != nil {
+                    throw Refusal(status: 401, message: "device \(name) was revoked in ledger \(ledger.uuidString)")
+                }
+                throw Refusal(status: 401, message: "device \(name) is not enrolled in ledger \(ledger.uuidString)")
+            }
+            throw Refusal(status: 401, message: "the request's signature was refused: \(error.message)")
+        }
+        device = verified.keyID
+        let now = Int64(options.clock().timeIntervalSince1970)
+        guard abs(now - verified.created) <= options.window else {
+            throw Refusal(status: 401, message: "the request was signed at \(verified.created), outside \(options.window) s of the service's clock")
+        }
+        guard (16...64).contains(verified.nonce.count) else { throw Refusal(status: 401, message: "the nonce must be 16 to 64 characters") }
+        _ = try connection.query(
+            "DELETE FROM hub.nonces WHERE ledger = $1 AND seen < now() - interval '10 minutes'", [.uuid(ledger)])
+        let fresh = try connection.query(
+            "INSERT INTO hub.nonces (ledger, nonce) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.uuid(ledger), .text(verified.nonce)]
+        ).affectedRows
+        guard fresh == 1 else { throw Refusal(status: 401, message: "the request was replayed (its nonce was seen before)") }
+
+        var heads: [String: (sequence: UInt64, event: Event)] = [:]
+        for e in events where (heads[e.origin]?.sequence ?? 0) < e.sequence { heads[e.origin] = (e.sequence, e) }
+        let state = SyncState(
+            ledger: ledger, heads: heads.mapValues { SyncState.Head(sequence: $0.sequence, hash: EventChain.hash($0.event)) })
+
+        if !push {
+            let theirs: SyncState
+            do {
+                theirs = try SyncState(decoding: request.body)
+            } catch {
+                throw Refusal(status: 400, message: error.message)
+            }
+            guard theirs.ledger == ledger else { throw Refusal(status: 400, message: "the sync state is of another ledger") }
+            var out: [[UInt8]] = []
+            for (i, e) in events.enumerated() {
+                let first = max(theirs.heads[e.origin]?.sequence ?? 0, 1)
+                if e.sequence >= first { out.append(records[i]) }
+            }
+            let changes = try ChangeSet(ledger: ledger, records: out)
+            return HTTPResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "application/x-goal-ledger-changes"),
+                    ("ledger-state", Data(state.encoded()).base64EncodedString()),
+                ],
+                body: changes.encoded())
+        }
+
+        let changes: ChangeSet
+        do {
+            changes = try ChangeSet(decoding: request.body, source: "the pushed change set")
+        } catch {
+            throw Refusal(status: 400, message: error.message)
+        }
+        guard changes.ledger == ledger else { throw Refusal(status: 400, message: "the change set is of another ledger") }
+        // The checks of a store's import, against what the hub holds.
+        var byOrigin: [String: [Event]] = [:]
+        for e in changes.events { byOrigin[e.origin, default: []].append(e) }
+        var history = HeldHistory(heads: heads.mapValues(\.sequence))
+        history.trustInputs = inputs
+        history.firstChained = fold.firstChained
+        history.founder = fold.founder
+        var held: [String: [UInt64: Event]] = [:]
+        var ids = Set<UUID>()
+        for e in events {
+            held[e.origin, default: [:]][e.sequence] = e
+            ids.insert(e.id)
+        }
+        let outcome = try OfferedEvents.check(
+            byOrigin, history: history, ledger: ledger, signed: ledger.uuid.6 >> 4 == 8, waiting: [:],
+            event: { origin, sequence in held[origin]?[sequence] }, idExists: { ids.contains($0) })
+        let accepted = outcome.prefixes.values.flatMap { $0 }
+        if !accepted.isEmpty {
+            _ = try connection.query(
+                """
+                INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record)
+                SELECT $1, * FROM unnest($2::text[], $3::int8[], $4::uuid[], $5::int8[], $6::bytea[])
+                """,
+                [
+                    .uuid(ledger), .textArray(accepted.map(\.origin)), .int64Array(accepted.map { Int64($0.sequence) }),
+                    .uuidArray(accepted.map(\.id)), .int64Array(accepted.map { Int64(bitPattern: $0.hlc.rawValue) }),
+                    .byteaArray(accepted.map { outcome.records[$0.id] ?? EventCodec.encode($0) }),
+                ])
+        }
+        var body = #"{"inserted":\#(accepted.count),"waiting":["#
+        body += outcome.waiting.values.sorted { $0.origin < $1.origin }.map { w in
+            #"{"origin":\#(Self.jsonString(w.origin)),"sequence":\#(w.sequence),"count":\#(w.count),"reason":\#(Self.jsonString(w.reason))}"#
+        }.joined(separator: ",")
+        body += "]}"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+    }
+
+    /// The signature's check, by a key the ledger's trust gives the device now (or the
+    /// founder's, proved by the ledger id).
+    static func verify(
+        _ signed: SignedRequestParts, ledger: UUID, trust: TrustState, founderKey: [UInt8]?
+    ) -> Result<RequestSignature.Verified, RequestSignatureError> {
+        let lookup: (String) throws -> [UInt8]? = { keyID in
+            if let k = founderKey, k.count == 32, EventChain.ledgerID(founder: keyID, publicKey: k) == ledger { return k }
+            guard let d = trust.devices[keyID], d.revokedAfter == nil else { return nil }
+            return d.keys.last?.key
+        }
+        do {
+            return .success(try RequestSignature.verify(signed, required: coveredComponents, publicKey: lookup))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The keyid a request's signature names, for messages (not trusted).
+    static func keyID(_ request: HTTPRequest) -> String? {
+        guard let input = request.header("signature-input"), let r = input.range(of: "keyid=\"") else { return nil }
+        let rest = input[r.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        let name = String(rest[..<end])
+        return name.count <= 64 ? name : nil
+    }
+}
