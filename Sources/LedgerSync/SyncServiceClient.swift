@@ -415,20 +415,18 @@ extension SyncServiceClient {
     /// Sends `prepared` and blocks the calling thread until the answer (for the command line,
     /// which is synchronous). The session's callback queue must not be the calling thread's.
     func sendBlocking(_ prepared: Prepared) throws(LedgerError) -> Reply {
-        final class Box: @unchecked Sendable {
-            let lock = NSLock()
-            var outcome: Result<Reply, LedgerError>?
-        }
+        // Written once by the callback before it signals, read after the wait: the semaphore
+        // orders the two.
+        final class Box: @unchecked Sendable { var outcome: Result<Reply, LedgerError>? }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let task = session.dataTask(with: prepared.request) { data, response, error in
-            let outcome = self.reply(prepared, data, response, error)
-            box.lock.withLock { box.outcome = outcome }
+            box.outcome = self.reply(prepared, data, response, error)
             done.signal()
         }
         task.resume()
         done.wait()
-        return try box.lock.withLock { box.outcome! }.get()
+        return try box.outcome!.get()
     }
 
     /// The answer, or the error a failed exchange stands for.

@@ -62,7 +62,7 @@ struct Devices {
     var client: SyncServiceClient { SyncServiceClient(baseURL: service.url) }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct SyncServiceClientTests {
     @Test func twoStoresConvergeThroughTheService() async throws {
         let d = try Devices()
