@@ -67,7 +67,8 @@ let package = Package(
         .testTarget(name: "RequestSigningTests", dependencies: ["RequestSigning", "Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(
-            name: "LedgerSyncTests", dependencies: ["LedgerSync", "HTTPServer", "GoalLedger", "RequestSigning", "Sodium", "LedgerCommandLine"]
+            name: "LedgerSyncTests",
+            dependencies: ["LedgerSync", "HTTPServer", "GoalLedger", "RequestSigning", "Sodium", "LedgerCommandLine"]
         ),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),

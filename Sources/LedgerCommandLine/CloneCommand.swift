@@ -10,7 +10,7 @@ enum CloneCommand {
     static let spec = CommandSpec(
         name: "clone", arguments: "SOURCE",
         summary:
-            "create a store for the same ledger as SOURCE (a store, or with --ledger a hub's postgresql:// URL or a sync service's https:// URL), with all of its events",
+            "create a store for the same ledger as SOURCE (a store, or a postgresql:// or https:// hub URL with --ledger), with all of its events",
         options: [
             device.spec,
             ledger.spec,
@@ -47,7 +47,9 @@ enum CloneCommand {
                 )
             }
         } else {
-            guard inv.options[Self.ledger.name] == nil else { throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub or sync service URL") }
+            guard inv.options[Self.ledger.name] == nil else {
+                throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub or sync service URL")
+            }
             store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
         }
         let events = try store.lastPosition()

@@ -6,13 +6,14 @@ import LedgerSync
 enum SyncCommand {
     static let spec = CommandSpec(
         name: "sync", arguments: "[PEER]",
-        summary:
-            "exchange events both ways with another store of the ledger, a hub (postgresql:// URL) or a sync service (https:// URL); default $LEDGER_HUB",
+        summary: "exchange events both ways with another store of the ledger or a hub (postgresql:// or https:// URL; default $LEDGER_HUB)",
         positionals: 0...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard let peerName = inv.positionals.first ?? inv.environment["LEDGER_HUB"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-            throw LedgerError(.invalidArgument, "sync needs a PEER (a store directory, a postgresql:// URL or a sync service's https:// URL), or $LEDGER_HUB")
+            throw LedgerError(
+                .invalidArgument,
+                "sync needs a PEER (a store directory, a postgresql:// URL or a sync service's https:// URL), or $LEDGER_HUB")
         }
         let store = try inv.openStore()
         let r: SyncResult
@@ -42,7 +43,8 @@ enum SyncCommand {
     /// A client of the sync service at `url` (`https://…`, or `http://` to a loopback address).
     static func serviceClient(_ url: String) throws(LedgerError) -> SyncServiceClient {
         guard let parsed = URL(string: url), parsed.host != nil else {
-            throw LedgerError(.invalidArgument, "\(SyncServiceClient.redacted(url)) is not a usable URL of a sync service (https://HOST[:PORT][/PATH])")
+            throw LedgerError(
+                .invalidArgument, "\(SyncServiceClient.redacted(url)) is not a usable URL of a sync service (https://HOST[:PORT][/PATH])")
         }
         return SyncServiceClient(baseURL: parsed)
     }

@@ -198,7 +198,8 @@ extension SyncServiceClient {
     func signedRequest(_ action: String, for store: LedgerStore, body: [UInt8], contentType: String) throws(LedgerError) -> Prepared {
         let (url, target, scheme, authority) = try endpoint(action, ledger: store.ledgerID)
         guard let key = try store.keys.key(ledger: store.ledgerID, device: store.device) else {
-            throw LedgerError.signingKeyMissing(device: store.device, path: store.path, hint: " (the sync service answers signed requests only)")
+            throw LedgerError.signingKeyMissing(
+                device: store.device, path: store.path, hint: " (the sync service answers signed requests only)")
         }
         let headers: [(name: String, value: String)] = [
             ("ledger", store.ledgerID.uuidString), ("device-key", Self.hex(key.publicKey)),
@@ -253,7 +254,9 @@ extension SyncServiceClient {
         let source = "the sync service at \(serviceName)"
         guard let text = reply.header(Self.stateHeader) else {
             throw LedgerError(
-                .store, "\(source) did not say which events it holds (its pull answer has no \(Self.stateHeader) header); nothing was applied or sent")
+                .store,
+                "\(source) did not say which events it holds (its pull answer has no \(Self.stateHeader) header); nothing was applied or sent"
+            )
         }
         guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespaces)) else {
             throw LedgerError(.store, "the \(Self.stateHeader) header of \(source) is not base64; nothing was applied or sent")
@@ -267,7 +270,8 @@ extension SyncServiceClient {
         guard state.ledger == ledger else {
             throw LedgerError(
                 .store,
-                "\(source) answered with the state of ledger \(state.ledger.uuidString), not of \(ledger.uuidString); nothing was applied or sent")
+                "\(source) answered with the state of ledger \(state.ledger.uuidString), not of \(ledger.uuidString); nothing was applied or sent"
+            )
         }
         return state
     }
@@ -293,13 +297,15 @@ extension SyncServiceClient {
         }
         var result = ImportResult(imported: answer.inserted)
         result.waiting = (answer.waiting ?? []).map {
-            WaitingEvents(origin: $0.origin, sequence: $0.sequence, count: $0.count, reason: "the sync service at \(serviceName): " + $0.reason)
+            WaitingEvents(
+                origin: $0.origin, sequence: $0.sequence, count: $0.count, reason: "the sync service at \(serviceName): " + $0.reason)
         }
         return result
     }
 
     /// Makes the store a clone pulls into; `undo` removes what was made.
-    func createStoreForClone(ledger: UUID, at path: String, device: String) throws(LedgerError) -> (LedgerStore, undo: @Sendable () -> Void) {
+    func createStoreForClone(ledger: UUID, at path: String, device: String) throws(LedgerError) -> (LedgerStore, undo: @Sendable () -> Void)
+    {
         let fm = FileManager.default
         let existed = fm.fileExists(atPath: path)
         let before = Set((try? fm.contentsOfDirectory(atPath: path)) ?? [])
@@ -362,9 +368,11 @@ extension SyncServiceClient {
             throw LedgerError(.invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written")
         case 413:
             throw LedgerError(
-                .invalidInput, "\(service) refused the \(action) as too large (\(reply.prepared.bodyBytes) bytes): \(reason); nothing was written")
+                .invalidInput,
+                "\(service) refused the \(action) as too large (\(reply.prepared.bodyBytes) bytes): \(reason); nothing was written")
         case 404:
-            throw LedgerError(.store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?")
+            throw LedgerError(
+                .store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?")
         default:
             throw LedgerError(.store, "\(service) answered the \(action) with status \(reply.status): \(reason)")
         }

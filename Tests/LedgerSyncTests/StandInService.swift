@@ -105,7 +105,8 @@ final class StandInService: @unchecked Sendable {
                 let changes = try hub.changeSet(since: state)
                 var headers: [(name: String, value: String)] = []
                 if !omitsState { headers.append(("ledger-state", Data(try hub.syncState().encoded()).base64EncodedString())) }
-                return HTTPResponse(status: 200, bytes: changes.encoded(), contentType: "application/x-goal-ledger-changes", headers: headers)
+                return HTTPResponse(
+                    status: 200, bytes: changes.encoded(), contentType: "application/x-goal-ledger-changes", headers: headers)
             } else {
                 let changes = try ChangeSet(decoding: request.body)
                 guard changes.ledger == ledger else { return refuse(400, "the change set is of another ledger") }

@@ -115,11 +115,14 @@ struct SyncServiceClientTests {
             #expect(request.method == "POST")
             #expect(request.header("ledger") == ledger)
             #expect(request.header("device-key") == StandInService.hex(keys[index]))
-            #expect(request.header("content-type") == (index == 1 ? "application/x-goal-ledger-changes" : "application/x-goal-ledger-state"))
+            #expect(
+                request.header("content-type") == (index == 1 ? "application/x-goal-ledger-changes" : "application/x-goal-ledger-state"))
             let digest = try #require(request.header("content-digest"))
             #expect(digest.hasPrefix("sha-256=:") && digest.hasSuffix(":"))
             #expect(ContentDigest.matches(digest, body: request.body))
-            #expect(request.header("signature-input")?.hasPrefix(#"sig1=("@method" "@path" "content-digest" "ledger");created=1795000000;keyid=""#) == true)
+            #expect(
+                request.header("signature-input")?.hasPrefix(
+                    #"sig1=("@method" "@path" "content-digest" "ledger");created=1795000000;keyid=""#) == true)
             #expect(request.header("signature-input")?.contains(#";alg="ed25519";nonce=""#) == true)
             #expect(request.header("signature")?.hasPrefix("sig1=:") == true)
             #expect(verified.label == "sig1")
@@ -175,6 +178,19 @@ struct SyncServiceClientTests {
         #expect(stateless.code == .store && stateless.message.contains("ledger-state"))
         #expect(try d.tablet.originHeads()["tablet"] == 1)
         #expect(try d.service.hub.originHeads()["tablet"] == nil)
+    }
+
+    @Test func aPushOverTheServersBodyLimitIsInvalidInput() async throws {
+        let d = try Devices()
+        // Room for the phone's state (one origin), not for its three events.
+        let small = try StandInService(
+            hub: try LedgerStore.create(at: d.dir.path + "/small", device: "hub", ledger: d.phone.ledgerID), maxBodyBytes: 200)
+        let error = try #require(await ledgerError { _ = try await SyncServiceClient(baseURL: small.url).sync(d.phone) })
+        #expect(error.code == .invalidInput)
+        #expect(error.message.contains("refused the push as too large ("))
+        #expect(error.message.contains("larger than the 200 bytes this server accepts"))  // the server's text body, quoted
+        #expect(small.seen.map { $0.request.path.hasSuffix("/pull") } == [true])
+        #expect(try small.hub.lastPosition() == 0)
     }
 
     @Test func aServiceThatCannotBeReachedIsAStoreErrorWithoutThePassword() async throws {
@@ -279,7 +295,8 @@ struct SyncServiceClientTests {
         #expect(clone.stderr.contains("ledger device enrol laptop --key \(StandInService.hex(key))"))
         #expect(clone.stderr.contains("ledger sync \(url)"))
 
-        let withoutLedger = CommandLineTool.run(["--store", d.dir.path + "/pad", "clone", url, "--device", "pad"], environment: environment, input: { Data() })
+        let withoutLedger = CommandLineTool.run(
+            ["--store", d.dir.path + "/pad", "clone", url, "--device", "pad"], environment: environment, input: { Data() })
         #expect(withoutLedger.exitCode == 2)
     }
 }
