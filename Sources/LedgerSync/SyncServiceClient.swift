@@ -20,6 +20,11 @@ import Sodium
 /// of the hub's ``SyncState`` bytes. The second, a **push**, sends the store's change set since
 /// that state, and only when the store holds events the hub lacks.
 ///
+/// Every request is signed (``RequestSignature``, label `sig1`, covering `"@method" "@path"
+/// "content-digest" "ledger"`, `keyid` the store's device, a nonce of 16 random bytes in
+/// hexadecimal) and carries `device-key` (the device's public key in hexadecimal), so that a hub
+/// that holds nothing of a ledger yet can recognise its founder.
+///
 /// Requests go to `baseURL`'s scheme, host and port, its path (if any) followed by
 /// `/v1/ledgers/{ledger}/pull` or `/push`; a user name or password in `baseURL` is neither sent
 /// nor shown in messages. Plain `http` is accepted only to a loopback address (the requests carry
@@ -63,7 +68,8 @@ public struct SyncServiceClient: Sendable {
     ///
     /// A refusal is a ``LedgerError``: `.store` when the service refuses the device's signature
     /// (with the service's reason), cannot reach its database, or cannot be reached;
-    /// `.invalidInput` when it refuses a body (malformed, or too large). When the push fails, the
+    /// `.invalidInput` when it refuses a body (malformed, or too large); `.invalidArgument` for a
+    /// base URL that is not `https` (or `http` to a loopback address). When the push fails, the
     /// pulled events stay applied.
     public func sync(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
         let pull = try pullRequest(for: store, state: try store.syncState())
