@@ -5,6 +5,7 @@ let package = Package(
     name: "goal-ledger",
     products: [
         .library(name: "GoalLedger", targets: ["GoalLedger"]),
+        .library(name: "LedgerSync", targets: ["LedgerSync"]),
         .executable(name: "ledger", targets: ["ledger"]),
     ],
     targets: [
@@ -52,13 +53,16 @@ let package = Package(
         // Conflict scenarios: their format and runner (`ledger scenario run`).
         .target(name: "LedgerScenarios", dependencies: ["GoalLedger"]),
         // The `ledger` command as a library, so tests can run it in-process.
-        .target(name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer"]),
+        .target(
+            name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),
+        // The sync service's client: a store syncs and clones over HTTPS with signed requests.
+        .target(name: "LedgerSync", dependencies: ["GoalLedger", "RequestSigning", "Sodium"]),
         // Test support: the test run's PostgreSQL server and throwaway databases on it.
         .target(name: "HubTestSupport", dependencies: ["PostgreSQL"], path: "Tests/HubTestSupport"),
         // Test support: events forged with the ledger's own codec and a key of the test's choice.
@@ -66,6 +70,10 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "RequestSigningTests", dependencies: ["RequestSigning", "Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(
+            name: "LedgerSyncTests",
+            dependencies: ["LedgerSync", "HTTPServer", "GoalLedger", "RequestSigning", "Sodium", "LedgerCommandLine"]
+        ),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),

@@ -1,14 +1,16 @@
 import Foundation
 import GoalLedger
 import LedgerHub
+import LedgerSync
 
 enum CloneCommand {
     static let device = Option.text("--device", "NAME", "this new store's device (required, new to the ledger)")
-    static let ledger = Option.uuid("--ledger", "ID", "the ledger to clone from a hub (required with a URL)")
+    static let ledger = Option.uuid("--ledger", "ID", "the ledger to clone from a hub or a sync service (required with a URL)")
 
     static let spec = CommandSpec(
         name: "clone", arguments: "SOURCE",
-        summary: "create a store for the same ledger as SOURCE (a store, or a hub URL with --ledger), with all of its events",
+        summary:
+            "create a store for the same ledger as SOURCE (a store, or a postgresql:// or https:// hub URL with --ledger), with all of its events",
         options: [
             device.spec,
             ledger.spec,
@@ -28,8 +30,26 @@ enum CloneCommand {
             let ledger = try inv.required(Self.ledger, by: "clone from a hub")
             guard DeviceName.isValid(device) else { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
             store = try Hub(url: inv.positionals[0]).clone(ledger: ledger, to: inv.storePath, device: device)
+        } else if SyncServiceClient.isServiceURL(inv.positionals[0]) {
+            let ledger = try inv.required(Self.ledger, by: "clone from a sync service")
+            guard DeviceName.isValid(device) else { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
+            let url = inv.positionals[0]
+            switch try SyncCommand.serviceClient(url).cloneBlocking(ledger: ledger, to: inv.storePath, device: device) {
+            case .cloned(let cloned):
+                store = cloned
+            case .awaitingEnrolment(let kept, let refusal):
+                // The store stays, with the device's key, for the enrolment to name.
+                let key = (try? kept.publicKey()).flatMap { $0 }.map { Hex.string($0) } ?? "KEY"
+                throw LedgerError(
+                    refusal.code,
+                    refusal.message
+                        + "\n(on an enrolled device run `ledger device enrol \(device) --key \(key)` and `ledger sync \(SyncServiceClient.redacted(url))`; then run `ledger sync \(SyncServiceClient.redacted(url))` here)"
+                )
+            }
         } else {
-            guard inv.options[Self.ledger.name] == nil else { throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub URL") }
+            guard inv.options[Self.ledger.name] == nil else {
+                throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub or sync service URL")
+            }
             store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
         }
         let events = try store.lastPosition()

@@ -1,21 +1,26 @@
 import Foundation
 import GoalLedger
 import LedgerHub
+import LedgerSync
 
 enum SyncCommand {
     static let spec = CommandSpec(
         name: "sync", arguments: "[PEER]",
-        summary: "exchange events both ways with another store of the ledger or a hub (postgresql:// URL; default $LEDGER_HUB)",
+        summary: "exchange events both ways with another store of the ledger or a hub (postgresql:// or https:// URL; default $LEDGER_HUB)",
         positionals: 0...1, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard let peerName = inv.positionals.first ?? inv.environment["LEDGER_HUB"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-            throw LedgerError(.invalidArgument, "sync needs a PEER (a store directory or a postgresql:// URL), or $LEDGER_HUB")
+            throw LedgerError(
+                .invalidArgument,
+                "sync needs a PEER (a store directory, a postgresql:// URL or a sync service's https:// URL), or $LEDGER_HUB")
         }
         let store = try inv.openStore()
         let r: SyncResult
         if Hub.isURL(peerName) {
             r = try Hub(url: peerName).sync(store)
+        } else if SyncServiceClient.isServiceURL(peerName) {
+            r = try serviceClient(peerName).syncBlocking(store)
         } else {
             r = try store.sync(with: try LedgerStore.open(at: peerName))
         }
@@ -33,6 +38,15 @@ enum SyncCommand {
         }
         reportWaiting(r.pulled.waiting, here: true, &inv)
         reportWaiting(r.pushed.waiting, here: false, &inv)
+    }
+
+    /// A client of the sync service at `url` (`https://…`, or `http://` to a loopback address).
+    static func serviceClient(_ url: String) throws(LedgerError) -> SyncServiceClient {
+        guard let parsed = URL(string: url), parsed.host != nil else {
+            throw LedgerError(
+                .invalidArgument, "\(SyncServiceClient.redacted(url)) is not a usable URL of a sync service (https://HOST[:PORT][/PATH])")
+        }
+        return SyncServiceClient(baseURL: parsed)
     }
 
     /// Names, on standard error, what an exchange set aside because it could not verify it.

@@ -1,0 +1,508 @@
+import Foundation
+import GoalLedger
+import RequestSigning
+import Sodium
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A client of the ledger sync service (`docs/sync-service.md`): a store syncs with the hub
+/// behind it, or a new device's store is cloned from it, over HTTP(S), every request signed with
+/// the device's own key. An app uses it as it is:
+///
+///     let client = SyncServiceClient(baseURL: URL(string: "https://sync.example.org")!)
+///     let result = try await client.sync(store)
+///
+/// A sync is two requests. The first, a **pull**, sends the store's ``SyncState`` and applies the
+/// change set the service answers, with every check of an import. The pull's answer also carries
+/// the hub's own state in the `ledger-state` response header: the standard base64 (with padding)
+/// of the hub's ``SyncState`` bytes. The second, a **push**, sends the store's change set since
+/// that state, and only when the store holds events the hub lacks.
+///
+/// Every request is signed (``RequestSignature``, label `sig1`, covering `"@method" "@path"
+/// "content-digest" "ledger"`, `keyid` the store's device, a nonce of 16 random bytes in
+/// hexadecimal) and carries `device-key` (the device's public key in hexadecimal), so that a hub
+/// that holds nothing of a ledger yet can recognise its founder.
+///
+/// Requests go to `baseURL`'s scheme, host and port, its path (if any) followed by
+/// `/v1/ledgers/{ledger}/pull` or `/push`; a user name or password in `baseURL` is neither sent
+/// nor shown in messages. Plain `http` is accepted only to a loopback address (the requests carry
+/// a person's history); anything else must be `https`.
+public struct SyncServiceClient: Sendable {
+    /// The service's address, as given.
+    public let baseURL: URL
+    /// The session every request goes through.
+    public let session: URLSession
+    /// The clock that dates each request's signature (`created`).
+    let clock: @Sendable () -> Date
+
+    /// A client of the service at `baseURL`, sending through `session` and dating its signatures
+    /// by `clock`. Nothing is sent until ``sync(_:)`` or ``clone(ledger:to:device:)``.
+    public init(baseURL: URL, session: URLSession = .shared, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.baseURL = baseURL
+        self.session = session
+        self.clock = clock
+    }
+
+    /// The service as messages name it: its host and port, without any user name or password.
+    public var serviceName: String {
+        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true)
+        var host = components?.host ?? baseURL.host ?? "?"
+        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        return components?.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// The media type of a sync state body.
+    public static let stateMediaType = "application/x-goal-ledger-state"
+    /// The media type of a change set body.
+    public static let changesMediaType = "application/x-goal-ledger-changes"
+    /// The response header of a pull that carries the hub's sync state: the standard base64
+    /// (with `=` padding) of ``SyncState/encoded()``.
+    public static let stateHeader = "ledger-state"
+
+    /// Exchanges events with the service both ways: pulls what the store lacks (applied with the
+    /// checks of an import; what cannot be verified waits), then pushes what the hub lacks
+    /// according to the state the pull's answer named. `pushed` counts the events the service
+    /// reports it stored, and names per origin what it set aside.
+    ///
+    /// A refusal is a ``LedgerError``: `.store` when the service refuses the device's signature
+    /// (with the service's reason), cannot reach its database, or cannot be reached;
+    /// `.invalidInput` when it refuses a body (malformed, or too large); `.invalidArgument` for a
+    /// base URL that is not `https` (or `http` to a loopback address). When the push fails, the
+    /// pulled events stay applied.
+    public func sync(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
+        let pull = try pullRequest(for: store, state: try store.syncState())
+        let (pulled, hubState) = try finishPull(try await send(pull), store: store)
+        guard let push = try pushRequest(for: store, hubState: hubState) else {
+            return SyncResult(pulled: pulled, pushed: ImportResult())
+        }
+        return SyncResult(pulled: pulled, pushed: try finishPush(try await send(push)))
+    }
+
+    /// Creates a store at `path` for the new device `device` of `ledger`
+    /// (``LedgerStore/create(at:device:ledger:schema:options:keys:)``, which makes the device's
+    /// key pair), then pulls every event of the ledger from the service into it.
+    ///
+    /// The service answers only devices the ledger enrolled, so a new device is usually refused:
+    /// the store is then kept, empty but holding the device's key, and the error (`.store`) says
+    /// that an enrolled device must enrol this one with its public key (given in hexadecimal) and
+    /// sync, after which a ``sync(_:)`` of the kept store fetches the ledger. On any other failure
+    /// nothing is left at `path` that was not there before.
+    public func clone(ledger: UUID, to path: String, device: String) async throws(LedgerError) -> LedgerStore {
+        let (store, undo) = try createStoreForClone(ledger: ledger, at: path, device: device)
+        let reply: Reply
+        do throws(LedgerError) {
+            reply = try await send(try pullRequest(for: store, state: SyncState(ledger: ledger)))
+        } catch {
+            undo()
+            throw error
+        }
+        switch try finishClone(reply, store: store, undo: undo) {
+        case .cloned(let store): return store
+        case .awaitingEnrolment(_, let refusal): throw refusal
+        }
+    }
+}
+
+// MARK: - Requests and replies
+
+extension SyncServiceClient {
+    /// A request ready to send, with what it does for messages.
+    struct Prepared: Sendable {
+        /// `pull` or `push`.
+        let action: String
+        /// The request, signed.
+        let request: URLRequest
+        /// The store's device and ledger, for messages.
+        let device: String
+        let ledger: UUID
+        /// The body's size in bytes, for messages.
+        let bodyBytes: Int
+    }
+
+    /// What the service answered to a request.
+    struct Reply: Sendable {
+        /// What was asked.
+        let prepared: Prepared
+        let status: Int
+        let headers: [String: String]
+        let body: [UInt8]
+
+        /// The header `name`, in any case.
+        func header(_ name: String) -> String? {
+            let wanted = name.lowercased()
+            return headers.first { $0.key.lowercased() == wanted }?.value
+        }
+    }
+
+    /// How a clone ended: with a store holding the ledger's events, or with an empty store whose
+    /// device the service refused (not enrolled yet).
+    package enum CloneOutcome {
+        /// The store, holding every event the service gave.
+        case cloned(LedgerStore)
+        /// The store, kept empty, and the refusal that says what to do next.
+        case awaitingEnrolment(LedgerStore, refusal: LedgerError)
+    }
+
+    /// Whether `peer` names a sync service (an `http://` or `https://` URL) rather than a store
+    /// directory or a PostgreSQL hub.
+    package static func isServiceURL(_ peer: String) -> Bool {
+        let lower = peer.lowercased()
+        return lower.hasPrefix("https://") || lower.hasPrefix("http://")
+    }
+
+    /// `url` for messages: without the user name and password it may carry before its host.
+    package static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<scheme.upperBound]) + rest[rest.index(after: at)...]
+    }
+
+    /// The URL of `action` for `ledger`, with no user name or password; throws unless the
+    /// base URL is an `https` one, or an `http` one to a loopback address.
+    func endpoint(_ action: String, ledger: UUID) throws(LedgerError) -> (url: URL, target: String, scheme: String, authority: String) {
+        guard let base = URLComponents(url: baseURL, resolvingAgainstBaseURL: true), let scheme = base.scheme?.lowercased(),
+            let host = base.host, !host.isEmpty
+        else {
+            throw LedgerError(.invalidArgument, "the sync service's address is not an http or https URL with a host")
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw LedgerError(.invalidArgument, "the sync service at \(serviceName) has the scheme \(scheme); use https")
+        }
+        if scheme == "http", !Self.isLoopback(host) {
+            throw LedgerError(
+                .invalidArgument,
+                "the sync service at \(serviceName) would be reached over plain http, which shows the ledger's events to the network; use https (plain http is only for a loopback address)"
+            )
+        }
+        var path = base.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        let target = path + "/v1/ledgers/\(ledger.uuidString)/\(action)"
+        var components = URLComponents()
+        components.scheme = scheme
+        components.host = base.host
+        components.port = base.port
+        components.percentEncodedPath = target
+        guard let url = components.url else {
+            throw LedgerError(.invalidArgument, "the sync service's address gives no usable URL for \(target)")
+        }
+        return (url, target, scheme, serviceName.lowercased())
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
+    /// A request of `action` carrying `body`, signed with the store's device key: headers
+    /// `ledger`, `device-key`, `content-digest`, `signature-input` and `signature` (label `sig1`,
+    /// covering `"@method" "@path" "content-digest" "ledger"`, with `created`, `keyid`,
+    /// `alg="ed25519"` and a nonce of 16 random bytes in hexadecimal).
+    func signedRequest(_ action: String, for store: LedgerStore, body: [UInt8], contentType: String) throws(LedgerError) -> Prepared {
+        let (url, target, scheme, authority) = try endpoint(action, ledger: store.ledgerID)
+        guard let key = try store.keys.key(ledger: store.ledgerID, device: store.device) else {
+            throw LedgerError.signingKeyMissing(
+                device: store.device, path: store.path, hint: " (the sync service answers signed requests only)")
+        }
+        let headers: [(name: String, value: String)] = [
+            ("ledger", store.ledgerID.uuidString), ("device-key", Self.hex(key.publicKey)),
+        ]
+        let parts = SignedRequestParts(method: "POST", target: target, scheme: scheme, authority: authority, headers: headers, body: body)
+        var random = SystemRandomNumberGenerator()
+        let nonce = Self.hex((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) })
+        let created = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let signature: [(name: String, value: String)]
+        do throws(RequestSignatureError) {
+            signature = try RequestSignature.sign(parts, key: key, keyID: store.device, created: created, nonce: nonce)
+        } catch {
+            throw LedgerError(.internal, "cannot sign the \(action) request to the sync service at \(serviceName): \(error.message)")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body)
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        request.setValue(action == "pull" ? Self.changesMediaType : "application/json", forHTTPHeaderField: "Accept")
+        for (name, value) in headers + signature { request.setValue(value, forHTTPHeaderField: name) }
+        return Prepared(action: action, request: request, device: store.device, ledger: store.ledgerID, bodyBytes: body.count)
+    }
+
+    /// The pull of what a store in `state` lacks.
+    func pullRequest(for store: LedgerStore, state: SyncState) throws(LedgerError) -> Prepared {
+        try signedRequest("pull", for: store, body: state.encoded(), contentType: Self.stateMediaType)
+    }
+
+    /// The push of what the store holds beyond `hubState`; nil when that is nothing (a change
+    /// set also repeats the hub's last event of each origin both hold, which alone is not worth
+    /// a request).
+    func pushRequest(for store: LedgerStore, hubState: SyncState) throws(LedgerError) -> Prepared? {
+        let changes = try store.changeSet(since: hubState)
+        guard changes.events.contains(where: { $0.sequence > (hubState.heads[$0.origin]?.sequence ?? 0) }) else { return nil }
+        return try signedRequest("push", for: store, body: changes.encoded(), contentType: Self.changesMediaType)
+    }
+
+    /// Applies a pull's change set to `store`; returns what was applied and the hub's state as
+    /// the `ledger-state` header names it.
+    func finishPull(_ reply: Reply, store: LedgerStore) throws(LedgerError) -> (ImportResult, SyncState) {
+        try checkStatus(reply)
+        let source = "the sync service at \(serviceName)"
+        // The hub's state first: an answer without it is refused before anything is applied.
+        let hubState = try hubState(of: reply, ledger: store.ledgerID)
+        let changes = try ChangeSet(decoding: reply.body, source: "the pull answer of \(source)")
+        let pulled = try store.apply(changes, from: source)
+        return (pulled, hubState)
+    }
+
+    /// The hub's state from a pull's `ledger-state` header.
+    func hubState(of reply: Reply, ledger: UUID) throws(LedgerError) -> SyncState {
+        let source = "the sync service at \(serviceName)"
+        guard let text = reply.header(Self.stateHeader) else {
+            throw LedgerError(
+                .store,
+                "\(source) did not say which events it holds (its pull answer has no \(Self.stateHeader) header); nothing was applied or sent"
+            )
+        }
+        guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespaces)) else {
+            throw LedgerError(.store, "the \(Self.stateHeader) header of \(source) is not base64; nothing was applied or sent")
+        }
+        let state: SyncState
+        do throws(LedgerError) {
+            state = try SyncState(decoding: Array(bytes))
+        } catch {
+            throw LedgerError(.store, "the \(Self.stateHeader) header of \(source) is \(error.message); nothing was applied or sent")
+        }
+        guard state.ledger == ledger else {
+            throw LedgerError(
+                .store,
+                "\(source) answered with the state of ledger \(state.ledger.uuidString), not of \(ledger.uuidString); nothing was applied or sent"
+            )
+        }
+        return state
+    }
+
+    /// What a push's answer reports: the events the service stored and what it set aside.
+    func finishPush(_ reply: Reply) throws(LedgerError) -> ImportResult {
+        struct Answer: Decodable {
+            struct Waiting: Decodable {
+                let origin: String
+                let sequence: UInt64
+                let count: Int
+                let reason: String
+            }
+            let inserted: Int
+            let waiting: [Waiting]?
+        }
+        try checkStatus(reply)
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(reply.body)) else {
+            throw LedgerError(
+                .store,
+                "the sync service at \(serviceName) answered the push with \(Self.quoted(reply.body)), not {\"inserted\":N,\"waiting\":[…]}; whether it stored the events is unknown: sync again"
+            )
+        }
+        var result = ImportResult(imported: answer.inserted)
+        result.waiting = (answer.waiting ?? []).map {
+            WaitingEvents(
+                origin: $0.origin, sequence: $0.sequence, count: $0.count, reason: "the sync service at \(serviceName): " + $0.reason)
+        }
+        return result
+    }
+
+    /// Makes the store a clone pulls into; `undo` removes what was made.
+    func createStoreForClone(ledger: UUID, at path: String, device: String) throws(LedgerError) -> (LedgerStore, undo: @Sendable () -> Void)
+    {
+        let fm = FileManager.default
+        let existed = fm.fileExists(atPath: path)
+        let before = Set((try? fm.contentsOfDirectory(atPath: path)) ?? [])
+        let undo: @Sendable () -> Void = {
+            let fm = FileManager.default
+            if !existed {
+                try? fm.removeItem(atPath: path)
+            } else {
+                for name in (try? fm.contentsOfDirectory(atPath: path)) ?? [] where !before.contains(name) {
+                    try? fm.removeItem(atPath: path + "/" + name)
+                }
+            }
+        }
+        do throws(LedgerError) {
+            return (try LedgerStore.create(at: path, device: device, ledger: ledger), undo)
+        } catch {
+            // A store that was there before is not ours to remove.
+            if !error.message.hasPrefix("a ledger store already exists") { undo() }
+            throw error
+        }
+    }
+
+    /// Applies a clone's pull answer, or keeps the store when the service refused the new device.
+    func finishClone(_ reply: Reply, store: LedgerStore, undo: () -> Void) throws(LedgerError) -> CloneOutcome {
+        if reply.status == 401 {
+            let key = (try? store.publicKey()).flatMap { $0 }.map(Self.hex) ?? "(unknown)"
+            let refusal = LedgerError(
+                .store,
+                "the sync service at \(serviceName) refused device \(store.device) of ledger \(store.ledgerID.uuidString): \(Self.reason(reply.body)). A new device must first be enrolled by an enrolled device of the ledger, with this device's public key \(key), and that device must sync with the service; then sync this store, which was kept at \(store.path) with the device's key"
+            )
+            return .awaitingEnrolment(store, refusal: refusal)
+        }
+        do throws(LedgerError) {
+            _ = try finishPull(reply, store: store)
+            return .cloned(store)
+        } catch {
+            undo()
+            throw error
+        }
+    }
+
+    // MARK: Statuses
+
+    /// Throws the error a status other than 200 stands for.
+    func checkStatus(_ reply: Reply) throws(LedgerError) {
+        let action = reply.prepared.action
+        let service = "the sync service at \(serviceName)"
+        let reason = Self.reason(reply.body)
+        switch reply.status {
+        case 200:
+            return
+        case 401:
+            throw LedgerError(
+                .store,
+                "\(service) refused the \(action) of device \(reply.prepared.device) of ledger \(reply.prepared.ledger.uuidString): \(reason); nothing was written"
+            )
+        case 503:
+            throw LedgerError(.store, "\(service) cannot reach its database; nothing was written; try again")
+        case 400:
+            throw LedgerError(.invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written")
+        case 413:
+            throw LedgerError(
+                .invalidInput,
+                "\(service) refused the \(action) as too large (\(reply.prepared.bodyBytes) bytes): \(reason); nothing was written")
+        case 404:
+            throw LedgerError(
+                .store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?")
+        default:
+            throw LedgerError(.store, "\(service) answered the \(action) with status \(reply.status): \(reason)")
+        }
+    }
+
+    /// The service's reason: the `error` of a JSON body `{"error":"…"}`, else the body itself
+    /// (shortened).
+    static func reason(_ body: [UInt8]) -> String {
+        struct Refusal: Decodable { let error: String }
+        if let refusal = try? JSONDecoder().decode(Refusal.self, from: Data(body)) { return refusal.error }
+        return body.isEmpty ? "no reason given" : quoted(body)
+    }
+
+    /// A body as a message shows it: its text, at most 200 characters, control characters escaped.
+    static func quoted(_ body: [UInt8]) -> String {
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        let shown = text.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
+        return "\"" + shown + (body.count > 200 ? "…" : "") + "\""
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+// MARK: - Sending
+
+extension SyncServiceClient {
+    /// Sends `prepared` and waits for the answer, without blocking a thread.
+    func send(_ prepared: Prepared) async throws(LedgerError) -> Reply {
+        let outcome: Result<Reply, LedgerError>
+        do {
+            let (data, response) = try await session.data(for: prepared.request)
+            outcome = reply(prepared, data, response, nil)
+        } catch {
+            outcome = reply(prepared, nil, nil, error)
+        }
+        return try outcome.get()
+    }
+
+    /// Sends `prepared` and blocks the calling thread until the answer (for the command line,
+    /// which is synchronous). The session's callback queue must not be the calling thread's.
+    func sendBlocking(_ prepared: Prepared) throws(LedgerError) -> Reply {
+        // Written once by the callback before it signals, read after the wait: the semaphore
+        // orders the two.
+        final class Box: @unchecked Sendable { var outcome: Result<Reply, LedgerError>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let task = session.dataTask(with: prepared.request) { data, response, error in
+            box.outcome = self.reply(prepared, data, response, error)
+            done.signal()
+        }
+        task.resume()
+        done.wait()
+        return try box.outcome!.get()
+    }
+
+    /// The answer, or the error a failed exchange stands for.
+    func reply(_ prepared: Prepared, _ data: Data?, _ response: URLResponse?, _ error: (any Error)?) -> Result<Reply, LedgerError> {
+        if let error {
+            if error is CancellationError || (error as? URLError)?.code == .cancelled {
+                return .failure(LedgerError(.store, "the \(prepared.action) to the sync service at \(serviceName) was cancelled"))
+            }
+            return .failure(LedgerError(.store, "cannot reach the sync service at \(serviceName): \(Self.describe(error))"))
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(LedgerError(.store, "cannot reach the sync service at \(serviceName): the answer is not an HTTP response"))
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return .success(Reply(prepared: prepared, status: http.statusCode, headers: headers, body: Array(data ?? Data())))
+    }
+
+    /// An error of the URL loading system in words, without the URL (which could hold a password).
+    static func describe(_ error: any Error) -> String {
+        guard let urlError = error as? URLError else { return "\(error.localizedDescription)" }
+        switch urlError.code {
+        case .cannotConnectToHost: return "the connection was refused"
+        case .cannotFindHost, .dnsLookupFailed: return "its host name is not known"
+        case .timedOut: return "no answer in time"
+        case .notConnectedToInternet: return "this device is not connected to a network"
+        case .networkConnectionLost: return "the connection was lost"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
+            return "the TLS connection failed (\(urlError.localizedDescription))"
+        default:
+            return urlError.localizedDescription + " (URL error \(urlError.code.rawValue))"
+        }
+    }
+}
+
+// MARK: - Blocking calls for the command line
+
+extension SyncServiceClient {
+    /// ``sync(_:)``, blocking the calling thread until it is done (for the command line).
+    package func syncBlocking(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
+        let pull = try pullRequest(for: store, state: try store.syncState())
+        let (pulled, hubState) = try finishPull(try sendBlocking(pull), store: store)
+        guard let push = try pushRequest(for: store, hubState: hubState) else {
+            return SyncResult(pulled: pulled, pushed: ImportResult())
+        }
+        return SyncResult(pulled: pulled, pushed: try finishPush(try sendBlocking(push)))
+    }
+
+    /// ``clone(ledger:to:device:)``, blocking the calling thread until it is done (for the
+    /// command line), and telling a refused new device apart from other failures.
+    package func cloneBlocking(ledger: UUID, to path: String, device: String) throws(LedgerError) -> CloneOutcome {
+        let (store, undo) = try createStoreForClone(ledger: ledger, at: path, device: device)
+        let reply: Reply
+        do throws(LedgerError) {
+            reply = try sendBlocking(try pullRequest(for: store, state: SyncState(ledger: ledger)))
+        } catch {
+            undo()
+            throw error
+        }
+        return try finishClone(reply, store: store, undo: undo)
+    }
+}
