@@ -55,7 +55,9 @@ enum ServeCommand {
             throw LedgerError(.invalidArgument, error.description)
         }
         let scheme = options.tls == nil ? "http" : "https"
-        inv.print("serving the ledger sync service at \(scheme)://\(server.endpoint) (hub \(Hub.redacted(url)))")
+        // Said at once (not at exit, as other commands' output): whoever started the service
+        // waits for this line to know it listens.
+        FileHandle.standardOutput.write(Data("serving the ledger sync service at \(scheme)://\(server.endpoint) (hub \(Hub.redacted(url)))\n".utf8))
         // Until SIGTERM or SIGINT: then stop accepting and let requests in flight finish.
         let stop = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []

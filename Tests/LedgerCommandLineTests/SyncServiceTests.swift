@@ -18,7 +18,7 @@ import Testing
 final class ServiceFixture: @unchecked Sendable {
     let hub: HubFixture
     let server: HTTPServer
-    let base: String
+    var base: String
     let serviceURL: String
 
     init(queryLedgerOverride: UUID? = nil, hubURL: String? = nil) throws {
@@ -50,6 +50,7 @@ final class ServiceFixture: @unchecked Sendable {
         request.httpMethod = method
         request.httpBody = Data(body)
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        request.timeoutInterval = 30
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: Answer?
         nonisolated(unsafe) var failure: Error?
@@ -231,5 +232,69 @@ struct SyncServiceTests {
         let a = try f.signed(phone, "pull", body: try phone.syncState().encoded())
         #expect(a.status == 503, "\(a.text)")
         #expect(try phone.digest() == before)
+    }
+}
+
+struct SyncServiceFaultTests {
+    let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
+
+    /// Starts `ledger serve` as a child process on a free port of 127.0.0.1.
+    func serve(_ url: String) throws -> (Process, String) {
+        for attempt in 0..<20 {
+            let port = 20_000 + Int.random(in: 0..<20_000) + attempt
+            let p = Process()
+            p.executableURL = ledgerExecutable()
+            p.arguments = ["serve", "--hub", url, "--listen", "127.0.0.1:\(port)"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            // Ready once it printed its address (or gone: the port was taken).
+            let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            if p.isRunning, line.contains("serving") { return (p, "http://127.0.0.1:\(port)") }
+            p.terminate()
+            p.waitUntilExit()
+        }
+        throw LedgerError(.internal, "no free port for ledger serve")
+    }
+
+    @Test(arguments: 0..<3)
+    func aServiceKilledDuringAPushLeavesNothingHalfWritten(_ seed: Int) throws {
+        let f = try ServiceFixture()
+        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
+        let goal = UUID()
+        try phone.append(
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8)))],
+            now: now)
+        try f.sync(phone)
+        let before = try f.rows()
+        try phone.append(
+            (0..<3_000).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: Double(i % 7 + 1)))) }, now: now)
+        let (service, base) = try serve(f.serviceURL)
+        f.base = base
+        // The push runs while the service is killed at a seeded moment.
+        let killer = Thread {
+            Thread.sleep(forTimeInterval: [0.005, 0.03, 0.08][seed])
+            kill(service.processIdentifier, SIGKILL)
+        }
+        killer.start()
+        _ = try? f.sync(phone)
+        service.waitUntilExit()
+        let rows = try f.rows()
+        #expect(rows == before || rows == before + 3_000, "\(rows - before) of 3000 rows written")
+        // Started again, the next sync completes.
+        let (again, base2) = try serve(f.serviceURL)
+        defer {
+            again.terminate()
+            again.waitUntilExit()
+        }
+        f.base = base2
+        try f.sync(phone)
+        #expect(try f.rows() == before + 3_000)
+        #expect(try phone.verify().isClean)
+        // SIGTERM stops it gracefully.
+        again.terminate()
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0)
     }
 }
