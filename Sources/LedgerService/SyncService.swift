@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GoalLedger
 import HTTPServer
@@ -25,6 +26,9 @@ public final class SyncService: Sendable {
         public var clock: @Sendable () -> Date = { Date() }
         /// Where the one line per request goes (ledger, device, status, duration); nil: nowhere.
         public var log: (@Sendable (String) -> Void)?
+        /// How many requests hold a database session at once; others wait their turn (the
+        /// database's own connection limit stays out of reach).
+        public var databaseSessions = 32
         /// For a test of isolation only: the ledger the queries name, instead of the request's
         /// (row-level security must still return nothing of another ledger).
         package var queryLedgerOverride: UUID?
@@ -37,9 +41,17 @@ public final class SyncService: Sendable {
     }
 
     let options: Options
+    /// Turns for database sessions (`Options.databaseSessions`).
+    let sessions: DispatchSemaphore
+    /// Idle connections, kept between requests (never a request's state: each request begins
+    /// and ends its own transaction).
+    let pool = ConnectionPool()
 
     /// A service with `options`; nothing connects until a request comes.
-    public init(_ options: Options) { self.options = options }
+    public init(_ options: Options) {
+        self.options = options
+        sessions = DispatchSemaphore(value: max(1, options.databaseSessions))
+    }
 
     /// The components every request signature covers.
     public static let coveredComponents = ["@method", "@path", "content-digest", "ledger"]
@@ -101,18 +113,23 @@ public final class SyncService: Sendable {
         guard let header = request.header("ledger"), UUID(uuidString: header) == ledger else {
             return Self.refusal(400, "the ledger header must name the ledger of the path, \(ledger.uuidString)")
         }
+        sessions.wait()
+        defer { sessions.signal() }
         let hub: Hub
         do {
-            hub = try Hub(url: options.hubURL)
+            hub = try pool.take(options.hubURL)
         } catch {
             return Self.refusal(503, "the service cannot reach its database; nothing was written")
         }
+        var reusable = true
+        defer { if reusable { pool.give(hub) } }
         var device = "-"
         defer { context.device = device }
         // One transaction per request, with bounded lock waits and statements.
         do {
             try hub.begin()
         } catch {
+            reusable = false
             return Self.refusal(503, "the service cannot reach its database; nothing was written")
         }
         do {
@@ -124,10 +141,14 @@ public final class SyncService: Sendable {
             return Self.refusal(r.status, r.message)
         } catch let e as PostgreSQLError {
             _ = try? hub.connection.execute("ROLLBACK")
-            if e.isConnectionFailure { return Self.refusal(503, "the service lost its database; nothing was written") }
+            if e.isConnectionFailure {
+                reusable = false
+                return Self.refusal(503, "the service lost its database; nothing was written")
+            }
             return Self.refusal(500, "the database refused the request: \(e.message)")
         } catch let e as LedgerError {
             _ = try? hub.connection.execute("ROLLBACK")
+            if e.code == .store { reusable = false }
             return Self.refusal(e.code == .store ? 503 : 500, e.message)
         } catch {
             _ = try? hub.connection.execute("ROLLBACK")
@@ -286,5 +307,27 @@ public final class SyncService: Sendable {
         guard let end = rest.firstIndex(of: "\"") else { return nil }
         let name = String(rest[..<end])
         return name.count <= 64 ? name : nil
+    }
+}
+
+/// Connections to the hub kept idle between requests.
+final class ConnectionPool: @unchecked Sendable {
+    private var idle: [Hub] = []
+    private let lock = NSLock()
+
+    /// An idle connection, or a new one.
+    func take(_ url: String) throws(LedgerError) -> Hub {
+        lock.lock()
+        let hub = idle.popLast()
+        lock.unlock()
+        if let hub { return hub }
+        return try Hub(url: url)
+    }
+
+    /// Keeps `hub` for the next request (up to 64 idle).
+    func give(_ hub: Hub) {
+        lock.lock()
+        if idle.count < 64 { idle.append(hub) }
+        lock.unlock()
     }
 }

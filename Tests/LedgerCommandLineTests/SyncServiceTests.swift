@@ -298,3 +298,60 @@ struct SyncServiceFaultTests {
         #expect(again.terminationStatus == 0)
     }
 }
+
+struct SyncServiceTLSTests {
+    /// Runs a program, returning its exit status and standard output.
+    @discardableResult
+    func run(_ program: String, _ arguments: [String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [program] + arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func theServiceSpeaksTLSWithASelfSignedCertificate() throws {
+        let f = try ServiceFixture()
+        let dir = f.hub.root
+        let (made, _) = try run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-days", "1", "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
+            ])
+        #expect(made == 0)
+        var options = HTTPServer.Options()
+        options.threads = 0
+        options.tls = HTTPServer.TLS(
+            certificatePEM: try String(contentsOfFile: dir + "/cert.pem", encoding: .utf8),
+            keyPEM: try String(contentsOfFile: dir + "/key.pem", encoding: .utf8))
+        let service = SyncService(SyncService.Options(hubURL: f.serviceURL))
+        let server = try HTTPServer(options: options) { service.handle($0) }
+        defer { server.stop() }
+        let base = "https://127.0.0.1:\(server.port)"
+        let (ok, ready) = try run("curl", ["-s", "--cacert", dir + "/cert.pem", base + "/v1/ready"])
+        #expect(ok == 0 && ready == "ready\n", "\(ready)")
+        // A signed pull over TLS: the founder's first, with the ledger's (empty) state.
+        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
+        let key = try phone.keys.key(ledger: phone.ledgerID, device: "phone")!
+        let path = "/v1/ledgers/\(phone.ledgerID.uuidString)/pull"
+        let body = try phone.syncState().encoded()
+        try Data(body).write(to: URL(fileURLWithPath: dir + "/state"))
+        var headers: [(String, String)] = [("ledger", phone.ledgerID.uuidString), ("device-key", Hex.string(key.publicKey))]
+        headers += try RequestSignature.sign(
+            SignedRequestParts(method: "POST", target: path, headers: headers, body: body), components: SyncService.coveredComponents,
+            key: key, keyID: "phone", created: Int64(Date().timeIntervalSince1970), nonce: UUID().uuidString)
+        let (pulled, answer) = try run(
+            "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", dir + "/cert.pem", "--data-binary", "@" + dir + "/state"]
+                + headers.flatMap { ["-H", "\($0.0): \($0.1)"] } + [base + path])
+        #expect(pulled == 0 && answer == "200", "\(answer)")
+        // Plain HTTP to the TLS port gets nothing.
+        let (_, plain) = try run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.port)/v1/ready"])
+        #expect(plain != "200")
+    }
+}
