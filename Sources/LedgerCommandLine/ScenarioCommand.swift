@@ -1,10 +1,12 @@
 import Foundation
 import GoalLedger
 import LedgerHub
+import LedgerSync
 import LedgerScenarios
 
 enum ScenarioCommand {
-    static let hub = Option.text("--hub", "URL", "sync every pair of devices through this hub (its schema created first)")
+    static let hub = Option.text(
+        "--hub", "URL", "sync every pair of devices through this hub (postgresql://, its schema created first) or sync service (https://)")
 
     static let spec = CommandSpec(
         name: "scenario", arguments: "run FILE…",
@@ -16,11 +18,19 @@ enum ScenarioCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         guard inv.positionals[0] == "run" else { throw LedgerError(.invalidArgument, "usage: ledger scenario run FILE…") }
-        var hub: Hub?
+        var hub: (any ScenarioHub)?
         if let url = try inv.value(Self.hub) {
-            guard Hub.isURL(url) else { throw LedgerError(.invalidArgument, "--hub must be a postgresql:// or postgres:// URL, got \"\(url)\"") }
-            hub = try Hub(url: url)
-            try hub!.initialize()
+            if SyncServiceClient.isServiceURL(url) {
+                guard let base = URL(string: url) else { throw LedgerError(.invalidArgument, "--hub: not a URL") }
+                hub = ServiceHub(client: SyncServiceClient(baseURL: base))
+            } else {
+                guard Hub.isURL(url) else {
+                    throw LedgerError(.invalidArgument, "--hub must be a postgresql://, postgres://, https:// or http:// URL")
+                }
+                let direct = try Hub(url: url)
+                try direct.initialize()
+                hub = direct
+            }
         }
         var reports: [ScenarioReport] = []
         for file in inv.positionals.dropFirst() {
@@ -68,3 +78,9 @@ enum ScenarioCommand {
 
 /// A hub can stand in for every sync of a scenario.
 extension Hub: ScenarioHub {}
+
+/// So can the sync service: every sync of a scenario goes through it, signed by each device.
+struct ServiceHub: ScenarioHub {
+    let client: SyncServiceClient
+    func sync(_ store: LedgerStore) throws(LedgerError) -> SyncResult { try client.syncBlocking(store) }
+}
