@@ -13,8 +13,7 @@ extension Hub {
         let quoted = Self.quoted(role)
         return try transaction { () throws(LedgerError) in
             try run { () throws(PostgreSQLError) in
-                let exists = try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount > 0
-                if !exists { try connection.execute("CREATE ROLE \(quoted) LOGIN") }
+                let created = try createLoginRole(role)
                 try connection.execute(
                     """
                     GRANT USAGE ON SCHEMA hub TO \(quoted);
@@ -23,7 +22,7 @@ extension Hub {
                     """)
                 try connection.query(
                     "INSERT INTO hub.access (ledger, role) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.uuid(ledger), .text(role)])
-                return !exists
+                return created
             }
         }
     }
@@ -68,12 +67,18 @@ extension Hub {
         let quoted = Self.quoted(role)
         return try transaction { () throws(LedgerError) in
             try run { () throws(PostgreSQLError) in
-                let exists = try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount > 0
-                if !exists { try connection.execute("CREATE ROLE \(quoted) LOGIN") }
+                let created = try createLoginRole(role)
                 try connection.execute("GRANT \(HubSchema.serviceRole) TO \(quoted)")
-                return !exists
+                return created
             }
         }
+    }
+
+    /// Creates `role` (`LOGIN`, no password) unless it exists; whether it was created.
+    private func createLoginRole(_ role: String) throws(PostgreSQLError) -> Bool {
+        guard try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount == 0 else { return false }
+        try connection.execute("CREATE ROLE \(Self.quoted(role)) LOGIN")
+        return true
     }
 
     /// Refuses a name PostgreSQL would not take as a role, or one it reserves.

@@ -399,16 +399,7 @@ extension SyncServiceClient {
         return "\"" + shown + (body.count > 200 ? "…" : "") + "\""
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.string(bytes) }
 }
 
 // MARK: - Sending
