@@ -57,7 +57,9 @@ let package = Package(
             name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
-        .target(name: "LedgerBenchmarks", dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL"]),
+        .target(
+            name: "LedgerBenchmarks",
+            dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer"]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),

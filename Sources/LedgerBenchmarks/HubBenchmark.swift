@@ -1,6 +1,9 @@
 import Foundation
 import GoalLedger
+import HTTPServer
 import LedgerHub
+import LedgerService
+import LedgerSync
 import PostgreSQL
 
 /// The hub's figures: push and pull of one ledger's events through a PostgreSQL hub, each beside
@@ -124,7 +127,41 @@ public struct HubBenchmark {
                 })
         }
         noop.sort()
+
+        // The same through the sync service, in this process on 127.0.0.1: signed requests, the
+        // service's checks, HTTP.
+        try forget()
+        let service = SyncService(SyncService.Options(hubURL: url))
+        var httpOptions = HTTPServer.Options()
+        httpOptions.threads = 0
+        httpOptions.maxBodyBytes = 1 << 30
+        let server = try HTTPServer(options: httpOptions) { service.handle($0) }
+        defer { server.stop() }
+        let client = SyncServiceClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!)
+        log("hub\(label): push through the sync service")
+        var servicePushed = 0
+        let servicePushTime = try Benchmark.seconds { servicePushed = try client.syncBlocking(source).pushed.imported }
+        log("hub\(label): pull through the sync service into a new store")
+        let servicePuller = try LedgerStore.create(at: try fresh("hub-service-pull") + "/s", device: "tablet", ledger: source.ledgerID)
+        var servicePulled = 0
+        let servicePullTime = try Benchmark.seconds {
+            servicePulled = try client.pullBlocking(into: servicePuller, signedBy: source).imported
+        }
+        var serviceNoop: [Double] = []
+        for _ in 0..<21 { serviceNoop.append(try Benchmark.seconds { _ = try client.syncBlocking(source) }) }
+        serviceNoop.sort()
         return [
+            Figure(
+                name: "service push (\(n) events)\(label)", unit: "events/s", value: Double(servicePushed) / servicePushTime,
+                baseline: Double(pushed) / copyTime, baselineName: "the push straight to the hub with libpq (COPY)",
+                note: "higher is better; signed request, the service's checks, HTTP on 127.0.0.1"),
+            Figure(
+                name: "service pull (\(n) events)\(label)", unit: "events/s", value: Double(servicePulled) / servicePullTime,
+                baseline: Double(pulled) / pullTime, baselineName: "the pull straight from the hub with libpq",
+                note: "higher is better (target ≥ 200,000 events/s)"),
+            Figure(
+                name: "service sync, nothing missing\(label)", unit: "ms", value: serviceNoop[serviceNoop.count / 2] * 1000, baseline: nil,
+                baselineName: nil, note: "median of 21: a signed pull and nothing to push"),
             Figure(
                 name: "hub push (\(n) events)\(label)", unit: "events/s", value: Double(pushed) / copyTime, baseline: Double(n) / rawTime,
                 baselineName: "raw binary COPY of the same rows into the same table",

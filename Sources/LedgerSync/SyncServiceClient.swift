@@ -483,6 +483,13 @@ extension SyncServiceClient {
         return SyncResult(pulled: pulled, pushed: try finishPush(try sendBlocking(push)))
     }
 
+    /// A pull into `store` of what it lacks, the request signed as `signer`'s device (for the
+    /// benchmark: a store that is not enrolled reads through an enrolled one's identity).
+    package func pullBlocking(into store: LedgerStore, signedBy signer: LedgerStore) throws(LedgerError) -> ImportResult {
+        let pull = try pullRequest(for: signer, state: try store.syncState())
+        return try finishPull(try sendBlocking(pull), store: store).0
+    }
+
     /// ``clone(ledger:to:device:)``, blocking the calling thread until it is done (for the
     /// command line), and telling a refused new device apart from other failures.
     package func cloneBlocking(ledger: UUID, to path: String, device: String) throws(LedgerError) -> CloneOutcome {
