@@ -261,6 +261,7 @@ public final class SyncService: Sendable {
         }
         let outcome = try OfferedEvents.check(
             byOrigin, history: history, ledger: ledger, signed: ledger.uuid.6 >> 4 == 8, waiting: [:],
+            received: Dictionary(zip(changes.events.map(\.id), changes.records), uniquingKeysWith: { a, _ in a }),
             event: { origin, sequence in held[origin]?[sequence] }, idExists: { ids.contains($0) })
         let accepted = outcome.prefixes.values.flatMap { $0 }
         if !accepted.isEmpty {

@@ -49,7 +49,9 @@ struct BenchmarkTests {
         let figures = try HubBenchmark(sizes: sizes, socketDirectory: try TestServer.socketDirectory(), directory: dir).run(base: base)
         let names = figures.map(\.name)
         for suffix in ["", " on a loaded hub"] {
-            for name in ["hub push (500 events)", "hub push, batched INSERT", "hub pull (500 events)", "hub sync, nothing missing"] {
+            for name in ["hub push (500 events)", "hub push, batched INSERT", "hub pull (500 events)", "hub sync, nothing missing",
+                "service push (500 events)", "service pull (500 events)", "service sync, nothing missing",
+            ] {
                 #expect(names.contains(name + suffix), "missing \(name + suffix) in \(names)")
             }
         }

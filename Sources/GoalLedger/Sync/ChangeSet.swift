@@ -193,6 +193,10 @@ extension LedgerStore {
     @discardableResult
     public func apply(_ changeSet: ChangeSet, from source: String) throws(LedgerError) -> ImportResult {
         try checkSameLedger(changeSet.ledger, source: source)
-        return try importEvents(changeSet.events, from: source)
+        // The records as received are written as they are: no second encoding.
+        var received: [UUID: [UInt8]] = [:]
+        received.reserveCapacity(changeSet.count)
+        for (e, record) in zip(changeSet.events, changeSet.records) { received[e.id] = record }
+        return try importEvents(changeSet.events, from: source, unreadable: [], received: received)
     }
 }

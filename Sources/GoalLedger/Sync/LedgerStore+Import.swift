@@ -63,7 +63,8 @@ extension LedgerStore {
     /// first of each origin, which waits with every later one of its origin.
     @discardableResult
     package func importEvents(
-        _ incoming: [Event], from source: String, unreadable: [WaitingEvents], beforeCommit: (() throws(LedgerError) -> Void)? = nil
+        _ incoming: [Event], from source: String, unreadable: [WaitingEvents], received: [UUID: [UInt8]] = [:],
+        beforeCommit: (() throws(LedgerError) -> Void)? = nil
     ) throws(LedgerError) -> ImportResult {
         let layout = self.layout
         let device = self.device
@@ -99,7 +100,7 @@ extension LedgerStore {
                 history.firstChained = stored.firstChained
                 history.founder = try discoverFounder(txn)
                 let outcome = try OfferedEvents.check(
-                    byOrigin, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
+                    byOrigin, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting, received: received,
                     event: { origin, sequence in
                         guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
                         return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)

@@ -41,10 +41,12 @@ package enum OfferedEvents {
 
     /// Checks `byOrigin` (offered events by origin) against `history`, in ledger `ledger`
     /// (`signed`: founded signed). `waiting` holds what already waits (unreadable records);
+    /// `received` the records the events were decoded from, by id, used instead of encoding
+    /// them again;
     /// `event` gives a held event of an origin at a sequence, `idExists` whether an id is held.
     package static func check(
         _ byOrigin: [String: [Event]], history: HeldHistory, ledger: UUID, signed: Bool, waiting alreadyWaiting: [String: WaitingEvents],
-        event: (String, UInt64) throws -> Event?, idExists: (UUID) throws -> Bool
+        received: [UUID: [UInt8]] = [:], event: (String, UInt64) throws -> Event?, idExists: (UUID) throws -> Bool
     ) throws -> Outcome {
         var outcome = Outcome()
         var waiting = alreadyWaiting
@@ -123,7 +125,8 @@ package enum OfferedEvents {
                     stop = (e.sequence, "\(origin)/\(e.sequence) is not signed; every device of this ledger signs its events")
                     break
                 }
-                let record = EventCodec.encode(e)
+                // The bytes as received (checked by decoding them) serve as they are.
+                let record = received[e.id] ?? EventCodec.encode(e)
                 records[e.id] = record
                 // An unsigned record's bytes are what its hash covers: no second encoding.
                 previous = e.signature == nil ? EventChain.hash(record: record) : EventChain.hash(e)
