@@ -46,6 +46,8 @@ public final class SyncService: Sendable {
     /// Idle connections, kept between requests (never a request's state: each request begins
     /// and ends its own transaction).
     let pool = ConnectionPool()
+    /// Each ledger's trust events as last read, so that a request reads only the rows since.
+    let trustCache = TrustCache()
 
     /// A service with `options`; nothing connects until a request comes.
     public init(_ options: Options) {
@@ -162,20 +164,45 @@ public final class SyncService: Sendable {
         // Every row this transaction reads or writes is the request's ledger's.
         _ = try connection.query("SELECT set_config('hub.request_ledger', $1, true)", [.text(ledger.uuidString)])
         let queried = options.queryLedgerOverride ?? ledger
-        let rows = try connection.query(
-            "SELECT record FROM hub.events WHERE ledger = $1 ORDER BY origin, sequence", [.uuid(queried)])
-        var events: [Event] = []
-        var records: [[UInt8]] = []
-        events.reserveCapacity(rows.rowCount)
-        for r in 0..<rows.rowCount {
-            let record = rows.bytes(r, 0)
-            guard let e = try? record.withUnsafeBytes({ b in try EventCodec.decode(b) }) else {
-                throw Refusal(status: 500, message: "the hub holds a damaged record of this ledger")
+        func decode(_ rows: QueryResult, _ column: Int) throws -> [(Event, [UInt8])] {
+            var out: [(Event, [UInt8])] = []
+            out.reserveCapacity(rows.rowCount)
+            for r in 0..<rows.rowCount {
+                let record = rows.bytes(r, column)
+                guard let e = try? record.withUnsafeBytes({ b in try EventCodec.decode(b) }) else {
+                    throw Refusal(status: 500, message: "the hub holds a damaged record of this ledger")
+                }
+                out.append((e, record))
             }
-            events.append(e)
-            records.append(record)
+            return out
         }
-        let (fold, inputs) = TrustFold.from(events, ledger: ledger)
+        // Each origin's last event, as the hub holds it.
+        var heads: [String: (sequence: UInt64, event: Event)] = [:]
+        for (e, _) in try decode(
+            try connection.query(
+                """
+                SELECT h.origin, e.record FROM hub.heads h
+                JOIN hub.events e ON e.ledger = h.ledger AND e.origin = h.origin AND e.sequence = h.head
+                WHERE h.ledger = $1
+                """, [.uuid(queried)]), 1)
+        {
+            heads[e.origin] = (e.sequence, e)
+        }
+        // Trust, folded from the ledger's trust events: those read before are kept (keyed by
+        // the heads they were read up to); only the rows since are read.
+        let cached = trustCache.get(queried, heads: heads.mapValues(\.sequence))
+        var known = cached ?? TrustCache.Entry()
+        for (origin, head) in heads where head.sequence > (known.heads[origin] ?? 0) {
+            let rows = try decode(
+                try connection.query(
+                    "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence > $3 ORDER BY sequence",
+                    [.uuid(queried), .text(origin), .int64(Int64(known.heads[origin] ?? 0))]), 0)
+            known.add(rows.map(\.0), origin: origin, ledger: ledger)
+            known.heads[origin] = head.sequence
+        }
+        trustCache.put(queried, known)
+        let fold = known.fold()
+        let inputs = known.inputs
         let trust = fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(inputs)
 
         // Who is asking: the signature, by a key the ledger's trust gives the device now.
@@ -211,8 +238,6 @@ public final class SyncService: Sendable {
         ).affectedRows
         guard fresh == 1 else { throw Refusal(status: 401, message: "the request was replayed (its nonce was seen before)") }
 
-        var heads: [String: (sequence: UInt64, event: Event)] = [:]
-        for e in events where (heads[e.origin]?.sequence ?? 0) < e.sequence { heads[e.origin] = (e.sequence, e) }
         let state = SyncState(
             ledger: ledger, heads: heads.mapValues { SyncState.Head(sequence: $0.sequence, hash: EventChain.hash($0.event)) })
 
@@ -225,9 +250,12 @@ public final class SyncService: Sendable {
             }
             guard theirs.ledger == ledger else { throw Refusal(status: 400, message: "the sync state is of another ledger") }
             var out: [[UInt8]] = []
-            for (i, e) in events.enumerated() {
-                let first = max(theirs.heads[e.origin]?.sequence ?? 0, 1)
-                if e.sequence >= first { out.append(records[i]) }
+            for origin in heads.keys.sorted(by: String.bytesPrecede) {
+                let first = max(theirs.heads[origin]?.sequence ?? 0, 1)
+                let rows = try connection.query(
+                    "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 ORDER BY sequence",
+                    [.uuid(queried), .text(origin), .int64(Int64(first))])
+                for r in 0..<rows.rowCount { out.append(rows.bytes(r, 0)) }
             }
             let changes = try ChangeSet(ledger: ledger, records: out)
             return HTTPResponse(
@@ -253,11 +281,26 @@ public final class SyncService: Sendable {
         history.trustInputs = inputs
         history.firstChained = fold.firstChained
         history.founder = fold.founder
-        var held: [String: [UInt64: Event]] = [:]
+        // What the checks read of the hub: the ids offered that it holds, and its events at the
+        // sequences offered up to its heads (the overlap a fork shows in).
+        let offeredIDs = changes.events.map(\.id)
+        let taken = try connection.query(
+            "SELECT event_id FROM hub.events WHERE ledger = $1 AND event_id = ANY($2::uuid[])", [.uuid(queried), .uuidArray(offeredIDs)])
         var ids = Set<UUID>()
-        for e in events {
-            held[e.origin, default: [:]][e.sequence] = e
-            ids.insert(e.id)
+        for r in 0..<taken.rowCount { if let id = taken.uuid(r, 0) { ids.insert(id) } }
+        var held: [String: [UInt64: Event]] = [:]
+        for (origin, head) in heads {
+            held[origin, default: [:]][head.sequence] = head.event
+            let lowest = byOrigin[origin]?.map(\.sequence).min() ?? head.sequence
+            if lowest < head.sequence {
+                for (e, _) in try decode(
+                    try connection.query(
+                        "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 AND sequence < $4",
+                        [.uuid(queried), .text(origin), .int64(Int64(lowest)), .int64(Int64(head.sequence))]), 0)
+                {
+                    held[origin, default: [:]][e.sequence] = e
+                }
+            }
         }
         let outcome = try OfferedEvents.check(
             byOrigin, history: history, ledger: ledger, signed: ledger.uuid.6 >> 4 == 8, waiting: [:],
@@ -330,5 +373,53 @@ final class ConnectionPool: @unchecked Sendable {
         lock.lock()
         if idle.count < 64 { idle.append(hub) }
         lock.unlock()
+    }
+}
+
+/// The trust events of ledgers as the service last read them, with the heads they were read up
+/// to: derived data only (a request whose heads are behind the entry's, or that finds none,
+/// reads from the start), so the service stays stateless between requests.
+final class TrustCache: @unchecked Sendable {
+    struct Entry {
+        var heads: [String: UInt64] = [:]
+        var inputs: [TrustFold.Input] = []
+        var founder: (name: String, key: [UInt8])?
+        var firstChained: [String: UInt64] = [:]
+        /// Origins that chain: a self-enrolment later in them is not their first chained event.
+        var chained = Set<String>()
+
+        /// Adds `events`, the rows of `origin` after what the entry holds of it, in order.
+        mutating func add(_ events: [Event], origin: String, ledger: UUID) {
+            let (fold, inputs) = TrustFold.from(events, ledger: ledger)
+            if founder == nil { founder = fold.founder }
+            self.inputs += inputs
+            if !chained.contains(origin), let first = fold.firstChained[origin] { firstChained[origin] = first }
+            if events.contains(where: { $0.previousHash != nil }) { chained.insert(origin) }
+        }
+
+        func fold() -> TrustFold {
+            var fold = TrustFold()
+            fold.founder = founder
+            fold.firstChained = firstChained
+            return fold
+        }
+    }
+
+    private var entries: [UUID: Entry] = [:]
+    private let lock = NSLock()
+
+    /// The entry of `ledger` if every one of its heads is at or before `heads`.
+    func get(_ ledger: UUID, heads: [String: UInt64]) -> Entry? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let e = entries[ledger], e.heads.allSatisfy({ (heads[$0.key] ?? 0) >= $0.value }) else { return nil }
+        return e
+    }
+
+    func put(_ ledger: UUID, _ entry: Entry) {
+        lock.lock()
+        defer { lock.unlock() }
+        if entries.count >= 10_000 { entries.removeAll(keepingCapacity: true) }
+        entries[ledger] = entry
     }
 }
