@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every failure the ledger reports.
 ///
 /// One error type for the library, in the manner of GRDB's `DatabaseError`: the `code` says what
@@ -122,4 +124,9 @@ public struct FieldError: Error, Equatable, Sendable {
         self.field = field
         self.message = message
     }
+}
+
+/// An app shows a `LedgerError` as it is: `localizedDescription` is its message.
+extension LedgerError: LocalizedError {
+    public var errorDescription: String? { message }
 }

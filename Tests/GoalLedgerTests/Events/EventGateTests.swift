@@ -173,3 +173,10 @@ struct EventGateTests {
         #expect(try laptop.goalState(water).entries.compactMap(\.amount).reduce(0, +) == 8.5)
     }
 }
+
+struct LedgerErrorPresentationTests {
+    @Test func anAppShowsTheMessageAsTheLocalizedDescription() {
+        let error: any Error = LedgerError(.invalidInput, #"event 1 of the batch: field "amount": must be a number between -1e12 and 1e12, got nan"#)
+        #expect(error.localizedDescription == #"event 1 of the batch: field "amount": must be a number between -1e12 and 1e12, got nan"#)
+    }
+}
