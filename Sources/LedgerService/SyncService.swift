@@ -75,24 +75,13 @@ public final class SyncService: Sendable {
     }
 
     static func refusal(_ status: Int, _ message: String) -> HTTPResponse {
-        var body: [UInt8] = Array(#"{"error":"#.utf8)
-        body += Array(jsonString(message).utf8)
-        body += Array("}".utf8)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+        json(.object([("error", .string(message))]), status: status)
     }
 
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
+    /// A JSON answer, written by the ledger's own JSON writer.
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        let text = (try? JSONWriter.string(value)) ?? #"{"error":"the service could not write its answer"}"#
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
     }
 
     func answer(_ request: HTTPRequest, _ context: inout (ledger: String, device: String)) -> HTTPResponse {
@@ -319,12 +308,13 @@ public final class SyncService: Sendable {
                     .byteaArray(accepted.map { outcome.records[$0.id] ?? EventCodec.encode($0) }),
                 ])
         }
-        var body = #"{"inserted":\#(accepted.count),"waiting":["#
-        body += outcome.waiting.values.sorted { $0.origin < $1.origin }.map { w in
-            #"{"origin":\#(Self.jsonString(w.origin)),"sequence":\#(w.sequence),"count":\#(w.count),"reason":\#(Self.jsonString(w.reason))}"#
-        }.joined(separator: ",")
-        body += "]}"
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+        let waiting: [JSONValue] = outcome.waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }.map { w in
+            .object([
+                ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
+                ("reason", .string(w.reason)),
+            ])
+        }
+        return Self.json(.object([("inserted", .number(Double(accepted.count))), ("waiting", .array(waiting))]))
     }
 
     /// The signature's check, by a key the ledger's trust gives the device now (or the

@@ -176,6 +176,7 @@ extension EventDraft {
         try r.finish()
         self.init(id: id, at: at, payload: payload)
         try checkWellFormed()
+        passedGate = true
     }
 
     /// Decodes one line of text (JSON), naming the line in every error.

@@ -435,9 +435,12 @@ public struct EventDraft: Equatable, Sendable {
     /// nothing (the result says `duplicate`), so a retried batch is safe.
     public var id: UUID?
     /// The event's wall time; nil: the `now` given to `append`.
-    public var at: Instant?
+    public var at: Instant? { didSet { passedGate = false } }
     /// What the event says (fields marked "filled in at append" may be left out).
-    public var payload: Payload
+    public var payload: Payload { didSet { passedGate = false } }
+    /// Whether the draft passed the gate as it is now (read from JSON, unchanged since), so that
+    /// `append` does not check it twice.
+    var passedGate = false
     /// The input line the draft was read from (`init(line:number:)`), so that errors name it;
     /// nil for a draft built as a value, which errors name by its place in the batch.
     public var line: Int?

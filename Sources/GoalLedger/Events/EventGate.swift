@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The one well-formedness gate every event passes before it is written, signed or sent,
 /// however it was made: a JSON line (`EventDraft(json:)`), a typed value from an app
@@ -140,32 +141,11 @@ enum FieldRules {
     }
 
     /// The digits after the point in the shortest decimal form of a finite `v` that reads back
-    /// as `v` (Swift's `description` is that form).
+    /// as `v` (Swift's `description` is that form), read as the JSON parser reads a number's
+    /// digits.
     static func fractionDigits(_ v: Double) -> Int {
         if v == v.rounded(.towardZero) && abs(v) < 1e15 { return 0 }
-        let text = v.description.utf8
-        var fraction = 0
-        var exponent = 0
-        var inFraction = false
-        var trailingZeros = 0
-        var iterator = text.makeIterator()
-        while let c = iterator.next() {
-            switch c {
-            case UInt8(ascii: "."): inFraction = true
-            case UInt8(ascii: "e"), UInt8(ascii: "E"):
-                var sign = 1
-                var value = 0
-                while let d = iterator.next() {
-                    if d == UInt8(ascii: "-") { sign = -1 } else if d >= UInt8(ascii: "0") && d <= UInt8(ascii: "9") { value = value * 10 + Int(d - UInt8(ascii: "0")) }
-                }
-                exponent = sign * value
-            case UInt8(ascii: "0")...UInt8(ascii: "9") where inFraction:
-                fraction += 1
-                trailingZeros = c == UInt8(ascii: "0") ? trailingZeros + 1 : 0
-            default: break
-            }
-        }
-        return max(0, fraction - trailingZeros - exponent)
+        return max(0, -JSONParser.significantDigits(Array(v.description.utf8)).exponent)
     }
 
     static func instant(_ i: Instant, field: String) throws(FieldError) -> Instant {
@@ -206,11 +186,17 @@ enum FieldRules {
         if let minute { try integer(minute, in: 0...59, field: prefix + "minute") }
     }
 
-    /// The time zones known to this system, checked once per identifier.
-    private static let knownZones = Cache<String, Bool>()
+    /// Whether each identifier asked about names a time zone this system knows (asked once).
+    private static let knownZones = Mutex<[String: Bool]>([:])
 
     static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
-        let known = knownZones.value(for: s) { TimeZone(identifier: s) != nil }
+        let known =
+            knownZones.withLock { $0[s] }
+            ?? {
+                let found = TimeZone(identifier: s) != nil
+                knownZones.withLock { if $0.count < 4096 { $0[s] = found } }
+                return found
+            }()
         guard known else { throw FieldError(field, "must be an IANA time zone, got \"\(s)\"") }
         return s
     }
@@ -254,25 +240,5 @@ enum FieldRules {
         }
         if amount == nil && completed == nil { throw FieldError(prefix + "amount", "is required (or completed, for an outcome goal)") }
         if let amount { _ = try Self.amount(amount, field: prefix + "amount") }
-    }
-}
-
-/// A small thread-safe memo of values computed from keys (time zone lookups).
-final class Cache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    private var values: [Key: Value] = [:]
-    private let lock = NSLock()
-
-    func value(for key: Key, _ make: () -> Value) -> Value {
-        lock.lock()
-        if let v = values[key] {
-            lock.unlock()
-            return v
-        }
-        lock.unlock()
-        let v = make()
-        lock.lock()
-        if values.count < 4096 { values[key] = v }
-        lock.unlock()
-        return v
     }
 }

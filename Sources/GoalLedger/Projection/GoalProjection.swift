@@ -28,6 +28,11 @@ public struct GoalProjection: Equatable, Sendable {
     /// an event that fails the gate (``Event/checkWellFormed()``): such an event is set aside.
     public mutating func apply(_ e: Event) {
         guard e.isFoldable else { return }
+        fold(e)
+    }
+
+    /// `apply` for an event the caller has passed through the gate already.
+    mutating func fold(_ e: Event) {
         if let after = revokedAfter[e.origin], e.sequence > after { return }
         if let goal = e.payload.goal {
             goals[goal, default: GoalState(id: goal, rule: historyRule)].apply(e)

@@ -97,7 +97,6 @@ extension LedgerStore {
                 out.append(
                     ProjectionChange(
                         position: position, goal: e.payload.goal, device: e.payload.goal == nil ? e.origin : nil, type: e.type))
-                reached = position
                 return true
             }
             return (out, reached)

@@ -128,7 +128,7 @@ extension LedgerStore {
                 for (index, draft) in drafts.enumerated() {
                     let line = lines.map { index < $0.count ? $0[index] : index + 1 } ?? draft.line
                     do throws(FieldError) {
-                        try draft.checkWellFormed()
+                        if !draft.passedGate { try draft.checkWellFormed() }
                     } catch {
                         throw LedgerError.invalidEvent(line: line, index: index + 1, error)
                     }

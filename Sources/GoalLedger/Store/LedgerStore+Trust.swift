@@ -292,33 +292,14 @@ extension LedgerStore {
         return found
     }
 
-    /// The last sequence of `origin` that counts under `state`: its revocation, or the event
-    /// before the first run signed by a key it does not hold (or unsigned where it must sign).
+    /// The last sequence of `origin` that counts under `state` (see `TrustState.CutoffWalk`),
+    /// walking its stored events.
     func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction) throws -> UInt64? {
-        var cut = state.devices[origin]?.revokedAfter
-        var lastGood: UInt64 = 0
-        var broken = false
+        var walk = TrustState.CutoffWalk(origin, state, signedLedger: isSignedLedger)
         try scanOrigin(origin, from: 1, txn) { e in
-            if let c = cut, e.sequence > c { return false }
-            if e.previousHash == nil {
-                if isSignedLedger || state.key(origin, at: e.sequence) != nil {
-                    broken = true
-                    return false
-                }
-                lastGood = e.sequence
-                return true
-            }
-            if let s = e.signer, e.signature != nil {
-                if state.key(origin, at: e.sequence) != s {
-                    broken = true
-                    return false
-                }
-                lastGood = e.sequence
-            }
-            return true
+            walk.step(e.sequence, chained: e.previousHash != nil, signer: e.signature == nil ? nil : e.signer)
         }
-        if broken { cut = min(cut ?? .max, lastGood) }
-        return cut
+        return walk.cut
     }
 
     /// Re-derives the trust table from the log (after a trust event was written): writes it

@@ -87,13 +87,13 @@ extension LedgerStore {
                 if let change = event.payload.trustChange { trustEvents.append((event.origin, event.sequence, event.key, change)) }
                 do throws(FieldError) {
                     try event.checkContent()
+                    projection.fold(event)
                 } catch {
                     let reason = SetAsideEvent.reason(error)
                     setAsideRows[position.bigEndianBytes] = Array(reason.utf8)
                     report.setAside.append(
                         SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
                 }
-                projection.apply(event)
                 return true
             }
             projection.position = report.events
@@ -195,27 +195,12 @@ extension LedgerStore {
             let trust = isSignedLedger && fold.founder == nil ? TrustState() : fold.fold(inputs)
             var derivedCutoffs: [String: UInt64] = [:]
             for (origin, head) in heads {
-                var cut = trust.devices[origin]?.revokedAfter
-                var lastGood: UInt64 = 0
+                var walk = TrustState.CutoffWalk(origin, trust, signedLedger: isSignedLedger)
                 for (i, link) in (chains[origin] ?? []).enumerated() {
-                    let sequence = UInt64(i + 1)
-                    if let c = cut, sequence > c { break }
-                    guard let link else { break }
-                    if link.previousHash == nil {
-                        if isSignedLedger || trust.key(origin, at: sequence) != nil {
-                            cut = min(cut ?? .max, lastGood)
-                            break
-                        }
-                        lastGood = sequence
-                    } else if let s = link.signer, link.signature != nil {
-                        if trust.key(origin, at: sequence) != s {
-                            cut = min(cut ?? .max, lastGood)
-                            break
-                        }
-                        lastGood = sequence
-                    }
+                    guard let link, walk.step(UInt64(i + 1), chained: link.previousHash != nil, signer: link.signature == nil ? nil : link.signer)
+                    else { break }
                 }
-                if let c = cut, c < head { derivedCutoffs[origin] = c }
+                if let c = walk.cut, c < head { derivedCutoffs[origin] = c }
             }
             for (name, d) in trust.devices where heads[name] == nil { if let r = d.revokedAfter { derivedCutoffs[name] = r } }
             let storedTrust = try TrustTable.load(txn, layout)

@@ -258,17 +258,23 @@ enum StoredProjection {
             return state
         }
 
-        /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead
-        /// (`checked`: the caller has passed it through the gate already).
-        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing Transaction) throws {
+        /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
+        /// and the result says so (`checked`: the caller has passed it through the gate already).
+        @discardableResult
+        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing Transaction) throws -> Bool {
             if !checked {
                 do throws(FieldError) {
                     try e.checkContent()
                 } catch {
                     try txn.put(tables.setAside, key: position.bigEndianBytes, value: Array(SetAsideEvent.reason(error).utf8))
-                    return
+                    return false
                 }
             }
+            try fold(e, txn)
+            return true
+        }
+
+        private mutating func fold(_ e: Event, _ txn: borrowing Transaction) throws {
             if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
             if let after = revocations?[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {

@@ -148,7 +148,7 @@ extension LedgerStore {
                     try txn.put(layout.originHeads, key: Array(origin.utf8), value: head.bigEndianBytes)
                 }
                 // Trust first, so that the fold below counts what the new trust says.
-                if accepted.contains(where: { $0.payload.trustChange != nil }) || heads.isEmpty {
+                if accepted.contains(where: { $0.payload.trustChange != nil }) || outcome.founder != nil {
                     rebuildAfter = try recomputeTrust(txn)
                 }
                 let tables = try StoredProjection.active(txn, layout)
@@ -157,8 +157,7 @@ extension LedgerStore {
                 position = firstNew - 1
                 for e in accepted {
                     position += 1
-                    try batch.apply(e, at: position, txn)
-                    if !e.isFoldable { result.setAside += 1 }
+                    if try !batch.apply(e, at: position, txn) { result.setAside += 1 }
                     if e.hlc > clock { clock = e.hlc }
                 }
                 try batch.flush(txn)

@@ -243,6 +243,44 @@ package struct TrustState: Equatable, Sendable {
     /// The key `origin` signs its event at `sequence` with, if any.
     package func key(_ origin: String, at sequence: UInt64) -> [UInt8]? { devices[origin]?.key(at: sequence) }
 
+    /// Finds the last sequence of an origin that counts: its revocation, or the event before the
+    /// first run signed by a key the origin does not hold at that sequence (or unsigned where it
+    /// must sign), walking the origin's events in sequence order.
+    package struct CutoffWalk {
+        let origin: String
+        let state: TrustState
+        let signedLedger: Bool
+        /// The last sequence that counts, when some later one does not; nil while all do.
+        package private(set) var cut: UInt64?
+        private var lastGood: UInt64 = 0
+
+        package init(_ origin: String, _ state: TrustState, signedLedger: Bool) {
+            self.origin = origin
+            self.state = state
+            self.signedLedger = signedLedger
+            cut = state.devices[origin]?.revokedAfter
+        }
+
+        /// Takes the next event: whether it is chained, and the key of its signature if it
+        /// carries one. False when the walk is over.
+        package mutating func step(_ sequence: UInt64, chained: Bool, signer: [UInt8]?) -> Bool {
+            if let c = cut, sequence > c { return false }
+            if !chained {
+                guard !signedLedger, state.key(origin, at: sequence) == nil else { return stop() }
+                lastGood = sequence
+            } else if let signer {
+                guard state.key(origin, at: sequence) == signer else { return stop() }
+                lastGood = sequence
+            }
+            return true
+        }
+
+        private mutating func stop() -> Bool {
+            cut = min(cut ?? .max, lastGood)
+            return false
+        }
+    }
+
     /// The devices below `device` in the enrolment tree.
     package func descendants(of device: String) -> [String] {
         devices.filter { entry in
