@@ -64,12 +64,14 @@ extension Hub {
             let behind = hub.filter { $0.value.sequence > (local[$0.key] ?? 0) }
             if !behind.isEmpty {
                 // From the last event held here (so the import checks it is the same one).
-                let (events, bad) = try fetch(
+                let (changes, bad) = try fetch(
                     ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
-                pulled = try store.importEvents(events, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit)
+                pulled = try store.apply(changes, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit)
             } else {
                 // Nothing to pull still completes an exchange (a restored store may append again).
-                pulled = try store.importEvents([], from: "the hub at \(name)", unreadable: unreadable, beforeCommit: commit)
+                pulled = try store.apply(
+                    ChangeSet(ledger: store.ledgerID, events: [], records: []), from: "the hub at \(name)", unreadable: unreadable,
+                    beforeCommit: commit)
             }
             return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
         } catch {
@@ -86,7 +88,7 @@ extension Hub {
     /// that ledger. Nothing is left at `path` when it fails.
     public func clone(ledger: UUID, to path: String, device: String) throws(LedgerError) -> LedgerStore {
         // Read in one bounded transaction (`begin`): no other session can stall it for ever.
-        let events = try transaction { () throws(LedgerError) in
+        let fetched = try transaction { () throws(LedgerError) in
             try checkSchema()
             let heads = try self.heads(of: ledger)
             guard !heads.isEmpty else {
@@ -100,9 +102,9 @@ extension Hub {
         let existed = FileManager.default.fileExists(atPath: path)
         do throws(LedgerError) {
             // A ledger's stores take the newest schema its events were written under.
-            let schema = Int(events.events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
+            let schema = Int(fetched.changes.events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
             let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
-            try store.importEvents(events.events, from: "the hub at \(name)", unreadable: events.unreadable)
+            try store.apply(fetched.changes, from: "the hub at \(name)", unreadable: fetched.unreadable)
             // A name the ledger enrolled (its device has not written yet) belongs to that device.
             if try store.enrolledDevices().contains(where: { $0.device == device }) {
                 throw LedgerError(.invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
@@ -135,14 +137,15 @@ extension Hub {
         return heads
     }
 
-    /// The events of `ledger` from the given sequence of each origin on, each record decoded
-    /// and checked against the columns the hub files it under. A record that is damaged or
-    /// contradicts its columns is not a wall: it and the rest of its origin are left out and
-    /// named in `unreadable`.
+    /// The events of `ledger` from the given sequence of each origin on, as a change set of the
+    /// records as stored, each decoded and checked against the columns the hub files it under.
+    /// A record that is damaged or contradicts its columns is not a wall: it and the rest of its
+    /// origin are left out and named in `unreadable`.
     func fetch(ledger: UUID, from starts: [(origin: String, sequence: UInt64)]) throws(LedgerError) -> (
-        events: [Event], unreadable: [WaitingEvents]
+        changes: ChangeSet, unreadable: [WaitingEvents]
     ) {
         var events: [Event] = []
+        var records: [[UInt8]] = []
         var unreadable: [WaitingEvents] = []
         for (origin, first) in starts {
             let rows = try run { () throws(PostgreSQLError) in
@@ -153,13 +156,16 @@ extension Hub {
                     """, [.uuid(ledger), .text(origin), .int64(Int64(first))])
             }
             events.reserveCapacity(events.count + rows.rowCount)
+            records.reserveCapacity(records.count + rows.rowCount)
             for r in 0..<rows.rowCount {
                 let sequence = UInt64(rows.int64(r, 0))
                 let id = rows.uuid(r, 1) ?? UUID()
                 let hlc = rows.int64(r, 2)
                 do throws(LedgerError) {
                     let event = try rows.withBytes(r, 3) { (b) throws(LedgerError) in
-                        try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc)
+                        let e = try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc)
+                        records.append(Array(b))
+                        return e
                     }
                     events.append(event)
                 } catch {
@@ -168,7 +174,7 @@ extension Hub {
                 }
             }
         }
-        return (events, unreadable)
+        return (ChangeSet(ledger: ledger, events: events, records: records), unreadable)
     }
 
     func decode(_ record: [UInt8], origin: String, sequence: UInt64, id: UUID, hlc: Int64) throws(LedgerError) -> Event {
@@ -181,7 +187,8 @@ extension Hub {
     /// Decodes a record read from the hub; a damaged record, or one that does not say what its
     /// columns say, is refused naming the event.
     func decode(_ bytes: UnsafeRawBufferPointer, origin: String, sequence: UInt64, id: UUID, hlc: Int64) throws(LedgerError) -> Event {
-        let what = "\(origin)/\(sequence) (event \(id.uuidString))"
+        // Named only when something is wrong: formatting it costs more than the check.
+        var what: String { "\(origin)/\(sequence) (event \(id.uuidString))" }
         let e: Event
         do {
             e = try EventCodec.decode(bytes)

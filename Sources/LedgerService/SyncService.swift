@@ -264,8 +264,7 @@ public final class SyncService: Sendable {
         }
         guard changes.ledger == ledger else { throw Refusal(status: 400, message: "the change set is of another ledger") }
         // The checks of a store's import, against what the hub holds.
-        var byOrigin: [String: [Event]] = [:]
-        for e in changes.events { byOrigin[e.origin, default: []].append(e) }
+        let byOrigin = OfferedEvent.byOrigin(changes.events, records: changes.records)
         var history = HeldHistory(heads: heads.mapValues(\.sequence))
         history.trustInputs = inputs
         history.firstChained = fold.firstChained
@@ -280,7 +279,7 @@ public final class SyncService: Sendable {
         var held: [String: [UInt64: Event]] = [:]
         for (origin, head) in heads {
             held[origin, default: [:]][head.sequence] = head.event
-            let lowest = byOrigin[origin]?.map(\.sequence).min() ?? head.sequence
+            let lowest = byOrigin[origin]?.map(\.event.sequence).min() ?? head.sequence
             if lowest < head.sequence {
                 for (e, _) in try decode(
                     try connection.query(
@@ -293,9 +292,8 @@ public final class SyncService: Sendable {
         }
         let outcome = try OfferedEvents.check(
             byOrigin, history: history, ledger: ledger, signed: ledger.uuid.6 >> 4 == 8, waiting: [:],
-            received: Dictionary(zip(changes.events.map(\.id), changes.records), uniquingKeysWith: { a, _ in a }),
             event: { origin, sequence in held[origin]?[sequence] }, idExists: { ids.contains($0) })
-        let accepted = outcome.prefixes.values.flatMap { $0 }
+        let accepted = outcome.accepted()
         if !accepted.isEmpty {
             _ = try connection.query(
                 """
@@ -303,9 +301,9 @@ public final class SyncService: Sendable {
                 SELECT $1, * FROM unnest($2::text[], $3::int8[], $4::uuid[], $5::int8[], $6::bytea[])
                 """,
                 [
-                    .uuid(ledger), .textArray(accepted.map(\.origin)), .int64Array(accepted.map { Int64($0.sequence) }),
-                    .uuidArray(accepted.map(\.id)), .int64Array(accepted.map { Int64(bitPattern: $0.hlc.rawValue) }),
-                    .byteaArray(accepted.map { outcome.records[$0.id] ?? EventCodec.encode($0) }),
+                    .uuid(ledger), .textArray(accepted.map(\.event.origin)), .int64Array(accepted.map { Int64($0.event.sequence) }),
+                    .uuidArray(accepted.map(\.event.id)), .int64Array(accepted.map { Int64(bitPattern: $0.event.hlc.rawValue) }),
+                    .byteaArray(accepted.map(\.record)),
                 ])
         }
         let waiting: [JSONValue] = outcome.waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }.map { w in

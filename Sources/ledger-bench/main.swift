@@ -59,7 +59,8 @@ defer { try? FileManager.default.removeItem(atPath: dir) }
 
 var bench = Benchmark(sizes: sizes, directory: dir, executable: CommandLine.arguments[0])
 bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
-var figures = try bench.run()
+// `--only-hub`: the hub's figures alone (for profiling the sync paths).
+var figures = args.contains("--only-hub") ? [] : try bench.run()
 if let socket = value("--hub-dir") {
     var hubSizes = args.contains("--quick") ? HubBenchmark.Sizes.quick : HubBenchmark.Sizes()
     if let v = value("--hub-events").flatMap(Int.init) { hubSizes.events = v }

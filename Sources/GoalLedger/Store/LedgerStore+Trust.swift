@@ -242,11 +242,15 @@ extension LedgerStore {
         return found
     }
 
-    /// Visits `origin`'s stored events from `sequence` on, in order, while `body` returns true.
-    func scanOrigin(_ origin: String, from sequence: UInt64, _ txn: borrowing Transaction, _ body: (Event) throws -> Bool) throws {
+    /// Visits `origin`'s stored events from `sequence` on (below `end`), in order, while `body`
+    /// returns true.
+    func scanOrigin(
+        _ origin: String, from sequence: UInt64, below end: UInt64 = .max, _ txn: borrowing Transaction, _ body: (Event) throws -> Bool
+    ) throws {
         let prefix = Array(origin.utf8) + [0]
         try txn.scan(layout.origins, from: StoreLayout.originKey(origin, sequence)) { key, value in
             guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
+            guard UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) < end else { return false }
             guard let e = try Self.event(at: UInt64(bigEndianBytes: value), txn, layout) else { return false }
             return try body(e)
         }
@@ -293,19 +297,30 @@ extension LedgerStore {
     }
 
     /// The last sequence of `origin` that counts under `state` (see `TrustState.CutoffWalk`),
-    /// walking its stored events.
-    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction) throws -> UInt64? {
+    /// walking its stored events; `written`, the origin's last events in sequence order when the
+    /// caller holds them in memory, are walked from there instead of read back.
+    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction, written: [Event] = []) throws -> UInt64? {
         var walk = TrustState.CutoffWalk(origin, state, signedLedger: isSignedLedger)
-        try scanOrigin(origin, from: 1, txn) { e in
-            walk.step(e.sequence, chained: e.previousHash != nil, signer: e.signature == nil ? nil : e.signer)
+        let firstWritten = written.first?.sequence ?? .max
+        var going = true
+        if firstWritten > 1 {
+            try scanOrigin(origin, from: 1, below: firstWritten, txn) { e in
+                going = walk.step(e.sequence, chained: e.previousHash != nil, signer: e.signature == nil ? nil : e.signer)
+                return going
+            }
+        }
+        if going {
+            for e in written where !walk.step(e.sequence, chained: e.previousHash != nil, signer: e.signature == nil ? nil : e.signer) { break }
         }
         return walk.cut
     }
 
     /// Re-derives the trust table from the log (after a trust event was written): writes it
     /// and returns the origins whose counted events shrank below what the store holds.
+    /// `written`: events just written by origin (in sequence order, each origin's last), which
+    /// the walks take from memory.
     @discardableResult
-    func recomputeTrust(_ txn: borrowing Transaction) throws -> Bool {
+    func recomputeTrust(_ txn: borrowing Transaction, written: [String: [Event]] = [:]) throws -> Bool {
         let old = try TrustTable.load(txn, layout)
         let oldCutoffs = try TrustTable.revocations(txn, layout)
         let state = try foldTrust(txn)
@@ -317,7 +332,7 @@ extension LedgerStore {
             if unchangedKeys, oldCutoffs[origin] == nil || oldCutoffs[origin] == old.devices[origin]?.revokedAfter {
                 cut = state.devices[origin]?.revokedAfter
             } else {
-                cut = try cutoff(origin, state, txn)
+                cut = try cutoff(origin, state, txn, written: written[origin] ?? [])
             }
             if let c = cut, c < head { cutoffs[origin] = c }
         }

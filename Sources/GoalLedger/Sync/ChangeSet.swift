@@ -144,7 +144,8 @@ public struct ChangeSet: Equatable, Sendable {
         self.records = records
     }
 
-    init(ledger: UUID, events: [Event], records: [[UInt8]]) {
+    /// A change set of records already decoded into `events` (aligned).
+    package init(ledger: UUID, events: [Event], records: [[UInt8]]) {
         self.ledger = ledger
         self.events = events
         self.records = records
@@ -192,11 +193,18 @@ extension LedgerStore {
     /// written in one transaction. Refuses a change set of another ledger.
     @discardableResult
     public func apply(_ changeSet: ChangeSet, from source: String) throws(LedgerError) -> ImportResult {
+        try apply(changeSet, from: source, unreadable: [])
+    }
+
+    /// `apply`, where the transport could not read some records (`unreadable`: the first of
+    /// each origin, which waits with the rest of its origin), with `beforeCommit` run last
+    /// inside the write transaction (a hub commits its side there).
+    @discardableResult
+    package func apply(
+        _ changeSet: ChangeSet, from source: String, unreadable: [WaitingEvents], beforeCommit: (() throws(LedgerError) -> Void)? = nil
+    ) throws(LedgerError) -> ImportResult {
         try checkSameLedger(changeSet.ledger, source: source)
         // The records as received are written as they are: no second encoding.
-        var received: [UUID: [UInt8]] = [:]
-        received.reserveCapacity(changeSet.count)
-        for (e, record) in zip(changeSet.events, changeSet.records) { received[e.id] = record }
-        return try importEvents(changeSet.events, from: source, unreadable: [], received: received)
+        return try importEvents(changeSet.events, records: changeSet.records, from: source, unreadable: unreadable, beforeCommit: beforeCommit)
     }
 }

@@ -56,14 +56,16 @@ extension LedgerStore {
     public func importEvents(
         _ incoming: [Event], from source: String, beforeCommit: (() throws(LedgerError) -> Void)? = nil
     ) throws(LedgerError) -> ImportResult {
-        try importEvents(incoming, from: source, unreadable: [], beforeCommit: beforeCommit)
+        try importEvents(incoming, records: nil, from: source, unreadable: [], beforeCommit: beforeCommit)
     }
 
-    /// `importEvents`, where the transport could not read some records: `unreadable` names the
-    /// first of each origin, which waits with every later one of its origin.
+    /// `importEvents`, with the records the events were received as (aligned with `incoming`;
+    /// written as they are, nil: encoded), where the transport could not read some records:
+    /// `unreadable` names the first of each origin, which waits with every later one of its
+    /// origin.
     @discardableResult
     package func importEvents(
-        _ incoming: [Event], from source: String, unreadable: [WaitingEvents], received: [UUID: [UInt8]] = [:],
+        _ incoming: [Event], records incomingRecords: [[UInt8]]?, from source: String, unreadable: [WaitingEvents],
         beforeCommit: (() throws(LedgerError) -> Void)? = nil
     ) throws(LedgerError) -> ImportResult {
         let layout = self.layout
@@ -81,13 +83,9 @@ extension LedgerStore {
                 var result = ImportResult()
                 let heads = try Self.originHeads(txn, layout)
                 var waiting: [String: WaitingEvents] = [:]
-                var byOrigin: [String: [Event]] = [:]
                 for w in unreadable { waiting[w.origin] = w }
-                for e in incoming {
-                    // What follows an unreadable record of its origin waits behind it.
-                    if let w = waiting[e.origin], e.sequence >= w.sequence { continue }
-                    byOrigin[e.origin, default: []].append(e)
-                }
+                // What follows an unreadable record of its origin waits behind it.
+                let byOrigin = OfferedEvent.byOrigin(incoming, records: incomingRecords, waiting: waiting)
                 // A device that signs may receive its own later events back (restored from a
                 // backup): their signatures prove they are its own.
                 let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
@@ -100,27 +98,21 @@ extension LedgerStore {
                 history.firstChained = stored.firstChained
                 history.founder = try discoverFounder(txn)
                 let outcome = try OfferedEvents.check(
-                    byOrigin, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting, received: received,
+                    byOrigin, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
                     event: { origin, sequence in
                         guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
                         return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
                     },
                     idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
                 if let (name, key) = outcome.founder { try TrustTable.recordFounder(name, key, txn, layout) }
-                let prefixes = outcome.prefixes
-                let records = outcome.records
                 waiting = outcome.waiting
                 result.alreadyPresent = outcome.alreadyPresent
                 result.revoked = outcome.revoked
                 result.waiting = waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
 
-                // 3. The accepted events.
-                var accepted: [Event] = []
-                var newHeads: [String: UInt64] = [:]
-                for (origin, run) in prefixes {
-                    accepted += run
-                    if let last = run.last { newHeads[origin] = last.sequence }
-                }
+                // 3. The accepted events, in canonical order (new events take local positions
+                //    in it).
+                let accepted = outcome.accepted()
                 // What waits is named until its origin moves past it.
                 for origin in Set(byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
                     let key = MetaKey.waiting + Array(origin.utf8)
@@ -136,26 +128,23 @@ extension LedgerStore {
                     try beforeCommit?()
                     return result
                 }
-                // New events take local positions in canonical order.
-                accepted.sort { $0.key < $1.key }
                 var position = try Self.lastPosition(txn, layout)
                 let firstNew = position + 1
-                for e in accepted {
-                    position += 1
-                    try Self.index(e, at: position, record: records[e.id], txn, layout)
-                }
-                for (origin, head) in newHeads where head != (heads[origin] ?? 0) {
-                    try txn.put(layout.originHeads, key: Array(origin.utf8), value: head.bigEndianBytes)
+                try Self.index(accepted, from: firstNew, txn, layout)
+                position += UInt64(accepted.count)
+                for (origin, run) in outcome.prefixes where run.last!.sequence != (heads[origin] ?? 0) {
+                    try txn.put(layout.originHeads, key: Array(origin.utf8), value: run.last!.sequence.bigEndianBytes)
                 }
                 // Trust first, so that the fold below counts what the new trust says.
-                if accepted.contains(where: { $0.payload.trustChange != nil }) || outcome.founder != nil {
-                    rebuildAfter = try recomputeTrust(txn)
+                if accepted.contains(where: { $0.event.payload.trustChange != nil }) || outcome.founder != nil {
+                    // The events just written are walked from memory, not read back.
+                    rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes)
                 }
                 let tables = try StoredProjection.active(txn, layout)
                 var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
                 var batch = StoredProjection.Batch(tables: tables, layout: layout)
                 position = firstNew - 1
-                for e in accepted {
+                for (e, _) in accepted {
                     position += 1
                     if try !batch.apply(e, at: position, txn) { result.setAside += 1 }
                     if e.hlc > clock { clock = e.hlc }

@@ -65,7 +65,7 @@ extension LedgerStore {
         {
             try enrol(device: device, key: key.publicKey, from: 1, now: now)
         }
-        try store.importEvents(try events(missingFrom: [:]), from: self.path)
+        try store.apply(try changeSet(since: SyncState(ledger: ledgerID)), from: self.path)
         return store
     }
 

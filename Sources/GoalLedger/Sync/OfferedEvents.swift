@@ -19,6 +19,42 @@ package struct HeldHistory {
     package init(heads: [String: UInt64]) { self.heads = heads }
 }
 
+/// An offered event with the record it was received as (nil: it is encoded when it passes).
+package struct OfferedEvent {
+    package var event: Event
+    package var record: [UInt8]?
+
+    package init(_ event: Event, record: [UInt8]?) {
+        self.event = event
+        self.record = record
+    }
+
+    /// `events` (with `records`, aligned, when they were received as records) grouped by
+    /// origin, each origin's in the order offered; events of an origin at or after its
+    /// `waiting` sequence are left out (they wait behind an unreadable record).
+    package static func byOrigin(_ events: [Event], records: [[UInt8]]?, waiting: [String: WaitingEvents] = [:]) -> [String: [OfferedEvent]] {
+        var out: [String: [OfferedEvent]] = [:]
+        var origin: String?
+        var run: [OfferedEvent] = []
+        func flush() {
+            guard let o = origin, !run.isEmpty else { return }
+            out[o, default: []].append(contentsOf: run)
+            run.removeAll(keepingCapacity: true)
+        }
+        // Runs of one origin are grouped without a dictionary lookup per event.
+        for (i, e) in events.enumerated() {
+            if e.origin != origin {
+                flush()
+                origin = e.origin
+            }
+            if !waiting.isEmpty, let w = waiting[e.origin], e.sequence >= w.sequence { continue }
+            run.append(OfferedEvent(e, record: records?[i]))
+        }
+        flush()
+        return out
+    }
+}
+
 /// The checks every receiver (a store's import, the sync service's push) applies to offered
 /// events: each origin's run is taken, in sequence order, for as long as it continues its
 /// origin without a gap, a fork, a reused id or a falling clock, its hash chain links, every
@@ -29,42 +65,71 @@ package enum OfferedEvents {
     package struct Outcome {
         /// Per origin, the events that pass, in sequence order.
         package var prefixes: [String: [Event]] = [:]
-        /// The stored form of each passing event, by id.
-        package var records: [UUID: [UInt8]] = [:]
+        /// Per origin, the stored form of each passing event, aligned with `prefixes`.
+        package var records: [String: [[UInt8]]] = [:]
         package var waiting: [String: WaitingEvents] = [:]
         package var revoked: [RevokedEvents] = []
         package var alreadyPresent = 0
         /// The founder of a signed ledger, found among the offered signatures when the
         /// receiver did not know it.
         package var founder: (name: String, key: [UInt8])?
+
+        /// The passing events of every origin with their records, in canonical order (each
+        /// origin's run is in clock order already: a merge of the runs).
+        package func accepted() -> [(event: Event, record: [UInt8])] {
+            var runs = prefixes.map { (origin: $0.key, events: $0.value) }
+            var next = [Int](repeating: 0, count: runs.count)
+            var out: [(event: Event, record: [UInt8])] = []
+            out.reserveCapacity(runs.reduce(0) { $0 + $1.events.count })
+            if runs.count == 1 {
+                for (e, r) in zip(runs[0].events, records[runs[0].origin]!) { out.append((e, r)) }
+                return out
+            }
+            runs.sort { String.bytesPrecede($0.origin, $1.origin) }
+            let recordRuns = runs.map { records[$0.origin]! }
+            while true {
+                var best = -1
+                for r in runs.indices where next[r] < runs[r].events.count {
+                    if best < 0 || runs[r].events[next[r]].key < runs[best].events[next[best]].key { best = r }
+                }
+                guard best >= 0 else { return out }
+                out.append((runs[best].events[next[best]], recordRuns[best][next[best]]))
+                next[best] += 1
+            }
+        }
     }
 
-    /// Checks `byOrigin` (offered events by origin) against `history`, in ledger `ledger`
-    /// (`signed`: founded signed). `waiting` holds what already waits (unreadable records);
-    /// `received` the records the events were decoded from, by id, used instead of encoding
-    /// them again;
-    /// `event` gives a held event of an origin at a sequence, `idExists` whether an id is held.
+    /// Checks `byOrigin` (offered events by origin, with the records they were received as)
+    /// against `history`, in ledger `ledger` (`signed`: founded signed). `waiting` holds what
+    /// already waits (unreadable records); `event` gives a held event of an origin at a
+    /// sequence, `idExists` whether an id is held.
     package static func check(
-        _ byOrigin: [String: [Event]], history: HeldHistory, ledger: UUID, signed: Bool, waiting alreadyWaiting: [String: WaitingEvents],
-        received: [UUID: [UInt8]] = [:], event: (String, UInt64) throws -> Event?, idExists: (UUID) throws -> Bool
+        _ byOrigin: [String: [OfferedEvent]], history: HeldHistory, ledger: UUID, signed: Bool,
+        waiting alreadyWaiting: [String: WaitingEvents],
+        event: (String, UInt64) throws -> Event?, idExists: (UUID) throws -> Bool
     ) throws -> Outcome {
         var outcome = Outcome()
         var waiting = alreadyWaiting
-        var ids = Set<UUID>()
-        var records: [UUID: [UInt8]] = [:]
+        var ids = Set<UUID>(minimumCapacity: byOrigin.values.reduce(0) { $0 + $1.count })
+        var records: [String: [[UInt8]]] = [:]
         var prefixes: [String: [Event]] = [:]
         var revokedReport: [String: RevokedEvents] = [:]
         var heldUnchained: [String: Bool] = [:]
 
         // 1. Each origin's run: envelope, sequence, chain and signatures.
         for (origin, all) in byOrigin.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
-            let events = all.sorted { $0.sequence < $1.sequence }
+            let offered = zip(all, all.dropFirst()).allSatisfy { $0.event.sequence <= $1.event.sequence }
+                ? all : all.sorted { $0.event.sequence < $1.event.sequence }
             var head = history.heads[origin] ?? 0
             var previous: [UInt8]?
             var lastClock: HLC?
             var prefix: [Event] = []
+            var prefixRecords: [[UInt8]] = []
+            prefix.reserveCapacity(offered.count)
+            prefixRecords.reserveCapacity(offered.count)
             var stop: (sequence: UInt64, reason: String)?
-            for e in events {
+            for o in offered {
+                let e = o.event
                 do throws(FieldError) {
                     try e.checkEnvelope()
                 } catch {
@@ -126,8 +191,7 @@ package enum OfferedEvents {
                     break
                 }
                 // The bytes as received (checked by decoding them) serve as they are.
-                let record = received[e.id] ?? EventCodec.encode(e)
-                records[e.id] = record
+                let record = o.record ?? EventCodec.encode(e)
                 // An unsigned record's bytes are what its hash covers: no second encoding.
                 previous = e.signature == nil ? EventChain.hash(record: record) : EventChain.hash(e)
                 if let signature = e.signature {
@@ -137,6 +201,7 @@ package enum OfferedEvents {
                         let runStart = (prefix.lastIndex { $0.signature != nil || $0.previousHash == nil }.map { $0 + 1 }) ?? 0
                         let first = runStart < prefix.count ? prefix[runStart].sequence : e.sequence
                         prefix.removeSubrange(runStart...)
+                        prefixRecords.removeSubrange(runStart...)
                         stop = (first, "the signature of \(origin)/\(e.sequence) does not verify")
                         break
                     }
@@ -145,12 +210,14 @@ package enum OfferedEvents {
                 lastClock = e.hlc
                 head = e.sequence
                 prefix.append(e)
+                prefixRecords.append(record)
             }
             // A chained run must end with a signature, which vouches for it.
             let closed = prefix.lastIndex(where: { $0.signature != nil || $0.previousHash == nil }).map { $0 + 1 } ?? 0
             if closed < prefix.count {
                 let first = prefix[closed].sequence
                 prefix.removeSubrange(closed...)
+                prefixRecords.removeSubrange(closed...)
                 if let s = stop {
                     // What stopped the run stops the events it would have vouched for.
                     stop = (min(s.sequence, first), s.reason)
@@ -162,10 +229,13 @@ package enum OfferedEvents {
                 }
             }
             if let stop, waiting[origin] == nil || waiting[origin]!.sequence > stop.sequence {
-                let count = events.filter { $0.sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
+                let count = offered.filter { $0.event.sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
                 waiting[origin] = WaitingEvents(origin: origin, sequence: stop.sequence, count: max(count, 1), reason: stop.reason)
             }
-            if !prefix.isEmpty { prefixes[origin] = prefix }
+            if !prefix.isEmpty {
+                prefixes[origin] = prefix
+                records[origin] = prefixRecords
+            }
         }
 
         // 2. Who may sign for whom: the fold over the log and what was offered, until
@@ -215,12 +285,13 @@ package enum OfferedEvents {
             }
             var shrunk = false
             for (origin, prefix) in prefixes {
-                var closing: [Int: TrustFold.Signature] = [:]
+                var closing = [TrustFold.Signature?](repeating: nil, count: prefix.count)
                 var next: TrustFold.Signature?
-                for (i, e) in prefix.enumerated().reversed() {
+                for i in prefix.indices.reversed() {
+                    let e = prefix[i]
                     if let s = e.signer, e.signature != nil { next = TrustFold.Signature(sequence: e.sequence, signer: s) }
                     if e.previousHash == nil { next = nil }
-                    if let next { closing[i] = next }
+                    closing[i] = next
                 }
                 var keep = prefix.count
                 for (i, e) in prefix.enumerated() {
@@ -244,7 +315,7 @@ package enum OfferedEvents {
                         } else {
                             reason = "\(origin)/\(closing[i]!.sequence) is signed with a key that is not enrolled for \(origin)"
                         }
-                        let all = byOrigin[origin]!.filter { $0.sequence >= e.sequence }.count
+                        let all = byOrigin[origin]!.filter { $0.event.sequence >= e.sequence }.count
                         waiting[origin] = WaitingEvents(origin: origin, sequence: e.sequence, count: all, reason: reason)
                         keep = i
                         break
@@ -252,7 +323,13 @@ package enum OfferedEvents {
                 }
                 if keep < prefix.count {
                     shrunk = true
-                    if keep == 0 { prefixes[origin] = nil } else { prefixes[origin] = Array(prefix.prefix(keep)) }
+                    if keep == 0 {
+                        prefixes[origin] = nil
+                        records[origin] = nil
+                    } else {
+                        prefixes[origin] = Array(prefix.prefix(keep))
+                        records[origin] = Array(records[origin]!.prefix(keep))
+                    }
                 }
             }
             if !shrunk { break }
