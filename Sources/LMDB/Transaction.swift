@@ -11,6 +11,8 @@ public struct Transaction: ~Copyable {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         /// The key sorts after every key already present (fast path for logs).
         public static let append = PutOptions(rawValue: UInt32(MDB_APPEND))
+        /// In a database of duplicates, the value sorts after every value of its key.
+        public static let appendDuplicate = PutOptions(rawValue: UInt32(MDB_APPENDDUP))
         /// Fail with `MDB_KEYEXIST` instead of replacing an existing value.
         public static let noOverwrite = PutOptions(rawValue: UInt32(MDB_NOOVERWRITE))
     }
@@ -160,6 +162,14 @@ public struct Transaction: ~Copyable {
         return try withVal(key) { k throws(LMDBError) in
             try withVal(value) { v throws(LMDBError) in try cursor.get(MDB_GET_BOTH, key: &k, value: &v) != nil }
         }
+    }
+
+    /// Whether `key` sorts after every key of `db` (in LMDB's byte order): then keys from it on,
+    /// put in ascending order, may be put with `.append`.
+    public func sortsAfterLast(_ db: Database, _ key: [UInt8]) throws -> Bool {
+        var cursor = try Cursor(txn, db)
+        guard let last = try cursor.get(MDB_LAST) else { return true }
+        return last.key.lexicographicallyPrecedes(key)
     }
 
     /// The last entry of `db` in key order, copied out of the map.

@@ -118,14 +118,20 @@ extension Hub {
 
     // MARK: Reading
 
-    /// The hub's last event per origin of `ledger` (as far as this role may see).
+    /// The hub's last event per origin of `ledger` (as far as this role may see). Each head is
+    /// looked up by its whole key (`OFFSET 0` keeps the planner from turning the look-up into a
+    /// join that reads the ledger's rows, which it chose after a bulk insert it had no
+    /// statistics for: 66 ms at 100,000 rows, against 0.1 ms).
     func heads(of ledger: UUID) throws(LedgerError) -> [String: Head] {
         let rows = try run { () throws(PostgreSQLError) in
             try connection.query(
                 """
                 SELECT h.origin, h.head, e.event_id, e.hlc, e.record
                 FROM hub.heads h
-                JOIN hub.events e ON e.ledger = h.ledger AND e.origin = h.origin AND e.sequence = h.head
+                CROSS JOIN LATERAL (
+                    SELECT event_id, hlc, record FROM hub.events
+                    WHERE ledger = $1 AND origin = h.origin AND sequence = h.head
+                    OFFSET 0) e
                 WHERE h.ledger = $1
                 """, [.uuid(ledger)])
         }

@@ -165,13 +165,15 @@ public final class SyncService: Sendable {
             }
             return out
         }
-        // Each origin's last event, as the hub holds it.
+        // Each origin's last event, as the hub holds it, looked up by its whole key (see
+        // `Hub.heads(of:)`).
         var heads: [String: (sequence: UInt64, event: Event)] = [:]
         for (e, _) in try decode(
             try connection.query(
                 """
                 SELECT h.origin, e.record FROM hub.heads h
-                JOIN hub.events e ON e.ledger = h.ledger AND e.origin = h.origin AND e.sequence = h.head
+                CROSS JOIN LATERAL (
+                    SELECT record FROM hub.events WHERE ledger = $1 AND origin = h.origin AND sequence = h.head OFFSET 0) e
                 WHERE h.ledger = $1
                 """, [.uuid(queried)]), 1)
         {
@@ -264,7 +266,7 @@ public final class SyncService: Sendable {
         }
         guard changes.ledger == ledger else { throw Refusal(status: 400, message: "the change set is of another ledger") }
         // The checks of a store's import, against what the hub holds.
-        let byOrigin = OfferedEvent.byOrigin(changes.events, records: changes.records)
+        let offer = Offer(changes.events, records: changes.records)
         var history = HeldHistory(heads: heads.mapValues(\.sequence))
         history.trustInputs = inputs
         history.firstChained = fold.firstChained
@@ -279,7 +281,7 @@ public final class SyncService: Sendable {
         var held: [String: [UInt64: Event]] = [:]
         for (origin, head) in heads {
             held[origin, default: [:]][head.sequence] = head.event
-            let lowest = byOrigin[origin]?.map(\.event.sequence).min() ?? head.sequence
+            let lowest = offer.byOrigin[origin]?.map { changes.events[$0].sequence }.min() ?? head.sequence
             if lowest < head.sequence {
                 for (e, _) in try decode(
                     try connection.query(
@@ -291,9 +293,9 @@ public final class SyncService: Sendable {
             }
         }
         let outcome = try OfferedEvents.check(
-            byOrigin, history: history, ledger: ledger, signed: ledger.uuid.6 >> 4 == 8, waiting: [:],
+            offer, history: history, ledger: ledger, signed: ledger.uuid.6 >> 4 == 8, waiting: [:],
             event: { origin, sequence in held[origin]?[sequence] }, idExists: { ids.contains($0) })
-        let accepted = outcome.accepted()
+        let accepted = outcome.accepted(changes.events).map { (event: changes.events[$0], record: changes.records[$0]) }
         if !accepted.isEmpty {
             _ = try connection.query(
                 """

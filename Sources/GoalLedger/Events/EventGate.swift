@@ -132,6 +132,10 @@ enum FieldRules {
         guard v.isFinite, abs(v) <= EventLimits.magnitude else {
             throw FieldError(field, "must be a number between -1e12 and 1e12, got \(v.isFinite ? JSONWriter.number(v) : "\(v)")")
         }
+        // Most amounts lie on the grid of 10^-6: one that reads back from its grid value has at
+        // most 6 digits after the point in its shortest form too (no string is made).
+        let scaled = (v * 1e6).rounded()
+        if EventLimits.fractionDigits == 6, abs(scaled) < 9e15, scaled / 1e6 == v { return v }
         let digits = fractionDigits(v)
         guard digits <= EventLimits.fractionDigits else {
             throw FieldError(

@@ -205,48 +205,70 @@ extension LedgerStore {
         }
     }
 
-    /// Writes a batch of events and their index entries at positions `first`, `first + 1`, …:
-    /// the log appended at its end, and each index's entries written in its key order, so that
-    /// a large batch visits each B-tree page once instead of at random.
+    /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at
+    /// position `first + k`: the log appended at its end, and each index's entries written in
+    /// its key order, so that a large batch visits each B-tree page once instead of at random.
     static func index(
-        _ batch: [(event: Event, record: [UInt8])], from first: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout
+        _ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout
     ) throws {
-        var position = first
-        for (e, record) in batch {
-            try withUnsafeBytes(of: position.bigEndian) { pos in
-                try record.withUnsafeBytes { try txn.put(layout.events, key: pos, value: $0, options: .append) }
-            }
-            if e.payload.goal == nil {
-                try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(e.origin, position), value: [])
-            }
-            position += 1
-        }
         func sortKey(_ id: UUID) -> (UInt64, UInt64) {
             withUnsafeBytes(of: id.uuid) { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
         }
-        var ids = batch.indices.map { (key: sortKey(batch[$0].event.id), at: $0) }
+        var ids: [(key: (UInt64, UInt64), position: UInt64)] = []
+        var goals: [(key: (UInt64, UInt64), position: UInt64)] = []
+        var origins: [(at: Int, position: UInt64)] = []
+        ids.reserveCapacity(order.count)
+        goals.reserveCapacity(order.count)
+        origins.reserveCapacity(order.count)
+        var position = first
+        for i in order {
+            try withUnsafeBytes(of: position.bigEndian) { pos in
+                try records[i].withUnsafeBytes { try txn.put(layout.events, key: pos, value: $0, options: .append) }
+            }
+            ids.append((sortKey(events[i].id), position))
+            if let goal = events[i].payload.goal {
+                goals.append((sortKey(goal), position))
+            } else {
+                try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(events[i].origin, position), value: [])
+            }
+            origins.append((i, position))
+            position += 1
+        }
+        func bytes(_ key: (UInt64, UInt64)) -> [UInt8] { key.0.bigEndianBytes + key.1.bigEndianBytes }
+        // Where every key of the batch sorts after the table's last (a store's first pull, a
+        // new goal), LMDB appends them to the table's last page instead of searching for each.
         ids.sort { $0.key < $1.key }
-        for (_, i) in ids {
-            try withUnsafeBytes(of: (first + UInt64(i)).bigEndian) { pos in
-                try withUnsafeBytes(of: batch[i].event.id.uuid) { try txn.put(layout.eventIds, key: $0, value: pos, options: .noOverwrite) }
+        if let first = ids.first {
+            let options: Transaction.PutOptions = try txn.sortsAfterLast(layout.eventIds, bytes(first.key)) ? [.append, .noOverwrite] : .noOverwrite
+            for (key, position) in ids {
+                try withUnsafeBytes(of: position.bigEndian) { pos in
+                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) { try txn.put(layout.eventIds, key: $0, value: pos, options: options) }
+                }
             }
         }
-        var goals: [(key: (UInt64, UInt64), at: Int)] = []
-        goals.reserveCapacity(batch.count)
-        for i in batch.indices { if let g = batch[i].event.payload.goal { goals.append((sortKey(g), i)) } }
-        goals.sort { $0.key == $1.key ? $0.at < $1.at : $0.key < $1.key }
-        for (_, i) in goals {
-            try withUnsafeBytes(of: (first + UInt64(i)).bigEndian) { pos in
-                try withUnsafeBytes(of: batch[i].event.payload.goal!.uuid) { try txn.put(layout.goalEvents, key: $0, value: pos) }
+        goals.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
+        if let first = goals.first {
+            // A goal's first position is appended as a new key, its later ones as duplicates.
+            let appending = try txn.sortsAfterLast(layout.goalEvents, bytes(first.key))
+            var previous: (UInt64, UInt64)?
+            for (key, position) in goals {
+                let options: Transaction.PutOptions = !appending ? [] : previous.map { $0 == key } == true ? .appendDuplicate : .append
+                previous = key
+                try withUnsafeBytes(of: position.bigEndian) { pos in
+                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) { try txn.put(layout.goalEvents, key: $0, value: pos, options: options) }
+                }
             }
         }
-        let byOrigin = batch.indices.sorted { a, b in
-            let x = batch[a].event, y = batch[b].event
+        origins.sort { a, b in
+            let x = events[a.at], y = events[b.at]
             return x.origin == y.origin ? x.sequence < y.sequence : String.bytesPrecede(x.origin, y.origin)
         }
-        for i in byOrigin {
-            let e = batch[i].event
-            try txn.put(layout.origins, key: StoreLayout.originKey(e.origin, e.sequence), value: (first + UInt64(i)).bigEndianBytes, options: .noOverwrite)
+        if let first = origins.first {
+            let firstKey = StoreLayout.originKey(events[first.at].origin, events[first.at].sequence)
+            let options: Transaction.PutOptions = try txn.sortsAfterLast(layout.origins, firstKey) ? [.append, .noOverwrite] : .noOverwrite
+            for (i, position) in origins {
+                try txn.put(layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes, options: options)
+            }
         }
     }
 

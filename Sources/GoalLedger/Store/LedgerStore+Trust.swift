@@ -230,7 +230,7 @@ extension LedgerStore {
     /// The signature that closes the run holding the stored event `e`; nil for an unsigned one.
     func covering(_ e: Event, _ txn: borrowing Transaction) throws -> TrustFold.Signature? {
         guard e.previousHash != nil else { return nil }
-        if let s = e.signature, let k = e.signer { return TrustFold.Signature(sequence: e.sequence, signer: k) }
+        if e.signature != nil, let k = e.signer { return TrustFold.Signature(sequence: e.sequence, signer: k) }
         var found: TrustFold.Signature?
         try scanOrigin(e.origin, from: e.sequence + 1, txn) { later in
             if let k = later.signer, later.signature != nil {
@@ -297,11 +297,11 @@ extension LedgerStore {
     }
 
     /// The last sequence of `origin` that counts under `state` (see `TrustState.CutoffWalk`),
-    /// walking its stored events; `written`, the origin's last events in sequence order when the
-    /// caller holds them in memory, are walked from there instead of read back.
-    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction, written: [Event] = []) throws -> UInt64? {
+    /// walking its stored events; `events[written]`, the origin's last events in sequence order
+    /// when the caller holds them in memory, are walked from there instead of read back.
+    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction, written: [Int] = [], of events: [Event] = []) throws -> UInt64? {
         var walk = TrustState.CutoffWalk(origin, state, signedLedger: isSignedLedger)
-        let firstWritten = written.first?.sequence ?? .max
+        let firstWritten = written.first.map { events[$0].sequence } ?? .max
         var going = true
         if firstWritten > 1 {
             try scanOrigin(origin, from: 1, below: firstWritten, txn) { e in
@@ -310,17 +310,20 @@ extension LedgerStore {
             }
         }
         if going {
-            for e in written where !walk.step(e.sequence, chained: e.previousHash != nil, signer: e.signature == nil ? nil : e.signer) { break }
+            for i in written
+            where !walk.step(events[i].sequence, chained: events[i].previousHash != nil, signer: events[i].signature == nil ? nil : events[i].signer) {
+                break
+            }
         }
         return walk.cut
     }
 
     /// Re-derives the trust table from the log (after a trust event was written): writes it
     /// and returns the origins whose counted events shrank below what the store holds.
-    /// `written`: events just written by origin (in sequence order, each origin's last), which
-    /// the walks take from memory.
+    /// `written`: positions in `events` of the events just written, by origin (in sequence
+    /// order, each origin's last), which the walks take from memory.
     @discardableResult
-    func recomputeTrust(_ txn: borrowing Transaction, written: [String: [Event]] = [:]) throws -> Bool {
+    func recomputeTrust(_ txn: borrowing Transaction, written: [String: [Int]] = [:], of events: [Event] = []) throws -> Bool {
         let old = try TrustTable.load(txn, layout)
         let oldCutoffs = try TrustTable.revocations(txn, layout)
         let state = try foldTrust(txn)
@@ -332,7 +335,7 @@ extension LedgerStore {
             if unchangedKeys, oldCutoffs[origin] == nil || oldCutoffs[origin] == old.devices[origin]?.revokedAfter {
                 cut = state.devices[origin]?.revokedAfter
             } else {
-                cut = try cutoff(origin, state, txn, written: written[origin] ?? [])
+                cut = try cutoff(origin, state, txn, written: written[origin] ?? [], of: events)
             }
             if let c = cut, c < head { cutoffs[origin] = c }
         }

@@ -316,10 +316,17 @@ enum StoredProjection {
         }
 
         func flush(_ txn: borrowing Transaction) throws {
-            for (key, value) in entryPuts.sorted(by: { $0.key < $1.key }) {
-                try txn.put(tables.entries, key: key.bytes, value: value)
+            // In key order; appended to the table's last page where every key sorts after it.
+            let entries = entryPuts.sorted(by: { $0.key < $1.key })
+            if let first = entries.first {
+                let options: Transaction.PutOptions = try txn.sortsAfterLast(tables.entries, first.key.bytes) ? .append : []
+                for (key, value) in entries { try txn.put(tables.entries, key: key.bytes, value: value, options: options) }
             }
-            for goal in dirtyGoals { try txn.put(tables.goals, key: goal.bytes, value: ProjectionCodec.encodeHeader(headers[goal]!)) }
+            let goals = dirtyGoals.map { (key: $0.bytes, goal: $0) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            if let first = goals.first {
+                let options: Transaction.PutOptions = try txn.sortsAfterLast(tables.goals, first.key) ? .append : []
+                for (key, goal) in goals { try txn.put(tables.goals, key: key, value: ProjectionCodec.encodeHeader(headers[goal]!), options: options) }
+            }
             for name in dirtyDevices {
                 try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!))
             }

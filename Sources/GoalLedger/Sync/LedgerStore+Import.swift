@@ -85,7 +85,7 @@ extension LedgerStore {
                 var waiting: [String: WaitingEvents] = [:]
                 for w in unreadable { waiting[w.origin] = w }
                 // What follows an unreadable record of its origin waits behind it.
-                let byOrigin = OfferedEvent.byOrigin(incoming, records: incomingRecords, waiting: waiting)
+                let offer = Offer(incoming, records: incomingRecords, waiting: waiting)
                 // A device that signs may receive its own later events back (restored from a
                 // backup): their signatures prove they are its own.
                 let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
@@ -98,7 +98,7 @@ extension LedgerStore {
                 history.firstChained = stored.firstChained
                 history.founder = try discoverFounder(txn)
                 let outcome = try OfferedEvents.check(
-                    byOrigin, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
+                    offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
                     event: { origin, sequence in
                         guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
                         return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
@@ -112,9 +112,9 @@ extension LedgerStore {
 
                 // 3. The accepted events, in canonical order (new events take local positions
                 //    in it).
-                let accepted = outcome.accepted()
+                let accepted = outcome.accepted(incoming)
                 // What waits is named until its origin moves past it.
-                for origin in Set(byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
+                for origin in Set(offer.byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
                     let key = MetaKey.waiting + Array(origin.utf8)
                     if let w = waiting[origin] {
                         try txn.put(layout.meta, key: key, value: w.sequence.bigEndianBytes + UInt64(w.count).bigEndianBytes + Array(w.reason.utf8))
@@ -130,24 +130,24 @@ extension LedgerStore {
                 }
                 var position = try Self.lastPosition(txn, layout)
                 let firstNew = position + 1
-                try Self.index(accepted, from: firstNew, txn, layout)
+                try Self.index(incoming, records: offer.records, order: accepted, from: firstNew, txn, layout)
                 position += UInt64(accepted.count)
-                for (origin, run) in outcome.prefixes where run.last!.sequence != (heads[origin] ?? 0) {
-                    try txn.put(layout.originHeads, key: Array(origin.utf8), value: run.last!.sequence.bigEndianBytes)
+                for (origin, run) in outcome.prefixes where incoming[run.last!].sequence != (heads[origin] ?? 0) {
+                    try txn.put(layout.originHeads, key: Array(origin.utf8), value: incoming[run.last!].sequence.bigEndianBytes)
                 }
                 // Trust first, so that the fold below counts what the new trust says.
-                if accepted.contains(where: { $0.event.payload.trustChange != nil }) || outcome.founder != nil {
+                if outcome.founder != nil || accepted.contains(where: { incoming[$0].payload.trustChange != nil }) {
                     // The events just written are walked from memory, not read back.
-                    rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes)
+                    rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes, of: incoming)
                 }
                 let tables = try StoredProjection.active(txn, layout)
                 var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
                 var batch = StoredProjection.Batch(tables: tables, layout: layout)
                 position = firstNew - 1
-                for (e, _) in accepted {
+                for i in accepted {
                     position += 1
-                    if try !batch.apply(e, at: position, txn) { result.setAside += 1 }
-                    if e.hlc > clock { clock = e.hlc }
+                    if try !batch.apply(incoming[i], at: position, txn) { result.setAside += 1 }
+                    if incoming[i].hlc > clock { clock = incoming[i].hlc }
                 }
                 try batch.flush(txn)
                 try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)

@@ -19,39 +19,35 @@ package struct HeldHistory {
     package init(heads: [String: UInt64]) { self.heads = heads }
 }
 
-/// An offered event with the record it was received as (nil: it is encoded when it passes).
-package struct OfferedEvent {
-    package var event: Event
-    package var record: [UInt8]?
+/// What is offered to a receiver: events with the records they were received as (aligned),
+/// and, by origin, the positions of each origin's events in the order offered. The checks and
+/// their outcome refer to events by position, so that no event is copied on the way in.
+package struct Offer {
+    package let events: [Event]
+    package let records: [[UInt8]]
+    package let byOrigin: [String: [Int]]
 
-    package init(_ event: Event, record: [UInt8]?) {
-        self.event = event
-        self.record = record
-    }
-
-    /// `events` (with `records`, aligned, when they were received as records) grouped by
-    /// origin, each origin's in the order offered; events of an origin at or after its
-    /// `waiting` sequence are left out (they wait behind an unreadable record).
-    package static func byOrigin(_ events: [Event], records: [[UInt8]]?, waiting: [String: WaitingEvents] = [:]) -> [String: [OfferedEvent]] {
-        var out: [String: [OfferedEvent]] = [:]
+    /// `events`, with `records` when they were received as records (else they are encoded);
+    /// events of an origin at or after its `waiting` sequence are left out (they wait behind an
+    /// unreadable record).
+    package init(_ events: [Event], records: [[UInt8]]?, waiting: [String: WaitingEvents] = [:]) {
+        self.events = events
+        self.records = records ?? events.map { EventCodec.encode($0) }
+        var byOrigin: [String: [Int]] = [:]
         var origin: String?
-        var run: [OfferedEvent] = []
-        func flush() {
-            guard let o = origin, !run.isEmpty else { return }
-            out[o, default: []].append(contentsOf: run)
-            run.removeAll(keepingCapacity: true)
-        }
+        var run: [Int] = []
         // Runs of one origin are grouped without a dictionary lookup per event.
-        for (i, e) in events.enumerated() {
-            if e.origin != origin {
-                flush()
-                origin = e.origin
+        for i in events.indices {
+            if events[i].origin != origin {
+                if let o = origin, !run.isEmpty { byOrigin[o, default: []].append(contentsOf: run) }
+                run.removeAll(keepingCapacity: true)
+                origin = events[i].origin
             }
-            if !waiting.isEmpty, let w = waiting[e.origin], e.sequence >= w.sequence { continue }
-            run.append(OfferedEvent(e, record: records?[i]))
+            if !waiting.isEmpty, let w = waiting[events[i].origin], events[i].sequence >= w.sequence { continue }
+            run.append(i)
         }
-        flush()
-        return out
+        if let o = origin, !run.isEmpty { byOrigin[o, default: []].append(contentsOf: run) }
+        self.byOrigin = byOrigin
     }
 }
 
@@ -63,10 +59,8 @@ package struct OfferedEvent {
 package enum OfferedEvents {
     /// What the checks decided.
     package struct Outcome {
-        /// Per origin, the events that pass, in sequence order.
-        package var prefixes: [String: [Event]] = [:]
-        /// Per origin, the stored form of each passing event, aligned with `prefixes`.
-        package var records: [String: [[UInt8]]] = [:]
+        /// Per origin, the positions (in the offer) of the events that pass, in sequence order.
+        package var prefixes: [String: [Int]] = [:]
         package var waiting: [String: WaitingEvents] = [:]
         package var revoked: [RevokedEvents] = []
         package var alreadyPresent = 0
@@ -74,62 +68,54 @@ package enum OfferedEvents {
         /// receiver did not know it.
         package var founder: (name: String, key: [UInt8])?
 
-        /// The passing events of every origin with their records, in canonical order (each
+        /// The positions of the passing events of every origin, in canonical order (each
         /// origin's run is in clock order already: a merge of the runs).
-        package func accepted() -> [(event: Event, record: [UInt8])] {
-            var runs = prefixes.map { (origin: $0.key, events: $0.value) }
+        package func accepted(_ events: [Event]) -> [Int] {
+            let runs = prefixes.values.filter { !$0.isEmpty }
+            if runs.count == 1 { return runs[0] }
             var next = [Int](repeating: 0, count: runs.count)
-            var out: [(event: Event, record: [UInt8])] = []
-            out.reserveCapacity(runs.reduce(0) { $0 + $1.events.count })
-            if runs.count == 1 {
-                for (e, r) in zip(runs[0].events, records[runs[0].origin]!) { out.append((e, r)) }
-                return out
-            }
-            runs.sort { String.bytesPrecede($0.origin, $1.origin) }
-            let recordRuns = runs.map { records[$0.origin]! }
+            var out: [Int] = []
+            out.reserveCapacity(runs.reduce(0) { $0 + $1.count })
             while true {
                 var best = -1
-                for r in runs.indices where next[r] < runs[r].events.count {
-                    if best < 0 || runs[r].events[next[r]].key < runs[best].events[next[best]].key { best = r }
+                for r in runs.indices where next[r] < runs[r].count {
+                    if best < 0 || events[runs[r][next[r]]].key < events[runs[best][next[best]]].key { best = r }
                 }
                 guard best >= 0 else { return out }
-                out.append((runs[best].events[next[best]], recordRuns[best][next[best]]))
+                out.append(runs[best][next[best]])
                 next[best] += 1
             }
         }
     }
 
-    /// Checks `byOrigin` (offered events by origin, with the records they were received as)
-    /// against `history`, in ledger `ledger` (`signed`: founded signed). `waiting` holds what
+    /// Checks `offer` against `history`, in ledger `ledger` (`signed`: founded signed). `waiting` holds what
     /// already waits (unreadable records); `event` gives a held event of an origin at a
     /// sequence, `idExists` whether an id is held.
     package static func check(
-        _ byOrigin: [String: [OfferedEvent]], history: HeldHistory, ledger: UUID, signed: Bool,
+        _ offer: Offer, history: HeldHistory, ledger: UUID, signed: Bool,
         waiting alreadyWaiting: [String: WaitingEvents],
         event: (String, UInt64) throws -> Event?, idExists: (UUID) throws -> Bool
     ) throws -> Outcome {
         var outcome = Outcome()
         var waiting = alreadyWaiting
-        var ids = Set<UUID>(minimumCapacity: byOrigin.values.reduce(0) { $0 + $1.count })
-        var records: [String: [[UInt8]]] = [:]
-        var prefixes: [String: [Event]] = [:]
+        let events = offer.events
+        var ids = Set<UUID>(minimumCapacity: events.count)
+        var prefixes: [String: [Int]] = [:]
         var revokedReport: [String: RevokedEvents] = [:]
         var heldUnchained: [String: Bool] = [:]
 
         // 1. Each origin's run: envelope, sequence, chain and signatures.
-        for (origin, all) in byOrigin.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
-            let offered = zip(all, all.dropFirst()).allSatisfy { $0.event.sequence <= $1.event.sequence }
-                ? all : all.sorted { $0.event.sequence < $1.event.sequence }
+        for (origin, all) in offer.byOrigin.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            let offered = zip(all, all.dropFirst()).allSatisfy { events[$0].sequence <= events[$1].sequence }
+                ? all : all.sorted { events[$0].sequence < events[$1].sequence }
             var head = history.heads[origin] ?? 0
             var previous: [UInt8]?
             var lastClock: HLC?
-            var prefix: [Event] = []
-            var prefixRecords: [[UInt8]] = []
+            var prefix: [Int] = []
             prefix.reserveCapacity(offered.count)
-            prefixRecords.reserveCapacity(offered.count)
             var stop: (sequence: UInt64, reason: String)?
             for o in offered {
-                let e = o.event
+                let e = events[o]
                 do throws(FieldError) {
                     try e.checkEnvelope()
                 } catch {
@@ -137,7 +123,7 @@ package enum OfferedEvents {
                     break
                 }
                 if e.sequence <= head {
-                    if let last = prefix.last, last.sequence == e.sequence {
+                    if let last = prefix.last.map({ events[$0] }), last.sequence == e.sequence {
                         if last == e { continue }
                         stop = (e.sequence, "fork: two events claim \(origin)/\(e.sequence) in what was offered")
                         break
@@ -191,17 +177,16 @@ package enum OfferedEvents {
                     break
                 }
                 // The bytes as received (checked by decoding them) serve as they are.
-                let record = o.record ?? EventCodec.encode(e)
                 // An unsigned record's bytes are what its hash covers: no second encoding.
-                previous = e.signature == nil ? EventChain.hash(record: record) : EventChain.hash(e)
+                previous = e.signature == nil ? EventChain.hash(record: offer.records[o]) : EventChain.hash(e)
                 if let signature = e.signature {
                     let message = EventChain.message(ledger: ledger, origin: origin, sequence: e.sequence, hash: previous!)
                     guard let signer = e.signer, Ed25519.verify(signature: signature, message: message, publicKey: signer) else {
                         // The run this signature closes cannot be vouched for.
-                        let runStart = (prefix.lastIndex { $0.signature != nil || $0.previousHash == nil }.map { $0 + 1 }) ?? 0
-                        let first = runStart < prefix.count ? prefix[runStart].sequence : e.sequence
+                        let runStart =
+                            (prefix.lastIndex { events[$0].signature != nil || events[$0].previousHash == nil }.map { $0 + 1 }) ?? 0
+                        let first = runStart < prefix.count ? events[prefix[runStart]].sequence : e.sequence
                         prefix.removeSubrange(runStart...)
-                        prefixRecords.removeSubrange(runStart...)
                         stop = (first, "the signature of \(origin)/\(e.sequence) does not verify")
                         break
                     }
@@ -209,15 +194,13 @@ package enum OfferedEvents {
                 ids.insert(e.id)
                 lastClock = e.hlc
                 head = e.sequence
-                prefix.append(e)
-                prefixRecords.append(record)
+                prefix.append(o)
             }
             // A chained run must end with a signature, which vouches for it.
-            let closed = prefix.lastIndex(where: { $0.signature != nil || $0.previousHash == nil }).map { $0 + 1 } ?? 0
+            let closed = prefix.lastIndex(where: { events[$0].signature != nil || events[$0].previousHash == nil }).map { $0 + 1 } ?? 0
             if closed < prefix.count {
-                let first = prefix[closed].sequence
+                let first = events[prefix[closed]].sequence
                 prefix.removeSubrange(closed...)
-                prefixRecords.removeSubrange(closed...)
                 if let s = stop {
                     // What stopped the run stops the events it would have vouched for.
                     stop = (min(s.sequence, first), s.reason)
@@ -229,13 +212,10 @@ package enum OfferedEvents {
                 }
             }
             if let stop, waiting[origin] == nil || waiting[origin]!.sequence > stop.sequence {
-                let count = offered.filter { $0.event.sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
+                let count = offered.filter { events[$0].sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
                 waiting[origin] = WaitingEvents(origin: origin, sequence: stop.sequence, count: max(count, 1), reason: stop.reason)
             }
-            if !prefix.isEmpty {
-                prefixes[origin] = prefix
-                records[origin] = prefixRecords
-            }
+            if !prefix.isEmpty { prefixes[origin] = prefix }
         }
 
         // 2. Who may sign for whom: the fold over the log and what was offered, until
@@ -243,7 +223,7 @@ package enum OfferedEvents {
         var fold = TrustFold()
         fold.founder = history.founder
         if signed, fold.founder == nil {
-            for e in prefixes.values.joined() {
+            for e in prefixes.values.joined().lazy.map({ events[$0] }) {
                 if let key = e.signer, e.signature != nil, EventChain.ledgerID(founder: e.origin, publicKey: key) == ledger {
                     fold.founder = (e.origin, key)
                     outcome.founder = (e.origin, key)
@@ -256,16 +236,17 @@ package enum OfferedEvents {
             var firstChained = history.firstChained
             for (origin, prefix) in prefixes {
                 var closing: TrustFold.Signature?
-                for e in prefix.reversed() {
-                    if let s = e.signer, e.signature != nil { closing = TrustFold.Signature(sequence: e.sequence, signer: s) }
-                    if e.previousHash == nil { closing = nil }
-                    if let change = e.payload.trustChange {
-                        extra.append(TrustFold.Input(origin: origin, sequence: e.sequence, key: e.key, covering: closing, change: change))
+                // Fields read in place: an event is not copied per step.
+                for i in prefix.reversed() {
+                    if events[i].signature != nil, let s = events[i].signer { closing = TrustFold.Signature(sequence: events[i].sequence, signer: s) }
+                    if events[i].previousHash == nil { closing = nil }
+                    if let change = events[i].payload.trustChange {
+                        extra.append(TrustFold.Input(origin: origin, sequence: events[i].sequence, key: events[i].key, covering: closing, change: change))
                     }
                 }
                 // The first chained event offered is the origin's first only if what is
                 // held of it is unchained (chains never stop once begun).
-                if firstChained[origin] == nil, !signed, let first = prefix.first(where: { $0.previousHash != nil }),
+                if firstChained[origin] == nil, !signed, let first = prefix.first(where: { events[$0].previousHash != nil }).map({ events[$0] }),
                     try heldUnchained[origin] ?? {
                         let head = history.heads[origin] ?? 0
                         let unchained = try head == 0 || event(origin, head)?.previousHash == nil
@@ -288,54 +269,56 @@ package enum OfferedEvents {
                 var closing = [TrustFold.Signature?](repeating: nil, count: prefix.count)
                 var next: TrustFold.Signature?
                 for i in prefix.indices.reversed() {
-                    let e = prefix[i]
-                    if let s = e.signer, e.signature != nil { next = TrustFold.Signature(sequence: e.sequence, signer: s) }
-                    if e.previousHash == nil { next = nil }
+                    let p = prefix[i]
+                    if events[p].signature != nil, let s = events[p].signer { next = TrustFold.Signature(sequence: events[p].sequence, signer: s) }
+                    if events[p].previousHash == nil { next = nil }
                     closing[i] = next
                 }
                 var keep = prefix.count
-                for (i, e) in prefix.enumerated() {
-                    if let after = state.devices[origin]?.revokedAfter, e.sequence > after {
+                // Consecutive events share the signature that closes their run: one look-up each.
+                var lastClosing: (signature: TrustFold.Signature, authentic: Bool)?
+                let revokedAfter = state.devices[origin]?.revokedAfter
+                for (i, p) in prefix.enumerated() {
+                    let sequence = events[p].sequence
+                    if let after = revokedAfter, sequence > after {
                         revokedReport[origin] = RevokedEvents(origin: origin, count: prefix.count - i, after: after)
                         keep = i
                         break
                     }
                     let authentic: Bool
                     if let c = closing[i] {
-                        authentic = state.key(origin, at: c.sequence) == c.signer
+                        if let l = lastClosing, l.signature.sequence == c.sequence {
+                            authentic = l.authentic
+                        } else {
+                            authentic = state.key(origin, at: c.sequence) == c.signer
+                            lastClosing = (c, authentic)
+                        }
                     } else {
-                        authentic = !signed && state.key(origin, at: e.sequence) == nil
+                        authentic = !signed && state.key(origin, at: sequence) == nil
                     }
                     if !authentic {
                         let reason: String
                         if state.devices[origin] == nil {
-                            reason = "origin \(origin) is not enrolled in this ledger (\(origin)/\(closing[i]?.sequence ?? e.sequence) cannot be verified)"
+                            reason = "origin \(origin) is not enrolled in this ledger (\(origin)/\(closing[i]?.sequence ?? sequence) cannot be verified)"
                         } else if closing[i] == nil {
-                            reason = "\(origin)/\(e.sequence) is not signed, but \(origin) signs its events from sequence \(state.devices[origin]!.keys.first!.from)"
+                            reason = "\(origin)/\(sequence) is not signed, but \(origin) signs its events from sequence \(state.devices[origin]!.keys.first!.from)"
                         } else {
                             reason = "\(origin)/\(closing[i]!.sequence) is signed with a key that is not enrolled for \(origin)"
                         }
-                        let all = byOrigin[origin]!.filter { $0.event.sequence >= e.sequence }.count
-                        waiting[origin] = WaitingEvents(origin: origin, sequence: e.sequence, count: all, reason: reason)
+                        let all = offer.byOrigin[origin]!.filter { events[$0].sequence >= sequence }.count
+                        waiting[origin] = WaitingEvents(origin: origin, sequence: sequence, count: all, reason: reason)
                         keep = i
                         break
                     }
                 }
                 if keep < prefix.count {
                     shrunk = true
-                    if keep == 0 {
-                        prefixes[origin] = nil
-                        records[origin] = nil
-                    } else {
-                        prefixes[origin] = Array(prefix.prefix(keep))
-                        records[origin] = Array(records[origin]!.prefix(keep))
-                    }
+                    prefixes[origin] = keep == 0 ? nil : Array(prefix.prefix(keep))
                 }
             }
             if !shrunk { break }
         }
         outcome.prefixes = prefixes
-        outcome.records = records
         outcome.waiting = waiting
         outcome.revoked = revokedReport.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
         return outcome
