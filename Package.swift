@@ -59,7 +59,9 @@ let package = Package(
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(
             name: "LedgerBenchmarks",
-            dependencies: ["GoalLedger", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer"]),
+            dependencies: [
+                "GoalLedger", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer", "RequestSigning", "Sodium",
+            ]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),
@@ -83,7 +85,7 @@ let package = Package(
             name: "LedgerCommandLineTests",
             dependencies: [
                 "LedgerCommandLine", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
-                "LedgerService", "HTTPServer", "RequestSigning",
+                "LedgerService", "HTTPServer", "RequestSigning", "LedgerBenchmarks",
             ]
         ),
     ]

@@ -15,12 +15,17 @@ public struct HubBenchmark {
         public var events = 100_000
         public var otherLedgers = 10_000
         public var otherEvents = 5_000_000
+        /// The load through the sync service: devices (each founding 10 ledgers) and seconds.
+        public var loadDevices = 200
+        public var loadSeconds = 20.0
         public init() {}
         public static let quick: Sizes = {
             var s = Sizes()
             s.events = 2_000
             s.otherLedgers = 20
             s.otherEvents = 20_000
+            s.loadDevices = 20
+            s.loadSeconds = 2
             return s
         }()
     }
@@ -67,7 +72,37 @@ public struct HubBenchmark {
                 name: "hub load (\(sizes.otherEvents) events, \(sizes.otherLedgers) ledgers)", unit: "s", value: loadTime, baseline: nil,
                 baselineName: nil, note: "binary COPY into the hub's events table"))
         figures += try measure(source, hub: big, label: " on a loaded hub")
+        figures += try loadRun()
         return figures
+    }
+
+    /// The bounded load of the test command (`ServiceLoad`) on a hub of its own, through the
+    /// service's own database role (row-level security on), HTTP on 127.0.0.1.
+    func loadRun() throws -> [Figure] {
+        let url = try newHub("bench_load")
+        _ = try Hub(url: url).grantService(role: "bench_service")
+        var options = SyncService.Options(hubURL: url.replacingOccurrences(of: "user=postgres", with: "user=bench_service"))
+        options.databaseSessions = 24
+        let service = SyncService(options)
+        var http = HTTPServer.Options()
+        http.threads = 0
+        http.maxConnections = 512
+        let server = try HTTPServer(options: http) { service.handle($0) }
+        defer { server.stop() }
+        let load = ServiceLoad(devices: sizes.loadDevices, ledgersPerDevice: 10, seconds: sizes.loadSeconds)
+        log("hub: load through the sync service, \(load.devices) devices over \(load.devices * 10) ledgers for \(load.seconds) s")
+        let outcome = load.run(base: "http://127.0.0.1:\(server.port)")
+        let what = "\(load.devices) devices, \(load.devices * 10) ledgers, \(Int(load.seconds)) s"
+        let errors = "\(outcome.errors.count) errors"
+        return [
+            Figure(
+                name: "service load: requests (\(what))", unit: "requests/s", value: outcome.requestsPerSecond, baseline: nil, baselineName: nil,
+                note: "pushes of 1-4 signed events and pulls; \(outcome.eventsPushed) events pushed; \(errors)"),
+            Figure(
+                name: "service load: p50 latency", unit: "ms", value: outcome.percentile(0.5), baseline: nil, baselineName: nil, note: errors),
+            Figure(
+                name: "service load: p99 latency", unit: "ms", value: outcome.percentile(0.99), baseline: nil, baselineName: nil, note: errors),
+        ]
     }
 
     /// Push (both ways of sending), raw COPY, pull, raw SELECT and a no-op sync on one hub.

@@ -45,6 +45,8 @@ struct BenchmarkTests {
         sizes.events = 500
         sizes.otherLedgers = 5
         sizes.otherEvents = 2_000
+        sizes.loadDevices = 5
+        sizes.loadSeconds = 1
         let base = Benchmark(sizes: .quick, directory: dir, executable: nil)
         let figures = try HubBenchmark(sizes: sizes, socketDirectory: try TestServer.socketDirectory(), directory: dir).run(base: base)
         let names = figures.map(\.name)
@@ -60,5 +62,12 @@ struct BenchmarkTests {
         }
         let noop = try #require(figures.first { $0.name == "hub sync, nothing missing" })
         #expect(noop.note.contains("moved 0"))
+        // The load run: 5 devices founding 50 ledgers, every request answered.
+        let load = try #require(figures.first { $0.name.hasPrefix("service load: requests (5 devices, 50 ledgers") })
+        #expect(load.value > 0 && load.note.contains("0 errors"), "\(load.note)")
+        for name in ["service load: p50 latency", "service load: p99 latency"] {
+            let f = try #require(figures.first { $0.name == name })
+            #expect(f.value > 0 && f.note == "0 errors")
+        }
     }
 }

@@ -26,7 +26,7 @@ struct EventGateCommandTests {
         func number() -> Double {
             pick([
                 0, 1, -1, 0.5, 2.25, 1e12, -1e12, 0.000001, 123_456.123456, 999_999.5,
-                .nan, .infinity, -.infinity, 1e12.nextUp, -1e13, 5e-324, 1e-7, 0.1234567, 1e308, 0.1 + 0.2,
+                .nan, .infinity, -.infinity, 1e12.nextUp, -1e13, .leastNonzeroMagnitude, 1e-7, 0.1234567, 1e308, 0.1 + 0.2,
             ])
         }
         func text(_ limit: Int) -> String {
