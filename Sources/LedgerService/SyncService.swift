@@ -165,19 +165,14 @@ public final class SyncService: Sendable {
             }
             return out
         }
-        // Each origin's last event, as the hub holds it, looked up by its whole key (see
-        // `Hub.heads(of:)`).
+        // Each origin's last event, as the hub holds it (looked up as `Hub.headQuery` says).
         var heads: [String: (sequence: UInt64, event: Event)] = [:]
-        for (e, _) in try decode(
-            try connection.query(
-                """
-                SELECT h.origin, e.record FROM hub.heads h
-                CROSS JOIN LATERAL (
-                    SELECT record FROM hub.events WHERE ledger = $1 AND origin = h.origin AND sequence = h.head OFFSET 0) e
-                WHERE h.ledger = $1
-                """, [.uuid(queried)]), 1)
-        {
-            heads[e.origin] = (e.sequence, e)
+        let origins = try connection.query("SELECT origin, head FROM hub.heads WHERE ledger = $1", [.uuid(queried)])
+        for o in 0..<origins.rowCount {
+            let head = origins.int64(o, 1)
+            let row = try connection.query(Hub.headQuery, [.uuid(queried), .text(origins.string(o, 0)), .int64(head)])
+            guard row.rowCount == 1, row.int64(0, 0) == head else { continue }
+            for (e, _) in try decode(row, 3) { heads[e.origin] = (e.sequence, e) }
         }
         // Trust, folded from the ledger's trust events: those read before are kept (keyed by
         // the heads they were read up to); only the rows since are read.
@@ -286,7 +281,7 @@ public final class SyncService: Sendable {
             if lowest < head.sequence {
                 for (e, _) in try decode(
                     try connection.query(
-                        "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 AND sequence < $4",
+                        "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 AND sequence < $4 ORDER BY sequence",
                         [.uuid(queried), .text(origin), .int64(Int64(lowest)), .int64(Int64(head.sequence))]), 0)
                 {
                     held[origin, default: [:]][e.sequence] = e
