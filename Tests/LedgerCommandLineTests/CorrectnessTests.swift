@@ -75,6 +75,29 @@ struct CorrectnessTests {
         #expect(try f.json(["show", Self.goal])["view"]?["value"] == .number(3e12))
     }
 
+    @Test func sumsAreExactDecimalsInEveryCommand() throws {
+        let f = CLIFixture()
+        #expect(f.run(["init", "--device", "phone"]).exitCode == 0)
+        let create = #"{"type":"goalCreated","goal":"\#(Self.goal)","title":"Water","cadence":"daily","progress":{"kind":"measurable","target":1,"unit":"l"}}"#
+        let tenths = ["0.1", "0.2"].map { #"{"type":"progressRecorded","goal":"\#(Self.goal)","amount":\#($0),"at":"2026-11-05T09:00:00Z"}"# }
+        #expect(f.run(["append"], input: ([create] + tenths).joined(separator: "\n")).exitCode == 0)
+        let goals = f.run(["goals"]).stdout
+        #expect(goals.contains("0.3/1") && !goals.contains("0.30000000000000004"), "\(goals)")
+        #expect(try f.json(["show", Self.goal])["view"]?["value"] == .number(0.3))
+        #expect(f.run(["report", "--out", f.root + "/r.html"]).exitCode == 0)
+        let html = try String(contentsOfFile: f.root + "/r.html", encoding: .utf8)
+        #expect(!html.contains("0.30000000000000004"))
+        // Seven more tenths complete the target exactly (floating-point addition stops at 0.9999999999999999).
+        let more = Array(repeating: #"{"type":"progressRecorded","goal":"\#(Self.goal)","amount":0.1,"at":"2026-11-05T10:00:00Z"}"#, count: 7)
+        #expect(f.run(["append"], input: more.joined(separator: "\n")).exitCode == 0)
+        let view = try f.json(["show", Self.goal])["view"]
+        #expect(view?["value"] == .number(1) && view?["completed"] == .bool(true), "\(String(describing: view))")
+        // Many entries at the limit add up without overflow.
+        let huge = Array(repeating: #"{"type":"progressRecorded","goal":"\#(Self.goal)","amount":1e12,"at":"2026-11-05T11:00:00Z"}"#, count: 12)
+        #expect(f.run(["append"], input: huge.joined(separator: "\n")).exitCode == 0)
+        #expect(try f.json(["show", Self.goal])["view"]?["value"] == .number(12e12 + 1))
+    }
+
     @Test func theJSONWriterRefusesNonFiniteNumbers() {
         for n in [Double.infinity, -Double.infinity, Double.nan] {
             #expect(throws: LedgerError.self) { try JSONWriter.string(.array([.number(1), .number(n)])) }

@@ -25,6 +25,22 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
 
     /// The shortest decimal form, as the JSON form writes it.
     public var description: String { JSONWriter.number(value) }
+
+    /// `value` in millionths: exact for every amount the gate lets in (at most six digits after
+    /// the point), so sums of them do not depend on their order.
+    static func micro(_ value: Double) -> Int64 { Int64((value * 1e6).rounded()) }
+
+    /// The sum of `values`, exact: added in millionths (in 128 bits, so no sum of stored
+    /// amounts overflows), then read back as the nearest `Double`, whose shortest decimal form
+    /// is the exact sum (0.1 + 0.2 is 0.3) for every sum within ±9,007,199,254 units.
+    static func sum(_ values: some Sequence<Double>) -> Double { Double(microSum(values)) / 1e6 }
+
+    /// The sum of `values` in millionths.
+    static func microSum(_ values: some Sequence<Double>) -> Int128 {
+        var micro: Int128 = 0
+        for v in values { micro += Int128(Self.micro(v)) }
+        return micro
+    }
 }
 
 extension ProgressRecorded {

@@ -93,13 +93,13 @@ public struct GoalView: Equatable, Sendable {
     }
 
     /// The value and completion of a set of entries (one period's, or one day's): measurable, the
-    /// sum against the target; outcome, whether the latest entry (by `occurredAt`, then canonical
-    /// order) says completed.
+    /// exact sum (``Amount``: in millionths, whatever the entries' order) against the target;
+    /// outcome, whether the latest entry (by `occurredAt`, then canonical order) says completed.
     static func summarize(_ entries: [ProgressEntry], kind: ProgressKind, target: Double) -> (value: Double?, completed: Bool) {
         switch kind {
         case .measurable:
-            let sum = entries.reduce(0.0) { $0 + ($1.amount ?? 0) }
-            return (sum, sum >= target)
+            let micro = Amount.microSum(entries.lazy.compactMap(\.amount))
+            return (Double(micro) / 1e6, micro >= Int128(Amount.micro(target)))
         case .outcome:
             let latest = entries.max { a, b in a.occurredAt != b.occurredAt ? a.occurredAt < b.occurredAt : a.key < b.key }
             return (nil, latest?.completed ?? false)

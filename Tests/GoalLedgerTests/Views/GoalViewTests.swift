@@ -63,6 +63,33 @@ struct GoalViewTests {
         #expect(nyView.value == 5)
     }
 
+    @Test func sumsAreExactWhateverTheEntriesOrder() {
+        // 0.1 + 0.2 is 0.3, and ten tenths complete a target of 1.
+        var g = GoalBuilder(cadence: .daily, measurable: 1)
+        g.record(0.1, on: "2026-11-02")
+        g.record(0.2, on: "2026-11-02")
+        let now = instant("2026-11-02T18:00:00Z")
+        #expect(GoalView(goal: g.state, calendar: berlin, now: now).value == 0.3)
+        #expect(JSONWriter.number(GoalView(goal: g.state, calendar: berlin, now: now).value!) == "0.3")
+        var tenths = GoalBuilder(cadence: .daily, measurable: 1)
+        for _ in 0..<10 { tenths.record(0.1, on: "2026-11-02") }
+        #expect((0..<10).reduce(0.0) { s, _ in s + 0.1 } != 1, "floating-point addition would miss the target")
+        let view = GoalView(goal: tenths.state, calendar: berlin, now: now)
+        #expect(view.value == 1 && view.completed)
+
+        // Amounts of up to six digits after the point, in seeded random orders: the sum is the
+        // exact decimal sum (computed here in whole millionths), in every order.
+        var rng = SeededRandom(seed: 26)
+        for _ in 0..<50 {
+            let micros = (0..<Int.random(in: 2...40, using: &rng)).map { _ in Int64.random(in: -5_000_000_000...5_000_000_000, using: &rng) }
+            let amounts = micros.map { Double($0) / 1e6 }
+            let exact = Double(micros.reduce(0, +)) / 1e6
+            for _ in 0..<3 {
+                #expect(Amount.sum(amounts.shuffled(using: &rng)) == exact)
+            }
+        }
+    }
+
     @Test func weeklyPeriodsFollowTheFirstWeekday() {
         var g = GoalBuilder(cadence: .weekly)
         g.complete(on: "2026-11-29")  // a Sunday
