@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "goal-ledger",
+    // `Synchronization.Mutex` and `Int128` need these; Linux has no minimum.
+    platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18), .visionOS(.v2)],
     products: [
         .library(name: "GoalLedger", targets: ["GoalLedger"]),
         .library(name: "LedgerSync", targets: ["LedgerSync"]),

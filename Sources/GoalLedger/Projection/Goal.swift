@@ -2,7 +2,7 @@ import Foundation
 
 /// A goal as an app shows it: its current facts as plain typed values, without the registers
 /// and stamps the fold keeps (``GoalState`` has those, for audits and conflicts).
-public struct Goal: Equatable, Sendable, Identifiable {
+public struct Goal: Hashable, Sendable, Identifiable {
     public var id: UUID
     /// The title.
     public var title: String
@@ -42,8 +42,44 @@ extension GoalState {
     }
 }
 
+/// A goal as a screen shows it: its facts and its view for the store's device at one moment
+/// (the device's time zone and first weekday, from its latest `deviceConfigured`).
+public struct GoalSnapshot: Hashable, Sendable, Identifiable {
+    /// The goal's facts.
+    public var goal: Goal
+    /// Its current period, the period's value, whether it is complete, and the streak.
+    public var view: GoalView
+
+    public var id: UUID { goal.id }
+
+    public init(goal: Goal, view: GoalView) {
+        self.goal = goal
+        self.view = view
+    }
+}
+
 extension LedgerStore {
     /// One goal's current facts, from the stored projection; nil for a goal the store does not
     /// know (or whose creation has not arrived yet).
     public func goal(_ id: UUID) throws(LedgerError) -> Goal? { try goalState(id).goal }
+
+    /// Every goal with its view for this store's device at `now`, in the order of their ids;
+    /// deleted goals only with `includingDeleted`. What a list screen shows.
+    public func goals(now: Instant = .systemNow, includingDeleted: Bool = false) throws(LedgerError) -> [GoalSnapshot] {
+        let calendar = try deviceState(device).calendar
+        var out: [GoalSnapshot] = []
+        try forEachGoal { state in
+            guard includingDeleted || !state.isDeleted, let goal = state.goal else { return }
+            out.append(GoalSnapshot(goal: goal, view: GoalView(goal: state, calendar: calendar, now: now)))
+        }
+        return out
+    }
+
+    /// One goal with its view for this store's device at `now`; nil for a goal the store does
+    /// not know. What a detail screen shows.
+    public func goal(_ id: UUID, now: Instant) throws(LedgerError) -> GoalSnapshot? {
+        let state = try goalState(id)
+        guard let goal = state.goal else { return nil }
+        return GoalSnapshot(goal: goal, view: GoalView(goal: state, calendar: try deviceState(device).calendar, now: now))
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One progress entry: a `progressRecorded` event, keyed by its event id.
-public struct ProgressEntry: Equatable, Sendable {
+public struct ProgressEntry: Hashable, Sendable {
     /// The entry's id: its `progressRecorded` event's (in a schema-1 history, the entry's own).
     public var id: UUID
     /// For a measurable goal, the amount (may be negative); nil for a completion.

@@ -8,10 +8,20 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The instant `milliseconds` after 1970-01-01T00:00:00Z (not checked against ``supported``).
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
-    /// The current time of this machine. Only the command line's default clock uses it.
-    public static var systemNow: Instant {
-        Instant(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    /// The current time of this machine: the default `now` of an app's calls (the command line
+    /// takes `--now`).
+    public static var systemNow: Instant { Instant(Date()) }
+
+    /// `date`, to the millisecond (rounded down; a date on a whole millisecond, such as
+    /// ``date`` gives, comes back as that millisecond despite binary fractions of a second).
+    public init(_ date: Date) {
+        let ms = date.timeIntervalSince1970 * 1000
+        let nearest = ms.rounded()
+        self.init(milliseconds: Int64(abs(ms - nearest) < 1e-3 ? nearest : ms.rounded(.down)))
     }
+
+    /// This instant as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     public static func < (a: Instant, b: Instant) -> Bool { a.milliseconds < b.milliseconds }
 
@@ -175,6 +185,20 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         self.daysSinceEpoch = Int32(era * 146_097 + doe - 719_468)
+    }
+
+    /// The day of `components`' year, month and day (as a calendar picker gives them); nil when
+    /// one is missing or they name no date.
+    public init?(_ components: DateComponents) {
+        guard let y = components.year, let m = components.month, let d = components.day else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    /// The day's year, month and day in the Gregorian calendar, for a date picker or
+    /// `Calendar.date(from:)` in the time zone of the app's choice.
+    public var dateComponents: DateComponents {
+        let (y, m, d) = components
+        return DateComponents(calendar: Calendar(identifier: .gregorian), year: y, month: m, day: d)
     }
 
     /// Parses exactly `YYYY-MM-DD`.

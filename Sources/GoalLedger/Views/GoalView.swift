@@ -65,9 +65,24 @@ extension Cadence {
     }
 }
 
+/// A run of consecutive completed periods: the `current` one (it ends with the current period
+/// when that is complete, else with the previous one, so an unfinished period does not break it)
+/// and the `best` ever.
+public struct Streak: Hashable, Sendable {
+    /// Completed periods in the current run.
+    public var current: Int
+    /// The longest run of completed periods (at least `current`).
+    public var best: Int
+
+    public init(current: Int, best: Int) {
+        self.current = current
+        self.best = best
+    }
+}
+
 /// A goal as one device sees it at one moment: the current period, its value, whether it is
 /// complete, and the streak of completed periods.
-public struct GoalView: Equatable, Sendable {
+public struct GoalView: Hashable, Sendable {
     /// The current period of the goal's cadence (cut to the supported days); nil for a one-time
     /// goal, whose every entry counts.
     public var period: Period?
@@ -78,12 +93,7 @@ public struct GoalView: Equatable, Sendable {
     public var completed: Bool
     /// Consecutive completed periods: `current` ends with the current period if it is complete,
     /// else with the previous one; `best` is the longest run. Nil for a one-time goal.
-    public var streak: (current: Int, best: Int)?
-
-    public static func == (a: GoalView, b: GoalView) -> Bool {
-        a.period == b.period && a.value == b.value && a.completed == b.completed
-            && a.streak?.current == b.streak?.current && a.streak?.best == b.streak?.best
-    }
+    public var streak: Streak?
 
     /// The entries that count for a goal's views: those of its progress kind (entries of the
     /// other kind are possible only from another device's malformed history).
@@ -161,7 +171,7 @@ public struct GoalView: Equatable, Sendable {
             }
             best = max(best, run)
         }
-        self.streak = (currentRun, max(best, currentRun))
+        self.streak = Streak(current: currentRun, best: max(best, currentRun))
     }
 
     /// `{"periodStart","periodEnd","value","completed","streak":{"current","best"}}`; an outcome
