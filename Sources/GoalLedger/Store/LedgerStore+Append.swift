@@ -65,7 +65,18 @@ extension LedgerStore {
                 let signer = try signingKey ?? self.signer(txn)
                 // The chain continues from this device's last event.
                 var previous = try signer.map { _ in try Self.chainHash(device, sequence, txn, layout) }
-                var lastNew: (event: Event, position: UInt64)?
+                // The batch's new events, indexed together after the loop (each index in its key
+                // order); what the rules look up among them is found here first.
+                var newEvents: [Event] = []
+                var newRecords: [[UInt8]] = []
+                newEvents.reserveCapacity(drafts.count)
+                newRecords.reserveCapacity(drafts.count)
+                let firstNew = position + 1
+                var newGoalEvents: [UUID: Int] = [:]
+                func batchEvent(_ id: UUID) -> Event? {
+                    guard let p = seen[id]?.position, p >= firstNew, !seen[id]!.duplicate else { return nil }
+                    return newEvents[Int(p - firstNew)]
+                }
                 var seen: [UUID: AppendResult] = [:]
                 seen.reserveCapacity(drafts.count)
                 var results: [AppendResult] = []
@@ -87,11 +98,15 @@ extension LedgerStore {
                     case .goalCreated:
                         // The id must be new: no event at all may name it yet.
                         var s = try batch.header(id, txn)
-                        s.version = try StoredProjection.version(of: id, txn, layout)
+                        s.version = try StoredProjection.version(of: id, txn, layout) + newGoalEvents[id, default: 0]
                         return s
                     case .progressRemoved(let p):
                         var s = try batch.header(id, txn)
-                        if let entry = try StoredProjection.entry(p.entry, of: id, txn, layout) {
+                        let inBatch: ProgressEntry? = batchEvent(p.entry).flatMap { e in
+                            guard case .progressRecorded(let r) = e.payload, r.goal == id else { return nil }
+                            return ProgressEntry(e, r)
+                        }
+                        if let entry = try inBatch ?? StoredProjection.entry(p.entry, of: id, txn, layout) {
                             s.recordedEntries[p.entry] = entry
                             if try txn.get(tables.removed, key: id.bytes + p.entry.bytes) != nil { s.removedEntries.insert(p.entry) }
                             return s
@@ -101,7 +116,7 @@ extension LedgerStore {
                     case .progressHistoryReplaced(let p):
                         // The rules need the base write only: look it up by id, not the history.
                         var s = try batch.header(id, txn)
-                        if let base = p.base, let e = try Self.event(id: base, txn, layout),
+                        if let base = p.base, let e = try batchEvent(base) ?? Self.event(id: base, txn, layout),
                             case .progressHistoryReplaced(let b) = e.payload, b.goal == id
                         {
                             s.record(e)
@@ -172,9 +187,10 @@ extension LedgerStore {
                     // One encoding serves the log and, while the event is unsigned, its hash.
                     let record = EventCodec.encode(event)
                     if previous != nil { previous = EventChain.hash(record: record) }
-                    try Self.index(event, at: position, record: record, txn, layout)
-                    lastNew = (event, position)
                     try batch.apply(event, at: position, checked: true, txn)
+                    if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
+                    newEvents.append(event)
+                    newRecords.append(record)
                     let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
                     seen[id] = result
                     results.append(result)
@@ -182,13 +198,14 @@ extension LedgerStore {
                 // A batch of duplicates (or none) writes nothing at all.
                 if results.contains(where: { !$0.duplicate }) {
                     // One signature per batch, on its last event: it vouches for the chain.
-                    if let signer, let (last, position) = lastNew, let hash = previous {
+                    if let signer, let last = newEvents.last, let hash = previous {
                         var signed = last
                         signed.signature = signer.sign(
                             EventChain.message(ledger: ledgerID, origin: device, sequence: last.sequence, hash: hash))
                         signed.signer = signer.publicKey
-                        try txn.put(layout.events, key: position.bigEndianBytes, value: EventCodec.encode(signed))
+                        newRecords[newRecords.count - 1] = EventCodec.encode(signed)
                     }
+                    try Self.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, txn, layout)
                     try batch.flush(txn)
                     try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
                     try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
@@ -269,26 +286,6 @@ extension LedgerStore {
             for (i, position) in origins {
                 try txn.put(layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes, options: options)
             }
-        }
-    }
-
-    /// Writes one event and its index entries at `position`.
-    static func index(
-        _ event: Event, at position: UInt64, record encoded: [UInt8]? = nil, _ txn: borrowing Transaction, _ layout: StoreLayout
-    ) throws {
-        let p = position.bigEndianBytes
-        let record = encoded ?? EventCodec.encode(event)
-        // Keys and values straight from memory: this runs for every event appended or imported.
-        try withUnsafeBytes(of: position.bigEndian) { pos in
-            try record.withUnsafeBytes { try txn.put(layout.events, key: pos, value: $0, options: .append) }
-            try withUnsafeBytes(of: event.id.uuid) { try txn.put(layout.eventIds, key: $0, value: pos, options: .noOverwrite) }
-            if let goal = event.payload.goal {
-                try withUnsafeBytes(of: goal.uuid) { try txn.put(layout.goalEvents, key: $0, value: pos) }
-            }
-        }
-        try txn.put(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), value: p, options: .noOverwrite)
-        if event.payload.goal == nil {
-            try txn.put(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position), value: [])
         }
     }
 }
