@@ -104,6 +104,35 @@ struct AppendTests {
         #expect(try t.store.snapshot() == before, "\(bad.name) changed the store")
     }
 
+    @Test func aBatchSeesItsOwnEventsBeforeTheyAreIndexed() throws {
+        // Indexes are written after a batch's rules have run: what the rules look up among the
+        // batch's own events must still be found.
+        let t = try TemporaryStore()
+        let goal = "30000000-0000-4000-8000-000000000001"
+        let entry = "30000000-0000-4000-8000-000000000002"
+        try t.store.append(
+            try drafts([
+                #"{"type":"goalCreated","goal":"\#(goal)","title":"Read","cadence":"daily","progress":{"kind":"measurable","target":3}}"#,
+                #"{"id":"\#(entry)","type":"progressRecorded","goal":"\#(goal)","amount":2}"#,
+                #"{"type":"progressRecorded","goal":"\#(goal)","amount":1}"#,
+                #"{"type":"progressRemoved","goal":"\#(goal)","entry":"\#(entry)"}"#,
+            ]), now: now)
+        let state = try t.store.goalState(UUID(uuidString: goal)!)
+        #expect(state.entries.map(\.amount) == [1])
+        // A goal created twice in one batch is refused whole, as across batches.
+        let again = "30000000-0000-4000-8000-000000000003"
+        let before = try t.store.snapshot()
+        #expect(throws: LedgerError.self) {
+            try t.store.append(
+                try drafts([
+                    #"{"type":"goalCreated","goal":"\#(again)","title":"A"}"#, #"{"type":"goalCreated","goal":"\#(again)","title":"B"}"#,
+                ]), now: now)
+        }
+        #expect(try t.store.snapshot() == before)
+        // Every index agrees with the log.
+        #expect(try t.store.verify().problems.isEmpty)
+    }
+
     @Test func anEmptyBatchWritesNothing() throws {
         let t = try TemporaryStore()
         try t.store.append(try drafts(dayOne), now: now)
