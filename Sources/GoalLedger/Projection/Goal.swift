@@ -50,8 +50,10 @@ public struct GoalSnapshot: Hashable, Sendable, Identifiable {
     /// Its current period, the period's value, whether it is complete, and the streak.
     public var view: GoalView
 
+    /// The goal's id.
     public var id: UUID { goal.id }
 
+    /// A snapshot of `goal` with `view`.
     public init(goal: Goal, view: GoalView) {
         self.goal = goal
         self.view = view

@@ -74,6 +74,7 @@ public struct Streak: Hashable, Sendable {
     /// The longest run of completed periods (at least `current`).
     public var best: Int
 
+    /// A streak of `current` periods, the best being `best`.
     public init(current: Int, best: Int) {
         self.current = current
         self.best = best

@@ -1,0 +1,84 @@
+import Foundation
+import GoalLedger
+import Testing
+
+// The example of the article "A goals screen with the typed API", compiled and run, with the
+// public API only.
+
+/// What a list screen holds: the goals and their views for this device at one moment.
+struct GoalsScreen {
+    var rows: [GoalSnapshot]
+
+    init(store: LedgerStore, now: Instant) throws {
+        rows = try store.goals(now: now)
+    }
+
+    /// One row's text, as a cell would show it.
+    func line(_ s: GoalSnapshot) -> String {
+        var text = s.goal.title
+        if s.goal.progressKind == .measurable, let target = s.goal.target {
+            text += ": \(Amount.describe(s.view.value ?? 0))/\(Amount.describe(target))"
+        } else {
+            text += s.view.completed ? ": done" : ": not yet"
+        }
+        if let streak = s.view.streak, streak.current > 0 { text += " · \(streak.current) in a row" }
+        return text
+    }
+}
+
+extension Amount {
+    /// An amount as the ledger's JSON writes it (shortest form), for a number already checked.
+    static func describe(_ value: Double) -> String { (try? Amount(value))?.description ?? "\(value)" }
+}
+
+struct GoalsScreenExampleTests {
+    @Test func aGoalsScreenFromTypedCalls() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-screen-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let morning = Instant(Date(timeIntervalSince1970: 1_793_606_400))  // 2026-11-02T07:00:00Z
+
+        // Set up: this device's calendar, then two goals.
+        let store = try LedgerStore.create(at: dir + "/store", device: "phone")
+        let water = UUID()
+        let call = UUID()
+        try store.append(
+            [
+                EventDraft(payload: .deviceConfigured(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2))),
+                EventDraft(
+                    payload: .goalCreated(
+                        GoalCreated(
+                            goal: water, title: "Drink water", cadence: .daily, progressKind: .measurable, target: try Amount.target(2).value,
+                            unit: "l", reminder: try ReminderTime(hour: 9, minute: 0)))),
+                EventDraft(payload: .goalCreated(GoalCreated(goal: call, title: "Call grandma", cadence: .weekly))),
+            ], now: morning)
+
+        // Record progress: checked amounts, exact sums.
+        for litres in [0.1, 0.2, 0.5] {
+            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: water, amount: try Amount(litres))))], now: morning)
+        }
+        try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: call, completed: true)))], now: morning)
+
+        // The screen.
+        let screen = try GoalsScreen(store: store, now: morning)
+        #expect(Set(screen.rows.map(screen.line)) == ["Drink water: 0.8/2", "Call grandma: done · 1 in a row"])
+
+        // A value the user typed that the ledger cannot hold is refused where it is made,
+        // naming the field; nothing is written.
+        do {
+            _ = try Amount(0.1234567)
+            Issue.record("an amount with seven digits after the point was accepted")
+        } catch {
+            #expect(error.field == "amount")
+        }
+        // A goal the store does not know: a `LedgerError` an app can show as it is.
+        let one = try Amount(1)
+        do {
+            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: UUID(), amount: one)))], now: morning)
+            Issue.record("progress on an unknown goal was accepted")
+        } catch {
+            #expect(error.code == .invalidInput)
+            #expect(error.localizedDescription.contains("event 1 of the batch"))
+        }
+        #expect(try store.goals(now: morning).count == 2)
+    }
+}
