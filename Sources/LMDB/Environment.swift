@@ -1,5 +1,6 @@
 import CLMDB
 import Glibc
+import Synchronization
 
 /// One LMDB environment: a directory holding a memory-mapped B+tree file and its lock file.
 ///
@@ -29,8 +30,57 @@ public final class Environment: @unchecked Sendable {
         public init() {}
     }
 
+    /// The environments open in this process, by the device and inode of their data file (so
+    /// that another spelling of a path is the same file).
+    private static let openFiles = Mutex<[FileIdentity: Weak]>([:])
+
+    final class Weak: @unchecked Sendable {
+        weak var environment: Environment?
+        init(_ e: Environment) { environment = e }
+    }
+
+    struct FileIdentity: Hashable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(dataFileIn directory: String) {
+            var s = stat()
+            guard stat(directory + "/data.mdb", &s) == 0 else { return nil }
+            device = UInt64(s.st_dev)
+            inode = UInt64(s.st_ino)
+        }
+    }
+
+    private var identity: FileIdentity?
+
     /// Opens (or creates the files of) the environment in the existing directory `path`.
-    public init(path: String, options: Options = Options()) throws(LMDBError) {
+    /// Refuses (``LMDBError/alreadyOpen``) an environment this process holds open already: LMDB
+    /// allows one, since closing a second would drop the first one's locks.
+    public convenience init(path: String, options: Options = Options()) throws(LMDBError) {
+        try self.init(path: path, options: options, registered: true)
+    }
+
+    /// The environment in `path` as this process holds it: the one already open (whatever
+    /// options it was opened with), else a new one. Every user of one environment in a process
+    /// shares it, as LMDB requires.
+    public static func shared(path: String, options: Options = Options()) throws(LMDBError) -> Environment {
+        let result: Result<Environment, LMDBError> = openFiles.withLock { open in
+            if let id = FileIdentity(dataFileIn: path), let existing = open[id]?.environment { return .success(existing) }
+            do throws(LMDBError) {
+                let e = try Environment(path: path, options: options, registered: false)
+                if let id = e.identity { open[id] = Weak(e) }
+                return .success(e)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private init(path: String, options: Options, registered: Bool) throws(LMDBError) {
+        if registered, let existing = FileIdentity(dataFileIn: path), Self.openFiles.withLock({ $0[existing]?.environment != nil }) {
+            throw LMDBError.alreadyOpen
+        }
         var handle: OpaquePointer?
         var cleared: Int32 = 0
         try LMDBError.check(mdb_env_create(&handle))
@@ -52,9 +102,27 @@ public final class Environment: @unchecked Sendable {
         self.path = path
         self.maximumMapSize = options.maximumMapSize
         self.staleReadersCleared = cleared
+        identity = FileIdentity(dataFileIn: path)
+        if registered, let id = identity {
+            let fresh = Self.openFiles.withLock { open in
+                guard open[id]?.environment == nil else { return false }
+                open[id] = Weak(self)
+                return true
+            }
+            // Two opens of a new environment raced in this process: keep the first (this one is
+            // closed by `deinit`, which runs when an initializer throws after setting every
+            // property; it does not remove the first one's entry).
+            guard fresh else { throw LMDBError.alreadyOpen }
+        }
     }
 
-    deinit { mdb_env_close(env) }
+    deinit {
+        // Closed under the registry's lock: no open of the same files can start meanwhile.
+        Self.openFiles.withLock { open in
+            mdb_env_close(env)
+            if let identity, open[identity]?.environment == nil || open[identity]?.environment === self { open[identity] = nil }
+        }
+    }
 
     /// The current size of the memory map in bytes.
     public var mapSize: Int {

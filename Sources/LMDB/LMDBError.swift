@@ -1,4 +1,5 @@
 import CLMDB
+import Glibc
 
 /// An error reported by LMDB, carrying its code and LMDB's own message.
 public struct LMDBError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -9,6 +10,16 @@ public struct LMDBError: Error, Equatable, CustomStringConvertible, Sendable {
         self.code = code
         self.message = String(cString: mdb_strerror(code))
     }
+
+    init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The environment's files are open already in this process (LMDB allows one open per
+    /// process: closing a second would drop the first one's locks).
+    public static let alreadyOpen = LMDBError(code: EBUSY, message: "the environment is already open in this process")
+    public var isAlreadyOpen: Bool { self == .alreadyOpen }
 
     public static let notFoundCode = MDB_NOTFOUND
     public static let mapFullCode = MDB_MAP_FULL

@@ -162,3 +162,18 @@ struct EnvironmentTests {
         }
     }
 }
+
+struct OneOpenPerProcessTests {
+    @Test func aSecondOpenOfOneEnvironmentIsRefusedUntilTheFirstCloses() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-once-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var first: Environment? = try Environment(path: dir)
+        #expect(first != nil)
+        // Another spelling of the same directory is the same file.
+        #expect(throws: LMDBError.alreadyOpen) { _ = try Environment(path: dir + "/.") }
+        #expect(throws: LMDBError.alreadyOpen) { _ = try Environment(path: dir) }
+        first = nil
+        _ = try Environment(path: dir)
+    }
+}

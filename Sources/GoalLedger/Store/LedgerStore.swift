@@ -193,7 +193,9 @@ public final class LedgerStore: @unchecked Sendable {
 
     private static func openEnvironment(_ path: String, options: Environment.Options) throws(LedgerError) -> Environment {
         do {
-            return try Environment(path: path, options: options)
+            // One environment per store and process, as LMDB requires: a second `open` of a
+            // store shares the first one's.
+            return try Environment.shared(path: path, options: options)
         } catch {
             throw LedgerError(.store, "cannot open the LMDB environment at \(path): \(error.message)")
         }

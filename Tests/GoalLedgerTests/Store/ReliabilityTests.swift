@@ -163,3 +163,20 @@ struct ReliabilityTests {
         #expect(with <= without + 16 * 4096, "\(with) bytes with a feed, \(without) without")
     }
 }
+
+struct OneStorePerProcessTests {
+    @Test func aSecondOpenOfAStoreSharesTheFirstOnesEnvironment() throws {
+        // LMDB allows one open environment per file and process: a second `open` (another
+        // spelling of the path too) shares the first one's, so each sees the other's writes.
+        let dir = TemporaryDirectory()
+        var first: LedgerStore? = try LedgerStore.create(at: dir.path + "/s", device: "phone")
+        let second = try LedgerStore.open(at: dir.path + "/./s")
+        #expect(first!.env === second.env)
+        let goal = UUID()
+        try first!.append([EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Shared")))], now: instant("2026-11-05T12:00:00Z"))
+        #expect(try second.goal(goal)?.title == "Shared")
+        first = nil
+        #expect(try second.lastPosition() == 1)
+        #expect(try LedgerStore.open(at: dir.path + "/s").env === second.env)
+    }
+}
