@@ -393,7 +393,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// Bytes of live data pages per table (the log, each index, each projection table), and the
     /// extent of the data file, which also holds pages freed by earlier transactions for reuse.
-    public func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
+    package func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
         try read { txn in
             var tables: [(String, LMDB.Database)] = [
                 ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
@@ -414,7 +414,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// Visits the stored values of one of the store's tables (`events`, `eventIds`, `p0.goals`, …)
     /// with a plain cursor, in key order, undecoded: the raw-LMDB baseline of the benchmark,
     /// read through this store's own environment (LMDB forbids opening one twice in a process).
-    public func scanRawValues(of table: String, _ body: (UnsafeRawBufferPointer) -> Void) throws(LedgerError) {
+    package func scanRawValues(of table: String, _ body: (UnsafeRawBufferPointer) -> Void) throws(LedgerError) {
         let db: LMDB.Database
         do {
             db = try env.existingDatabase(named: table, duplicates: StoreLayout.duplicates.contains(table))
