@@ -52,7 +52,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// old app: unsigned until it is migrated.
     public static func create(
         at path: String, device: String, ledger: UUID? = nil, schema: Int = currentSchema,
-        options: Environment.Options = Environment.Options(), keys: (any DeviceKeyStore)? = nil
+        options: StoreOptions = StoreOptions(), keys: (any DeviceKeyStore)? = nil
     ) throws(LedgerError) -> LedgerStore {
         try create(at: path, device: device, ledger: ledger, schema: schema, options: options, keys: keys, signed: true)
     }
@@ -61,7 +61,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// random ledger id, no key): for tests and the benchmark's unsigned baseline.
     package static func create(
         at path: String, device: String, ledger: UUID? = nil, schema: Int = currentSchema,
-        options: Environment.Options = Environment.Options(), keys: (any DeviceKeyStore)? = nil, signed: Bool
+        options: StoreOptions = StoreOptions(), keys: (any DeviceKeyStore)? = nil, signed: Bool
     ) throws(LedgerError) -> LedgerStore {
         let keyStore = keys ?? DirectoryKeyStore(directory: path)
         let founding = ledger == nil && schema == currentSchema && signed
@@ -124,7 +124,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// Opens an existing store. A stored projection built by an older version of the fold is
     /// rebuilt before the store is returned (never served stale); `onRebuild` is told why.
     public static func open(
-        at path: String, options: Environment.Options = Environment.Options(),
+        at path: String, options: StoreOptions = StoreOptions(),
         onRebuild: ((String) -> Void)? = nil, keys: (any DeviceKeyStore)? = nil
     ) throws(LedgerError) -> LedgerStore {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
@@ -191,11 +191,11 @@ public final class LedgerStore: @unchecked Sendable {
         return store
     }
 
-    private static func openEnvironment(_ path: String, options: Environment.Options) throws(LedgerError) -> Environment {
+    private static func openEnvironment(_ path: String, options: StoreOptions) throws(LedgerError) -> Environment {
         do {
             // One environment per store and process, as LMDB requires: a second `open` of a
             // store shares the first one's.
-            return try Environment.shared(path: path, options: options)
+            return try Environment.shared(path: path, options: options.environment)
         } catch {
             throw LedgerError(.store, "cannot open the LMDB environment at \(path): \(error.message)")
         }
@@ -434,5 +434,25 @@ public final class LedgerStore: @unchecked Sendable {
         try read { txn in
             HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
         }
+    }
+}
+
+/// How a store sizes its memory map: the map is the most the store's file may grow to before it
+/// is enlarged; it grows by doubling, by itself, while no transaction of the process is open.
+public struct StoreOptions: Equatable, Sendable {
+    /// The map's size when the store opens (64 MiB by default): the first doubling happens when
+    /// the data outgrows it.
+    public var initialMapSize = 64 << 20
+    /// The largest the map may grow to (1 TiB of address space by default, not of disk).
+    public var maximumMapSize = 1 << 40
+
+    /// The defaults.
+    public init() {}
+
+    var environment: Environment.Options {
+        var o = Environment.Options()
+        o.initialMapSize = initialMapSize
+        o.maximumMapSize = maximumMapSize
+        return o
     }
 }

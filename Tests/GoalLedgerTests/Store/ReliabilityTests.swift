@@ -14,7 +14,7 @@ struct ReliabilityTests {
 
     @Test func aStoreWithATinyMapKeepsAcceptingAppends() throws {
         let dir = TemporaryDirectory()
-        var options = Environment.Options()
+        var options = StoreOptions()
         options.initialMapSize = 128 << 10
         let store = try LedgerStore.create(at: dir.path + "/s", device: "phone", options: options)
         try store.append(try drafts(dayOne), now: now)
