@@ -63,6 +63,25 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case noStore(path: String)
         /// The store at `path` lacks the signing key of `device`, which its ledger enrolled.
         case signingKeyMissing(device: String, path: String)
+        /// What repairs or upgrades the store: the command line names its command.
+        case remedy(Remedy)
+    }
+
+    /// What an app (or the command line) does about a store failure.
+    package enum Remedy: Equatable, Sendable {
+        /// Rebuild the projections from the log (`LedgerStore.rebuild()`).
+        case rebuild
+        /// Verify the store, then rebuild its projections.
+        case verifyThenRebuild
+        /// Verify the store; restore a backup if its log is damaged.
+        case verifyThenRestore
+        /// Migrate the store to the current schema (`LedgerStore.migrate()`).
+        case migrate
+    }
+
+    /// An error of kind `code` with `message`, which `remedy` repairs.
+    package init(_ code: Code, _ message: String, remedy: Remedy) {
+        self.init(code, message, situation: .remedy(remedy))
     }
 
     /// An error of kind `code` with `message`.

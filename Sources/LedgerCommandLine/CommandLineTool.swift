@@ -61,13 +61,27 @@ public enum CommandLineTool {
 
     /// The error with the command line's hint on the failures its own commands and options fix
     /// (the library's messages name none of them).
-    static func hinted(_ error: LedgerError) -> LedgerError {
+    package static func hinted(_ error: LedgerError) -> LedgerError {
         switch error.situation {
         case .noStore(let path)?:
             .noStore(at: path, hint: " (create one with `ledger \(InitCommand.spec.name) \(InitCommand.device.name) NAME`)")
         case .signingKeyMissing(let device, let path)?:
             .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
+        case .remedy(let remedy)?:
+            LedgerError(error.code, error.message + Self.hint(remedy), situation: error.situation)
         case nil: error
+        }
+    }
+
+    /// The command that repairs or upgrades a store, after the library's message.
+    package static func hint(_ remedy: LedgerError.Remedy) -> String {
+        let verify = "`ledger \(VerifyCommand.spec.name)`"
+        let rebuild = "`ledger \(RebuildCommand.spec.name)`"
+        return switch remedy {
+        case .rebuild: " (run \(rebuild))"
+        case .verifyThenRebuild: " (run \(verify), then \(rebuild))"
+        case .verifyThenRestore: " (run \(verify), and restore a backup if the log is damaged)"
+        case .migrate: ": run `ledger \(MigrateCommand.spec.name)` first"
         }
     }
 

@@ -173,3 +173,31 @@ struct CorrectnessTests {
         #expect(next == "9999-12-31T04:59:00Z")
     }
 }
+
+/// Library messages name no command; the command line adds the one that repairs or upgrades.
+struct RemedyHintTests {
+    @Test func theCommandLineNamesTheCommandThatUpgradesAStore() throws {
+        let f = CLIFixture()
+        let legacy = f.root + "/legacy"
+        let migrated = f.root + "/migrated"
+        let goal = "3D2C1B0A-9F8E-4D7C-8B6A-5F4E3D2C1B0A"
+        #expect(CLIFixture.runAt(legacy, ["init", "--device", "phone", "--schema", "1"]).exitCode == 0)
+        let create = #"{"type":"goalCreated","goal":"\#(goal)","title":"Read","cadence":"daily","progress":{"kind":"measurable","target":20}}"#
+        #expect(CLIFixture.runAt(legacy, ["append"], input: create).exitCode == 0)
+        #expect(CLIFixture.runAt(migrated, ["clone", legacy, "--device", "tablet"]).exitCode == 0)
+        #expect(CLIFixture.runAt(migrated, ["migrate"]).exitCode == 0)
+        #expect(CLIFixture.runAt(migrated, ["append"], input: #"{"type":"progressRecorded","goal":"\#(goal)","amount":3}"#).exitCode == 0)
+        let sync = CLIFixture.runAt(legacy, ["sync", migrated])
+        #expect(sync.exitCode == 5)
+        #expect(sync.stderr.hasSuffix("this store is on schema 1: run `ledger migrate` first\n"), "\(sync.stderr)")
+    }
+
+    @Test func eachRemedyHasItsCommand() {
+        #expect(CommandLineTool.hint(.rebuild) == " (run `ledger rebuild`)")
+        #expect(CommandLineTool.hint(.verifyThenRebuild) == " (run `ledger verify`, then `ledger rebuild`)")
+        #expect(CommandLineTool.hint(.verifyThenRestore).contains("`ledger verify`"))
+        let error = LedgerError(.store, "a projection row is damaged: a header of 3 bytes", remedy: .rebuild)
+        #expect(error.message == "a projection row is damaged: a header of 3 bytes")
+        #expect(CommandLineTool.hinted(error).message == "a projection row is damaged: a header of 3 bytes (run `ledger rebuild`)")
+    }
+}

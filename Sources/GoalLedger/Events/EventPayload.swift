@@ -240,6 +240,6 @@ extension EventType {
             )
         }
         throw FieldError(
-            "type", "\(name) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): run `ledger migrate` to upgrade it")
+            "type", "\(name) belongs to schema 2; this store uses schema 1 (progressHistoryReplaced): migrate the store to upgrade it")
     }
 }

@@ -86,7 +86,7 @@ extension LedgerStore {
         guard status.checkpoint == last else {
             throw LedgerError(
                 .store,
-                "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); run `ledger verify`, then `ledger rebuild`; nothing was written"
+                "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); nothing was written", remedy: .verifyThenRebuild
             )
         }
         guard last > 0 else { return }
@@ -95,7 +95,7 @@ extension LedgerStore {
         try txn.scan(layout.events, from: first.bigEndianBytes) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard position == expected else {
-                throw LedgerError(.store, "the store at \(path) is missing position \(expected); run `ledger verify`; nothing was written")
+                throw LedgerError(.store, "the store at \(path) is missing position \(expected); nothing was written", remedy: .verifyThenRestore)
             }
             expected += 1
             do {
@@ -103,7 +103,7 @@ extension LedgerStore {
             } catch {
                 throw LedgerError(
                     .store,
-                    "the store at \(path) is damaged at position \(position) (\(error)); run `ledger verify` and restore a backup; nothing was written"
+                    "the store at \(path) is damaged at position \(position) (\(error)); nothing was written", remedy: .verifyThenRestore
                 )
             }
             return true

@@ -480,7 +480,7 @@ enum PendingTable {
         do throws(RecordDecodingError) {
             return try body()
         } catch {
-            throw LedgerError(.store, "a pending-table row is damaged: \(error.reason) (run `ledger rebuild`)")
+            throw LedgerError(.store, "a pending-table row is damaged: \(error.reason)", remedy: .rebuild)
         }
     }
 }

@@ -353,7 +353,7 @@ enum StoredProjection {
         do throws(RecordDecodingError) {
             return try body()
         } catch {
-            throw LedgerError(.store, "a projection row is damaged: \(error.reason) (run `ledger rebuild`)")
+            throw LedgerError(.store, "a projection row is damaged: \(error.reason)", remedy: .rebuild)
         }
     }
 }

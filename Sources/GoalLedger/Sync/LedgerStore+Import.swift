@@ -73,7 +73,7 @@ extension LedgerStore {
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
             throw LedgerError(
                 .store,
-                "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema): run `ledger migrate` first"
+                "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema)", remedy: .migrate
             )
         }
         var rebuildAfter = false

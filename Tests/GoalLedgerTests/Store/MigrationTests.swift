@@ -86,7 +86,7 @@ struct MigrationTests {
         let refusedBefore = ledgerError {
             try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
         }
-        #expect(refusedBefore?.message.contains("ledger migrate") == true, "\(refusedBefore?.message ?? "")")
+        #expect(refusedBefore?.message.contains("migrate the store") == true, "\(refusedBefore?.message ?? "")")
         _ = try store.migrate()
         let refused = ledgerError { try store.append([history(w(2), [1], base: w(1), at: "2026-10-04T21:00:00Z")], now: now) }
         #expect(refused?.code == .invalidInput)
@@ -124,7 +124,9 @@ struct MigrationTests {
         try migrated.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
         let before = try legacy.snapshot()
         let error = ledgerError { _ = try legacy.sync(with: migrated) }
-        #expect(error?.code == .store && error?.message.contains("ledger migrate") == true, "\(error?.message ?? "")")
+        // The library names no command: the remedy is typed, and the command line names it.
+        #expect(error?.code == .store && error?.situation == .remedy(.migrate), "\(error?.message ?? "")")
+        #expect(error?.message.contains("`ledger") == false, "\(error?.message ?? "")")
         #expect(try legacy.snapshot() == before)
         _ = try legacy.migrate()
         // The entry, and the tablet's enrolment from its own migration.

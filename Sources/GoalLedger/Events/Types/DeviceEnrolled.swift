@@ -23,7 +23,7 @@ extension DeviceEnrolled: DeviceEventPayload {
     static let schemas = [1, 2]
 
     /// Why a caller cannot append one.
-    private static let neverAppended = "deviceEnrolled is written by `ledger init`, `ledger clone` and `ledger migrate`, never appended"
+    private static let neverAppended = "deviceEnrolled is written by the store itself when it is created, cloned or migrated, never appended"
 
     /// Never read from what a caller appends (the schemas leave it out).
     init(json r: inout ObjectReader) throws(FieldError) {
