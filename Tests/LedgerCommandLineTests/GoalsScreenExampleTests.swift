@@ -39,24 +39,17 @@ struct GoalsScreenExampleTests {
 
         // Set up: this device's calendar, then two goals.
         let store = try LedgerStore.create(at: dir + "/store", device: "phone")
-        let water = UUID()
-        let call = UUID()
-        try store.append(
-            [
-                EventDraft(payload: .deviceConfigured(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2))),
-                EventDraft(
-                    payload: .goalCreated(
-                        GoalCreated(
-                            goal: water, title: "Drink water", cadence: .daily, progressKind: .measurable, target: try Amount.target(2).value,
-                            unit: "l", reminder: try ReminderTime(hour: 9, minute: 0)))),
-                EventDraft(payload: .goalCreated(GoalCreated(goal: call, title: "Call grandma", cadence: .weekly))),
-            ], now: morning)
+        try store.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: morning)
+        let water = try store.createGoal(
+            title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
+            reminder: try ReminderTime(hour: 9, minute: 0), now: morning)
+        let call = try store.createGoal(title: "Call grandma", cadence: .weekly, now: morning)
 
         // Record progress: checked amounts, exact sums.
         for litres in [0.1, 0.2, 0.5] {
-            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: water, amount: try Amount(litres))))], now: morning)
+            try store.recordProgress(water, amount: try Amount(litres), now: morning)
         }
-        try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: call, completed: true)))], now: morning)
+        try store.recordCompletion(call, now: morning)
 
         // The screen.
         let screen = try GoalsScreen(store: store, now: morning)
@@ -73,7 +66,7 @@ struct GoalsScreenExampleTests {
         // A goal the store does not know: a `LedgerError` an app can show as it is.
         let one = try Amount(1)
         do {
-            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: UUID(), amount: one)))], now: morning)
+            try store.recordProgress(UUID(), amount: one, now: morning)
             Issue.record("progress on an unknown goal was accepted")
         } catch {
             #expect(error.code == .invalidInput)

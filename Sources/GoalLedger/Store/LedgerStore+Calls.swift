@@ -1,0 +1,118 @@
+import Foundation
+
+/// How a goal's progress is counted: done or not per period, or amounts against a target.
+public enum GoalProgress: Hashable, Sendable {
+    /// Each period is done or not (`recordCompletion`).
+    case outcome
+    /// Amounts add up against `target` per period (`recordProgress`), in `unit`.
+    case measurable(target: Amount, unit: String? = nil)
+}
+
+/// The calls an app makes, one event each, typed: each is an `append` of one draft, with the
+/// same checks and errors (the message names "event 1 of the batch" and the field), and `now`
+/// defaults to the system clock.
+extension LedgerStore {
+    /// Creates a goal and returns its id.
+    @discardableResult
+    public func createGoal(
+        title: String, cadence: Cadence = .once, progress: GoalProgress = .outcome, targetDate: Day? = nil, details: String? = nil,
+        reminder: ReminderTime? = nil, tags: [String] = [], id: UUID = UUID(), now: Instant = .systemNow
+    ) throws(LedgerError) -> UUID {
+        var created = GoalCreated(goal: id, title: title, details: details, cadence: cadence, targetDate: targetDate, reminder: reminder, tags: tags)
+        if case .measurable(let target, let unit) = progress {
+            created.progressKind = .measurable
+            created.target = target.value
+            created.unit = unit
+        }
+        try one(.goalCreated(created), now: now)
+        return id
+    }
+
+    /// Records an amount for a measurable goal; the result's `id` is the entry's.
+    @discardableResult
+    public func recordProgress(_ goal: UUID, amount: Amount, occurredAt: Instant? = nil, now: Instant = .systemNow) throws(LedgerError)
+        -> AppendResult
+    {
+        try one(.progressRecorded(ProgressRecorded(goal: goal, amount: amount.value, occurredAt: occurredAt)), now: now)
+    }
+
+    /// Records whether an outcome goal was done; the result's `id` is the entry's.
+    @discardableResult
+    public func recordCompletion(_ goal: UUID, completed: Bool = true, occurredAt: Instant? = nil, now: Instant = .systemNow)
+        throws(LedgerError) -> AppendResult
+    {
+        try one(.progressRecorded(ProgressRecorded(goal: goal, completed: completed, occurredAt: occurredAt)), now: now)
+    }
+
+    /// Takes back the progress entry `entry` of `goal`.
+    @discardableResult
+    public func removeEntry(_ entry: UUID, of goal: UUID, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.progressRemoved(ProgressRemoved(goal: goal, entry: entry)), now: now)
+    }
+
+    /// Changes the fields given (`nil`: unchanged; `.some(nil)` clears an optional one).
+    @discardableResult
+    public func editGoal(
+        _ goal: UUID, title: String? = nil, details: String?? = nil, cadence: Cadence? = nil, targetDate: Day?? = nil,
+        target: Amount? = nil, unit: String?? = nil, now: Instant = .systemNow
+    ) throws(LedgerError) -> AppendResult {
+        try one(
+            .goalEdited(GoalEdited(goal: goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target?.value, unit: unit)),
+            now: now)
+    }
+
+    /// Deletes a goal: its events stay, and `restoreGoal` brings it back with its history.
+    @discardableResult
+    public func deleteGoal(_ goal: UUID, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.goalDeleted(GoalRegisterWrite(goal: goal)), now: now)
+    }
+
+    /// Restores a deleted goal.
+    @discardableResult
+    public func restoreGoal(_ goal: UUID, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.goalRestored(GoalRegisterWrite(goal: goal)), now: now)
+    }
+
+    /// Sets or moves a goal's reminder; `devices` names the devices that notify (nil: every one).
+    @discardableResult
+    public func setReminder(_ goal: UUID, at time: ReminderTime, devices: [String]? = nil, now: Instant = .systemNow) throws(LedgerError)
+        -> AppendResult
+    {
+        try one(.reminderSet(ReminderSet(goal: goal, hour: time.hour, minute: time.minute, devices: devices)), now: now)
+    }
+
+    /// Turns a goal's reminder off.
+    @discardableResult
+    public func clearReminder(_ goal: UUID, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.reminderCleared(GoalRegisterWrite(goal: goal)), now: now)
+    }
+
+    /// Puts `tag` on a goal.
+    @discardableResult
+    public func addTag(_ tag: String, to goal: UUID, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.tagAdded(TagAdded(goal: goal, tag: tag)), now: now)
+    }
+
+    /// Takes `tag` off a goal.
+    @discardableResult
+    public func removeTag(_ tag: String, from goal: UUID, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.tagRemoved(TagRemoved(goal: goal, tag: tag)), now: now)
+    }
+
+    /// This device's settings: its time zone, first weekday, locale and reminder strategy
+    /// (`DeviceConfigured(timeZone:…)` checks each).
+    @discardableResult
+    public func configureDevice(_ settings: DeviceConfigured, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.deviceConfigured(settings), now: now)
+    }
+
+    /// This device's notification permission, as the system reports it.
+    @discardableResult
+    public func reportAuthorization(_ status: AuthorizationStatus, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.notificationAuthorization(NotificationAuthorization(status: status)), now: now)
+    }
+
+    private func one(_ payload: Payload, now: Instant) throws(LedgerError) -> AppendResult {
+        try append([EventDraft(payload: payload)], now: now)[0]
+    }
+}
