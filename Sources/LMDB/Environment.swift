@@ -201,7 +201,34 @@ public final class Environment: @unchecked Sendable {
                 continue
             }
             try LMDBError.check(rc)
+            commits.signal()
             return result
+        }
+    }
+
+    /// Woken after every write this process commits in the environment (whichever user of the
+    /// environment wrote): what observers in the process wait on instead of a timer.
+    public let commits = CommitSignal()
+
+    /// Subscribers told of each commit: each gets a call per commit (from the committing thread;
+    /// keep it short, such as yielding into an `AsyncStream` that keeps only the newest).
+    public final class CommitSignal: Sendable {
+        private let subscribers = Mutex<[UInt64: @Sendable () -> Void]>([:])
+        private let nextID = Atomic<UInt64>(0)
+
+        /// Calls `body` after every commit until `cancel` is called with the returned token.
+        public func subscribe(_ body: @escaping @Sendable () -> Void) -> UInt64 {
+            let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+            subscribers.withLock { $0[id] = body }
+            return id
+        }
+
+        /// Ends the subscription `token`.
+        public func cancel(_ token: UInt64) { _ = subscribers.withLock { $0.removeValue(forKey: token) } }
+
+        func signal() {
+            let bodies = subscribers.withLock { Array($0.values) }
+            for body in bodies { body() }
         }
     }
 

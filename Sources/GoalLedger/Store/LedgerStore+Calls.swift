@@ -24,7 +24,7 @@ extension LedgerStore {
             created.target = target.value
             created.unit = unit
         }
-        try one(.goalCreated(created), now: now)
+        _ = try one(.goalCreated(created), now: now)
         return id
     }
 
