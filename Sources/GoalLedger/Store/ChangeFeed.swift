@@ -30,7 +30,10 @@ public struct ProjectionChange: Equatable, Hashable, Sendable {
 ///   and start a new feed there to resume. Positions never change, so rebuilding the projection
 ///   re-points subscribers without feeding them history again.
 /// - **No transaction is held** between deliveries: each `next` call is one short read.
-public final class ChangeFeed: @unchecked Sendable {
+/// - **A value.** A feed is its store and its checkpoint: `next` advances the checkpoint of the
+///   feed it is called on; a copy keeps its own. ``changes(pollInterval:)`` leaves the feed's
+///   checkpoint as it is: each change carries its position, which is the checkpoint to persist.
+public struct ChangeFeed: Sendable {
     /// The store whose projection the feed follows.
     public let store: LedgerStore
     /// The position of the last change delivered (or the one the feed started after): persist
@@ -45,36 +48,52 @@ public final class ChangeFeed: @unchecked Sendable {
 
     /// The next committed changes after the checkpoint (at most `limit`), advancing it. Returns
     /// an empty array when the feed is caught up; never waits.
-    public func next(limit: Int = 1000) throws(LedgerError) -> [ProjectionChange] {
+    public mutating func next(limit: Int = 1000) throws(LedgerError) -> [ProjectionChange] {
         let (changes, last) = try store.changes(after: checkpoint, limit: limit)
         checkpoint = last
         return changes
     }
 
-    /// The changes as an asynchronous sequence: catch-up first, then live changes, found by
-    /// looking again every `pollInterval` once caught up. Ends when the task is cancelled or
+    /// The changes after the feed's checkpoint as an asynchronous sequence: catch-up first, then
+    /// live changes. Once caught up it waits: a commit of this process (through any
+    /// `LedgerStore` of the path) wakes it at once; another process's commit is found by
+    /// looking again every `pollInterval` (one short read). Ends when the task is cancelled or
     /// reading fails.
-    public func changes(pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<ProjectionChange, Error> {
+    public func changes(pollInterval: Duration = .milliseconds(250)) -> AsyncThrowingStream<ProjectionChange, Error> {
         let store = self.store
         let start = checkpoint
         return AsyncThrowingStream { continuation in
+            let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            let token = store.env.commits.subscribe { wake.yield() }
+            let timer = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: pollInterval)
+                    wake.yield()
+                }
+            }
             let task = Task {
                 var checkpoint = start
                 do {
-                    while !Task.isCancelled {
-                        let (batch, last) = try store.changes(after: checkpoint, limit: 1000)
-                        checkpoint = last
-                        for change in batch { continuation.yield(change) }
-                        if batch.isEmpty { try await Task.sleep(for: pollInterval) }
+                    wake.yield()
+                    for await _ in wakeUps {
+                        if Task.isCancelled { break }
+                        // Everything committed so far, in batches, then wait again.
+                        while case let (batch, last) = try store.changes(after: checkpoint, limit: 1000), !batch.isEmpty || last != checkpoint {
+                            checkpoint = last
+                            for change in batch { continuation.yield(change) }
+                        }
                     }
-                    continuation.finish()
-                } catch is CancellationError {
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.onTermination = { _ in
+                store.env.commits.cancel(token)
+                wake.finish()
+                timer.cancel()
+                task.cancel()
+            }
         }
     }
 }
@@ -120,7 +139,7 @@ package struct PendingTableChanges: Sendable {
 
     /// Reads the changes of `device`'s table after `checkpoint`, in batches.
     public init(store: LedgerStore, device: String, after checkpoint: UInt64) throws(LedgerError) {
-        let feed = ChangeFeed(store: store, after: checkpoint)
+        var feed = ChangeFeed(store: store, after: checkpoint)
         while case let batch = try feed.next(limit: 10_000), !batch.isEmpty {
             for c in batch {
                 if let g = c.goal {

@@ -151,7 +151,7 @@ struct ReliabilityTests {
         func run(withFeed: Bool) throws -> Int {
             let t = try TemporaryStore()
             try t.store.append(try drafts(dayOne), now: now)
-            let feed = ChangeFeed(store: t.store, after: 0)
+            var feed = ChangeFeed(store: t.store, after: 0)
             for _ in 0..<60 {
                 try t.store.append(try drafts([#"{"type":"goalEdited","goal":"\#(runGoal)","title":"x"}"#]), now: now)
                 if withFeed { _ = try feed.next() }
