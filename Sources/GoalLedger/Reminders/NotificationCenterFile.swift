@@ -232,7 +232,7 @@ extension PendingRequest {
 /// The command line's notification center: a `NotificationCenterFile` read once, changed in
 /// memory by a pass, and written back by `save()` (so a dry run simply does not save). Opening
 /// it lets the time pass: one-time requests due by `now` move to `delivered`, as on a device.
-final class FileNotificationCenter: NotificationCenter {
+final class FileNotificationCenter: ReminderCenter {
     private let file: Mutex<NotificationCenterFile>
 
     /// Reads the file at `path` (missing: an empty center of `defaultCapacity`) and fires the

@@ -121,11 +121,11 @@ public struct Reconciler: Sendable {
 
     /// One pass against `center`. With `dryRun`, the center is only read: the pass runs against
     /// a copy in memory (which accepts every request) and the checkpoint does not move.
-    public func reconcile(center: some NotificationCenter, now: Instant, full: Bool = false, dryRun: Bool = false) async throws(LedgerError)
+    public func reconcile(center: some ReminderCenter, now: Instant, full: Bool = false, dryRun: Bool = false) async throws(LedgerError)
         -> ReconcileReport
     {
         guard dryRun else { return try await pass(center: center, now: now, full: full, saveState: true) }
-        let copy = InMemoryNotificationCenter(
+        let copy = InMemoryReminderCenter(
             capacity: Int.max, requests: try await Self.call("read the pending requests") { try await center.pendingRequests() },
             delivered: center.supportsDeliveredNotifications
                 ? try await Self.call("read the delivered notifications") { try await center.deliveredNotifications() } : [])
@@ -141,7 +141,7 @@ public struct Reconciler: Sendable {
         }
     }
 
-    func pass(center: some NotificationCenter, now: Instant, full requestedFull: Bool, saveState: Bool) async throws(LedgerError)
+    func pass(center: some ReminderCenter, now: Instant, full requestedFull: Bool, saveState: Bool) async throws(LedgerError)
         -> ReconcileReport
     {
         let previous = try loadState()
@@ -237,7 +237,7 @@ public struct Reconciler: Sendable {
 
     /// Removes the delivered goal reminders of goals that were deleted, whose reminder was
     /// cleared, or (one-time goals) that were completed. Cost: the delivered notifications.
-    func removeDelivered(_ center: some NotificationCenter) async throws(LedgerError) -> [String] {
+    func removeDelivered(_ center: some ReminderCenter) async throws(LedgerError) -> [String] {
         guard center.supportsDeliveredNotifications else { return [] }
         let delivered = try await Self.call("read the delivered notifications") { try await center.deliveredNotifications() }
         let recognized = delivered.filter { ReminderPlan.isGoalReminderID($0.id) }

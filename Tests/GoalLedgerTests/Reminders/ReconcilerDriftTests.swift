@@ -4,7 +4,7 @@ import Testing
 @testable import GoalLedger
 
 /// Every pass reads the center and repairs drift, with the in-memory double as the center: the
-/// reconciler needs nothing but the `NotificationCenter` protocol.
+/// reconciler needs nothing but the `ReminderCenter` protocol.
 struct ReconcilerDriftTests {
     let now = instant("2026-11-05T12:00:00Z")
 
@@ -26,9 +26,9 @@ struct ReconcilerDriftTests {
     func rid(_ n: Int) -> String { "goal-reminder-" + goalID(n).uuidString }
 
     /// A store and a center brought in line by a first pass.
-    func reconciled() async throws -> (TemporaryStore, Reconciler, InMemoryNotificationCenter) {
+    func reconciled() async throws -> (TemporaryStore, Reconciler, InMemoryReminderCenter) {
         let t = try store()
-        let center = InMemoryNotificationCenter()
+        let center = InMemoryReminderCenter()
         center.withState { s in
             s.requests.append(
                 PendingRequest(

@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 
-/// A notification center in memory: the test double of `NotificationCenter`. It keeps pending
+/// A notification center in memory: the test double of `ReminderCenter`. It keeps pending
 /// requests (in the order added), delivered notifications, a capacity, ids it refuses, and the
 /// calls it received, so tests can change it behind the reconciler's back and check what a pass
 /// did.
-public final class InMemoryNotificationCenter: NotificationCenter {
+public final class InMemoryReminderCenter: ReminderCenter {
     /// What the center holds, and the calls it received, for tests to read and change.
     public struct State: Sendable {
         /// The pending requests, in the order added.

@@ -3,8 +3,8 @@ import Foundation
 /// A device's notification center as the reconciler sees it: a narrow backend contract, in the
 /// manner of swift-log's `LogHandler`. On a phone an app adapts the system's center to it (see
 /// the README); the command line uses one kept in a JSON file; tests use
-/// `InMemoryNotificationCenter`. The reconciler depends on nothing else. (Where Foundation is
-/// imported too, write `GoalLedger.NotificationCenter`.)
+/// `InMemoryReminderCenter`. The reconciler depends on nothing else. (The name does not
+/// collide with Foundation's `NotificationCenter`.)
 ///
 /// The contract:
 /// - `pendingRequests()` returns every request the center holds that is still to fire, whatever
@@ -22,7 +22,7 @@ import Foundation
 ///   them by id. The defaults say "not supported".
 /// - Calls of one pass come one after another, never concurrently. Errors other than a refused
 ///   `add` end the pass with a `LedgerError` (nothing is recorded as done).
-public protocol NotificationCenter: Sendable {
+public protocol ReminderCenter: Sendable {
     /// Every request the center holds that is still to fire, whatever its id.
     func pendingRequests() async throws -> [PendingRequest]
     /// Adds `request`, or replaces the pending one with the same id, as one step; throws when
@@ -39,7 +39,7 @@ public protocol NotificationCenter: Sendable {
     func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws
 }
 
-extension NotificationCenter {
+extension ReminderCenter {
     /// False: a center keeps no delivered notifications unless it says so.
     public var supportsDeliveredNotifications: Bool { false }
     /// None.
