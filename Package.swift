@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .library(name: "GoalLedger", targets: ["GoalLedger"]),
         .library(name: "LedgerSync", targets: ["LedgerSync"]),
+        // The system's notification center as a ReminderCenter (Apple platforms; empty elsewhere).
+        .library(name: "GoalLedgerNotifications", targets: ["GoalLedgerNotifications"]),
         .executable(name: "ledger", targets: ["ledger"]),
     ],
     targets: [
@@ -65,6 +67,7 @@ let package = Package(
                 "GoalLedger", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer", "RequestSigning", "Sodium",
             ]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
+        .target(name: "GoalLedgerNotifications", dependencies: ["GoalLedger"]),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),
         // The sync service's client: a store syncs and clones over HTTPS with signed requests.
