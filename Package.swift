@@ -68,6 +68,8 @@ let package = Package(
             ]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         .target(name: "GoalLedgerNotifications", dependencies: ["GoalLedger"]),
+        // A small goals app on the public API, run by the test command.
+        .executableTarget(name: "goals-example", dependencies: ["GoalLedger"], path: "Examples/GoalsApp"),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),
         // The sync service's client: a store syncs and clones over HTTPS with signed requests.
