@@ -76,20 +76,26 @@ public struct Reconciler: Sendable {
     /// The file `reconcile()` uses, and the identity of the center the checkpoint belongs to.
     public let centerPath: String
     let centerID: String
+    /// The app's wording of each request, when it has one.
+    let content: ReminderContentProvider?
 
     /// A reconciler for the file-backed center at `centerPath` (default: inside the store).
     public init(store: LedgerStore, centerPath: String? = nil) {
         self.store = store
         self.centerPath = centerPath ?? store.path + "/notification-center.json"
         centerID = URL(fileURLWithPath: self.centerPath).standardizedFileURL.path
+        content = nil
     }
 
     /// A reconciler for a center of the app's (`centerID` names it, e.g. `system`: the
-    /// checkpoint is kept per center).
-    public init(store: LedgerStore, centerID: String) {
+    /// checkpoint is kept per center). `content`, when given, words each request in the app's
+    /// own language: its output is what a pass schedules and compares with what the center
+    /// holds, so a center holding the app's wording is left alone until the goal changes.
+    public init(store: LedgerStore, centerID: String, content: ReminderContentProvider? = nil) {
         self.store = store
         self.centerPath = store.path + "/notification-center.json"
         self.centerID = "center:" + centerID
+        self.content = content
     }
 
     /// The reconciler's own state, stored with the ledger.
@@ -200,7 +206,12 @@ public struct Reconciler: Sendable {
             var left = Set<UUID>()
             // Schedule first…
             for request in desired {
-                let pending = PendingRequest(request)
+                var pending = PendingRequest(request)
+                if let content {
+                    let text = content(request)
+                    pending.title = text.title
+                    pending.body = text.body
+                }
                 if heldGoalReminders[request.id] == pending {
                     report.unchanged += 1
                     left.insert(request.goal)

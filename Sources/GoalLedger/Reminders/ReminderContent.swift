@@ -59,3 +59,23 @@ public enum ReminderContent {
         return template.replacingOccurrences(of: "{date}", with: date)
     }
 }
+
+/// A reminder's wording: what the notification shows.
+public struct ReminderText: Hashable, Sendable {
+    /// The notification's title.
+    public var title: String
+    /// The notification's body.
+    public var body: String
+
+    /// A wording of `title` and `body`.
+    public init(title: String, body: String) {
+        self.title = title
+        self.body = body
+    }
+}
+
+/// An app's wording of a goal reminder, from the request the ledger wants (its goal, the goal's
+/// title, the ledger's own body in the device's language, the trigger). It must be a pure
+/// function of the request, so that a pass that changes nothing finds the center's requests
+/// equal and leaves them alone.
+public typealias ReminderContentProvider = @Sendable (NotificationRequest) -> ReminderText
