@@ -21,6 +21,22 @@ if arguments.count == 4, arguments[1] == "--record", let goal = UUID(uuidString:
     exit(0)
 }
 
+/// The app's own key store (an app would use the keychain): `SigningKey` comes with
+/// `import GoalLedger`, no other module.
+final class AppKeyStore: DeviceKeyStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: [String: SigningKey] = [:]
+    var count: Int { lock.withLock { keys.count } }
+
+    func key(ledger: UUID, device: String) throws(LedgerError) -> SigningKey? {
+        lock.withLock { keys["\(ledger)/\(device)"] }
+    }
+
+    func save(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
+        lock.withLock { keys["\(ledger)/\(device)"] = key }
+    }
+}
+
 /// The app's own notification center: an actor holding what is scheduled.
 actor AppCenter: ReminderCenter {
     private var pending: [String: PendingRequest] = [:]
@@ -129,5 +145,12 @@ func runExample() async throws {
         check(error.code == .store, "a missing store is a store error: \(error.message)")
     }
     check(try phone.verify().isClean, "the phone's store verifies clean")
+
+    // 7. The app keeps the device key itself.
+    let keys = AppKeyStore()
+    let watch = try LedgerStore.create(at: directory + "/watch", device: "watch", keys: keys)
+    try watch.createGoal(title: "Stretch", now: now)
+    let watchKey = try watch.publicKey()
+    check(keys.count == 1 && watchKey != nil, "a store signs with a key the app keeps")
     print("the goals example ran every step")
 }
