@@ -63,19 +63,11 @@ public struct ChangeFeed: Sendable {
         let store = self.store
         let start = checkpoint
         return AsyncThrowingStream { continuation in
-            let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            let token = store.env.commits.subscribe { wake.yield() }
-            let timer = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: pollInterval)
-                    wake.yield()
-                }
-            }
+            let wakeUps = store.wakeUps(otherProcesses: pollInterval)
             let task = Task {
                 var checkpoint = start
                 do {
-                    wake.yield()
-                    for await _ in wakeUps {
+                    for await _ in wakeUps.stream {
                         if Task.isCancelled { break }
                         // Everything committed so far, in batches, then wait again.
                         while case let (batch, last) = try store.changes(after: checkpoint, limit: 1000), !batch.isEmpty || last != checkpoint {
@@ -89,9 +81,7 @@ public struct ChangeFeed: Sendable {
                 }
             }
             continuation.onTermination = { _ in
-                store.env.commits.cancel(token)
-                wake.finish()
-                timer.cancel()
+                wakeUps.stop()
                 task.cancel()
             }
         }

@@ -37,25 +37,11 @@ extension LedgerStore {
         let store = self
         return AsyncThrowingStream { continuation in
             // Wake-ups, newest only: many commits while a read runs make one more read.
-            let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            let token = store.env.commits.subscribe { wake.yield() }
-            // Another process's commits: the projection's checkpoint moves.
-            let poll = Task {
-                var seen = try? store.projectionStatus().checkpoint
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: otherProcesses)
-                    let now = try? store.projectionStatus().checkpoint
-                    if now != seen {
-                        seen = now
-                        wake.yield()
-                    }
-                }
-            }
+            let wakeUps = store.wakeUps(otherProcesses: otherProcesses)
             let reader = Task {
                 var last: Value?
                 do {
-                    wake.yield()
-                    for await _ in wakeUps {
+                    for await _ in wakeUps.stream {
                         if Task.isCancelled { break }
                         let value = try read(store)
                         if value != last {
@@ -69,11 +55,39 @@ extension LedgerStore {
                 }
             }
             continuation.onTermination = { _ in
-                store.env.commits.cancel(token)
-                wake.finish()
-                poll.cancel()
+                wakeUps.stop()
                 reader.cancel()
             }
         }
+    }
+
+    /// When a follower of the store should look again: once at the start, at once after every
+    /// commit of this process in the store's environment (no timer), and when a look every
+    /// `otherProcesses` at the projection's checkpoint (one small read) finds that another
+    /// process committed. Wake-ups coalesce (the newest only); `stop` ends them.
+    func wakeUps(otherProcesses: Duration) -> (stream: AsyncStream<Void>, stop: @Sendable () -> Void) {
+        let store = self
+        let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let token = env.commits.subscribe { wake.yield() }
+        let poll = Task {
+            var seen = try? store.projectionStatus().checkpoint
+            while !Task.isCancelled {
+                try? await Task.sleep(for: otherProcesses)
+                let now = try? store.projectionStatus().checkpoint
+                if now != seen {
+                    seen = now
+                    wake.yield()
+                }
+            }
+        }
+        wake.yield()
+        return (
+            stream,
+            {
+                store.env.commits.cancel(token)
+                wake.finish()
+                poll.cancel()
+            }
+        )
     }
 }
