@@ -81,13 +81,7 @@ public struct HubBenchmark {
     func loadRun() throws -> [Figure] {
         let url = try newHub("bench_load")
         _ = try Hub(url: url).grantService(role: "bench_service")
-        var options = SyncService.Options(hubURL: url.replacingOccurrences(of: "user=postgres", with: "user=bench_service"))
-        options.databaseSessions = 24
-        let service = SyncService(options)
-        var http = HTTPServer.Options()
-        http.threads = 0
-        http.maxConnections = 512
-        let server = try HTTPServer(options: http) { service.handle($0) }
+        let server = try ServiceLoad.startService(hubURL: url.replacingOccurrences(of: "user=postgres", with: "user=bench_service"))
         defer { server.stop() }
         let load = ServiceLoad(devices: sizes.loadDevices, ledgersPerDevice: 10, seconds: sizes.loadSeconds)
         log("hub: load through the sync service, \(load.devices) devices over \(load.devices * 10) ledgers for \(load.seconds) s")

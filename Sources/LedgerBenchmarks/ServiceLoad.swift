@@ -1,5 +1,6 @@
 import Foundation
 import GoalLedger
+import HTTPServer
 import LedgerService
 import RequestSigning
 import Sodium
@@ -118,6 +119,18 @@ public struct ServiceLoad: Sendable {
         }.resume()
         done.wait()
         return (status, bytes)
+    }
+
+    /// The sync service in front of the hub at `hubURL` as the load runs it, on 127.0.0.1: 24
+    /// database sessions, up to 512 connections. Stop it when done.
+    public static func startService(hubURL: String) throws -> HTTPServer {
+        var options = SyncService.Options(hubURL: hubURL)
+        options.databaseSessions = 24
+        let service = SyncService(options)
+        var http = HTTPServer.Options()
+        http.threads = 0
+        http.maxConnections = 512
+        return try HTTPServer(options: http) { service.handle($0) }
     }
 
     /// Runs the load against the service at `base` (`http://127.0.0.1:PORT`), one thread per

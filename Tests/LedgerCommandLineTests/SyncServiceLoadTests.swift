@@ -15,13 +15,7 @@ struct SyncServiceLoadTests {
     @Test func twoHundredDevicesOverTwoThousandLedgersLoseAndDuplicateNothing() throws {
         let seconds = Double(ProcessInfo.processInfo.environment["LEDGER_LOAD_SECONDS"] ?? "") ?? 60
         let f = try ServiceFixture()
-        var options = SyncService.Options(hubURL: f.serviceURL)
-        options.databaseSessions = 24
-        let service = SyncService(options)
-        var http = HTTPServer.Options()
-        http.threads = 0
-        http.maxConnections = 512
-        let server = try HTTPServer(options: http) { service.handle($0) }
+        let server = try ServiceLoad.startService(hubURL: f.serviceURL)
         defer { server.stop() }
 
         let load = ServiceLoad(devices: 200, ledgersPerDevice: 10, seconds: seconds)
