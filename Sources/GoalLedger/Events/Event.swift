@@ -92,7 +92,7 @@ public enum AuthorizationStatus: String, CaseIterable, Sendable {
 
 /// What an event says, by type. Each case's payload type lives in its own file under
 /// `Events/Types/` and conforms to `EventPayload`; the switches below are the only places that
-/// list the cases (see "Adding an event type" in the README).
+/// list the cases (see `docs/extending.md`).
 public enum Payload: Equatable, Sendable {
     /// A new goal (`goalCreated`).
     case goalCreated(GoalCreated)

@@ -9,7 +9,7 @@ import Foundation
 /// `Payload.modify`, `EventType.make`) with the payload's concrete type, so hot paths (the
 /// codec, the fold) neither box a payload nor dispatch dynamically. Members whose meaning
 /// differs between the event types that share one payload type (`GoalRegisterWrite`) take the
-/// event type. See "Adding an event type" in the README.
+/// event type. See `docs/extending.md`.
 ///
 /// Conform through `GoalEventPayload` or `DeviceEventPayload`, which supply the members that
 /// follow from that choice.

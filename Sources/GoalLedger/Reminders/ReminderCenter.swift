@@ -1,8 +1,9 @@
 import Foundation
 
 /// A device's notification center as the reconciler sees it: a narrow backend contract, in the
-/// manner of swift-log's `LogHandler`. On a phone an app adapts the system's center to it (see
-/// the README); the command line uses one kept in a JSON file; tests use
+/// manner of swift-log's `LogHandler`. On a phone the `GoalLedgerNotifications` product adapts
+/// the system's center to it (`SystemReminderCenter`); the command line uses one kept in a JSON
+/// file; tests use
 /// `InMemoryReminderCenter`. The reconciler depends on nothing else. (The name does not
 /// collide with Foundation's `NotificationCenter`.)
 ///
