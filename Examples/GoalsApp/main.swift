@@ -130,19 +130,25 @@ func runExample() async throws {
         try phone.recordProgress(UUID(), amount: one, now: now)
         check(false, "progress on an unknown goal is refused")
     } catch {
-        check(error.code == .invalidInput, "an event that breaks a rule is invalid input: \(error.localizedDescription)")
+        check(
+            error.code == .invalidInput && error.reason == .invalidEvent(field: "goal", index: 1, line: nil),
+            "an event that breaks a rule names its field and place: \(error.localizedDescription)")
     }
     do {
         try phone.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
         check(false, "a stale expected version is refused")
     } catch {
-        check(error.code == .versionConflict, "a stale expected version is a version conflict")
+        if case .versionConflict(let goal, let expected, _)? = error.reason {
+            check(goal == water && expected == 1, "a stale expected version is a version conflict of that goal")
+        } else {
+            check(false, "a stale expected version carries its reason")
+        }
     }
     do {
         _ = try LedgerStore.open(at: directory + "/nowhere")
         check(false, "a missing store is refused")
     } catch {
-        check(error.code == .store, "a missing store is a store error: \(error.message)")
+        check(error.code == .store && error.reason == .noStore(path: directory + "/nowhere"), "a missing store says so: \(error.message)")
     }
     check(try phone.verify().isClean, "the phone's store verifies clean")
 

@@ -65,6 +65,51 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case signingKeyMissing(device: String, path: String)
         /// What repairs or upgrades the store: the command line names its command.
         case remedy(Remedy)
+        /// An event of a batch broke a rule or a limit.
+        case invalidEvent(field: String?, index: Int, line: Int?)
+        /// A goal was not at the expected version.
+        case versionConflict(goal: UUID, expected: Int, actual: Int)
+        /// The app's notification center failed.
+        case centerFailed(String)
+    }
+
+    /// What exactly failed, for an app to branch on; nil for failures no more specific than
+    /// their ``code``.
+    public enum Reason: Equatable, Sendable {
+        /// An event of a batch broke a rule or a limit: `field` (its path in the JSON form; nil
+        /// for the event as a whole) of the event at `index` in the batch (1-based), read from
+        /// input `line` when it came from one. Nothing was written.
+        case invalidEvent(field: String?, index: Int, line: Int?)
+        /// `goal` was at version `actual`, not `expected`. Nothing was written.
+        case versionConflict(goal: UUID, expected: Int, actual: Int)
+        /// No store at `path`.
+        case noStore(path: String)
+        /// The store lacks the signing key of `device`, which its ledger enrolled.
+        case signingKeyMissing(device: String)
+        /// A projection row is damaged: ``LedgerStore/rebuild(progress:)`` repairs it.
+        case projectionDamaged
+        /// The store's log or indexes are damaged or inconsistent: verify it
+        /// (``LedgerStore/verify()``) and rebuild its projections, or restore a backup.
+        case storeDamaged
+        /// Events of a newer schema arrived: ``LedgerStore/migrate(progress:now:)`` first.
+        case needsMigration
+        /// The app's notification center failed; `description` is its error's.
+        case notificationCenterFailed(description: String)
+    }
+
+    /// What exactly failed (see ``Reason``).
+    public var reason: Reason? {
+        switch situation {
+        case .noStore(let path)?: .noStore(path: path)
+        case .signingKeyMissing(let device, _)?: .signingKeyMissing(device: device)
+        case .remedy(.rebuild)?: .projectionDamaged
+        case .remedy(.verifyThenRebuild)?, .remedy(.verifyThenRestore)?: .storeDamaged
+        case .remedy(.migrate)?: .needsMigration
+        case .invalidEvent(let field, let index, let line)?: .invalidEvent(field: field, index: index, line: line)
+        case .versionConflict(let goal, let expected, let actual)?: .versionConflict(goal: goal, expected: expected, actual: actual)
+        case .centerFailed(let description)?: .notificationCenterFailed(description: description)
+        case nil: nil
+        }
     }
 
     /// What an app (or the command line) does about a store failure.
@@ -114,12 +159,13 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// An invalid event of a batch: named by its input line when it was read from one, else by
     /// its place in the batch (1-based), and by the field.
     package static func invalidEvent(line: Int?, index: Int, _ error: FieldError) -> LedgerError {
-        if let line { return invalidLine(line, field: error.field, error.message) }
+        let situation = Situation.invalidEvent(field: error.field, index: index, line: line)
+        if let line { return LedgerError(.invalidInput, invalidLine(line, field: error.field, error.message).message, situation: situation) }
         let place = "event \(index) of the batch"
         if let field = error.field {
-            return LedgerError(.invalidInput, "\(place): field \"\(field)\": \(error.message)")
+            return LedgerError(.invalidInput, "\(place): field \"\(field)\": \(error.message)", situation: situation)
         }
-        return LedgerError(.invalidInput, "\(place): \(error.message)")
+        return LedgerError(.invalidInput, "\(place): \(error.message)", situation: situation)
     }
 
     /// An invalid input line, naming the line (1-based) and the field.

@@ -69,7 +69,7 @@ public enum CommandLineTool {
             .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
         case .remedy(let remedy)?:
             LedgerError(error.code, error.message + Self.hint(remedy), situation: error.situation)
-        case nil: error
+        case .invalidEvent?, .versionConflict?, .centerFailed?, nil: error
         }
     }
 

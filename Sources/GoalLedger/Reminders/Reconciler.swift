@@ -143,7 +143,7 @@ public struct Reconciler: Sendable {
         do {
             return try await body()
         } catch {
-            throw LedgerError(.internal, "the notification center failed to \(what): \(error)")
+            throw LedgerError(.internal, "the notification center failed to \(what): \(error)", situation: .centerFailed(String(describing: error)))
         }
     }
 

@@ -136,7 +136,8 @@ extension LedgerStore {
                     guard actual == expectedVersion else {
                         throw LedgerError(
                             .versionConflict,
-                            "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended")
+                            "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended",
+                            situation: .versionConflict(goal: goal, expected: expectedVersion, actual: actual))
                     }
                 }
 

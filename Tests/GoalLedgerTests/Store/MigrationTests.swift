@@ -125,7 +125,7 @@ struct MigrationTests {
         let before = try legacy.snapshot()
         let error = ledgerError { _ = try legacy.sync(with: migrated) }
         // The library names no command: the remedy is typed, and the command line names it.
-        #expect(error?.code == .store && error?.situation == .remedy(.migrate), "\(error?.message ?? "")")
+        #expect(error?.code == .store && error?.reason == .needsMigration, "\(error?.message ?? "")")
         #expect(error?.message.contains("`ledger") == false, "\(error?.message ?? "")")
         #expect(try legacy.snapshot() == before)
         _ = try legacy.migrate()
