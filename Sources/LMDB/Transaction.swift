@@ -172,6 +172,13 @@ public struct Transaction: ~Copyable {
         return last.key.lexicographicallyPrecedes(key)
     }
 
+    /// The options for putting keys into `db` in ascending order from `firstKey`: `base`, with
+    /// `.append` when `firstKey` sorts after every key already there (LMDB then fills the last
+    /// page instead of searching for each key).
+    public func orderedPutOptions(_ db: Database, from firstKey: [UInt8], _ base: PutOptions = []) throws -> PutOptions {
+        try sortsAfterLast(db, firstKey) ? base.union(.append) : base
+    }
+
     /// The last entry of `db` in key order, copied out of the map.
     public func last(_ db: Database) throws -> (key: [UInt8], value: [UInt8])? {
         var cursor = try Cursor(txn, db)

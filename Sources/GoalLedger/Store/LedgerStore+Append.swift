@@ -257,7 +257,7 @@ extension LedgerStore {
         // new goal), LMDB appends them to the table's last page instead of searching for each.
         ids.sort { $0.key < $1.key }
         if let first = ids.first {
-            let options: Transaction.PutOptions = try txn.sortsAfterLast(layout.eventIds, bytes(first.key)) ? [.append, .noOverwrite] : .noOverwrite
+            let options = try txn.orderedPutOptions(layout.eventIds, from: bytes(first.key), .noOverwrite)
             for (key, position) in ids {
                 try withUnsafeBytes(of: position.bigEndian) { pos in
                     try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) { try txn.put(layout.eventIds, key: $0, value: pos, options: options) }
@@ -283,7 +283,7 @@ extension LedgerStore {
         }
         if let first = origins.first {
             let firstKey = StoreLayout.originKey(events[first.at].origin, events[first.at].sequence)
-            let options: Transaction.PutOptions = try txn.sortsAfterLast(layout.origins, firstKey) ? [.append, .noOverwrite] : .noOverwrite
+            let options = try txn.orderedPutOptions(layout.origins, from: firstKey, .noOverwrite)
             for (i, position) in origins {
                 try txn.put(layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes, options: options)
             }

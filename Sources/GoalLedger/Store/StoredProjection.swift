@@ -319,12 +319,12 @@ enum StoredProjection {
             // In key order; appended to the table's last page where every key sorts after it.
             let entries = entryPuts.sorted(by: { $0.key < $1.key })
             if let first = entries.first {
-                let options: Transaction.PutOptions = try txn.sortsAfterLast(tables.entries, first.key.bytes) ? .append : []
+                let options = try txn.orderedPutOptions(tables.entries, from: first.key.bytes)
                 for (key, value) in entries { try txn.put(tables.entries, key: key.bytes, value: value, options: options) }
             }
             let goals = dirtyGoals.map { (key: $0.bytes, goal: $0) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
             if let first = goals.first {
-                let options: Transaction.PutOptions = try txn.sortsAfterLast(tables.goals, first.key) ? .append : []
+                let options = try txn.orderedPutOptions(tables.goals, from: first.key)
                 for (key, goal) in goals { try txn.put(tables.goals, key: key, value: ProjectionCodec.encodeHeader(headers[goal]!), options: options) }
             }
             for name in dirtyDevices {
