@@ -7,7 +7,12 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18), .visionOS(.v2)],
     products: [
         .library(name: "GoalLedger", targets: ["GoalLedger"]),
+        // Sync with other devices: through the sync service (HTTPS, signed requests)…
         .library(name: "LedgerSync", targets: ["LedgerSync"]),
+        // …or straight with a PostgreSQL hub, for a service of one's own.
+        .library(name: "LedgerHub", targets: ["LedgerHub"]),
+        // For an app's tests and previews: a notification center in memory, temporary ledgers.
+        .library(name: "GoalLedgerTesting", targets: ["GoalLedgerTesting"]),
         // The system's notification center as a ReminderCenter (Apple platforms; empty elsewhere).
         .library(name: "GoalLedgerNotifications", targets: ["GoalLedgerNotifications"]),
         .executable(name: "ledger", targets: ["ledger"]),
@@ -55,19 +60,23 @@ let package = Package(
         // The hub: sync, clone and access through a PostgreSQL database shared by many ledgers.
         .target(name: "LedgerHub", dependencies: ["GoalLedger", "PostgreSQL"]),
         // Conflict scenarios: their format and runner (`ledger scenario run`).
-        .target(name: "LedgerScenarios", dependencies: ["GoalLedger"]),
+        .target(name: "LedgerScenarios", dependencies: ["GoalLedger", "LedgerFileCenter"]),
+        // A notification center kept in a JSON file, and a blocking bridge to run a pass from
+        // synchronous code: for the command line, scenarios and the benchmark, not for apps.
+        .target(name: "LedgerFileCenter", dependencies: ["GoalLedger"]),
         // The `ledger` command as a library, so tests can run it in-process.
         .target(
-            name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
+            name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerFileCenter", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(
             name: "LedgerBenchmarks",
             dependencies: [
-                "GoalLedger", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer", "RequestSigning", "Sodium",
+                "GoalLedger", "LedgerFileCenter", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer", "RequestSigning", "Sodium",
             ]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         .target(name: "GoalLedgerNotifications", dependencies: ["GoalLedger"]),
+        .target(name: "GoalLedgerTesting", dependencies: ["GoalLedger"]),
         // A small goals app on the public API, run by the test command.
         .executableTarget(name: "goals-example", dependencies: ["GoalLedger"], path: "Examples/GoalsApp"),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
@@ -86,12 +95,13 @@ let package = Package(
             dependencies: ["LedgerSync", "HTTPServer", "GoalLedger", "RequestSigning", "Sodium", "LedgerCommandLine"]
         ),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
-        .testTarget(name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
+        .testTarget(
+            name: "GoalLedgerTests", dependencies: ["GoalLedger", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
             dependencies: [
-                "LedgerCommandLine", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
+                "LedgerCommandLine", "LedgerFileCenter", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
                 "LedgerService", "HTTPServer", "RequestSigning", "LedgerBenchmarks",
             ]
         ),

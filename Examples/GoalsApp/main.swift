@@ -39,11 +39,11 @@ final class AppKeyStore: DeviceKeyStore, @unchecked Sendable {
 
 /// The app's own notification center: an actor holding what is scheduled.
 actor AppCenter: ReminderCenter {
-    private var pending: [String: PendingRequest] = [:]
+    private var pending: [String: NotificationRequest] = [:]
     var scheduledTitles: [String] { pending.values.map(\.title).sorted() }
 
-    func pendingRequests() async throws -> [PendingRequest] { Array(pending.values) }
-    func add(_ request: PendingRequest) async throws { pending[request.id] = request }
+    func pendingRequests() async throws -> [NotificationRequest] { Array(pending.values) }
+    func add(_ request: NotificationRequest) async throws { pending[request.id] = request }
     func removePendingRequests(withIdentifiers ids: [String]) async throws { for id in ids { pending[id] = nil } }
     nonisolated var supportsDeliveredNotifications: Bool { false }
     func deliveredNotifications() async throws -> [DeliveredNotification] { [] }

@@ -16,18 +16,18 @@
         /// The system's center; every request sounds the default sound.
         public init() {}
 
-        public func pendingRequests() async throws -> [PendingRequest] {
+        public func pendingRequests() async throws -> [NotificationRequest] {
             await UNUserNotificationCenter.current().pendingNotificationRequests().compactMap { r in
                 guard let calendar = r.trigger as? UNCalendarNotificationTrigger,
                     let trigger = NotificationTrigger(dateMatching: calendar.dateComponents, repeats: calendar.repeats)
                 else { return nil }
-                return PendingRequest(
+                return NotificationRequest(
                     id: r.identifier, goal: Self.goal(r.content.userInfo), title: r.content.title, body: r.content.body,
                     sound: "default", trigger: trigger)
             }
         }
 
-        public func add(_ request: PendingRequest) async throws {
+        public func add(_ request: NotificationRequest) async throws {
             let content = UNMutableNotificationContent()
             content.title = request.title
             content.body = request.body

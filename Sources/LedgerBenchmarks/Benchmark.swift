@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFileCenter
 import GoalLedger
 import LMDB
 
@@ -248,7 +249,7 @@ public struct Benchmark {
         var times: [Double] = []
         for _ in 0..<5 { times.append(try Self.seconds { plan = try store.pendingPlan(device: "bench", now: Self.now).1 }) }
         let pending = times.sorted()[2]
-        let reconciler = Reconciler(store: store, centerPath: path + "/center.json")
+        let reconciler = FileCenterReconciler(store: store, centerPath: path + "/center.json")
         _ = try reconciler.reconcile(now: Self.now)
         var passes: [Double] = []
         var report: ReconcileReport?
@@ -464,7 +465,7 @@ struct ReconcileBenchmark {
                 try store.append(drafts, now: Benchmark.now)
                 i += 10_000
             }
-            let reconciler = Reconciler(store: store)
+            let reconciler = FileCenterReconciler(store: store)
             var first: ReconcileReport?
             let fullTime = try Benchmark.seconds { first = try reconciler.reconcile(now: Benchmark.now, full: true) }
             // A raw scan of the pending rows the full pass reads.

@@ -30,7 +30,7 @@ enum PendingCommand {
             "\(name): \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s") (\(device.settings.strategy.rawValue), authorization \(authorization))"
         )
         for r in plan.requests {
-            inv.printText("  \(r.nextFireAt.rfc3339)  \(r.id)  \(r.title) — \(r.body)\(r.trigger.repeats ? " (repeats)" : "")")
+            inv.printText("  \(r.nextFireAt?.rfc3339 ?? "-")  \(r.id)  \(r.title) — \(r.body)\(r.trigger.repeats ? " (repeats)" : "")")
         }
         for g in plan.overCapacity { inv.print("  over capacity: \(g.uuidString)") }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFileCenter
 import GoalLedger
 
 enum ReconcileCommand {
@@ -18,7 +19,7 @@ enum ReconcileCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let now = try inv.now()
         let store = try inv.openStore()
-        let reconciler = Reconciler(store: store, centerPath: (try inv.value(Self.center)))
+        let reconciler = FileCenterReconciler(store: store, centerPath: (try inv.value(Self.center)))
         let r = try reconciler.reconcile(now: now, full: inv.isSet(Self.full), dryRun: inv.isSet(Self.dryRun))
         if inv.json {
             try inv.printJSON(r.json)

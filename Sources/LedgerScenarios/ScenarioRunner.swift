@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFileCenter
 import GoalLedger
 
 /// What running a scenario found.
@@ -167,7 +168,7 @@ package enum ScenarioRunner {
 /// Reminder steps and checks.
 enum ScenarioHooks {
     static func reconcile(_ store: LedgerStore, at: Instant, full: Bool) throws(LedgerError) -> ReconcileReport {
-        try Reconciler(store: store).reconcile(now: at, full: full)
+        try FileCenterReconciler(store: store).reconcile(now: at, full: full)
     }
 
     static func checkReminders(
@@ -186,7 +187,7 @@ enum ScenarioHooks {
             expect("pending at \(now)", pending, plan.requests.map(\.id))
         }
         if let center = x.center {
-            let file = try NotificationCenterFile.load(Reconciler(store: store).centerPath, defaultCapacity: 64)
+            let file = try NotificationCenterFile.load(FileCenterReconciler(store: store).centerPath, defaultCapacity: 64)
             expect("center", center, file.requests.map(\.id))
         }
         if let issues = x.issues {

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFileCenter
 import GoalLedger
 import Testing
 

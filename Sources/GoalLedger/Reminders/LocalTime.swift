@@ -6,7 +6,7 @@ import Foundation
 /// valid instant after the gap, the instant the clock jumps to (03:00). A time that happens twice
 /// (fall-back) takes its first occurrence. Only the zone's offsets are read, never the machine's
 /// time zone or locale.
-func localInstant(day: Day, hour: Int, minute: Int, timeZone: TimeZone) -> Instant {
+package func localInstant(day: Day, hour: Int, minute: Int, timeZone: TimeZone) -> Instant {
     // The wall time counted as if it were UTC: the instant we want is `wall - offset(instant)`.
     let wall = Int64(day.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60)
     func offset(_ seconds: Int64) -> Int64 {

@@ -73,19 +73,10 @@ public struct ReconcileReport: Sendable {
 public struct Reconciler: Sendable {
     /// The store whose device's pending table the reconciler follows.
     public let store: LedgerStore
-    /// The file `reconcile()` uses, and the identity of the center the checkpoint belongs to.
-    public let centerPath: String
+    /// The identity of the center the checkpoint belongs to.
     let centerID: String
     /// The app's wording of each request, when it has one.
     let content: ReminderContentProvider?
-
-    /// A reconciler for the file-backed center at `centerPath` (default: inside the store).
-    public init(store: LedgerStore, centerPath: String? = nil) {
-        self.store = store
-        self.centerPath = centerPath ?? store.path + "/notification-center.json"
-        centerID = URL(fileURLWithPath: self.centerPath).standardizedFileURL.path
-        content = nil
-    }
 
     /// A reconciler for a center of the app's (`centerID` names it, e.g. `system`: the
     /// checkpoint is kept per center). `content`, when given, words each request in the app's
@@ -93,9 +84,16 @@ public struct Reconciler: Sendable {
     /// holds, so a center holding the app's wording is left alone until the goal changes.
     public init(store: LedgerStore, centerID: String, content: ReminderContentProvider? = nil) {
         self.store = store
-        self.centerPath = store.path + "/notification-center.json"
         self.centerID = "center:" + centerID
         self.content = content
+    }
+
+    /// A reconciler whose checkpoint is kept under `rawCenterID` as it is (the command line's
+    /// file center uses its file's path).
+    package init(store: LedgerStore, rawCenterID: String) {
+        self.store = store
+        centerID = rawCenterID
+        content = nil
     }
 
     /// The reconciler's own state, stored with the ledger.
@@ -111,32 +109,13 @@ public struct Reconciler: Sendable {
 
     var stateKey: [UInt8] { Array("reconciler:\(store.device):\(centerID)".utf8) }
 
-    /// One pass against the file-backed center at `centerPath`: the center is read, time is let
-    /// pass in it (due one-time requests become delivered), the pass runs, and unless `dryRun`
-    /// the center file and the checkpoint are written.
-    public func reconcile(now: Instant, full: Bool = false, dryRun: Bool = false) throws(LedgerError) -> ReconcileReport {
-        let device = try store.deviceState(store.device)
-        let center = try FileNotificationCenter(
-            path: centerPath, defaultCapacity: device.settings.capacity, now: now, timeZone: device.calendar.timeZone)
-        let report = try BlockingBridge.run { () async throws(LedgerError) -> ReconcileReport in
-            try await self.pass(center: center, now: now, full: full, saveState: !dryRun)
-        }
-        if !dryRun { try center.save() }
-        return report
-    }
-
-    /// One pass against `center`. With `dryRun`, the center is only read: the pass runs against
-    /// a copy in memory (which accepts every request) and the checkpoint does not move.
+    /// One pass against `center`. With `dryRun`, the center is only read: what the pass would
+    /// add or remove is reported, not done, and the checkpoint does not move.
     public func reconcile(center: some ReminderCenter, now: Instant, full: Bool = false, dryRun: Bool = false) async throws(LedgerError)
         -> ReconcileReport
     {
         guard dryRun else { return try await pass(center: center, now: now, full: full, saveState: true) }
-        let copy = InMemoryReminderCenter(
-            capacity: Int.max, requests: try await Self.call("read the pending requests") { try await center.pendingRequests() },
-            delivered: center.supportsDeliveredNotifications
-                ? try await Self.call("read the delivered notifications") { try await center.deliveredNotifications() } : [])
-        copy.withState { $0.supportsDelivered = center.supportsDeliveredNotifications }
-        return try await pass(center: copy, now: now, full: full, saveState: false)
+        return try await pass(center: ReadOnlyCenter(center: center), now: now, full: full, saveState: false)
     }
 
     static func call<T>(_ what: String, _ body: () async throws -> T) async throws(LedgerError) -> T {
@@ -147,7 +126,7 @@ public struct Reconciler: Sendable {
         }
     }
 
-    func pass(center: some ReminderCenter, now: Instant, full requestedFull: Bool, saveState: Bool) async throws(LedgerError)
+    package func pass(center: some ReminderCenter, now: Instant, full requestedFull: Bool, saveState: Bool) async throws(LedgerError)
         -> ReconcileReport
     {
         let previous = try loadState()
@@ -159,7 +138,7 @@ public struct Reconciler: Sendable {
         var state = State(checkpoint: changes.checkpoint, overCapacity: previous?.overCapacity ?? false, retry: previous?.retry ?? [])
 
         let held = try await Self.call("read the pending requests") { try await center.pendingRequests() }
-        var heldGoalReminders: [String: PendingRequest] = [:]
+        var heldGoalReminders: [String: NotificationRequest] = [:]
         for r in held where ReminderPlan.isGoalReminderID(r.id) { heldGoalReminders[r.id] = r }
 
         switch authorization {
@@ -175,7 +154,7 @@ public struct Reconciler: Sendable {
             }
             if authorization == .denied {
                 let plan = try store.pendingPlan(device: store.device, now: now).1
-                report.issues = Set(plan.requests.map(\.goal)).map { ReminderIssue(goal: $0, kind: .permissionDenied) }
+                report.issues = Set(plan.requests.map(\.plannedGoal)).map { ReminderIssue(goal: $0, kind: .permissionDenied) }
             }
             state.retry = []
             state.authorization = authorization
@@ -206,7 +185,7 @@ public struct Reconciler: Sendable {
             var left = Set<UUID>()
             // Schedule first…
             for request in desired {
-                var pending = PendingRequest(request)
+                var pending = request.asHeld
                 if let content {
                     let text = content(request)
                     pending.title = text.title
@@ -214,16 +193,16 @@ public struct Reconciler: Sendable {
                 }
                 if heldGoalReminders[request.id] == pending {
                     report.unchanged += 1
-                    left.insert(request.goal)
+                    left.insert(request.plannedGoal)
                     continue
                 }
                 do {
                     try await center.add(pending)
                     report.scheduled.append(request.id)
-                    left.insert(request.goal)
+                    left.insert(request.plannedGoal)
                 } catch {
-                    report.issues.append(ReminderIssue(goal: request.goal, kind: .schedulingFailure))
-                    state.retry.insert(request.goal)
+                    report.issues.append(ReminderIssue(goal: request.plannedGoal, kind: .schedulingFailure))
+                    state.retry.insert(request.plannedGoal)
                 }
             }
             // …then cancel the goal reminders the table does not want.
@@ -331,4 +310,16 @@ extension LedgerStore {
             throw LedgerError(.store, "writing to \(path) failed: \(error)")
         }
     }
+}
+
+/// A dry run's view of a center: what it holds is read through; what a pass would add or remove
+/// is accepted and dropped. (A pass reads the center once, before it changes anything.)
+private struct ReadOnlyCenter<Center: ReminderCenter>: ReminderCenter {
+    let center: Center
+    func pendingRequests() async throws -> [NotificationRequest] { try await center.pendingRequests() }
+    func add(_ request: NotificationRequest) async throws {}
+    func removePendingRequests(withIdentifiers ids: [String]) async throws {}
+    var supportsDeliveredNotifications: Bool { center.supportsDeliveredNotifications }
+    func deliveredNotifications() async throws -> [DeliveredNotification] { try await center.deliveredNotifications() }
+    func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {}
 }

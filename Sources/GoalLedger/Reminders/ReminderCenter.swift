@@ -3,8 +3,7 @@ import Foundation
 /// A device's notification center as the reconciler sees it: a narrow backend contract, in the
 /// manner of swift-log's `LogHandler`. On a phone the `GoalLedgerNotifications` product adapts
 /// the system's center to it (`SystemReminderCenter`); the command line uses one kept in a JSON
-/// file; tests use
-/// `InMemoryReminderCenter`. The reconciler depends on nothing else. (The name does not
+/// file; an app's tests use the `GoalLedgerTesting` product's `InMemoryReminderCenter`. The reconciler depends on nothing else. (The name does not
 /// collide with Foundation's `NotificationCenter`.)
 ///
 /// The contract:
@@ -25,10 +24,10 @@ import Foundation
 ///   `add` end the pass with a `LedgerError` (nothing is recorded as done).
 public protocol ReminderCenter: Sendable {
     /// Every request the center holds that is still to fire, whatever its id.
-    func pendingRequests() async throws -> [PendingRequest]
+    func pendingRequests() async throws -> [NotificationRequest]
     /// Adds `request`, or replaces the pending one with the same id, as one step; throws when
     /// the center refuses it (``NotificationRefused`` or the system's error).
-    func add(_ request: PendingRequest) async throws
+    func add(_ request: NotificationRequest) async throws
     /// Removes the pending requests with these ids; ids the center does not hold are ignored.
     func removePendingRequests(withIdentifiers ids: [String]) async throws
     /// Whether the center keeps the notifications that have fired (then a pass removes the

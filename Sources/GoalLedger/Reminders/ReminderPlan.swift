@@ -54,7 +54,7 @@ public struct ReminderPlan: Equatable, Sendable {
         for row in rows { eligible += expand(row, context, now: now, periodCompleted: periodCompleted) }
         eligible.sort(by: firesBefore)
         let capacity = max(0, context.settings.capacity)
-        let dropped = Set(eligible.dropFirst(capacity).map(\.goal))
+        let dropped = Set(eligible.dropFirst(capacity).map(\.plannedGoal))
         return ReminderPlan(
             requests: Array(eligible.prefix(capacity)),
             overCapacity: dropped.sorted { $0.uuidString < $1.uuidString })
@@ -93,7 +93,7 @@ public struct ReminderPlan: Equatable, Sendable {
     }
 
     static func firesBefore(_ a: NotificationRequest, _ b: NotificationRequest) -> Bool {
-        a.nextFireAt != b.nextFireAt ? a.nextFireAt < b.nextFireAt : String.bytesPrecede(a.id, b.id)
+        a.plannedFireAt != b.plannedFireAt ? a.plannedFireAt < b.plannedFireAt : String.bytesPrecede(a.id, b.id)
     }
 
     // MARK: The rules
@@ -158,7 +158,7 @@ public struct ReminderPlan: Equatable, Sendable {
         case .window: requests = windowRequests(row, context, now: now, periodCompleted: periodCompleted)
         }
         // A recurring reminder whose next time would fall after 9999 is not planned.
-        return requests.filter { Instant.supported.contains($0.nextFireAt) }
+        return requests.filter { Instant.supported.contains($0.plannedFireAt) }
     }
 
     static func request(_ row: PendingRow, id: String, trigger: NotificationTrigger, fireAt: Instant) -> NotificationRequest {

@@ -15,16 +15,16 @@ extension ReminderPlan {
     /// the plan holds is planned again from each fire time it reaches, so the times are the
     /// policy's own (DST, completed periods, one-time goals), never recomputed from a trigger.
     public func fireTimes(goals: [GoalState], device: DeviceState, now: Instant, through end: Instant) -> [UpcomingReminder] {
-        let held = Set(requests.map(\.goal))
+        let held = Set(requests.map(\.plannedGoal))
         var out: [UpcomingReminder] = []
         for goal in goals where held.contains(goal.id) {
             var seen = Set<String>()
             var t = now
             while true {
-                let next = ReminderPlan.requests(for: goal, device: device, now: t).filter { $0.nextFireAt <= end }
-                let new = next.filter { seen.insert($0.id + "@" + $0.nextFireAt.rfc3339).inserted }
-                guard let last = new.map(\.nextFireAt).max(), last > t else { break }
-                out += new.map { UpcomingReminder(request: $0, fireAt: $0.nextFireAt) }
+                let next = ReminderPlan.requests(for: goal, device: device, now: t).filter { $0.plannedFireAt <= end }
+                let new = next.filter { seen.insert($0.id + "@" + $0.plannedFireAt.rfc3339).inserted }
+                guard let last = new.map(\.plannedFireAt).max(), last > t else { break }
+                out += new.map { UpcomingReminder(request: $0, fireAt: $0.plannedFireAt) }
                 t = last
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedgerTesting
 import Testing
 
 @testable import GoalLedger
@@ -31,7 +32,7 @@ struct ReconcilerDriftTests {
         let center = InMemoryReminderCenter()
         center.withState { s in
             s.requests.append(
-                PendingRequest(
+                NotificationRequest(
                     id: "birthday", goal: nil, title: "x", body: "x", sound: "default",
                     trigger: NotificationTrigger(kind: .date(instant("2027-01-01T08:00:00Z")), repeats: false)))
         }
@@ -109,7 +110,7 @@ struct ReconcilerDriftTests {
         center.withState { s in
             for id in [foreign, foreign + "-20261106", "goal-reminder-not-a-uuid", "reminder-for-mum"] {
                 s.requests.append(
-                    PendingRequest(
+                    NotificationRequest(
                         id: id, goal: nil, title: "x", body: "x", sound: "default",
                         trigger: NotificationTrigger(kind: .date(instant("2026-11-06T08:00:00Z")), repeats: false)))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFileCenter
 import Testing
 
 @testable import GoalLedger
@@ -25,7 +26,7 @@ struct ReconcilerTests {
     }
 
     func center(_ t: TemporaryStore) throws -> NotificationCenterFile {
-        try NotificationCenterFile.load(Reconciler(store: t.store).centerPath, defaultCapacity: 64)
+        try NotificationCenterFile.load(FileCenterReconciler(store: t.store).centerPath, defaultCapacity: 64)
     }
 
     func rid(_ n: Int) -> String { "goal-reminder-" + goalID(n).uuidString }
@@ -33,10 +34,10 @@ struct ReconcilerTests {
     @Test func authorizedSchedulesAndAnIdenticalPassChangesNothing() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1), goal(2, cadence: "weekly")]), now: now)
-        let first = try Reconciler(store: t.store).reconcile(now: now)
+        let first = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(first.full)
         #expect(first.scheduled == [rid(1), rid(2)].sorted())
-        let second = try Reconciler(store: t.store).reconcile(now: now, full: true)
+        let second = try FileCenterReconciler(store: t.store).reconcile(now: now, full: true)
         #expect(second.scheduled.isEmpty && second.cancelled.isEmpty && second.unchanged == 2)
     }
 
@@ -44,16 +45,16 @@ struct ReconcilerTests {
     func deniedAndUndeterminedCancelGoalRemindersOnly(_ status: AuthorizationStatus) throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1)]), now: now)
-        _ = try Reconciler(store: t.store).reconcile(now: now)
+        _ = try FileCenterReconciler(store: t.store).reconcile(now: now)
         var file = try center(t)
         file.requests.append(
-            PendingRequest(
+            NotificationRequest(
                 id: "water-the-plants", goal: nil, title: "Plants", body: "Water them", sound: "default",
                 trigger: NotificationTrigger(
                     kind: .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 8, minute: 0), repeats: true)))
         try file.save()
         try t.store.append(try drafts([#"{"type":"notificationAuthorization","status":"\#(status.rawValue)"}"#]), now: now)
-        let r = try Reconciler(store: t.store).reconcile(now: now)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(r.cancelled == [rid(1)])
         #expect(try center(t).requests.map(\.id) == ["water-the-plants"])
         #expect(r.issues == (status == .denied ? [ReminderIssue(goal: goalID(1), kind: .permissionDenied)] : []))
@@ -61,7 +62,7 @@ struct ReconcilerTests {
         #expect(try t.store.goalState(goalID(1)).reminder?.value == ReminderTime(hour: 7, minute: 0))
         // Recovery: authorized again reschedules everything.
         try t.store.append(try drafts([#"{"type":"notificationAuthorization","status":"authorized"}"#]), now: now)
-        let back = try Reconciler(store: t.store).reconcile(now: now)
+        let back = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(back.scheduled == [rid(1)])
         #expect(Set(try center(t).requests.map(\.id)) == [rid(1), "water-the-plants"])
     }
@@ -70,12 +71,12 @@ struct ReconcilerTests {
         let t = try TemporaryStore()
         try t.store.append(try drafts([goal(1)]), now: now)
         var file = try center(t)
-        let stale = PendingRequest(
+        let stale = NotificationRequest(
             id: rid(9), goal: goalID(9), title: "Old", body: "Old", sound: "default",
             trigger: NotificationTrigger(kind: .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: 8, minute: 0), repeats: true))
         file.requests = [stale]
         try file.save()
-        let r = try Reconciler(store: t.store).reconcile(now: now, full: true)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now, full: true)
         #expect(r.authorization == nil)
         #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.issues.isEmpty)
         #expect(try center(t).requests == [stale])
@@ -84,14 +85,14 @@ struct ReconcilerTests {
     @Test func changedRequestsAreReplacedAndUnrelatedIdsNeverTouched() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1), goal(2), goal(3), goal(4)]), now: now)
-        _ = try Reconciler(store: t.store).reconcile(now: now)
+        _ = try FileCenterReconciler(store: t.store).reconcile(now: now)
         var file = try center(t)
         file.requests.append(
-            PendingRequest(
+            NotificationRequest(
                 id: "goal-reminder-not-a-uuid", goal: nil, title: "x", body: "x", sound: "default",
                 trigger: NotificationTrigger(kind: .date(instant("2027-01-01T08:00:00Z")), repeats: false)))
         file.requests.append(
-            PendingRequest(
+            NotificationRequest(
                 id: "birthday", goal: nil, title: "x", body: "x", sound: "default",
                 trigger: NotificationTrigger(kind: .calendar(year: nil, month: 5, day: 1, weekday: nil, hour: 8, minute: 0), repeats: true))
         )
@@ -107,10 +108,10 @@ struct ReconcilerTests {
         let i = tampered.requests.firstIndex { $0.id == rid(4) }!
         tampered.requests[i].body = "tampered"
         try tampered.save()
-        let incremental = try Reconciler(store: t.store).reconcile(now: now)
+        let incremental = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(!incremental.full)
         #expect(incremental.scheduled == [rid(1), rid(2), rid(3), rid(4)].sorted())
-        let full = try Reconciler(store: t.store).reconcile(now: now, full: true)
+        let full = try FileCenterReconciler(store: t.store).reconcile(now: now, full: true)
         #expect(full.scheduled.isEmpty)
         #expect(full.unchanged == 4)
         let ids = Set(try center(t).requests.map(\.id))
@@ -129,14 +130,14 @@ struct ReconcilerTests {
         file.refuse = [rid(1)]
         try file.save()
         try t.store.append(try drafts([goal(1), goal(2)]), now: now)
-        let r = try Reconciler(store: t.store).reconcile(now: now)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(r.issues == [ReminderIssue(goal: goalID(1), kind: .schedulingFailure)])
         #expect(r.scheduled == [rid(2)])
         var lifted = try center(t)
         lifted.refuse = []
         try lifted.save()
         // Nothing changed in the ledger; the incremental pass still retries the failed goal.
-        let retry = try Reconciler(store: t.store).reconcile(now: now)
+        let retry = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(!retry.full)
         #expect(retry.scheduled == [rid(1)])
         #expect(retry.issues.isEmpty)
@@ -149,7 +150,7 @@ struct ReconcilerTests {
             #"{"type":"goalCreated","goal":"\#(goalID(n).uuidString)","title":"G\#(n)","cadence":"daily","reminder":{"hour":\#(n / 60 + 13),"minute":\#(n % 60)}}"#
         }
         try t.store.append(try drafts(lines), now: now)
-        let r = try Reconciler(store: t.store).reconcile(now: now)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(r.scheduled.count == 64)
         let over = r.issues.filter { $0.kind == .overCapacity }.map(\.goal)
         #expect(Set(over) == Set((65...100).map(goalID)))
@@ -159,9 +160,9 @@ struct ReconcilerTests {
     @Test func rebuildingNeverMakesAPassFire() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1), goal(2)]), now: now)
-        _ = try Reconciler(store: t.store).reconcile(now: now)
+        _ = try FileCenterReconciler(store: t.store).reconcile(now: now)
         try t.store.rebuild()
-        let r = try Reconciler(store: t.store).reconcile(now: now)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now)
         // The pass compares what the center holds, finds it matching, and changes nothing.
         #expect(r.scheduled.isEmpty && r.cancelled.isEmpty && r.unchanged == 2)
         #expect(!r.full)
@@ -170,29 +171,29 @@ struct ReconcilerTests {
     @Test func deletingAGoalOrClearingItsReminderCancelsItsRequest() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1), goal(2), goal(3, cadence: "once", extra: #","targetDate":"2026-12-01""#)]), now: now)
-        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled.count == 3)
+        #expect(try FileCenterReconciler(store: t.store).reconcile(now: now).scheduled.count == 3)
         try t.store.append(
             try drafts([
                 #"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#,
                 #"{"type":"reminderCleared","goal":"\#(goalID(2).uuidString)"}"#,
                 #"{"type":"progressRecorded","goal":"\#(goalID(3).uuidString)","completed":true}"#,
             ]), now: now)
-        let r = try Reconciler(store: t.store).reconcile(now: now)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(!r.full)
         #expect(r.cancelled == [rid(1), rid(2), rid(3)].sorted())
         #expect(try center(t).requests.isEmpty)
         // Restored with its reminder, the goal is scheduled again.
         try t.store.append(try drafts([#"{"type":"goalRestored","goal":"\#(goalID(1).uuidString)"}"#]), now: now)
-        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
+        #expect(try FileCenterReconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
     }
 
     @Test func dryRunChangesNothing() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1)]), now: now)
-        let dry = try Reconciler(store: t.store).reconcile(now: now, dryRun: true)
+        let dry = try FileCenterReconciler(store: t.store).reconcile(now: now, dryRun: true)
         #expect(dry.scheduled == [rid(1)])
         #expect(try center(t).requests.isEmpty)
-        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
+        #expect(try FileCenterReconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
     }
 
     /// After any random change, an incremental pass leaves the same center as a full pass.
@@ -200,8 +201,8 @@ struct ReconcilerTests {
     func anIncrementalPassMatchesAFullPass(_ seed: Int) throws {
         let t = try store(.authorized, strategy: seed % 2 == 0 ? "repeating" : "window", capacity: 64)
         let dir = TemporaryDirectory()
-        let incremental = Reconciler(store: t.store, centerPath: dir.path + "/incremental.json")
-        let full = Reconciler(store: t.store, centerPath: dir.path + "/full.json")
+        let incremental = FileCenterReconciler(store: t.store, centerPath: dir.path + "/incremental.json")
+        let full = FileCenterReconciler(store: t.store, centerPath: dir.path + "/full.json")
         var rng = SeededRandom(seed: UInt64(seed) &+ 99)
         for step in 0..<8 {
             let batch = try RandomHistory.validBatch(for: t.store, rng: &rng, size: 1 + Int(rng.next() % 3), step: step)
@@ -226,25 +227,25 @@ struct ReconcilerTests {
     @Test func aRequestRemovedFromTheCenterFileIsScheduledAgainWithoutAFullPass() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1), goal(2)]), now: now)
-        _ = try Reconciler(store: t.store).reconcile(now: now)
+        _ = try FileCenterReconciler(store: t.store).reconcile(now: now)
         var file = try center(t)
         file.requests.removeAll { $0.id == rid(1) }
         try file.save()
-        let r = try Reconciler(store: t.store).reconcile(now: now)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: now)
         #expect(!r.full && r.scheduled == [rid(1)] && r.unchanged == 1)
     }
 
     @Test func aFiredOneTimeRequestIsDeliveredAndRemovedOnceTheGoalIsCompleted() throws {
         let t = try store(.authorized)
         try t.store.append(try drafts([goal(1, cadence: "once", extra: #","targetDate":"2026-11-06""#)]), now: now)
-        #expect(try Reconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
+        #expect(try FileCenterReconciler(store: t.store).reconcile(now: now).scheduled == [rid(1)])
         // The next day, after 07:00 Berlin: the request has fired and is delivered.
         let later = instant("2026-11-06T09:00:00Z")
-        _ = try Reconciler(store: t.store).reconcile(now: later)
+        _ = try FileCenterReconciler(store: t.store).reconcile(now: later)
         #expect(try center(t).requests.isEmpty)
         #expect(try center(t).delivered.map(\.id) == [rid(1)])
         try t.store.append(try drafts([#"{"type":"progressRecorded","goal":"\#(goalID(1).uuidString)","completed":true}"#]), now: later)
-        let r = try Reconciler(store: t.store).reconcile(now: later)
+        let r = try FileCenterReconciler(store: t.store).reconcile(now: later)
         #expect(r.removedDelivered == [rid(1)])
         #expect(try center(t).delivered.isEmpty)
     }

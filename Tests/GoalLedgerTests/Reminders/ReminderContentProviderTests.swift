@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedgerTesting
 import Testing
 
 @testable import GoalLedger

@@ -170,12 +170,12 @@ struct WindowReminderTests {
     func fires(_ goal: ReminderGoal, _ device: DeviceState, now: String) -> [String: String] {
         let requests = ReminderPlan.requests(for: goal.state, device: device, now: instant(now))
         for r in requests {
-            #expect(r.trigger == NotificationTrigger(kind: .date(r.nextFireAt), repeats: false))
+            #expect(r.trigger == NotificationTrigger(kind: .date(r.plannedFireAt), repeats: false))
             #expect(r.id.hasPrefix("goal-reminder-" + goal.id.uuidString + "-"))
             #expect(ReminderPlan.isGoalReminderID(r.id))
         }
-        #expect(requests.map(\.nextFireAt) == requests.map(\.nextFireAt).sorted())
-        return Dictionary(uniqueKeysWithValues: requests.map { (String($0.id.suffix(8)), $0.nextFireAt.rfc3339) })
+        #expect(requests.map(\.plannedFireAt) == requests.map(\.plannedFireAt).sorted())
+        return Dictionary(uniqueKeysWithValues: requests.map { (String($0.id.suffix(8)), $0.plannedFireAt.rfc3339) })
     }
 
     @Test func newYorkSpringForward() {
@@ -347,7 +347,7 @@ struct ReminderCapacityTests {
         let phone = device("UTC", strategy: .window, capacity: 11)
         let plan = ReminderPlan.plan(goals: [later, single, morning], device: phone, now: instant("2026-06-10T06:00:00Z"))
         #expect(plan.requests.count == 11)
-        #expect(plan.requests.map(\.nextFireAt) == plan.requests.map(\.nextFireAt).sorted())
+        #expect(plan.requests.map(\.plannedFireAt) == plan.requests.map(\.plannedFireAt).sorted())
         #expect(plan.requests.filter { $0.goal == goalID(3) }.count == 1)
         #expect(plan.requests.last?.id == "goal-reminder-" + goalID(2).uuidString + "-20260614")
         #expect(plan.overCapacity == [goalID(1), goalID(2)])

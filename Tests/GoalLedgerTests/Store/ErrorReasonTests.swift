@@ -9,8 +9,8 @@ struct ErrorReasonTests {
 
     struct BrokenCenter: ReminderCenter {
         struct Unplugged: Error, CustomStringConvertible { var description: String { "unplugged" } }
-        func pendingRequests() async throws -> [PendingRequest] { throw Unplugged() }
-        func add(_ request: PendingRequest) async throws {}
+        func pendingRequests() async throws -> [NotificationRequest] { throw Unplugged() }
+        func add(_ request: NotificationRequest) async throws {}
         func removePendingRequests(withIdentifiers ids: [String]) async throws {}
         var supportsDeliveredNotifications: Bool { false }
         func deliveredNotifications() async throws -> [DeliveredNotification] { [] }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFileCenter
 import LMDB
 import Synchronization
 import Testing

@@ -1,58 +1,6 @@
 import Foundation
+import GoalLedger
 import Synchronization
-
-/// A request as a device's notification center holds it: what was scheduled, without the
-/// planner's `nextFireAt`.
-public struct PendingRequest: Equatable, Sendable {
-    /// The request's id, unique in the center (`goal-reminder-…` for goal reminders).
-    public var id: String
-    /// The goal in the request's payload (`userInfo.goalId`); nil for requests that are not
-    /// goal reminders.
-    public var goal: UUID?
-    /// The title to show.
-    public var title: String
-    /// The text under the title.
-    public var body: String
-    /// The sound's name.
-    public var sound: String
-    /// When it fires.
-    public var trigger: NotificationTrigger
-
-    /// The request as the center holds it once `r` is added.
-    public init(_ r: NotificationRequest) {
-        id = r.id
-        goal = r.goal
-        title = r.title
-        body = r.body
-        sound = r.sound
-        trigger = r.trigger
-    }
-
-    /// Texts compare by their bytes: a title the center holds in another Unicode form than the
-    /// ledger's (which Swift's `String` would call equal) is outdated and replaced.
-    public static func == (a: PendingRequest, b: PendingRequest) -> Bool {
-        a.id.utf8.elementsEqual(b.id.utf8) && a.goal == b.goal && a.title.utf8.elementsEqual(b.title.utf8)
-            && a.body.utf8.elementsEqual(b.body.utf8) && a.sound.utf8.elementsEqual(b.sound.utf8) && a.trigger == b.trigger
-    }
-
-    /// A request with these values (as an app reads it back from the system's center).
-    public init(id: String, goal: UUID?, title: String, body: String, sound: String, trigger: NotificationTrigger) {
-        self.id = id
-        self.goal = goal
-        self.title = title
-        self.body = body
-        self.sound = sound
-        self.trigger = trigger
-    }
-
-    /// `{"id","goal","title","body","sound","trigger"}` (`goal` null when nil).
-    public var json: JSONValue {
-        .object([
-            ("id", .string(id)), ("goal", goal.map { .string($0.uuidString) } ?? .null), ("title", .string(title)),
-            ("body", .string(body)), ("sound", .string(sound)), ("trigger", trigger.json),
-        ])
-    }
-}
 
 /// The file form of a stand-in for a device's notification center (on a phone, the OS holds
 /// these): `{"capacity","requests":[…],"refuse":[ids],"delivered":[…]}`. `refuse` lists ids the
@@ -65,7 +13,7 @@ package struct NotificationCenterFile: Sendable {
     /// `defaultCapacity` it was loaded with).
     package var capacity: Int
     /// The pending requests, in the order they were added.
-    package var requests: [PendingRequest]
+    package var requests: [NotificationRequest]
     /// Ids the center refuses to schedule.
     package var refuse: Set<String>
     /// The notifications that have fired, in the order they fired.
@@ -93,7 +41,7 @@ package struct NotificationCenterFile: Sendable {
             }
             capacity = Int(n)
         }
-        var requests: [PendingRequest] = []
+        var requests: [NotificationRequest] = []
         if let list = json["requests"] {
             guard case .array(let items) = list else { throw bad("requests", "must be an array") }
             var ids = Set<String>()
@@ -121,7 +69,7 @@ package struct NotificationCenterFile: Sendable {
                     throw bad("\(at).trigger" + (error.field.map { "." + $0 } ?? ""), error.message)
                 }
                 requests.append(
-                    PendingRequest(
+                    NotificationRequest(
                         id: id, goal: goal, title: try string("title"), body: try string("body"),
                         sound: try string("sound"), trigger: trigger))
             }
@@ -185,7 +133,7 @@ package struct NotificationCenterFile: Sendable {
     }
 
     /// Adds or replaces a request; false when the center refuses it (a refused id, or full).
-    mutating func schedule(_ r: PendingRequest) -> Bool {
+    package mutating func schedule(_ r: NotificationRequest) -> Bool {
         if refuse.contains(r.id) { return false }
         if let i = requests.firstIndex(where: { $0.id == r.id }) {
             requests[i] = r
@@ -196,13 +144,13 @@ package struct NotificationCenterFile: Sendable {
         return true
     }
 
-    mutating func cancel(_ ids: Set<String>) { requests.removeAll { ids.contains($0.id) } }
+    package mutating func cancel(_ ids: Set<String>) { requests.removeAll { ids.contains($0.id) } }
 
     /// What a device does as time passes: one-time requests whose time has come fire, leaving
     /// the pending list for the delivered ones. A calendar trigger without a zone is read in
     /// `timeZone` (the device's).
-    mutating func fire(until now: Instant, timeZone: TimeZone) {
-        var kept: [PendingRequest] = []
+    package mutating func fire(until now: Instant, timeZone: TimeZone) {
+        var kept: [NotificationRequest] = []
         for r in requests {
             guard let at = r.oneTimeFireAt(timeZone: timeZone), at <= now else {
                 kept.append(r)
@@ -215,9 +163,9 @@ package struct NotificationCenterFile: Sendable {
     }
 }
 
-extension PendingRequest {
+extension NotificationRequest {
     /// When a one-time request fires (nil for repeating ones and incomplete dates).
-    func oneTimeFireAt(timeZone: TimeZone) -> Instant? {
+    package func oneTimeFireAt(timeZone: TimeZone) -> Instant? {
         guard !trigger.repeats else { return nil }
         switch trigger.kind {
         case .date(let at): return at
@@ -232,40 +180,40 @@ extension PendingRequest {
 /// The command line's notification center: a `NotificationCenterFile` read once, changed in
 /// memory by a pass, and written back by `save()` (so a dry run simply does not save). Opening
 /// it lets the time pass: one-time requests due by `now` move to `delivered`, as on a device.
-final class FileNotificationCenter: ReminderCenter {
+package final class FileReminderCenter: ReminderCenter {
     private let file: Mutex<NotificationCenterFile>
 
     /// Reads the file at `path` (missing: an empty center of `defaultCapacity`) and fires the
     /// one-time requests due by `now`, reading calendar triggers in `timeZone`. Throws an
     /// ``LedgerError/Code/invalidInput`` error when the file is unreadable or invalid.
-    init(path: String, defaultCapacity: Int, now: Instant, timeZone: TimeZone) throws(LedgerError) {
+    package init(path: String, defaultCapacity: Int, now: Instant, timeZone: TimeZone) throws(LedgerError) {
         var f = try NotificationCenterFile.load(path, defaultCapacity: defaultCapacity)
         f.fire(until: now, timeZone: timeZone)
         file = Mutex(f)
     }
 
     /// The center as it is now, with the changes of the passes so far.
-    var contents: NotificationCenterFile { file.withLock { $0 } }
+    package var contents: NotificationCenterFile { file.withLock { $0 } }
 
     /// Writes the center back to its file (``NotificationCenterFile/save()``).
-    func save() throws(LedgerError) { try contents.save() }
+    package func save() throws(LedgerError) { try contents.save() }
 
-    func pendingRequests() async throws -> [PendingRequest] { contents.requests }
+    package func pendingRequests() async throws -> [NotificationRequest] { contents.requests }
 
-    func add(_ request: PendingRequest) async throws {
+    package func add(_ request: NotificationRequest) async throws {
         let ok = file.withLock { $0.schedule(request) }
         if !ok { throw NotificationRefused(id: request.id, reason: "refused by the center file") }
     }
 
-    func removePendingRequests(withIdentifiers ids: [String]) async throws {
+    package func removePendingRequests(withIdentifiers ids: [String]) async throws {
         file.withLock { $0.cancel(Set(ids)) }
     }
 
-    var supportsDeliveredNotifications: Bool { true }
+    package var supportsDeliveredNotifications: Bool { true }
 
-    func deliveredNotifications() async throws -> [DeliveredNotification] { contents.delivered }
+    package func deliveredNotifications() async throws -> [DeliveredNotification] { contents.delivered }
 
-    func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {
+    package func removeDeliveredNotifications(withIdentifiers ids: [String]) async throws {
         let gone = Set(ids)
         file.withLock { $0.delivered.removeAll { gone.contains($0.id) } }
     }

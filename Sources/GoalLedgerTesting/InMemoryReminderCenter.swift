@@ -1,7 +1,9 @@
 import Foundation
+import GoalLedger
 import Synchronization
 
-/// A notification center in memory: the test double of `ReminderCenter`. It keeps pending
+/// A notification center in memory: the test double of `ReminderCenter`, for an app's tests and
+/// previews. It keeps pending
 /// requests (in the order added), delivered notifications, a capacity, ids it refuses, and the
 /// calls it received, so tests can change it behind the reconciler's back and check what a pass
 /// did.
@@ -9,7 +11,7 @@ public final class InMemoryReminderCenter: ReminderCenter {
     /// What the center holds, and the calls it received, for tests to read and change.
     public struct State: Sendable {
         /// The pending requests, in the order added.
-        public var requests: [PendingRequest] = []
+        public var requests: [NotificationRequest] = []
         /// The notifications that have fired.
         public var delivered: [DeliveredNotification] = []
         /// How many requests the center holds at most; `add` of a new id beyond it throws.
@@ -26,7 +28,7 @@ public final class InMemoryReminderCenter: ReminderCenter {
 
     /// A center holding at most `capacity` requests, with these pending requests and delivered
     /// notifications.
-    public init(capacity: Int = 64, requests: [PendingRequest] = [], delivered: [DeliveredNotification] = []) {
+    public init(capacity: Int = 64, requests: [NotificationRequest] = [], delivered: [DeliveredNotification] = []) {
         state = Mutex(State(requests: requests, delivered: delivered, capacity: capacity))
     }
 
@@ -34,11 +36,11 @@ public final class InMemoryReminderCenter: ReminderCenter {
     public func withState<R: Sendable>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }
 
     /// The pending requests, in the order added.
-    public var requests: [PendingRequest] { withState { $0.requests } }
+    public var requests: [NotificationRequest] { withState { $0.requests } }
 
-    public func pendingRequests() async throws -> [PendingRequest] { requests }
+    public func pendingRequests() async throws -> [NotificationRequest] { requests }
 
-    public func add(_ request: PendingRequest) async throws {
+    public func add(_ request: NotificationRequest) async throws {
         try state.withLock { s throws(NotificationRefused) in
             s.calls.append("add \(request.id)")
             if s.refuse.contains(request.id) { throw NotificationRefused(id: request.id, reason: "refused") }

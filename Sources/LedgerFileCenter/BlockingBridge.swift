@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GoalLedger
 import Synchronization
 
 /// Runs an asynchronous operation to completion from synchronous code (the command line, the
