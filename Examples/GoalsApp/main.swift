@@ -65,13 +65,13 @@ func runExample() async throws {
 
     // 1. Goals and progress, typed.
     let phone = try LedgerStore.create(at: directory + "/phone", device: "phone")
-    try phone.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: now)
-    try phone.reportAuthorization(.authorized, now: now)
-    let water = try phone.createGoal(
+    try await phone.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: now)
+    try await phone.reportAuthorization(.authorized, now: now)
+    let water = try await phone.createGoal(
         title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
         reminder: try ReminderTime(hour: 20, minute: 0), now: now)
-    let call = try phone.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 30), now: now)
-    for litres in [0.1, 0.2, 0.2] { try phone.recordProgress(water, amount: try Amount(litres), now: now) }
+    let call = try await phone.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 30), now: now)
+    for litres in [0.1, 0.2, 0.2] { try await phone.recordProgress(water, amount: try Amount(litres), now: now) }
 
     // 2. The list screen.
     let rows = try phone.goals(now: now)
@@ -110,8 +110,8 @@ func runExample() async throws {
 
     // 5. A second device, synced.
     let laptop = try phone.clone(to: directory + "/laptop", device: "laptop", now: now)
-    try laptop.recordCompletion(call, now: now)
-    let moved = try phone.sync(with: laptop)
+    try await laptop.recordCompletion(call, now: now)
+    let moved = try await phone.sync(with: laptop)
     check(moved.pulled.imported == 1, "the laptop's completion reaches the phone")
     check(try phone.goal(call, now: now)?.view.completed == true, "the phone shows the call done")
     // The facts are the same on both; the views are each device's own (the laptop has no
@@ -127,7 +127,7 @@ func runExample() async throws {
     }
     let one = try Amount(1)
     do {
-        try phone.recordProgress(UUID(), amount: one, now: now)
+        try await phone.recordProgress(UUID(), amount: one, now: now)
         check(false, "progress on an unknown goal is refused")
     } catch {
         check(
@@ -135,7 +135,7 @@ func runExample() async throws {
             "an event that breaks a rule names its field and place: \(error.localizedDescription)")
     }
     do {
-        try phone.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
+        try await phone.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
         check(false, "a stale expected version is refused")
     } catch {
         if case .versionConflict(let goal, let expected, _)? = error.reason {
@@ -155,7 +155,7 @@ func runExample() async throws {
     // 7. The app keeps the device key itself.
     let keys = AppKeyStore()
     let watch = try LedgerStore.create(at: directory + "/watch", device: "watch", keys: keys)
-    try watch.createGoal(title: "Stretch", now: now)
+    try await watch.createGoal(title: "Stretch", now: now)
     let watchKey = try watch.publicKey()
     check(keys.count == 1 && watchKey != nil, "a store signs with a key the app keeps")
     print("the goals example ran every step")

@@ -63,14 +63,39 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case noStore(path: String)
         /// The store at `path` lacks the signing key of `device`, which its ledger enrolled.
         case signingKeyMissing(device: String, path: String)
-        /// What repairs or upgrades the store: the command line names its command.
-        case remedy(Remedy)
+        /// What repairs or upgrades the store: the command line names its command. `position`:
+        /// the log position found damaged, when one was.
+        case remedy(Remedy, position: UInt64? = nil)
         /// An event of a batch broke a rule or a limit.
         case invalidEvent(field: String?, index: Int, line: Int?)
+        /// An event of a batch names a goal the ledger does not hold.
+        case unknownGoal(goal: UUID, index: Int, line: Int?)
         /// A goal was not at the expected version.
         case versionConflict(goal: UUID, expected: Int, actual: Int)
+        /// This store's device was revoked after sequence `after`.
+        case deviceRevoked(device: String, after: UInt64)
+        /// The store's signing key is not one the ledger's trust gives `device`.
+        case signerNotTrusted(device: String)
+        /// The store was restored from a backup and has not exchanged events since.
+        case restoredFromBackup(device: String)
+        /// The peer (a sync service, a hub) could not be reached.
+        case peerUnreachable(peer: String)
         /// The app's notification center failed.
-        case centerFailed(String)
+        case centerFailed(UnderlyingError)
+    }
+
+    /// An error of another library (the app's notification center), kept whole; two compare
+    /// equal when their descriptions do.
+    package struct UnderlyingError: Equatable, @unchecked Sendable {
+        /// The error as thrown.
+        package let error: any Error
+        /// `String(describing:)` of it.
+        package let description: String
+        package init(_ error: any Error) {
+            self.error = error
+            description = String(describing: error)
+        }
+        package static func == (a: UnderlyingError, b: UnderlyingError) -> Bool { a.description == b.description }
     }
 
     /// What exactly failed, for an app to branch on; nil for failures no more specific than
@@ -78,23 +103,53 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     public enum Reason: Equatable, Sendable {
         /// An event of a batch broke a rule or a limit: `field` (its path in the JSON form; nil
         /// for the event as a whole) of the event at `index` in the batch (1-based), read from
-        /// input `line` when it came from one. Nothing was written.
+        /// input `line` when it came from one. Nothing was written. (Code: invalid input.)
         case invalidEvent(field: String?, index: Int, line: Int?)
-        /// `goal` was at version `actual`, not `expected`. Nothing was written.
+        /// The event at `index` of the batch (from input `line`, when read from one) names
+        /// `goal`, which the ledger does not hold (never created here, or not yet synced).
+        /// Nothing was written. (Code: invalid input.)
+        case unknownGoal(goal: UUID, index: Int, line: Int?)
+        /// `goal` was at version `actual`, not `expected`. Nothing was written. (Code: version
+        /// conflict.)
         case versionConflict(goal: UUID, expected: Int, actual: Int)
-        /// No store at `path`.
+        /// No store at `path`. (Code: store.)
         case noStore(path: String)
-        /// The store lacks the signing key of `device`, which its ledger enrolled.
+        /// The store lacks the signing key of `device`, which its ledger enrolled. (Code: store.)
         case signingKeyMissing(device: String)
-        /// A projection row is damaged: ``LedgerStore/rebuild(progress:)`` repairs it.
+        /// This store's device was revoked after its sequence `after`: every other device would
+        /// refuse what it writes now, so it writes nothing. (Code: store.)
+        case deviceRevoked(device: String, after: UInt64)
+        /// The store's signing key is not the one the ledger's trust gives `device` (a key
+        /// replaced by hand, or a store copied from another device), or the device is not
+        /// enrolled and cannot vouch for another. Nothing was written. (Code: store.)
+        case signerNotTrusted(device: String)
+        /// The store was restored from a backup and may be behind `device`'s own history
+        /// (events it wrote after the backup, which other devices hold): writing now would fork
+        /// it. Sync with another device or the hub first; nothing was written. (Code: store.)
+        case restoredFromBackup(device: String)
+        /// A projection row is damaged: ``LedgerStore/rebuild(progress:)`` repairs it. (Code:
+        /// store.)
         case projectionDamaged
-        /// The store's log or indexes are damaged or inconsistent: verify it
-        /// (``LedgerStore/verify()``) and rebuild its projections, or restore a backup.
-        case storeDamaged
+        /// The store's log or indexes are damaged or inconsistent, at log `position` when one
+        /// is known: verify it (``LedgerStore/verify()``) and rebuild its projections, or
+        /// restore a backup. (Code: store.)
+        case storeDamaged(position: UInt64?)
         /// Events of a newer schema arrived: ``LedgerStore/migrate(progress:now:)`` first.
+        /// (Code: store.)
         case needsMigration
-        /// The app's notification center failed; `description` is its error's.
+        /// The peer, a sync service or a hub named `peer`, could not be reached (no network,
+        /// refused, timed out, unavailable); nothing was exchanged. Try again later. (Code: store.)
+        case peerUnreachable(peer: String)
+        /// The app's notification center failed; `description` is its error's, and
+        /// ``LedgerError/underlyingError`` the error itself. (Code: internal.)
         case notificationCenterFailed(description: String)
+    }
+
+    /// The error of another library behind this one: the app's notification center's, for
+    /// ``Reason/notificationCenterFailed(description:)``; nil otherwise.
+    public var underlyingError: (any Error)? {
+        if case .centerFailed(let underlying)? = situation { return underlying.error }
+        return nil
     }
 
     /// What exactly failed (see ``Reason``).
@@ -102,12 +157,17 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         switch situation {
         case .noStore(let path)?: .noStore(path: path)
         case .signingKeyMissing(let device, _)?: .signingKeyMissing(device: device)
-        case .remedy(.rebuild)?: .projectionDamaged
-        case .remedy(.verifyThenRebuild)?, .remedy(.verifyThenRestore)?: .storeDamaged
-        case .remedy(.migrate)?: .needsMigration
+        case .remedy(.rebuild, _)?: .projectionDamaged
+        case .remedy(.verifyThenRebuild, let position)?, .remedy(.verifyThenRestore, let position)?: .storeDamaged(position: position)
+        case .remedy(.migrate, _)?: .needsMigration
         case .invalidEvent(let field, let index, let line)?: .invalidEvent(field: field, index: index, line: line)
+        case .unknownGoal(let goal, let index, let line)?: .unknownGoal(goal: goal, index: index, line: line)
         case .versionConflict(let goal, let expected, let actual)?: .versionConflict(goal: goal, expected: expected, actual: actual)
-        case .centerFailed(let description)?: .notificationCenterFailed(description: description)
+        case .deviceRevoked(let device, let after)?: .deviceRevoked(device: device, after: after)
+        case .signerNotTrusted(let device)?: .signerNotTrusted(device: device)
+        case .restoredFromBackup(let device)?: .restoredFromBackup(device: device)
+        case .peerUnreachable(let peer)?: .peerUnreachable(peer: peer)
+        case .centerFailed(let underlying)?: .notificationCenterFailed(description: underlying.description)
         case nil: nil
         }
     }
@@ -124,9 +184,16 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case migrate
     }
 
-    /// An error of kind `code` with `message`, which `remedy` repairs.
-    package init(_ code: Code, _ message: String, remedy: Remedy) {
-        self.init(code, message, situation: .remedy(remedy))
+    /// An error of kind `code` with `message`, which `remedy` repairs; `position`, the log
+    /// position found damaged, when one was.
+    package init(_ code: Code, _ message: String, remedy: Remedy, position: UInt64? = nil) {
+        self.init(code, message, situation: .remedy(remedy, position: position))
+    }
+
+    /// The store is damaged (`message` says how; at log `position` when one is known): verify
+    /// it, then rebuild its projections.
+    package static func damaged(_ message: String, position: UInt64? = nil) -> LedgerError {
+        LedgerError(.store, message, remedy: .verifyThenRebuild, position: position)
     }
 
     /// An error of kind `code` with `message`.
@@ -159,8 +226,12 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// An invalid event of a batch: named by its input line when it was read from one, else by
     /// its place in the batch (1-based), and by the field.
     package static func invalidEvent(line: Int?, index: Int, _ error: FieldError) -> LedgerError {
-        let situation = Situation.invalidEvent(field: error.field, index: index, line: line)
-        if let line { return LedgerError(.invalidInput, invalidLine(line, field: error.field, error.message).message, situation: situation) }
+        let situation =
+            error.unknownGoal.map { Situation.unknownGoal(goal: $0, index: index, line: line) }
+            ?? Situation.invalidEvent(field: error.field, index: index, line: line)
+        if let line {
+            return LedgerError(.invalidInput, invalidLine(line, field: error.field, error.message).message, situation: situation)
+        }
         let place = "event \(index) of the batch"
         if let field = error.field {
             return LedgerError(.invalidInput, "\(place): field \"\(field)\": \(error.message)", situation: situation)
@@ -184,10 +255,19 @@ public struct FieldError: Error, Equatable, Sendable {
     public var field: String?
     /// What is wrong with the field ("is required", "must be a UUID, got …").
     public var message: String
+    /// The goal the field names, when the problem is that the ledger does not hold it.
+    package var unknownGoal: UUID?
     /// A problem with `field` (nil: the whole event), described by `message`.
     public init(_ field: String?, _ message: String) {
         self.field = field
         self.message = message
+    }
+
+    /// `field` names `goal`, which the ledger does not hold.
+    package static func unknownGoal(_ goal: UUID, field: String = "goal") -> FieldError {
+        var e = FieldError(field, "unknown goal \(goal.uuidString)")
+        e.unknownGoal = goal
+        return e
     }
 }
 

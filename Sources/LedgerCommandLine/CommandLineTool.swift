@@ -67,9 +67,15 @@ public enum CommandLineTool {
             .noStore(at: path, hint: " (create one with `ledger \(InitCommand.spec.name) \(InitCommand.device.name) NAME`)")
         case .signingKeyMissing(let device, let path)?:
             .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
-        case .remedy(let remedy)?:
+        case .remedy(let remedy, _)?:
             LedgerError(error.code, error.message + Self.hint(remedy), situation: error.situation)
-        case .invalidEvent?, .versionConflict?, .centerFailed?, nil: error
+        case .signerNotTrusted?:
+            LedgerError(error.code, error.message + " (restore this device's key with `ledger \(BackupCommand.spec.name)`'s copy, or make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
+        case .deviceRevoked?:
+            LedgerError(error.code, error.message + " (make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
+        case .restoredFromBackup?:
+            LedgerError(error.code, error.message + " (run `ledger \(SyncCommand.spec.name)` with another device or the hub)", situation: error.situation)
+        case .invalidEvent?, .unknownGoal?, .versionConflict?, .peerUnreachable?, .centerFailed?, nil: error
         }
     }
 

@@ -21,7 +21,7 @@ enum StatusCommand {
             let rows: [JSONValue] = waiting.map { w in
                 .object([
                     ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
-                    ("reason", .string(w.reason)),
+                    ("cause", .string(w.cause.rawValue)), ("reason", .string(w.reason)),
                 ])
             }
             extra.append(("waiting", .array(rows)))

@@ -51,7 +51,7 @@ extension Hub {
                 } catch {
                     reason = error.message
                 }
-                unreadable.append(WaitingEvents(origin: origin, sequence: head.sequence, count: 1, reason: "the hub at \(name): " + reason))
+                unreadable.append(WaitingEvents(origin: origin, sequence: head.sequence, count: 1, cause: .malformed, reason: "the hub at \(name): " + reason))
                 // Nothing of this origin moves: the hub seems to hold all of it already.
                 hub[origin]!.sequence = local[origin] ?? 0
             }
@@ -175,7 +175,7 @@ extension Hub {
                     }
                     events.append(event)
                 } catch {
-                    unreadable.append(WaitingEvents(origin: origin, sequence: sequence, count: rows.rowCount - r, reason: error.message))
+                    unreadable.append(WaitingEvents(origin: origin, sequence: sequence, count: rows.rowCount - r, cause: .malformed, reason: error.message))
                     break
                 }
             }

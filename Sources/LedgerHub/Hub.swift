@@ -34,7 +34,7 @@ public final class Hub {
         do {
             connection = try Connection(url)
         } catch {
-            throw LedgerError(.store, "cannot reach the hub at \(name): \(error.message)")
+            throw LedgerError(.store, "cannot reach the hub at \(name): \(error.message)", situation: .peerUnreachable(peer: name))
         }
     }
 

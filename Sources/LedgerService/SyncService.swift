@@ -307,7 +307,7 @@ public final class SyncService: Sendable {
         let waiting: [JSONValue] = outcome.waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }.map { w in
             .object([
                 ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
-                ("reason", .string(w.reason)),
+                ("cause", .string(w.cause.rawValue)), ("reason", .string(w.reason)),
             ])
         }
         return Self.json(.object([("inserted", .number(Double(accepted.count))), ("waiting", .array(waiting))]))

@@ -289,6 +289,7 @@ extension SyncServiceClient {
                 let origin: String
                 let sequence: UInt64
                 let count: Int
+                let cause: String?
                 let reason: String
             }
             let inserted: Int
@@ -304,7 +305,7 @@ extension SyncServiceClient {
         var result = ImportResult(imported: answer.inserted)
         result.waiting = (answer.waiting ?? []).map {
             WaitingEvents(
-                origin: $0.origin, sequence: $0.sequence, count: $0.count, reason: "the sync service at \(serviceName): " + $0.reason)
+                origin: $0.origin, sequence: $0.sequence, count: $0.count, cause: $0.cause.flatMap(WaitingEvents.Cause.init) ?? .other, reason: "the sync service at \(serviceName): " + $0.reason)
         }
         return result
     }
@@ -369,7 +370,7 @@ extension SyncServiceClient {
                 "\(service) refused the \(action) of device \(reply.prepared.device) of ledger \(reply.prepared.ledger.uuidString): \(reason); nothing was written"
             )
         case 503:
-            throw LedgerError(.store, "\(service) cannot reach its database; nothing was written; try again")
+            throw LedgerError(.store, "\(service) cannot reach its database; nothing was written; try again", situation: .peerUnreachable(peer: serviceName))
         case 400:
             throw LedgerError(.invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written")
         case 413:
@@ -440,10 +441,14 @@ extension SyncServiceClient {
             if error is CancellationError || (error as? URLError)?.code == .cancelled {
                 return .failure(LedgerError(.store, "the \(prepared.action) to the sync service at \(serviceName) was cancelled"))
             }
-            return .failure(LedgerError(.store, "cannot reach the sync service at \(serviceName): \(Self.describe(error))"))
+            return .failure(
+                LedgerError(.store, "cannot reach the sync service at \(serviceName): \(Self.describe(error))", situation: .peerUnreachable(peer: serviceName)))
         }
         guard let http = response as? HTTPURLResponse else {
-            return .failure(LedgerError(.store, "cannot reach the sync service at \(serviceName): the answer is not an HTTP response"))
+            return .failure(
+                LedgerError(
+                    .store, "cannot reach the sync service at \(serviceName): the answer is not an HTTP response",
+                    situation: .peerUnreachable(peer: serviceName)))
         }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

@@ -30,7 +30,7 @@ struct ObservationTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-observe-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try LedgerStore.create(at: dir + "/s", device: "phone")
-        let water = try store.createGoal(title: "Water", cadence: .daily, progress: .measurable(target: try .target(2)), now: Self.now)
+        let water = try await store.createGoal(title: "Water", cadence: .daily, progress: .measurable(target: try .target(2)), now: Self.now)
         // Other processes are looked for only once an hour here: only the commit can wake it.
         let updates = store.observeGoals(now: { Self.now }, otherProcesses: .seconds(3600))
         var iterator = updates.makeAsyncIterator()
@@ -55,7 +55,7 @@ struct ObservationTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-observe-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try LedgerStore.create(at: dir + "/s", device: "phone")
-        let goal = try store.createGoal(title: "Read", now: Self.now)
+        let goal = try await store.createGoal(title: "Read", now: Self.now)
         let updates = store.observeGoals(now: { Self.now }, otherProcesses: .milliseconds(100))
 
         let p = Process()
@@ -77,7 +77,7 @@ struct ObservationTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-observe-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try LedgerStore.create(at: dir + "/s", device: "phone")
-        let water = try store.createGoal(title: "Water", cadence: .daily, progress: .measurable(target: try .target(100)), now: Self.now)
+        let water = try await store.createGoal(title: "Water", cadence: .daily, progress: .measurable(target: try .target(100)), now: Self.now)
         let updates = store.observeGoal(water, now: { Self.now }, otherProcesses: .seconds(3600))
         let collector = Task {
             var values: [Double] = []
@@ -87,7 +87,7 @@ struct ObservationTests {
             }
             return values
         }
-        for _ in 0..<50 { try store.recordProgress(water, amount: try Amount(1), now: Self.now) }
+        for _ in 0..<50 { try await store.recordProgress(water, amount: try Amount(1), now: Self.now) }
         let values = try await collector.value
         #expect(values.last == 50)
         #expect(values.count <= 51, "one value per distinct state at most")

@@ -40,12 +40,12 @@ struct OwnTransportExampleTests {
         let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
         let goal = UUID()
         let phone = try LedgerStore.create(at: dir + "/phone", device: "phone")
-        try phone.append(
+        try await phone.append(
             [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8)))],
             now: now)
         let tablet = try phone.clone(to: dir + "/tablet", device: "tablet", now: now)
-        try phone.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try Amount(2))))], now: now)
-        try tablet.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try Amount(1.5))))], now: now)
+        try await phone.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try Amount(2))))], now: now)
+        try await tablet.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try Amount(1.5))))], now: now)
         let (toPhone, fromPhone) = (Mailbox(), Mailbox())
         let result = try await syncThroughMailboxes(tablet, peer: phone, toPeer: toPhone, fromPeer: fromPhone)
         #expect(result.imported == 1)

@@ -122,7 +122,7 @@ public struct Reconciler: Sendable {
         do {
             return try await body()
         } catch {
-            throw LedgerError(.internal, "the notification center failed to \(what): \(error)", situation: .centerFailed(String(describing: error)))
+            throw LedgerError(.internal, "the notification center failed to \(what): \(error)", situation: .centerFailed(LedgerError.UnderlyingError(error)))
         }
     }
 

@@ -156,7 +156,7 @@ extension LedgerStore {
                         if let stored = try txn.get(layout.eventIds, key: id.bytes) {
                             let p = stored.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
                             guard let original = try Self.event(at: p, txn, layout) else {
-                                throw LedgerError(.store, "the id index names position \(p), which holds no event")
+                                throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
                             }
                             results.append(AppendResult(id: id, position: p, hlc: original.hlc, duplicate: true))
                             continue

@@ -95,7 +95,7 @@ extension LedgerStore {
         try txn.scan(layout.events, from: first.bigEndianBytes) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard position == expected else {
-                throw LedgerError(.store, "the store at \(path) is missing position \(expected); nothing was written", remedy: .verifyThenRestore)
+                throw LedgerError(.store, "the store at \(path) is missing position \(expected); nothing was written", remedy: .verifyThenRestore, position: expected)
             }
             expected += 1
             do {
@@ -103,8 +103,8 @@ extension LedgerStore {
             } catch {
                 throw LedgerError(
                     .store,
-                    "the store at \(path) is damaged at position \(position) (\(error)); nothing was written", remedy: .verifyThenRestore
-                )
+                    "the store at \(path) is damaged at position \(position) (\(error)); nothing was written", remedy: .verifyThenRestore,
+                    position: position)
             }
             return true
         }

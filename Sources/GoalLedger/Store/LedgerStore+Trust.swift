@@ -124,19 +124,70 @@ public struct WaitingEvents: Equatable, Sendable {
     public var sequence: UInt64
     /// How many of the offered events wait.
     public var count: Int
-    /// Why the first of them could not be taken.
+    /// Why the first of them could not be taken, for an app to branch on.
+    public var cause: Cause
+    /// Why the first of them could not be taken, in a sentence for a person.
     public var reason: String
+
+    /// Why events wait. None of these is an error of the exchange: what can be verified is
+    /// taken, and these events wait until a later exchange brings what makes them verifiable
+    /// (a missing event, an enrolment) or forever (a fork, a forgery).
+    public enum Cause: String, Hashable, Sendable {
+        /// The origin has two histories: an event claims a sequence this store holds another
+        /// event for (a device restored from an old backup, or a store copied and used twice).
+        case fork
+        /// Sequences of the origin are missing before them.
+        case gap
+        /// An event cannot be read, or breaks the rules of its envelope.
+        case malformed
+        /// An event does not continue its origin's chain: its previous hash, its clock or its id
+        /// does not fit, or it differs from the copy held here.
+        case brokenChain
+        /// A signature does not verify: the events were altered, or forged.
+        case badSignature
+        /// Events are not signed where the ledger requires signatures.
+        case unsigned
+        /// The origin, or the key that signed, is not enrolled by the ledger's trust (or events
+        /// claim this store's own device): a device writing in another's name.
+        case untrustedSigner
+        /// A cause this version does not know (from a newer peer).
+        case other
+    }
     /// One line for people.
     public var description: String {
         count > 1 ? "\(origin)/\(sequence) and \(count - 1) later event\(count == 2 ? "" : "s") of \(origin) wait: \(reason)" : "\(origin)/\(sequence) waits: \(reason)"
     }
 
-    /// Events of `origin` from `sequence` on (`count` of them offered) that wait for `reason`.
-    package init(origin: String, sequence: UInt64, count: Int, reason: String) {
+    /// Events of `origin` from `sequence` on (`count` of them offered) that wait for `cause`,
+    /// described by `reason`.
+    package init(origin: String, sequence: UInt64, count: Int, cause: Cause, reason: String) {
         self.origin = origin
         self.sequence = sequence
         self.count = count
+        self.cause = cause
         self.reason = reason
+    }
+
+    /// The stored form: sequence and count (8 bytes each, big-endian), a zero byte, the cause's
+    /// name, a zero byte, and the reason (rows written before causes were kept hold the reason
+    /// right after the count: their cause reads as `other`).
+    package var storedValue: [UInt8] {
+        sequence.bigEndianBytes + UInt64(count).bigEndianBytes + [0] + Array(cause.rawValue.utf8) + [0] + Array(reason.utf8)
+    }
+
+    /// Reads the stored form of `origin`'s row; nil when it is too short.
+    package init?(origin: String, stored value: some Collection<UInt8>) {
+        let bytes = Array(value)
+        guard bytes.count >= 16 else { return nil }
+        let sequence = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let count = Int(bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        var rest = bytes[16...]
+        var cause = Cause.other
+        if rest.first == 0, let end = rest.dropFirst().firstIndex(of: 0) {
+            cause = Cause(rawValue: String(decoding: rest[(rest.startIndex + 1)..<end], as: UTF8.self)) ?? .other
+            rest = rest[(end + 1)...]
+        }
+        self.init(origin: origin, sequence: sequence, count: count, cause: cause, reason: String(decoding: rest, as: UTF8.self))
     }
 }
 
@@ -168,13 +219,10 @@ extension LedgerStore {
         try read { txn in
             var out: [WaitingEvents] = []
             try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
-                guard key.starts(with: MetaKey.waiting), value.count >= 16 else { return false }
-                out.append(
-                    WaitingEvents(
-                        origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self),
-                        sequence: UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: value[0..<8])),
-                        count: Int(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: value[8..<16]))),
-                        reason: String(decoding: value.dropFirst(16), as: UTF8.self)))
+                guard key.starts(with: MetaKey.waiting),
+                    let w = WaitingEvents(origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self), stored: value)
+                else { return false }
+                out.append(w)
                 return true
             }
             return out
@@ -186,7 +234,7 @@ extension LedgerStore {
         guard sequence > 0 else { return EventChain.genesis }
         guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
             let e = try event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
-        else { throw LedgerError(.store, "the origin index lacks \(origin)/\(sequence): the store is damaged") }
+        else { throw LedgerError.damaged("the origin index lacks \(origin)/\(sequence): the store is damaged") }
         return EventChain.hash(e)
     }
 
@@ -354,24 +402,27 @@ extension LedgerStore {
         if try txn.get(layout.meta, key: MetaKey.restored) != nil {
             throw LedgerError(
                 .store,
-                "the store at \(path) was restored from a backup and may be behind \(device)'s own history: exchange events with another device or the hub first (appending now would fork \(device)); nothing was written"
-            )
+                "the store at \(path) was restored from a backup and may be behind \(device)'s own history: exchange events with another device or the hub first (appending now would fork \(device)); nothing was written",
+                situation: .restoredFromBackup(device: device))
         }
         let state = try TrustTable.load(txn, layout)
         if let after = state.devices[device]?.revokedAfter {
-            throw LedgerError(.store, "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written")
+            throw LedgerError(
+                .store, "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
+                situation: .deviceRevoked(device: device, after: after))
         }
         let head = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
         if let cut = try TrustTable.revokedAfter(device, txn, layout), cut < head {
             throw LedgerError(
-                .store, "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written")
+                .store, "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
+                situation: .signerNotTrusted(device: device))
         }
         guard let enrolled = state.devices[device], !enrolled.keys.isEmpty else {
             if isSignedLedger {
                 throw LedgerError(
                     .store,
-                    "device \(device) is not enrolled in ledger \(ledgerID.uuidString): an enrolled device must enrol this store's key (a clone does); nothing was written"
-                )
+                    "device \(device) is not enrolled in ledger \(ledgerID.uuidString): an enrolled device must enrol this store's key (a clone does); nothing was written",
+                    situation: .signerNotTrusted(device: device))
             }
             return nil
         }
@@ -379,7 +430,9 @@ extension LedgerStore {
             throw LedgerError.signingKeyMissing(device: device, path: path)
         }
         guard enrolled.key(at: head + 1) == key.publicKey else {
-            throw LedgerError(.store, "the signing key in \(path) is not the one enrolled for \(device); nothing was written")
+            throw LedgerError(
+                .store, "the signing key in \(path) is not the one enrolled for \(device); nothing was written",
+                situation: .signerNotTrusted(device: device))
         }
         return key
     }
@@ -436,7 +489,8 @@ extension LedgerStore {
                     : "device \(other) is already enrolled in this ledger")
         }
         guard let me = state.devices[device], me.revokedAfter == nil else {
-            throw LedgerError(.store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)")
+            throw LedgerError(
+                .store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)", situation: .signerNotTrusted(device: device))
         }
         return try enrol(device: other, key: publicKey, from: 1, now: now)
     }

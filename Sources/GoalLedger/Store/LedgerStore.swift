@@ -28,6 +28,8 @@ public final class LedgerStore: @unchecked Sendable {
     /// How schema-1 history writes count in this store: the old rule until migration.
     public var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
     let layout: StoreLayout
+    /// Where the `async` writes of this store run, one after another, off the callers' actors.
+    let writer = DispatchQueue(label: "goal-ledger.writer", qos: .userInitiated)
 
     private init(
         path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, schema: Int, keys: (any DeviceKeyStore)?
@@ -228,7 +230,7 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             return try EventCodec.decode(bytes)
         } catch {
-            throw LedgerError(.store, "the event at position \(position) is damaged: \(error.reason)")
+            throw LedgerError(.store, "the event at position \(position) is damaged: \(error.reason)", remedy: .verifyThenRestore, position: position)
         }
     }
 
@@ -280,7 +282,7 @@ public final class LedgerStore: @unchecked Sendable {
     {
         try positions(ofGoal: goal, txn, layout).compactMap { p in
             guard let e = try event(at: p, txn, layout) else {
-                throw LedgerError(.store, "the goal index names position \(p), which holds no event")
+                throw LedgerError.damaged("the goal index names position \(p), which holds no event", position: p)
             }
             return e.isFoldable ? (p, e) : nil
         }

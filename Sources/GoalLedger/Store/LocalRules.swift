@@ -17,7 +17,7 @@ enum LocalRules {
             if case .goalCreated = payload {
                 guard state.version == 0 else { throw FieldError("goal", "goal \(goalID.uuidString) already exists") }
             } else {
-                guard state.exists else { throw FieldError("goal", "unknown goal \(goalID.uuidString)") }
+                guard state.exists else { throw FieldError.unknownGoal(goalID) }
                 if state.isDeleted {
                     guard case .goalRestored = payload else {
                         throw FieldError("goal", "goal \(goalID.uuidString) is deleted; only goalRestored is accepted")

@@ -40,7 +40,7 @@ extension LedgerStore {
         try txn.scan(tables.setAside) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard let e = try event(at: position, txn, layout) else {
-                throw LedgerError(.store, "the set-aside table names position \(position), which holds no event")
+                throw LedgerError.damaged("the set-aside table names position \(position), which holds no event", position: position)
             }
             out.append(
                 SetAsideEvent(

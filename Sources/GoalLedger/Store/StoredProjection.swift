@@ -119,7 +119,7 @@ enum StoredProjection {
             state.version = 0
             for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
                 guard let e = try LedgerStore.event(at: p, txn, layout) else {
-                    throw LedgerError(.store, "the goal index names position \(p), which holds no event")
+                    throw LedgerError.damaged("the goal index names position \(p), which holds no event", position: p)
                 }
                 if let after = revoked[e.origin], e.sequence > after { continue }
                 state.version += 1
@@ -139,7 +139,7 @@ enum StoredProjection {
         }
         for id in historyWrites {
             guard let e = try LedgerStore.event(id: id, txn, layout) else {
-                throw LedgerError(.store, "the entries table names event \(id.uuidString), which the log does not hold")
+                throw LedgerError.damaged("the entries table names event \(id.uuidString), which the log does not hold")
             }
             state.record(e)
         }

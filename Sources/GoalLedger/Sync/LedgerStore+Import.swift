@@ -117,7 +117,7 @@ extension LedgerStore {
                 for origin in Set(offer.byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
                     let key = MetaKey.waiting + Array(origin.utf8)
                     if let w = waiting[origin] {
-                        try txn.put(layout.meta, key: key, value: w.sequence.bigEndianBytes + UInt64(w.count).bigEndianBytes + Array(w.reason.utf8))
+                        try txn.put(layout.meta, key: key, value: w.storedValue)
                     } else {
                         try txn.delete(layout.meta, key: key)
                     }

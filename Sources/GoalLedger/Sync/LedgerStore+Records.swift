@@ -29,7 +29,7 @@ extension LedgerStore {
                     let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
                         try body(try Self.decodeRecord(bytes, position: p), bytes)
                     }
-                    guard found != nil else { throw LedgerError(.store, "the origin index names position \(p), which holds no event") }
+                    guard found != nil else { throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p) }
                     return true
                 }
             }

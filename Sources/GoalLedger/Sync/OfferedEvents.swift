@@ -113,67 +113,68 @@ package enum OfferedEvents {
             var lastClock: HLC?
             var prefix: [Int] = []
             prefix.reserveCapacity(offered.count)
-            var stop: (sequence: UInt64, reason: String)?
+            var stop: (sequence: UInt64, cause: WaitingEvents.Cause, reason: String)?
             for o in offered {
                 let e = events[o]
                 do throws(FieldError) {
                     try e.checkEnvelope()
                 } catch {
-                    stop = (e.sequence, "\(origin)/\(e.sequence) (event \(e.id.uuidString)) is malformed: \(SetAsideEvent.reason(error))")
+                    stop = (e.sequence, .malformed, "\(origin)/\(e.sequence) (event \(e.id.uuidString)) is malformed: \(SetAsideEvent.reason(error))")
                     break
                 }
                 if e.sequence <= head {
                     if let last = prefix.last.map({ events[$0] }), last.sequence == e.sequence {
                         if last == e { continue }
-                        stop = (e.sequence, "fork: two events claim \(origin)/\(e.sequence) in what was offered")
+                        stop = (e.sequence, .fork, "fork: two events claim \(origin)/\(e.sequence) in what was offered")
                         break
                     }
                     guard let held = try event(origin, e.sequence) else {
-                        throw LedgerError(.store, "the origin index lacks \(origin)/\(e.sequence): the store is damaged")
+                        throw LedgerError.damaged("the origin index lacks \(origin)/\(e.sequence): the store is damaged")
                     }
                     guard held.id == e.id else {
-                        stop = (e.sequence, "fork: origin \(origin) has two histories: \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here")
+                        stop = (e.sequence, .fork, "fork: origin \(origin) has two histories: \(origin)/\(e.sequence) is event \(e.id.uuidString) there but \(held.id.uuidString) here")
                         break
                     }
                     guard held == e else {
-                        stop = (e.sequence, "event \(e.id.uuidString) (\(origin)/\(e.sequence)) differs from the copy held here")
+                        stop = (e.sequence, .brokenChain, "event \(e.id.uuidString) (\(origin)/\(e.sequence)) differs from the copy held here")
                         break
                     }
                     outcome.alreadyPresent += 1
                     continue
                 }
                 if let device = history.ownDevice, origin == device && !history.signsOwnEvents {
-                    stop = (e.sequence, "event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)")
+                    stop = (e.sequence, .untrustedSigner, "event \(e.id.uuidString) claims to come from this store's device \(device), which never wrote sequence \(e.sequence)")
                     break
                 }
                 guard e.sequence == head + 1 else {
-                    stop = (head + 1, "origin \(origin) jumps from sequence \(head) to \(e.sequence): a gap (events \(head + 1)…\(e.sequence - 1) are missing)")
+                    stop = (head + 1, .gap, "origin \(origin) jumps from sequence \(head) to \(e.sequence): a gap (events \(head + 1)…\(e.sequence - 1) are missing)")
                     break
                 }
                 guard try !idExists(e.id), !ids.contains(e.id) else {
-                    stop = (e.sequence, "event id \(e.id.uuidString) of \(origin)/\(e.sequence) is already used by another event")
+                    stop = (e.sequence, .brokenChain, "event id \(e.id.uuidString) of \(origin)/\(e.sequence) is already used by another event")
                     break
                 }
                 if lastClock == nil, head > 0 {
                     lastClock = try event(origin, head)?.hlc
                 }
                 if let lastClock, e.hlc <= lastClock {
-                    stop = (e.sequence, "\(origin)/\(e.sequence) has clock \(e.hlc), not after its predecessor's \(lastClock)")
+                    stop = (e.sequence, .brokenChain, "\(origin)/\(e.sequence) has clock \(e.hlc), not after its predecessor's \(lastClock)")
                     break
                 }
                 if let h = e.previousHash {
                     if previous == nil { previous = try event(origin, head).map(EventChain.hash) ?? EventChain.genesis }
                     guard h == previous else {
+                        let forked = head > 0 && prefix.isEmpty
                         stop = (
-                            e.sequence,
-                            head > 0 && prefix.isEmpty
+                            e.sequence, forked ? .fork : .brokenChain,
+                            forked
                                 ? "fork: origin \(origin) has two histories: \(origin)/\(e.sequence) there does not follow \(origin)/\(head) here; the first differing sequence is at most \(head)"
                                 : "\(origin)/\(e.sequence) breaks its chain: its previous hash is not that of \(origin)/\(e.sequence - 1)"
                         )
                         break
                     }
                 } else if signed {
-                    stop = (e.sequence, "\(origin)/\(e.sequence) is not signed; every device of this ledger signs its events")
+                    stop = (e.sequence, .unsigned, "\(origin)/\(e.sequence) is not signed; every device of this ledger signs its events")
                     break
                 }
                 // The bytes as received (checked by decoding them) serve as they are.
@@ -187,7 +188,7 @@ package enum OfferedEvents {
                             (prefix.lastIndex { events[$0].signature != nil || events[$0].previousHash == nil }.map { $0 + 1 }) ?? 0
                         let first = runStart < prefix.count ? events[prefix[runStart]].sequence : e.sequence
                         prefix.removeSubrange(runStart...)
-                        stop = (first, "the signature of \(origin)/\(e.sequence) does not verify")
+                        stop = (first, .badSignature, "the signature of \(origin)/\(e.sequence) does not verify")
                         break
                     }
                 }
@@ -203,17 +204,17 @@ package enum OfferedEvents {
                 prefix.removeSubrange(closed...)
                 if let s = stop {
                     // What stopped the run stops the events it would have vouched for.
-                    stop = (min(s.sequence, first), s.reason)
+                    stop = (min(s.sequence, first), s.cause, s.reason)
                 } else if let unread = waiting[origin] {
                     // The record that could not be read held the signature of this run.
-                    stop = (first, unread.reason)
+                    stop = (first, unread.cause, unread.reason)
                 } else {
-                    stop = (first, "\(origin)/\(first)… ends a run of events without a signature")
+                    stop = (first, .unsigned, "\(origin)/\(first)… ends a run of events without a signature")
                 }
             }
             if let stop, waiting[origin] == nil || waiting[origin]!.sequence > stop.sequence {
                 let count = offered.filter { events[$0].sequence >= stop.sequence }.count + (waiting[origin]?.count ?? 0)
-                waiting[origin] = WaitingEvents(origin: origin, sequence: stop.sequence, count: max(count, 1), reason: stop.reason)
+                waiting[origin] = WaitingEvents(origin: origin, sequence: stop.sequence, count: max(count, 1), cause: stop.cause, reason: stop.reason)
             }
             if !prefix.isEmpty { prefixes[origin] = prefix }
         }
@@ -298,15 +299,17 @@ package enum OfferedEvents {
                     }
                     if !authentic {
                         let reason: String
+                        var cause = WaitingEvents.Cause.untrustedSigner
                         if state.devices[origin] == nil {
                             reason = "origin \(origin) is not enrolled in this ledger (\(origin)/\(closing[i]?.sequence ?? sequence) cannot be verified)"
                         } else if closing[i] == nil {
+                            cause = .unsigned
                             reason = "\(origin)/\(sequence) is not signed, but \(origin) signs its events from sequence \(state.devices[origin]!.keys.first!.from)"
                         } else {
                             reason = "\(origin)/\(closing[i]!.sequence) is signed with a key that is not enrolled for \(origin)"
                         }
                         let all = offer.byOrigin[origin]!.filter { events[$0].sequence >= sequence }.count
-                        waiting[origin] = WaitingEvents(origin: origin, sequence: sequence, count: all, reason: reason)
+                        waiting[origin] = WaitingEvents(origin: origin, sequence: sequence, count: all, cause: cause, reason: reason)
                         keep = i
                         break
                     }

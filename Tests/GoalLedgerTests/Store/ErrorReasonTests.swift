@@ -19,19 +19,28 @@ struct ErrorReasonTests {
 
     @Test func eachFailureAnAppHandlesHasItsReason() async throws {
         let t = try TemporaryStore()
-        let goal = try t.store.createGoal(title: "Read", now: now)
+        let goal = try await t.store.createGoal(title: "Read", now: now)
         // A rule broken by the second event of a batch: its field and place.
         let bad = ledgerError {
             try t.store.append(
                 [EventDraft(payload: .tagAdded(TagAdded(goal: goal, tag: "a"))), EventDraft(payload: .tagAdded(TagAdded(goal: UUID(), tag: "b")))],
                 now: now)
         }
-        #expect(bad?.reason == .invalidEvent(field: "goal", index: 2, line: nil), "\(String(describing: bad?.reason))")
-        // The same from JSON lines names the line too.
-        let line = ledgerError {
-            try t.store.append(try drafts([#"{"type":"tagAdded","goal":"\#(UUID().uuidString)","tag":"x"}"#]), lines: [7], now: now)
+        if case .unknownGoal(_, let index, let line)? = bad?.reason {
+            #expect(index == 2 && line == nil)
+        } else {
+            Issue.record("an unknown goal is its own reason: \(String(describing: bad?.reason))")
         }
-        #expect(line?.reason == .invalidEvent(field: "goal", index: 1, line: 7), "\(String(describing: line?.reason))")
+        // The same from JSON lines names the line too.
+        let unknown = UUID()
+        let line = ledgerError {
+            try t.store.append(try drafts([#"{"type":"tagAdded","goal":"\#(unknown.uuidString)","tag":"x"}"#]), lines: [7], now: now)
+        }
+        #expect(line?.reason == .unknownGoal(goal: unknown, index: 1, line: 7), "\(String(describing: line?.reason))")
+        #expect(line?.code == .invalidInput)
+        // Another broken rule keeps its field.
+        let empty = ledgerError { try t.store.append([EventDraft(payload: .tagAdded(TagAdded(goal: goal, tag: "")))], now: now) }
+        if case .invalidEvent(let field, 1, nil)? = empty?.reason { #expect(field == "tag") } else { Issue.record("\(String(describing: empty))") }
         let stale = ledgerError {
             try t.store.append([EventDraft(payload: .tagAdded(TagAdded(goal: goal, tag: "a")))], expectedVersion: 5, now: now)
         }
@@ -39,15 +48,96 @@ struct ErrorReasonTests {
         let missing = ledgerError { _ = try LedgerStore.open(at: t.directory.path + "/nowhere") }
         #expect(missing?.reason == .noStore(path: t.directory.path + "/nowhere"))
         // A center that fails: its own error is carried.
-        try t.store.reportAuthorization(.authorized, now: now)
+        try await t.store.reportAuthorization(.authorized, now: now)
         do {
             _ = try await Reconciler(store: t.store, centerID: "broken").reconcile(center: BrokenCenter(), now: now)
             Issue.record("a failing center went unreported")
         } catch {
             #expect(error.reason == .notificationCenterFailed(description: "unplugged"))
+            #expect(error.underlyingError is BrokenCenter.Unplugged)
         }
         // A failure with no more specific reason than its code.
         #expect(LedgerError(.store, "anything").reason == nil)
         #expect(LedgerError(.store, "a projection row is damaged", remedy: .rebuild).reason == .projectionDamaged)
+    }
+
+    /// A key store whose key can be swapped behind the store's back (a key replaced by hand).
+    final class SwappableKeys: DeviceKeyStore, @unchecked Sendable {
+        let lock = NSLock()
+        var keys: [String: SigningKey] = [:]
+        func key(ledger: UUID, device: String) throws(LedgerError) -> SigningKey? { lock.withLock { keys[device] } }
+        func save(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) { lock.withLock { keys[device] = key } }
+        func swap(_ device: String) { lock.withLock { keys[device] = SigningKey.generate() } }
+    }
+
+    @Test func aKeyTheLedgerDoesNotTrustIsItsOwnReason() throws {
+        let t = TemporaryDirectory()
+        let keys = SwappableKeys()
+        let store = try LedgerStore.create(at: t.path + "/phone", device: "phone", keys: keys)
+        try store.createGoal(title: "Read", now: now)
+        keys.swap("phone")
+        let e = ledgerError { try store.createGoal(title: "Walk", now: now) }
+        #expect(e?.reason == .signerNotTrusted(device: "phone"), "\(String(describing: e))")
+        #expect(e?.code == .store)
+    }
+
+    @Test func aRevokedDeviceIsToldSo() throws {
+        let t = try TemporaryStore()
+        let laptop = try t.store.clone(to: t.directory.path + "/laptop", device: "laptop", now: now)
+        try laptop.createGoal(title: "Read", now: now)
+        _ = try t.store.sync(with: laptop)
+        try t.store.revoke(device: "laptop", now: now)
+        _ = try t.store.sync(with: laptop)
+        let e = ledgerError { try laptop.createGoal(title: "Walk", now: now) }
+        if case .deviceRevoked(let device, let after)? = e?.reason {
+            #expect(device == "laptop" && after >= 1)
+        } else {
+            Issue.record("\(String(describing: e))")
+        }
+    }
+
+    @Test func aRestoredBackupMustSyncBeforeItWrites() throws {
+        let t = try TemporaryStore()
+        try t.store.createGoal(title: "Read", now: now)
+        try t.store.backup(to: t.directory.path + "/backup", withKey: true)
+        let restored = try LedgerStore.open(at: t.directory.path + "/backup")
+        let e = ledgerError { try restored.createGoal(title: "Walk", now: now) }
+        #expect(e?.reason == .restoredFromBackup(device: "phone"), "\(String(describing: e))")
+    }
+
+    @Test func aDamagedRecordNamesItsPosition() throws {
+        let t = try TemporaryStore()
+        try t.store.createGoal(title: "Read", now: now)
+        try t.store.createGoal(title: "Walk", now: now)
+        try t.store.env.write { txn in
+            try txn.put(t.store.layout.events, key: UInt64(2).bigEndianBytes, value: [9, 9, 9, 9, 9, 9])
+        }
+        let e = ledgerError { try t.store.scanEvents { _, _ in true } }
+        #expect(e?.reason == .storeDamaged(position: 2), "\(String(describing: e))")
+    }
+
+    @Test func aForkedPeerHistoryWaitsWithItsCause() throws {
+        let t = try TemporaryStore()
+        try t.store.createGoal(title: "Read", now: now)
+        // The store copied file by file and used as the same device twice: two histories.
+        let copyPath = t.directory.path + "/copy"
+        try FileManager.default.copyItem(atPath: t.store.path, toPath: copyPath)
+        let copy = try LedgerStore.open(at: copyPath)
+        try copy.createGoal(title: "Walk", now: now)
+        try t.store.createGoal(title: "Swim", now: now)
+        let result = try t.store.apply(try copy.changeSet(since: try t.store.syncState()), from: "the copy")
+        #expect(result.imported == 0)
+        #expect(result.waiting.map(\.cause) == [.fork], "\(result.waiting)")
+        #expect(result.waiting.first?.origin == "phone")
+        // Kept with the store: the cause survives.
+        #expect(try t.store.waitingEvents().map(\.cause) == [.fork])
+    }
+
+    @Test func aWaitingRowWrittenBeforeCausesWereKeptReadsAsOther() {
+        let old = UInt64(3).bigEndianBytes + UInt64(2).bigEndianBytes + Array("a gap".utf8)
+        let w = WaitingEvents(origin: "laptop", stored: old)
+        #expect(w?.cause == .other && w?.reason == "a gap" && w?.sequence == 3 && w?.count == 2)
+        let new = WaitingEvents(origin: "laptop", sequence: 4, count: 1, cause: .badSignature, reason: "altered")
+        #expect(WaitingEvents(origin: "laptop", stored: new.storedValue) == new)
     }
 }
