@@ -55,6 +55,12 @@ struct GoalsScreenExampleTests {
         let screen = try GoalsScreen(store: store, now: morning)
         #expect(Set(screen.rows.map(screen.line)) == ["Drink water: 0.8/2", "Call grandma: done · 1 in a row"])
 
+        // Cache the screen or hand it to a widget: snapshots are Codable in the command line's form.
+        let rows = try store.goals(now: morning)
+        let data = try JSONEncoder().encode(rows)  // [{"id": …, "view": {…}}, …]
+        let cached = try JSONDecoder().decode([GoalSnapshot].self, from: data)  // == rows
+        #expect(cached == rows)
+
         // A value the user typed that the ledger cannot hold is refused where it is made,
         // naming the field; nothing is written.
         do {
