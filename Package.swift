@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "GoalLedgerNotifications", dependencies: ["GoalLedger"]),
         .target(name: "GoalLedgerTesting", dependencies: ["GoalLedger"]),
         // A small goals app on the public API, run by the test command.
-        .executableTarget(name: "goals-example", dependencies: ["GoalLedger"], path: "Examples/GoalsApp"),
+        .executableTarget(name: "goals-example", dependencies: ["GoalLedger", "LedgerSync"], path: "Examples/GoalsApp"),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),
         // The sync service's client: a store syncs and clones over HTTPS with signed requests.

@@ -1,9 +1,10 @@
 // A small goals app on the ledger's public API, run by the test command: it creates goals,
 // records progress, shows its list screen, observes changes made by another task and by another
 // process, reconciles reminders with its own notification center, syncs a second device, and
-// handles each kind of error. Every step checks what it expects; any miss exits 1.
+// handles each reason an error can carry. Every step checks what it expects; any miss exits 1.
 import Foundation
 import GoalLedger
+import LedgerSync
 
 func check(_ ok: Bool, _ what: String) {
     guard ok else {
@@ -34,6 +35,53 @@ final class AppKeyStore: DeviceKeyStore, @unchecked Sendable {
 
     func save(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
         lock.withLock { keys["\(ledger)/\(device)"] = key }
+    }
+
+    /// Loses every key (a keychain wiped).
+    func forget() { lock.withLock { keys.removeAll() } }
+
+    /// Puts a new key in place of `device`'s (a key replaced by hand): the ledger refuses it.
+    func substitute(ledger: UUID, device: String) { lock.withLock { keys["\(ledger)/\(device)"] = SigningKey.generate() } }
+}
+
+/// A copy of `store`'s files, opened as a store: the same device twice, as a careless restore
+/// or a copied app container makes it (LMDB's lock file is not copied: it belongs to the
+/// processes of the original).
+func copyOfStore(_ store: LedgerStore, to path: String) throws -> LedgerStore {
+    let fm = FileManager.default
+    try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+    for file in try fm.contentsOfDirectory(atPath: store.path) where file != "lock.mdb" {
+        try fm.copyItem(atPath: store.path + "/" + file, toPath: path + "/" + file)
+    }
+    return try LedgerStore.open(at: path)
+}
+
+/// A center that cannot be reached (the system's, say, in a broken state).
+struct FailingCenter: ReminderCenter {
+    struct Unplugged: Error {}
+    func pendingRequests() async throws -> [NotificationRequest] { throw Unplugged() }
+    func add(_ request: NotificationRequest) async throws { throw Unplugged() }
+    func removePendingRequests(withIdentifiers ids: [String]) async throws { throw Unplugged() }
+}
+
+/// What the app shows for each failure: every reason has its own words (the switch is
+/// exhaustive, so a new reason is a compile error here), and anything else shows the message.
+func shown(_ error: LedgerError) -> String {
+    switch error.reason {
+    case .invalidEvent(let field, _, _)?: "That can't be saved: \(field ?? "the entry") is not valid."
+    case .unknownGoal?: "That goal is gone. Pull to refresh."
+    case .versionConflict?: "Someone changed this goal meanwhile. Here is the latest."
+    case .noStore?: "No goals yet."
+    case .signingKeyMissing?: "This device lost its key. Set it up again from another device."
+    case .deviceRevoked?: "This device was removed from your goals."
+    case .signerNotTrusted?: "This device's key is not recognized. Set it up again from another device."
+    case .restoredFromBackup?: "Restored. Connect once to catch up before editing."
+    case .projectionDamaged?: "Repairing your goals…"
+    case .storeDamaged?: "Your goals on this device need repair."
+    case .needsMigration?: "Updating your goals…"
+    case .peerUnreachable?: "Offline. Your changes are saved and will sync later."
+    case .notificationCenterFailed?: "Reminders could not be updated."
+    case nil: error.localizedDescription
     }
 }
 
@@ -100,12 +148,16 @@ func runExample() async throws {
     }
     check(fromOtherProcess, "a write of another process arrives")
 
-    // 4. Reminders in the app's own center.
+    // 4. Reminders in the app's own center, worded by the app.
     let center = AppCenter()
-    let report = try await Reconciler(store: phone, centerID: "app").reconcile(center: center, now: now)
+    let wording: ReminderContentProvider = { request in
+        ReminderText(title: "⏰ " + request.title, body: "Time for it")
+    }
+    let reminders = Reconciler(store: phone, centerID: "app", content: wording)
+    let report = try await reminders.reconcile(center: center, now: now)
     check(report.issues.isEmpty && !report.scheduled.isEmpty, "a pass schedules the goals' reminders (\(report.scheduled.count))")
-    check(Set(await center.scheduledTitles) == ["Drink water", "Call grandma"], "the center holds both goals' reminders")
-    let again = try await Reconciler(store: phone, centerID: "app").reconcile(center: center, now: now)
+    check(Set(await center.scheduledTitles) == ["⏰ Drink water", "⏰ Call grandma"], "the center holds both goals' reminders, in the app's words")
+    let again = try await reminders.reconcile(center: center, now: now)
     check(again.scheduled.isEmpty && again.cancelled.isEmpty, "a second pass changes nothing")
 
     // 5. A second device, synced.
@@ -118,45 +170,94 @@ func runExample() async throws {
     // calendar of its own yet, so its days are UTC's).
     check(Set(try phone.goals(now: now).map(\.goal)) == Set(try laptop.goals(now: now).map(\.goal)), "both devices hold the same goals")
 
-    // 6. Errors an app shows, by kind.
+    // 6. Errors an app shows, by kind: each reason the app can meet, made to happen, and
+    //    `shown(_:)` below maps every reason (the compiler checks the switch is exhaustive).
     do {
         _ = try Amount(0.1234567)
         check(false, "seven digits after the point are refused")
     } catch {
         check(error.field == "amount", "a checked value names its field (\(error.message))")
     }
-    let one = try Amount(1)
-    do {
-        try await phone.recordProgress(UUID(), amount: one, now: now)
-        check(false, "progress on an unknown goal is refused")
-    } catch {
-        check(
-            error.code == .invalidInput && error.reason == .invalidEvent(field: "goal", index: 1, line: nil),
-            "an event that breaks a rule names its field and place: \(error.localizedDescription)")
-    }
-    do {
-        try await phone.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
-        check(false, "a stale expected version is refused")
-    } catch {
-        if case .versionConflict(let goal, let expected, _)? = error.reason {
-            check(goal == water && expected == 1, "a stale expected version is a version conflict of that goal")
-        } else {
-            check(false, "a stale expected version carries its reason")
+    func failure(_ what: String, _ body: () async throws(LedgerError) -> Void) async -> LedgerError? {
+        do {
+            try await body()
+            check(false, what + " is refused")
+            return nil
+        } catch {
+            print("     \(shown(error))")
+            return error
         }
     }
-    do {
-        _ = try LedgerStore.open(at: directory + "/nowhere")
-        check(false, "a missing store is refused")
-    } catch {
-        check(error.code == .store && error.reason == .noStore(path: directory + "/nowhere"), "a missing store says so: \(error.message)")
+    let one = try Amount(1)
+    let stranger = UUID()
+    let unknown = await failure("progress on an unknown goal") { () async throws(LedgerError) in
+        try await phone.recordProgress(stranger, amount: one, now: now)
     }
-    check(try phone.verify().isClean, "the phone's store verifies clean")
-
-    // 7. The app keeps the device key itself.
+    check(unknown?.code == .invalidInput && unknown?.reason == .unknownGoal(goal: stranger, index: 1, line: nil), "an unknown goal is named")
+    let emptyTag = await failure("an empty tag") { () async throws(LedgerError) in try await phone.addTag("", to: water, now: now) }
+    if case .invalidEvent(let field, 1, nil)? = emptyTag?.reason {
+        check(field == "tag", "an event that breaks a rule names its field: \(emptyTag!.localizedDescription)")
+    } else {
+        check(false, "an empty tag carries its reason")
+    }
+    let stale = await failure("a stale expected version") { () async throws(LedgerError) in
+        try await phone.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
+    }
+    if case .versionConflict(let goal, let expected, _)? = stale?.reason {
+        check(goal == water && expected == 1, "a stale expected version is a version conflict of that goal")
+    } else {
+        check(false, "a stale expected version carries its reason")
+    }
+    let missing = await failure("a missing store") { () async throws(LedgerError) in _ = try LedgerStore.open(at: directory + "/nowhere") }
+    check(missing?.code == .store && missing?.reason == .noStore(path: directory + "/nowhere"), "a missing store says so")
+    // The laptop is revoked by the phone: it learns so and writes nothing more.
+    _ = try phone.revoke(device: "laptop", now: now)
+    _ = try await phone.sync(with: laptop)
+    let revoked = await failure("a write of a revoked device") { () async throws(LedgerError) in
+        try await laptop.createGoal(title: "Sneaky", now: now)
+    }
+    if case .deviceRevoked(let device, _)? = revoked?.reason {
+        check(device == "laptop", "a revoked device is told so")
+    } else {
+        check(false, "a revoked device carries its reason")
+    }
+    // A backup restored must hear from another device before it writes (or it could fork).
+    try phone.backup(to: directory + "/backup", withKey: true)
+    let restored = try LedgerStore.open(at: directory + "/backup")
+    let early = await failure("a write of a restored backup") { () async throws(LedgerError) in
+        try await restored.createGoal(title: "Early", now: now)
+    }
+    check(early?.reason == .restoredFromBackup(device: "phone"), "a restored backup asks for a sync first")
+    // A copy of the store used as the same device: its history forks, and what it offers waits.
+    try await phone.createGoal(title: "Before the copy", now: now)
+    let twin = try copyOfStore(phone, to: directory + "/twin")
+    try await twin.createGoal(title: "Written by the twin", now: now)
+    try await phone.createGoal(title: "Written by the phone", now: now)
+    let offered = try phone.apply(try twin.changeSet(since: try phone.syncState()), from: "the twin")
+    check(offered.waiting.map(\.cause) == [.fork] && offered.waiting.first?.origin == "phone", "a forked history waits, its cause named: \(offered.waiting.first?.reason ?? "")")
+    // The sync service cannot be reached.
+    let client = SyncServiceClient(baseURL: URL(string: "http://127.0.0.1:9/")!)
+    let offline = await failure("a sync with a service that is down") { () async throws(LedgerError) in _ = try await client.sync(phone) }
+    check(offline?.reason == .peerUnreachable(peer: "127.0.0.1:9"), "an unreachable service is named")
+    // The app's notification center fails: its own error comes back.
+    let broken = await failure("a pass against a failing center") { () async throws(LedgerError) in
+        _ = try await Reconciler(store: phone, centerID: "broken").reconcile(center: FailingCenter(), now: now)
+    }
+    check(broken?.underlyingError is FailingCenter.Unplugged, "a failing center's own error is kept")
+    // The device's key goes missing from the app's key store, then a wrong one is put there.
     let keys = AppKeyStore()
     let watch = try LedgerStore.create(at: directory + "/watch", device: "watch", keys: keys)
     try await watch.createGoal(title: "Stretch", now: now)
     let watchKey = try watch.publicKey()
     check(keys.count == 1 && watchKey != nil, "a store signs with a key the app keeps")
+    keys.forget()
+    let lost = await failure("a write without the device's key") { () async throws(LedgerError) in try await watch.createGoal(title: "B", now: now) }
+    check(lost?.reason == .signingKeyMissing(device: "watch"), "a missing key is named")
+    keys.substitute(ledger: watch.ledgerID, device: "watch")
+    let wrong = await failure("a write with a key the ledger does not trust") { () async throws(LedgerError) in
+        try await watch.createGoal(title: "C", now: now)
+    }
+    check(wrong?.reason == .signerNotTrusted(device: "watch"), "a key the ledger does not trust is named")
+    check(try phone.verify().isClean, "the phone's store verifies clean")
     print("the goals example ran every step")
 }
