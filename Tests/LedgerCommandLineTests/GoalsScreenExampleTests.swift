@@ -80,4 +80,61 @@ struct GoalsScreenExampleTests {
         }
         #expect(try store.goals(now: morning).count == 2)
     }
+
+    /// The article's other steps: writes off the main actor, reminders in the app's own
+    /// center and words, another device, and an error message chosen by its reason.
+    @Test @MainActor func theArticlesOtherSteps() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-screen-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let morning = Instant(Date(timeIntervalSince1970: 1_793_606_400))  // 2026-11-02T07:00:00Z
+        let store = try LedgerStore.create(at: dir + "/store", device: "phone")
+        try await store.reportAuthorization(.authorized, now: morning)
+        let call = try await store.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 0), now: morning)
+
+        // Write off the main actor.
+        try await store.recordCompletion(call, now: morning)
+
+        // Reminders in the app's own center, in its own words.
+        let center = InMemoryCenter()
+        let reminders = Reconciler(store: store, centerID: "system") { request in
+            ReminderText(title: request.title, body: "Time for it")
+        }
+        let report = try await reminders.reconcile(center: center, now: morning)
+        #expect(report.scheduled.count == 1)
+        #expect(await center.held.map(\.body) == ["Time for it"])
+
+        // Another device.
+        let laptop = try store.clone(to: dir + "/laptop", device: "laptop", now: morning)
+        try await laptop.recordCompletion(call, completed: false, now: morning)
+        let result = try await store.sync(with: laptop)
+        #expect(result.pulled.imported == 1)
+
+        // An error's message, chosen by its reason.
+        func message(for error: LedgerError) -> String {
+            switch error.reason {
+            case .unknownGoal?: "That goal is gone."
+            case .versionConflict?: "Someone changed this goal meanwhile."
+            case .peerUnreachable?: "Offline. Your changes are saved and will sync later."
+            case .deviceRevoked?, .signerNotTrusted?, .signingKeyMissing?: "Set this device up again."
+            default: error.localizedDescription
+            }
+        }
+        do {
+            try await store.recordCompletion(UUID(), now: morning)
+            Issue.record("a completion of an unknown goal was written")
+        } catch {
+            #expect(message(for: error) == "That goal is gone.")
+        }
+    }
+}
+
+/// A center an app keeps itself (the article's `center`).
+actor InMemoryCenter: ReminderCenter {
+    var held: [NotificationRequest] = []
+    func pendingRequests() async throws -> [NotificationRequest] { held }
+    func add(_ request: NotificationRequest) async throws {
+        held.removeAll { $0.id == request.id }
+        held.append(request)
+    }
+    func removePendingRequests(withIdentifiers ids: [String]) async throws { held.removeAll { ids.contains($0.id) } }
 }

@@ -52,7 +52,7 @@ extension LedgerStore {
     }
 
     /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
-    public func clone(to path: String, device: String, now: Instant) throws(LedgerError) -> LedgerStore {
+    public func clone(to path: String, device: String, now: Instant = .systemNow) throws(LedgerError) -> LedgerStore {
         let origins = try originHeads()
         guard origins[device] == nil, device != self.device, try trustState().devices[device] == nil else {
             throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
