@@ -1,0 +1,56 @@
+import Foundation
+import GoalLedger
+import Testing
+
+/// The README's library sample, compiled and run; the test checks that the README shows
+/// exactly these lines.
+struct ReadmeExampleTests {
+    static func readmeExample(path: String, lines: [String], now: Instant) throws -> (GoalView, UUID) {
+        // README begin
+        let store = try LedgerStore.create(at: path, device: "phone")
+        let water = try store.createGoal(
+            title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"), now: now)
+        try store.recordProgress(water, amount: try Amount(0.5), now: now)  // one checked event; `now:` defaults to the clock
+        for row in try store.goals(now: now) {  // [GoalSnapshot]: the Goal and its GoalView, Codable
+            print(row.goal.title, row.view.value ?? 0, row.view.completed)
+        }
+        let drafts = try lines.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }  // JSON lines
+        do {
+            try store.append(drafts, now: now)
+        } catch {
+            print(error.localizedDescription)  // names the line and the field; nothing was written
+            if case .unknownGoal(let goal, _, _)? = error.reason { print("no goal \(goal)") }
+        }
+        let state = try store.goalState(water)  // the fold's registers, for audits and conflicts
+        let projection = try store.replay()  // GoalProjection: goals, devices, digest
+        var feed = ChangeFeed(store: store, after: 0)
+        for change in try feed.next() { print(change) }  // then persist feed.checkpoint
+        let view = GoalView(goal: state, calendar: projection.device("phone").calendar, now: now)
+        // README end
+        return (view, water)
+    }
+
+    @Test func theReadmeSampleRunsAndIsTheREADMEsText() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-readme-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let now = Instant(rfc3339: "2026-11-02T07:00:00Z")!
+        let lines = [#"{"type":"tagAdded","goal":"\#(UUID().uuidString)","tag":"x"}"#]
+        let (view, _) = try Self.readmeExample(path: dir + "/store", lines: lines, now: now)
+        #expect(view.value == 0.5)
+
+        // The README's block is these lines.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        func trimmed(_ text: Substring) -> [String] {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let block = try #require(readme.range(of: "```swift\nimport GoalLedger\n"))
+        let end = try #require(readme.range(of: "```", range: block.upperBound..<readme.endIndex))
+        let shown = trimmed(readme[block.upperBound..<end.lowerBound])
+        let begin = try #require(source.range(of: "// README begin\n"))
+        let stop = try #require(source.range(of: "// README end", range: begin.upperBound..<source.endIndex))
+        #expect(shown == trimmed(source[begin.upperBound..<stop.lowerBound]))
+    }
+}
