@@ -258,6 +258,36 @@ func runExample() async throws {
         try await watch.createGoal(title: "C", now: now)
     }
     check(wrong?.reason == .signerNotTrusted(device: "watch"), "a key the ledger does not trust is named")
+    // A store of the first schema meets events of the current one: it must migrate first.
+    let legacy = try LedgerStore.create(at: directory + "/legacy", device: "old-phone", schema: 1)
+    try await legacy.createGoal(title: "From before", now: now)
+    let upgraded = try legacy.clone(to: directory + "/upgraded", device: "new-phone", now: now)
+    _ = try upgraded.migrate(now: now)
+    try await upgraded.createGoal(title: "After the upgrade", now: now)
+    let behind = await failure("events of a newer schema") { () async throws(LedgerError) in _ = try await legacy.sync(with: upgraded) }
+    check(behind?.reason == .needsMigration, "a store behind the schema asks to migrate")
+    // The disk damages a record of the log (every copy of its bytes is flipped): the position
+    // is named, and the app restores a backup.
+    try await phone.createGoal(title: "Unmistakable-marker-title", now: now)
+    let damagedPath = directory + "/damaged"
+    _ = try copyOfStore(phone, to: damagedPath)
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: damagedPath + "/data.mdb")))
+    let marker = Array("Unmistakable-marker-title".utf8)
+    var flipped = 0
+    for i in 0..<(bytes.count - marker.count) where bytes[i] == marker[0] && Array(bytes[i..<(i + marker.count)]) == marker {
+        bytes[i] ^= 0x20
+        flipped += 1
+    }
+    try Data(bytes).write(to: URL(fileURLWithPath: damagedPath + "/data.mdb"))
+    let damaged = await failure("reading a damaged log") { () async throws(LedgerError) in
+        _ = try LedgerStore.open(at: damagedPath).replay()
+    }
+    let lastPosition = try phone.lastPosition()
+    if case .storeDamaged(let position?)? = damaged?.reason {
+        check(flipped > 0 && position == lastPosition, "a damaged record is named by its position (\(position))")
+    } else {
+        check(false, "a damaged record carries its reason: \(String(describing: damaged?.reason))")
+    }
     check(try phone.verify().isClean, "the phone's store verifies clean")
     print("the goals example ran every step")
 }

@@ -140,4 +140,17 @@ struct ErrorReasonTests {
         let new = WaitingEvents(origin: "laptop", sequence: 4, count: 1, cause: .badSignature, reason: "altered")
         #expect(WaitingEvents(origin: "laptop", stored: new.storedValue) == new)
     }
+
+    @Test func aDamagedProjectionRowIsRepairedByARebuild() throws {
+        let t = try TemporaryStore()
+        let goal = try t.store.createGoal(title: "Read", now: now)
+        try t.store.env.write { txn in
+            let tables = try StoredProjection.active(txn, t.store.layout)
+            try txn.put(tables.goals, key: goal.bytes, value: [UInt8](repeating: 1, count: 3))
+        }
+        let e = ledgerError { _ = try t.store.goals(now: now) }
+        #expect(e?.reason == .projectionDamaged, "\(String(describing: e))")
+        try t.store.rebuild()
+        #expect(try t.store.goals(now: now).map(\.goal.title) == ["Read"])
+    }
 }
