@@ -160,6 +160,7 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case .remedy(.rebuild, _)?: .projectionDamaged
         case .remedy(.verifyThenRebuild, let position)?, .remedy(.verifyThenRestore, let position)?: .storeDamaged(position: position)
         case .remedy(.migrate, _)?: .needsMigration
+        case .remedy(.initializeHub, _)?, .remedy(.grantHubAccess, _)?: nil
         case .invalidEvent(let field, let index, let line)?: .invalidEvent(field: field, index: index, line: line)
         case .unknownGoal(let goal, let index, let line)?: .unknownGoal(goal: goal, index: index, line: line)
         case .versionConflict(let goal, let expected, let actual)?: .versionConflict(goal: goal, expected: expected, actual: actual)
@@ -182,6 +183,10 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case verifyThenRestore
         /// Migrate the store to the current schema (`LedgerStore.migrate()`).
         case migrate
+        /// Create or upgrade a hub's schema (`Hub.initialize()`).
+        case initializeHub
+        /// Grant a database role access to the ledger on a hub (`Hub.grant(ledger:role:)`).
+        case grantHubAccess
     }
 
     /// An error of kind `code` with `message`, which `remedy` repairs; `position`, the log

@@ -88,6 +88,8 @@ public enum CommandLineTool {
         case .verifyThenRebuild: " (run \(verify), then \(rebuild))"
         case .verifyThenRestore: " (run \(verify), and restore a backup if the log is damaged)"
         case .migrate: ": run `ledger \(MigrateCommand.spec.name)` first"
+        case .initializeHub: " (`ledger hub init URL`)"
+        case .grantHubAccess: " (`ledger hub grant URL --ledger ID --role NAME`)"
         }
     }
 

@@ -71,11 +71,10 @@ public final class Hub {
         switch e.sqlState {
         case "42501":
             return LedgerError(
-                .store,
-                "the hub at \(name) refused: \(e.message) (this role has not been granted the ledger: the hub's owner runs `ledger hub grant`)"
-            )
+                .store, "the hub at \(name) refused: \(e.message) (this role has not been granted the ledger: the hub's owner grants it)",
+                remedy: .grantHubAccess)
         case "3F000", "42P01":
-            return LedgerError(.store, "\(name) is not a hub (\(e.message)): create its schema with `ledger hub init URL`")
+            return LedgerError(.store, "\(name) is not a hub (\(e.message)): its schema must be created first", remedy: .initializeHub)
         case "23505", "23514":
             return LedgerError(.invalidInput, "the hub at \(name) refused the push: \(e.message)\(e.detail.map { " (\($0))" } ?? "")")
         case "55P03":
