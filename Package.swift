@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "GoalLedgerTesting", targets: ["GoalLedgerTesting"]),
         // The system's notification center as a ReminderCenter (Apple platforms; empty elsewhere).
         .library(name: "GoalLedgerNotifications", targets: ["GoalLedgerNotifications"]),
+        // The HTML report of a ledger, and the model it draws (goals, heat maps, timelines, reminders).
+        .library(name: "LedgerReport", targets: ["LedgerReport"]),
         .executable(name: "ledger", targets: ["ledger"]),
     ],
     targets: [
@@ -57,6 +59,8 @@ let package = Package(
         .target(name: "CChecksum"),
         // Events, codecs, the log, projections and views.
         .target(name: "GoalLedger", dependencies: ["LMDB", "Sodium", "CChecksum"]),
+        // The report: what it draws, gathered through the library's views, and its HTML page.
+        .target(name: "LedgerReport", dependencies: ["GoalLedger"]),
         // The hub: sync, clone and access through a PostgreSQL database shared by many ledgers.
         .target(name: "LedgerHub", dependencies: ["GoalLedger", "PostgreSQL"]),
         // Conflict scenarios: their format and runner (`ledger scenario run`).
@@ -66,7 +70,7 @@ let package = Package(
         .target(name: "LedgerFileCenter", dependencies: ["GoalLedger"]),
         // The `ledger` command as a library, so tests can run it in-process.
         .target(
-            name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerFileCenter", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
+            name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerFileCenter", "LedgerReport", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(
@@ -96,13 +100,13 @@ let package = Package(
         ),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(
-            name: "GoalLedgerTests", dependencies: ["GoalLedger", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
+            name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerReport", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
             dependencies: [
                 "LedgerCommandLine", "LedgerFileCenter", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
-                "LedgerService", "HTTPServer", "RequestSigning", "LedgerBenchmarks",
+                "LedgerService", "HTTPServer", "RequestSigning", "LedgerBenchmarks", "LedgerReport",
             ]
         ),
     ]

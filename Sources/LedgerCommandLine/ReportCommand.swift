@@ -1,5 +1,6 @@
 import Foundation
 import GoalLedger
+import LedgerReport
 
 enum ReportCommand {
     static let goal = Option.uuid("--goal", "GOAL", "a goal to report on (repeat for several; default: every goal)", repeats: true)

@@ -3,7 +3,7 @@ import Foundation
 /// The body of an event type: each payload type says, in its own file under `Events/Types/`,
 /// everything the ledger does with it by type: which schemas' catalogs hold it, its JSON
 /// reading and writing, its binary form, its well-formedness, the rules and filled-in values of
-/// a local append, and its roles in conflicts, audits, the report, device state and trust.
+/// a local append, and its roles in conflicts, audits, device state and trust.
 ///
 /// The central places dispatch through one switch in `Event.swift` (`Payload.visit`,
 /// `Payload.modify`, `EventType.make`) with the payload's concrete type, so hot paths (the
@@ -56,8 +56,6 @@ protocol EventPayload: Equatable, Sendable {
     /// which reads none), `after` the state after it; `lost` holds the entries the schema-1
     /// view had lost.
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites
-    /// The event's kind on the report's timeline.
-    func timelineKind(as type: EventType) -> Timeline.Kind
 
     /// Folds a device event into its device's state.
     func fold(into device: inout DeviceState, _ stamp: Stamp)
@@ -94,7 +92,6 @@ extension DeviceEventPayload {
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
         AuditWrites()
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .device }
 }
 
 // MARK: Roles
@@ -175,7 +172,7 @@ protocol PayloadMaker {
 
 extension Payload {
     /// The payload as its type's conformance, for the places that are not hot (audit,
-    /// conflicts, the report): it boxes the payload.
+    /// conflicts): it boxes the payload.
     var body: any EventPayload {
         struct Box: PayloadVisitor {
             func visit<P: EventPayload>(_ payload: P, as type: EventType) -> any EventPayload { payload }

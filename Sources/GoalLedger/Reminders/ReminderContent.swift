@@ -35,7 +35,7 @@ public enum ReminderContent {
     ]
 
     /// The language of a locale identifier (`ja_JP`, `ja-JP`, `ja` → `ja`), lower-cased.
-    static func language(of locale: String) -> String {
+    package static func language(of locale: String) -> String {
         String(locale.prefix { $0 != "_" && $0 != "-" && $0 != "@" }).lowercased()
     }
 

@@ -278,12 +278,13 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A number of two digits or more, with a leading zero below 10.
 @inline(__always)
-func pad2(_ v: Int) -> String { v < 10 ? "0" + String(v) : String(v) }
+package func pad2(_ v: Int) -> String { v < 10 ? "0" + String(v) : String(v) }
 
 extension Int64 {
     /// Division rounding toward negative infinity, with a non-negative remainder.
-    func floorDivided(by d: Int64) -> (quotient: Int64, remainder: Int64) {
+    package func floorDivided(by d: Int64) -> (quotient: Int64, remainder: Int64) {
         var q = self / d
         var r = self % d
         if r < 0 {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GoalLedger
+@testable import LedgerReport
 
 /// What a report draws, from the library's views: per-day and per-period values, the calendar's
 /// layout, the timeline's marks, reminder fire times, limits, and escaping.

@@ -188,5 +188,4 @@ extension GoalCreated: GoalEventPayload {
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
         AuditWrites(fields: GoalAudit.fieldNames, omitsUnset: true)
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .created }
 }

@@ -163,5 +163,4 @@ extension GoalEdited: GoalEventPayload {
         for f in changedFields { writes.replaced[f.rawValue] = .some(replaces[f]) }
         return writes
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .edited }
 }

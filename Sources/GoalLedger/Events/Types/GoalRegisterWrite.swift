@@ -111,12 +111,4 @@ extension GoalRegisterWrite: GoalEventPayload {
         let field = Meaning(type).register.field
         return AuditWrites(fields: [field], replaced: [field: replaces])
     }
-
-    func timelineKind(as type: EventType) -> Timeline.Kind {
-        switch Meaning(type) {
-        case .deletion: .deleted
-        case .restore: .restored
-        case .reminderCleared: .reminder
-        }
-    }
 }

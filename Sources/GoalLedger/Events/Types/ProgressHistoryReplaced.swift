@@ -171,5 +171,4 @@ extension ProgressHistoryReplaced: GoalEventPayload {
                 after: .array(ids.map { .string($0.upperString) })))
         return AuditWrites()
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .history }
 }

@@ -106,5 +106,4 @@ extension ProgressRecorded: GoalEventPayload {
         step.changes.append(AuditChange(field: "entry", before: .null, after: after.recordedEntries[step.event.id]?.json ?? .null))
         return AuditWrites()
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .progress }
 }

@@ -54,5 +54,4 @@ extension ProgressRemoved: GoalEventPayload {
         step.changes.append(AuditChange(field: "entry", before: removed, after: .null))
         return AuditWrites()
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .removed }
 }

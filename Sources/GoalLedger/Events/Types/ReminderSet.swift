@@ -93,5 +93,4 @@ extension ReminderSet: GoalEventPayload {
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
         AuditWrites(fields: ["reminder"], replaced: ["reminder": replaces])
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .reminder }
 }

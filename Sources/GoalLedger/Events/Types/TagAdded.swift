@@ -47,5 +47,4 @@ extension TagAdded: GoalEventPayload {
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
         AuditWrites(fields: ["tags"])
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .tag }
 }

@@ -62,5 +62,4 @@ extension TagRemoved: GoalEventPayload {
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
         AuditWrites(fields: ["tags"])
     }
-    func timelineKind(as type: EventType) -> Timeline.Kind { .tag }
 }

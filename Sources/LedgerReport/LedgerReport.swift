@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 /// How much of a large ledger a report draws. What is left out is counted, and the page says so.
 public struct ReportLimits: Equatable, Sendable {
@@ -268,8 +269,27 @@ public struct Timeline: Sendable {
             links: links.filter { ids.contains($0.from) && ids.contains($0.to) }, totalEvents: steps.count)
     }
 
-    /// The event's kind, as its payload type says (`EventPayload.timelineKind`).
-    static func kind(of e: Event) -> Kind { e.payload.body.timelineKind(as: e.type) }
+    /// The event's kind (see `EventType.timelineKind`).
+    static func kind(of e: Event) -> Kind { e.type.timelineKind }
+}
+
+extension EventType {
+    /// The event's kind on the report's timeline. Every type is listed, with no default: a new
+    /// event type does not compile until it is given a kind here.
+    public var timelineKind: Timeline.Kind {
+        switch self {
+        case .goalCreated: .created
+        case .goalEdited: .edited
+        case .goalDeleted: .deleted
+        case .goalRestored: .restored
+        case .reminderSet, .reminderCleared: .reminder
+        case .progressRecorded: .progress
+        case .progressRemoved: .removed
+        case .tagAdded, .tagRemoved: .tag
+        case .progressHistoryReplaced: .history
+        case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: .device
+        }
+    }
 }
 
 /// The reminders one device should hold at `now`, and when they fire over the next seven days.

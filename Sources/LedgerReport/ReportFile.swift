@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 extension LedgerReport {
     /// Writes the report's page (`html(choosingGoals:)`) to `path` whole or not at all: into a

@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 extension LedgerReport {
     /// The report as one self-contained HTML document: inline CSS and SVG, no script, nothing

@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 /// Builds an HTML document in one string. Every piece of text that is not markup goes through
 /// `text` or an attribute value, which escape it, so titles, tags and units (arbitrary Unicode,

@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 /// The wording of a report, one phrasebook per language chosen by the device locale's language
 /// (as `ReminderContent` chooses reminder bodies), English when the language has none.
