@@ -29,19 +29,6 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         public static let store = Code(name: "store")
         public var description: String { name }
 
-        /// The exit code of this kind of failure, in the conventions of the `ledger` command and
-        /// of the scenario format's `expectError`: 1 internal, 2 invalid argument (usage),
-        /// 3 invalid input, 4 version conflict, 5 store.
-        package var exitCode: Int32 {
-            switch self {
-            case .invalidArgument: 2
-            case .invalidInput: 3
-            case .versionConflict: 4
-            case .store: 5
-            default: 1
-            }
-        }
-
         /// Whether `error` is a `LedgerError` of this code: `catch LedgerError.Code.store { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? LedgerError)?.code == code

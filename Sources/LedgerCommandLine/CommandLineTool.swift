@@ -1,5 +1,6 @@
 import Foundation
 import GoalLedger
+import LedgerScenarios
 
 /// The `ledger` command: parses arguments, runs one command, and maps errors to exit codes
 /// (0 ok, 1 internal, 2 usage, 3 invalid input, 4 expected-version conflict, 5 store problem).
