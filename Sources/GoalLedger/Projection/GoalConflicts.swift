@@ -16,7 +16,7 @@ public struct ConflictSide: Equatable, Sendable {
     }
 }
 
-/// Concurrent changes and how they resolved (SPEC section 4).
+/// Concurrent changes and how they resolved (<doc:ProjectionsAndTheChangeFeed>).
 public struct Conflict: Equatable, Sendable {
     /// The goal.
     public var goal: UUID

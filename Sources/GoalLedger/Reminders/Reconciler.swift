@@ -49,7 +49,7 @@ public struct ReconcileReport: Sendable {
     }
 }
 
-/// Brings a device's notification center in line with its pending table (SPEC section 6).
+/// Brings a device's notification center in line with its pending table (docs/reminders.md).
 ///
 /// Every pass reads what the center holds, so drift is repaired whatever caused it: a request
 /// removed, altered or refused behind the ledger's back is scheduled again, a `goal-reminder-`

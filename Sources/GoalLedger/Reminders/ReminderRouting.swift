@@ -11,7 +11,7 @@ extension AuthorizationStatus {
     }
 }
 
-/// Which devices notify for a goal's reminder (SPEC section 6, routing).
+/// Which devices notify for a goal's reminder (docs/reminders.md, routing).
 ///
 /// A reminder without `devices` notifies on every device. One that names devices notifies on
 /// those only; so that it is never silently lost, when none of the named devices is authorized

@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-/// The per-device pending tables: a stored projection (SPEC section 6), in each generation of
+/// The per-device pending tables: a stored projection (see docs/reminders.md), in each generation of
 /// projection tables beside the goal projection.
 ///
 /// | database       | key                                              | value            |

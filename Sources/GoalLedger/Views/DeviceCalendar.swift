@@ -1,0 +1,35 @@
+import Foundation
+import Synchronization
+
+/// Time zones by identifier, resolved once per process: planning and appending look the
+/// device's zone up for every event.
+enum TimeZones {
+    private static let cache = Mutex<[String: TimeZone]>([:])
+
+    static func zone(_ identifier: String) -> TimeZone {
+        if let z = cache.withLock({ $0[identifier] }) { return z }
+        let z = TimeZone(identifier: identifier) ?? TimeZone(identifier: "UTC")!
+        cache.withLock { $0[identifier] = z }
+        return z
+    }
+}
+
+/// The calendar a device sees goals through: its time zone and first weekday.
+public struct DeviceCalendar: Equatable, Sendable {
+    /// The IANA time zone identifier (`Asia/Tokyo`).
+    public var timeZoneIdentifier: String
+    /// The weekday weeks start on (1 = Sunday … 7 = Saturday).
+    public var firstWeekday: Int
+
+    /// A calendar of this zone and first weekday.
+    public init(timeZoneIdentifier: String, firstWeekday: Int) {
+        self.timeZoneIdentifier = timeZoneIdentifier
+        self.firstWeekday = firstWeekday
+    }
+
+    /// The time zone (UTC when the identifier is unknown).
+    public var timeZone: TimeZone { TimeZones.zone(timeZoneIdentifier) }
+
+    /// The local day of `instant` in this calendar's zone.
+    public func day(of instant: Instant) -> Day { instant.day(in: timeZone) }
+}
