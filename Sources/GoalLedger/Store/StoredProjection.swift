@@ -263,6 +263,12 @@ enum StoredProjection {
         private var recomputeEntries = Set<UUID>()
         private var recomputeIfHistory = Set<UUID>()
         private var hashBuffer: [UInt8] = []
+        /// Set by a rebuild chunk that is not the last: goals whose entry sums need computing
+        /// again are collected in `deferredGoals` instead (their rows stay consistent with the
+        /// ledger's, only incomplete), for the rebuild's last transaction to compute once
+        /// (`recompute`), instead of reading their whole history in every chunk.
+        var defersRecomputing = false
+        private(set) var deferredGoals = Set<UUID>()
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             self.tables = tables
@@ -403,9 +409,17 @@ enum StoredProjection {
             return found
         }
 
+        /// Has `flush` compute the entry sums of `goals` again from their entries.
+        mutating func recompute(_ goals: Set<UUID>) { recomputeEntries.formUnion(goals) }
+
         /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
         /// header hash, and the ledger's totals (after `entries` and the headers are written).
         private mutating func flushDigest(_ txn: borrowing Transaction) throws {
+            if defersRecomputing {
+                deferredGoals = recomputeEntries.union(recomputeIfHistory)
+                recomputeEntries = []
+                recomputeIfHistory = []
+            }
             for goal in recomputeIfHistory where !recomputeEntries.contains(goal) {
                 if try hasHistoryWrites(goal, txn) { recomputeEntries.insert(goal) }
             }
@@ -420,7 +434,7 @@ enum StoredProjection {
                 let old = try StoredProjection.goalDigest(goal, txn, tables)
                 var new = old
                 if recomputeEntries.contains(goal) {
-                    if rule == nil { rule = try StoredProjection.u64(txn, layout.meta, MetaKey.schema) == 1 ? .lastWriteWins : .recordLevel }
+                    if rule == nil { rule = try PendingTable.historyRule(txn, layout) }
                     let header = try headers[goal] ?? StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
                     let state = try StoredProjection.withEntries(header, txn, tables, layout, rule: rule!, revoked: revocations)
                     new.entrySum = try ProjectionDigest.entrySum(of: state)
