@@ -253,13 +253,15 @@ enum StoredProjection {
         /// Entry rows of the batch's progress, written in key order by `flush` (inserts
         /// in order touch each page once, where the batch's arrival order jumps between goals).
         private var entryPuts: [(key: PendingTable.EntryKey, value: [UInt8])] = []
-        /// The digest: per goal, what its entry sum gained and lost in this batch; the entries
-        /// recorded in this batch, by id, with their goal and hash (a removal in the same batch
-        /// finds them here); goals whose entry sum is computed again from their entries at
+        /// The digest: per goal, what its entry sum gained in this batch; the removals this
+        /// batch stored, with their positions, whose entries `flush` subtracts (once the batch's
+        /// events are indexed); goals whose entry sum is computed again from their entries at
         /// `flush` (schema-1 history writes are not additive); goals to compute again if they
-        /// hold history writes (a removal named an entry that is not a recorded one).
+        /// hold history writes (a removal named an entry that is not a recorded one); whether
+        /// `removed` is empty (then no entry needs looking up there).
         private var entryDeltas: [UUID: DigestSum] = [:]
-        private var batchEntries: [UUID: (goal: UUID, hash: DigestSum)] = [:]
+        private var removals: [(goal: UUID, entry: UUID, position: UInt64)] = []
+        private var noRemovals: Bool?
         private var recomputeEntries = Set<UUID>()
         private var recomputeIfHistory = Set<UUID>()
         private var hashBuffer: [UInt8] = []
@@ -316,11 +318,11 @@ enum StoredProjection {
                     return false
                 }
             }
-            try fold(e, txn)
+            try fold(e, at: position, txn)
             return true
         }
 
-        private mutating func fold(_ e: Event, _ txn: borrowing Transaction) throws {
+        private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing Transaction) throws {
             if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
             if let after = revocations?[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {
@@ -332,9 +334,7 @@ enum StoredProjection {
                     pendingChanges.progress.insert(goal)
                     // A removal may have arrived first: the entry is then not live.
                     if try !isRemoved(e.id, of: goal, txn) {
-                        let hash = try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
-                        entryDeltas[goal, default: .zero] += hash
-                        batchEntries[e.id] = (goal, hash)
+                        entryDeltas[goal, default: .zero] += try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
                     }
                     return
                 case .progressHistoryReplaced:
@@ -346,11 +346,8 @@ enum StoredProjection {
                     let key = goal.bytes + p.entry.bytes
                     if try txn.get(tables.removed, key: key) == nil {
                         try txn.put(tables.removed, key: key, value: [])
-                        if let hash = try liveEntryHash(p.entry, of: goal, txn) {
-                            entryDeltas[goal, default: .zero] -= hash
-                        } else {
-                            recomputeIfHistory.insert(goal)
-                        }
+                        noRemovals = false
+                        removals.append((goal, p.entry, position))
                     }
                     pendingChanges.progress.insert(goal)
                     return
@@ -377,25 +374,35 @@ enum StoredProjection {
         }
 
         /// Whether a removal of entry `id` of `goal` is stored.
-        private func isRemoved(_ id: UUID, of goal: UUID, _ txn: borrowing Transaction) throws -> Bool {
+        private mutating func isRemoved(_ id: UUID, of goal: UUID, _ txn: borrowing Transaction) throws -> Bool {
+            if noRemovals == nil { noRemovals = try txn.count(tables.removed) == 0 }
+            if noRemovals == true { return false }
             var key = goal.bytes
             key += id.bytes
             return try txn.withValue(tables.removed, key: key) { _ in true } ?? false
         }
 
-        /// The hash of `id` when it is a recorded entry of `goal` this projection holds (recorded
-        /// in this batch, or a row of `entries`: an entry of a revoked device's later events or
-        /// of a set-aside event has none); nil otherwise.
-        private mutating func liveEntryHash(_ id: UUID, of goal: UUID, _ txn: borrowing Transaction) throws -> DigestSum? {
-            if let b = batchEntries[id] { return b.goal == goal ? b.hash : nil }
-            guard let e = try LedgerStore.event(id: id, txn, layout), case .progressRecorded(let r) = e.payload, r.goal == goal else {
-                return nil
+        /// Subtracts from its goal's sum the entry a removal stored at `position` removed, when
+        /// that entry counted until then: a `progressRecorded` of that goal at an earlier position
+        /// that this projection holds (the entry of a set-aside event, or of a revoked device's
+        /// later event, has no row in `entries`). A removal that names no recorded entry of the
+        /// goal may name an entry of a schema-1 history write: the goal is then computed again.
+        private mutating func subtractRemoved(
+            _ id: UUID, of goal: UUID, at position: UInt64, _ txn: borrowing Transaction
+        ) throws {
+            guard let p = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }),
+                let e = try LedgerStore.event(at: p, txn, layout), case .progressRecorded(let r) = e.payload, r.goal == goal
+            else {
+                recomputeIfHistory.insert(goal)
+                return
             }
+            // Recorded after the removal, the entry never counted.
+            guard p < position else { return }
             let entry = ProgressEntry(e, r)
             guard try txn.withValue(tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes, { _ in true }) == true else {
-                return nil
+                return
             }
-            return try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+            entryDeltas[goal, default: .zero] -= try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
         }
 
         /// Whether `goal` has schema-1 history writes (rows under `historyDay` in `entries`).
@@ -415,6 +422,7 @@ enum StoredProjection {
         /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
         /// header hash, and the ledger's totals (after `entries` and the headers are written).
         private mutating func flushDigest(_ txn: borrowing Transaction) throws {
+            for r in removals { try subtractRemoved(r.entry, of: r.goal, at: r.position, txn) }
             if defersRecomputing {
                 deferredGoals = recomputeEntries.union(recomputeIfHistory)
                 recomputeEntries = []

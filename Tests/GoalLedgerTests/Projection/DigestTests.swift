@@ -155,6 +155,14 @@ struct DigestTests {
         try check("an entry")
         try t.store.append([EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: added[0].id)))], now: now)
         #expect(try t.store.digest() == base, "the entry removed")
+        // An entry and its removal in one batch leave the digest as it was.
+        let id = UUID()
+        try t.store.append(
+            [
+                EventDraft(id: id, payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1, completed: nil))),
+                EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: id))),
+            ], now: now)
+        #expect(try t.store.digest() == base, "an entry and its removal in one batch")
         try t.store.append([EventDraft(payload: .goalDeleted(GoalRegisterWrite(goal: goal)))], now: now)
         try check("deleted")
         try t.store.append([EventDraft(payload: .goalRestored(GoalRegisterWrite(goal: goal)))], now: now)
@@ -206,6 +214,17 @@ struct DigestTests {
         _ = try t.store.importEvents([entry], from: "test")
         #expect(try t.store.digest() == digest([created]))
         #expect(try t.store.verify().isClean)
+
+        // In one batch (which takes canonical order): a removal before the entry, and one after.
+        let early = Event(
+            id: UUID(), origin: "tablet", sequence: 1, hlc: HLC(milliseconds: now.milliseconds - 10, counter: 0), at: now, schema: 2,
+            payload: .progressRemoved(ProgressRemoved(goal: goal, entry: entryID)))
+        for removal in [early, other] {
+            let u = try TemporaryStore(device: "laptop", signed: false)
+            _ = try u.store.importEvents([created, entry, removal], from: "test")
+            #expect(try u.store.digest() == digest([created]))
+            #expect(try u.store.verify().isClean)
+        }
     }
 
     // MARK: Maintained equals from scratch
