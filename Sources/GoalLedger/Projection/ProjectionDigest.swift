@@ -29,9 +29,7 @@ enum ProjectionDigest {
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: entryPrefix)
         try e.writeJSON(into: &buffer)
-        var h = SHA256()
-        h.update(buffer)
-        return DigestSum(h.finalize())
+        return DigestSum(sha256: buffer)
     }
 
     /// SHA-256 of the goal's canonical JSON without its entries: what a change to a register,
@@ -51,9 +49,7 @@ enum ProjectionDigest {
         bytes.reserveCapacity(goalPrefix.count + 64)
         bytes += header
         entries.write(into: &bytes)
-        var h = SHA256()
-        h.update(bytes)
-        return DigestSum(h.finalize())
+        return DigestSum(sha256: bytes)
     }
 
     /// The digest (hex) of a ledger whose created goals' hashes sum to `sum`, `count` of them.
@@ -174,6 +170,13 @@ struct DigestSum: Equatable, Sendable {
     }
 
     init(_ bytes: [UInt8]) { self = bytes.withUnsafeBytes { DigestSum($0) } }
+
+    /// SHA-256 of `message`, as a big-endian integer.
+    init(sha256 message: [UInt8]) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { out in message.withUnsafeBytes { SHA256.hash($0, into: out) } }
+        self.init(w0: UInt64(bigEndian: words.0), w1: UInt64(bigEndian: words.1), w2: UInt64(bigEndian: words.2), w3: UInt64(bigEndian: words.3))
+    }
 
     var isZero: Bool { w0 | w1 | w2 | w3 == 0 }
 
