@@ -115,5 +115,15 @@ extension Sodium {
             crypto_hash_sha256_final(&state, &out)
             return out
         }
+
+        /// The SHA-256 of `bytes` written to `out` (32 bytes) in one call, for many short
+        /// messages: no state is kept and nothing is allocated.
+        public static func hash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+            precondition(out.count >= 32)
+            Sodium.check()
+            crypto_hash_sha256(
+                out.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                UInt64(bytes.count))
+        }
     }
 }

@@ -52,19 +52,27 @@ public struct GoalProjection: Equatable, Sendable {
     /// The canonical encoding of the facts: the goals array the command line's `replay` prints.
     public var canonicalJSON: JSONValue { .array(existingGoals.map { $0.json }) }
 
-    /// SHA-256 of the canonical encoding, in hex. Computed goal by goal, so a large projection
-    /// is never held as one JSON text.
+    /// The digest of the facts, in hex, computed from scratch: equal for equal facts whatever
+    /// the order events came in, and different when any fact differs. Per goal, SHA-256 of its
+    /// canonical JSON without the entries, combined with an order-independent sum of its live
+    /// entries' hashes; the ledger's digest combines the sum of the created goals' hashes and
+    /// their number. A store maintains the same value as it folds (``LedgerStore/digest()``).
+    /// The construction, byte by byte, is in `docs/storage-and-guarantees.md` ("The digest").
+    /// It tells honest stores that diverged apart; it is no defence against forgery, which the
+    /// signatures are.
     public var digest: String {
-        get throws(LedgerError) {
-            var hash = SHA256()
-            try writeCanonicalJSON { hash.update($0) }
-            return SHA256.hexString(hash.finalize())
-        }
+        get throws(LedgerError) { try digestTotals().hex }
+    }
+
+    /// The digest's totals over the created goals.
+    func digestTotals() throws(LedgerError) -> LedgerDigest {
+        var totals = LedgerDigest()
+        for g in goals.values where g.exists { totals.replace(nil, with: try ProjectionDigest.parts(of: g).goalHash) }
+        return totals
     }
 
     /// Writes the canonical encoding (the bytes of `canonicalJSON`) in pieces, one goal at a
-    /// time, so that neither the digest nor the command line's `replay` holds a large projection
-    /// as one text.
+    /// time, so that the command line's `replay` never holds a large projection as one text.
     public func writeCanonicalJSON(_ sink: ([UInt8]) -> Void) throws(LedgerError) {
         var writer = CanonicalJSONWriter()
         for goal in existingGoals { try writer.goal(goal, sink) }
@@ -101,7 +109,7 @@ extension GoalState {
 
     /// Writes `json` without building the entries' values: the bytes are the same.
     func writeJSON(into out: inout [UInt8]) throws(LedgerError) {
-        try JSONWriter.write(.object(headerJSONMembers), into: &out)
+        try writeHeaderJSON(into: &out)
         out.removeLast()  // the closing brace: the entries follow
         out.append(contentsOf: #","entries":["#.utf8)
         for (i, e) in entries.enumerated() {
@@ -109,6 +117,12 @@ extension GoalState {
             try e.writeJSON(into: &out)
         }
         out.append(contentsOf: "]}".utf8)
+    }
+
+    /// `json` without its `entries` member: the goal's header, which the digest hashes apart
+    /// from the entries (the bytes of `json` up to `,"entries":`, then `}`).
+    func writeHeaderJSON(into out: inout [UInt8]) throws(LedgerError) {
+        try JSONWriter.write(.object(headerJSONMembers), into: &out)
     }
 
     /// Every member of `json` but the entries, in order.

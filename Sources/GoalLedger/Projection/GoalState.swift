@@ -154,8 +154,7 @@ public struct GoalState: Equatable, Sendable {
     /// The live entries with schema-1 history writes read by `rule` rather than by
     /// ``historyRule``, in canonical order: the two readings of a migrated goal side by side.
     public func entries(under rule: HistoryRule) -> [ProgressEntry] {
-        var live = removedEntries.isEmpty ? Array(recordedEntries.values) : recordedEntries.values.filter { !removedEntries.contains($0.id) }
-        if !historyWrites.isEmpty { live += historyEntries(under: rule) }
+        let live = liveEntries(under: rule)
         // Canonical order (clock, then device bytes), then id. The clock alone decides almost
         // every pair, so the sort moves pairs of clock and index, not whole entries.
         var order = live.indices.map { (hlc: live[$0].hlc.rawValue, index: $0) }
@@ -167,6 +166,13 @@ public struct GoalState: Equatable, Sendable {
             return UUID.precedes(a.id, b.id)
         }
         return order.map { live[$0.index] }
+    }
+
+    /// The live entries under `rule`, in no particular order.
+    func liveEntries(under rule: HistoryRule) -> [ProgressEntry] {
+        var live = removedEntries.isEmpty ? Array(recordedEntries.values) : recordedEntries.values.filter { !removedEntries.contains($0.id) }
+        if !historyWrites.isEmpty { live += historyEntries(under: rule) }
+        return live
     }
 
     /// The entries schema-1 history writes contribute under `rule`.

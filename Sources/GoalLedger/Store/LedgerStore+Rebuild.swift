@@ -16,6 +16,11 @@ extension LedgerStore {
     /// again starts over. Readers and subscribers are never fed history again: positions in the
     /// log do not change, only the tables behind them.
     public func rebuild(progress: RebuildProgress? = nil) throws(LedgerError) {
+        try rebuild(progress: progress, chunk: Self.rebuildChunk)
+    }
+
+    /// `rebuild`, folding `chunk` events per transaction.
+    func rebuild(progress: RebuildProgress?, chunk: UInt64) throws(LedgerError) {
         let layout = self.layout
         do {
             let target = try env.write { txn in
@@ -27,14 +32,17 @@ extension LedgerStore {
                 return target
             }
             var folded: UInt64 = 0
+            // Goals whose digest entry sums are computed once, by the last transaction.
+            var deferred = Set<UUID>()
             while true {
-                let (last, done) = try env.write { txn in
+                let (last, done, goals) = try env.write { txn in
                     let last = try Self.lastPosition(txn, layout)
-                    let end = min(last, folded + Self.rebuildChunk)
-                    try Self.fold(from: folded + 1, through: end, into: target, txn, layout)
+                    let end = min(last, folded + chunk)
+                    let goals = try Self.fold(from: folded + 1, through: end, into: target, txn, layout, deferring: true)
                     try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: end.bigEndianBytes)
-                    return (last, end)
+                    return (last, end, goals)
                 }
+                deferred.formUnion(goals)
                 folded = done
                 progress?(folded, last)
                 if folded >= last { break }
@@ -43,7 +51,7 @@ extension LedgerStore {
             try env.write { txn in
                 let status = try StoredProjection.status(txn, layout)
                 let last = try Self.lastPosition(txn, layout)
-                try Self.fold(from: folded + 1, through: last, into: target, txn, layout)
+                try Self.fold(from: folded + 1, through: last, into: target, txn, layout, recomputing: deferred)
                 try txn.put(layout.meta, key: MetaKey.projectionActive, value: UInt64(1 - status.generation).bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionVersion, value: StoredProjection.version.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: last.bigEndianBytes)
@@ -61,19 +69,28 @@ extension LedgerStore {
         }
     }
 
+    /// Folds the events from `start` through `end` into `tables` in one batch. `deferring`: the
+    /// goals whose digest entry sums need computing again from their entries are returned
+    /// instead (a rebuild chunk); `recomputing`: such goals collected before, computed now.
+    @discardableResult
     static func fold(
         from start: UInt64, through end: UInt64, into tables: ProjectionTables,
-        _ txn: borrowing Transaction, _ layout: StoreLayout
-    ) throws {
-        guard start <= end else { return }
+        _ txn: borrowing Transaction, _ layout: StoreLayout, deferring: Bool = false, recomputing: Set<UUID> = []
+    ) throws -> Set<UUID> {
+        guard start <= end || !recomputing.isEmpty else { return [] }
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
-        try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
-            let position = UInt64(bigEndianBytes: key)
-            guard position <= end else { return false }
-            try batch.apply(try decodeRecord(value, position: position), at: position, txn)
-            return true
+        batch.defersRecomputing = deferring
+        batch.recompute(recomputing)
+        if start <= end {
+            try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
+                let position = UInt64(bigEndianBytes: key)
+                guard position <= end else { return false }
+                try batch.apply(try decodeRecord(value, position: position), at: position, txn)
+                return true
+            }
         }
         try batch.flush(txn)
+        return batch.deferredGoals
     }
 
     /// Brings the stored projection in line with the code and the log: a projection written by an

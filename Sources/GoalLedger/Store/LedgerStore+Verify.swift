@@ -23,7 +23,8 @@ public struct VerificationReport: Sendable {
 extension LedgerStore {
     /// Checks the store against itself in one snapshot: every record's checksum, gapless
     /// positions, every index against the log, gapless origin sequences, and the stored
-    /// projection byte for byte against a fresh replay.
+    /// projection byte for byte against a fresh replay, the maintained digest's rows included
+    /// (a difference is a damaged projection, which `rebuild` repairs).
     public func verify() throws(LedgerError) -> VerificationReport {
         try read { txn in
             var report = VerificationReport()
@@ -262,13 +263,14 @@ extension LedgerStore {
                 problem("projection: checkpoint \(status.checkpoint), the log ends at \(report.events)")
             }
             let tables = layout.projections[status.generation]
-            let fresh = StoredProjection.rows(of: projection)
+            let fresh = try StoredProjection.rows(of: projection)
             let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
             let pending = PendingTable.rows(of: projection)
             for (name, db, want) in [
                 ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
                 ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
                 ("pending", tables.pending, pending.pending), ("setAside", tables.setAside, setAsideRows),
+                ("digest", tables.digest, fresh.digest),
             ] {
                 for p in try Self.compareRows(name, db, want, txn) { problem(p) }
             }
@@ -325,6 +327,7 @@ extension LedgerStore {
         var seen = 0
         func describe(_ k: [UInt8]) -> String {
             if name == "devices" { return "device " + String(decoding: k, as: UTF8.self) }
+            if name == "digest" && k == ProjectionTables.ledgerKey { return "the ledger's row" }
             if name == "pending" {
                 // device · 0x00 · request id
                 let parts = k.split(separator: 0, maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }

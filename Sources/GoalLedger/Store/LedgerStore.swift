@@ -333,21 +333,19 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// The digest of the stored projection (`GoalProjection.digest`: SHA-256 of the canonical
-    /// encoding), computed goal by goal without loading the projection whole.
+    /// The digest of the stored projection: the value ``GoalProjection/digest`` computes from
+    /// scratch (per goal a hash of its facts, whose entries contribute through an
+    /// order-independent sum; for the ledger a combination of the created goals' hashes),
+    /// maintained in the transaction that changes the projection, so reading it reads one row.
+    /// `verify` recomputes it. See `docs/storage-and-guarantees.md` ("The digest") for its
+    /// construction; it tells honest stores that diverged apart, and is no defence against
+    /// forgery.
     public func digest() throws(LedgerError) -> String { try digestAndGoalCount().digest }
 
-    /// The digest and the number of created goals, in one pass.
+    /// The digest and the number of created goals, from the digest's ledger row.
     package func digestAndGoalCount() throws(LedgerError) -> (digest: String, goals: Int) {
-        var writer = CanonicalJSONWriter()
-        var hash = SHA256()
-        var goals = 0
-        try forEachGoal { g in
-            goals += 1
-            try writer.goal(g) { hash.update($0) }
-        }
-        writer.end { hash.update($0) }
-        return (SHA256.hexString(hash.finalize()), goals)
+        let totals = try read { txn in try StoredProjection.ledgerDigest(txn, try StoredProjection.active(txn, layout)) }
+        return (totals.hex, Int(clamping: totals.count))
     }
 
     /// The stored projection: every goal and device, as of its checkpoint.

@@ -9,6 +9,8 @@ import LMDB
 /// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed    |
 /// | `pN.devices`    | device name                  | device state                    |
 /// | `pN.reminders`, `pN.pending`, `pN.entries` | see `PendingTable`    |                |
+/// | `pN.digest`     | goal id (16)                 | entry sum (32) · header hash (32, once created) |
+/// |                 | `ledger`                     | sum of goal hashes (32) · created goals (u64 BE) |
 ///
 /// An entry is its `progressRecorded` event; `entries` keeps, by day, what the views need of
 /// each (see `PendingTable.entryValue`), so that reading a goal does not decode its events.
@@ -23,8 +25,14 @@ struct ProjectionTables {
     /// written before every event passed it can hold one, or receive one from such a store).
     /// The value is the gate's message.
     let setAside: Database
+    /// The digest's parts (`ProjectionDigest`): per goal, its entry sum and header hash (a goal
+    /// with neither live entries nor `goalCreated` has no row); under `ledgerKey`, the sum of the
+    /// created goals' hashes and their number (no row while no goal is created).
+    let digest: Database
 
-    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside"]
+    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside", "digest"]
+    /// The key of the ledger's row in `digest` (goal rows have 16-byte keys).
+    static let ledgerKey = Array("ledger".utf8)
     /// Tables of earlier projection versions, dropped when the projection is rebuilt.
     static let obsoleteTableNames = ["entryDays"]
 
@@ -39,10 +47,11 @@ struct ProjectionTables {
         pending = try open(n[4])
         entries = try open(n[5])
         setAside = try open(n[6])
+        digest = try open(n[7])
     }
 
     /// The tables in the order of `tableNames`.
-    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside] }
+    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside, digest] }
 
     func clear(_ txn: borrowing Transaction) throws {
         for db in all { try txn.clear(db) }
@@ -57,8 +66,9 @@ enum StoredProjection {
     /// 3: tags folded in NFC, compared by bytes; 4: the pending tables; 5: `entries` (by goal and
     /// day, carrying what the views read) replaces the day index `entryDays`; 6: entry values
     /// compact (the time as a difference from the clock, whole amounts as varints); 7: events
-    /// that fail the gate are set aside (`setAside`), never folded.
-    static let version: UInt64 = 7
+    /// that fail the gate are set aside (`setAside`), never folded; 8: the digest's parts
+    /// (`digest`), kept with the projection.
+    static let version: UInt64 = 8
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -169,6 +179,26 @@ enum StoredProjection {
         } ?? DeviceState(name: name)
     }
 
+    /// The digest's parts kept for `goal` (none: no row).
+    static func goalDigest(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalDigest {
+        try txn.withValue(t.digest, key: goal.bytes) { bytes in
+            guard let d = GoalDigest(bytes: bytes) else {
+                throw LedgerError(.store, "a projection row is damaged: the digest row of goal \(goal.uuidString) has \(bytes.count) bytes", remedy: .rebuild)
+            }
+            return d
+        } ?? .none
+    }
+
+    /// The digest's totals kept for the whole ledger (none: no goal is created).
+    static func ledgerDigest(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> LedgerDigest {
+        try txn.withValue(t.digest, key: ProjectionTables.ledgerKey) { bytes in
+            guard let d = LedgerDigest(bytes: bytes) else {
+                throw LedgerError(.store, "a projection row is damaged: the ledger's digest row has \(bytes.count) bytes", remedy: .rebuild)
+            }
+            return d
+        } ?? LedgerDigest()
+    }
+
     /// The whole projection, as `replay` would compute it.
     static func load(_ txn: borrowing Transaction, _ layout: StoreLayout, rule: HistoryRule) throws -> GoalProjection {
         let t = try active(txn, layout)
@@ -223,6 +253,24 @@ enum StoredProjection {
         /// Entry rows of the batch's progress, written in key order by `flush` (inserts
         /// in order touch each page once, where the batch's arrival order jumps between goals).
         private var entryPuts: [(key: PendingTable.EntryKey, value: [UInt8])] = []
+        /// The digest: per goal, what its entry sum gained in this batch; the removals this
+        /// batch stored, with their positions, whose entries `flush` subtracts (once the batch's
+        /// events are indexed); goals whose entry sum is computed again from their entries at
+        /// `flush` (schema-1 history writes are not additive); goals to compute again if they
+        /// hold history writes (a removal named an entry that is not a recorded one); whether
+        /// `removed` is empty (then no entry needs looking up there).
+        private var entryDeltas: [UUID: DigestSum] = [:]
+        private var removals: [(goal: UUID, entry: UUID, position: UInt64)] = []
+        private var noRemovals: Bool?
+        private var recomputeEntries = Set<UUID>()
+        private var recomputeIfHistory = Set<UUID>()
+        private var hashBuffer: [UInt8] = []
+        /// Set by a rebuild chunk that is not the last: goals whose entry sums need computing
+        /// again are collected in `deferredGoals` instead (their rows stay consistent with the
+        /// ledger's, only incomplete), for the rebuild's last transaction to compute once
+        /// (`recompute`), instead of reading their whole history in every chunk.
+        var defersRecomputing = false
+        private(set) var deferredGoals = Set<UUID>()
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             self.tables = tables
@@ -270,11 +318,11 @@ enum StoredProjection {
                     return false
                 }
             }
-            try fold(e, txn)
+            try fold(e, at: position, txn)
             return true
         }
 
-        private mutating func fold(_ e: Event, _ txn: borrowing Transaction) throws {
+        private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing Transaction) throws {
             if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
             if let after = revocations?[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {
@@ -284,13 +332,23 @@ enum StoredProjection {
                     let entry = ProgressEntry(e, p)
                     entryPuts.append((PendingTable.EntryKey(goal: goal, entry), PendingTable.entryValue(entry)))
                     pendingChanges.progress.insert(goal)
+                    // A removal may have arrived first: the entry is then not live.
+                    if try !isRemoved(e.id, of: goal, txn) {
+                        entryDeltas[goal, default: .zero] += try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+                    }
                     return
                 case .progressHistoryReplaced:
                     entryPuts.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: e.id), []))
                     pendingChanges.progress.insert(goal)
+                    recomputeEntries.insert(goal)
                     return
                 case .progressRemoved(let p):
-                    try txn.put(tables.removed, key: goal.bytes + p.entry.bytes, value: [])
+                    let key = goal.bytes + p.entry.bytes
+                    if try txn.get(tables.removed, key: key) == nil {
+                        try txn.put(tables.removed, key: key, value: [])
+                        noRemovals = false
+                        removals.append((goal, p.entry, position))
+                    }
                     pendingChanges.progress.insert(goal)
                     return
                 default:
@@ -315,7 +373,102 @@ enum StoredProjection {
             }
         }
 
-        func flush(_ txn: borrowing Transaction) throws {
+        /// Whether a removal of entry `id` of `goal` is stored.
+        private mutating func isRemoved(_ id: UUID, of goal: UUID, _ txn: borrowing Transaction) throws -> Bool {
+            if noRemovals == nil { noRemovals = try txn.count(tables.removed) == 0 }
+            if noRemovals == true { return false }
+            var key = goal.bytes
+            key += id.bytes
+            return try txn.withValue(tables.removed, key: key) { _ in true } ?? false
+        }
+
+        /// Subtracts from its goal's sum the entry a removal stored at `position` removed, when
+        /// that entry counted until then: a `progressRecorded` of that goal at an earlier position
+        /// that this projection holds (the entry of a set-aside event, or of a revoked device's
+        /// later event, has no row in `entries`). A removal that names no recorded entry of the
+        /// goal may name an entry of a schema-1 history write: the goal is then computed again.
+        private mutating func subtractRemoved(
+            _ id: UUID, of goal: UUID, at position: UInt64, _ txn: borrowing Transaction
+        ) throws {
+            guard let p = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }),
+                let e = try LedgerStore.event(at: p, txn, layout), case .progressRecorded(let r) = e.payload, r.goal == goal
+            else {
+                recomputeIfHistory.insert(goal)
+                return
+            }
+            // Recorded after the removal, the entry never counted.
+            guard p < position else { return }
+            let entry = ProgressEntry(e, r)
+            guard try txn.withValue(tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes, { _ in true }) == true else {
+                return
+            }
+            entryDeltas[goal, default: .zero] -= try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+        }
+
+        /// Whether `goal` has schema-1 history writes (rows under `historyDay` in `entries`).
+        private func hasHistoryWrites(_ goal: UUID, _ txn: borrowing Transaction) throws -> Bool {
+            let prefix = goal.bytes + withUnsafeBytes(of: PendingTable.historyDay.bigEndian) { Array($0) }
+            var found = false
+            try txn.scan(tables.entries, from: prefix) { k, _ in
+                found = k.count == 36 && k.prefix(20).elementsEqual(prefix)
+                return false
+            }
+            return found
+        }
+
+        /// Has `flush` compute the entry sums of `goals` again from their entries.
+        mutating func recompute(_ goals: Set<UUID>) { recomputeEntries.formUnion(goals) }
+
+        /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
+        /// header hash, and the ledger's totals (after `entries` and the headers are written).
+        private mutating func flushDigest(_ txn: borrowing Transaction) throws {
+            for r in removals { try subtractRemoved(r.entry, of: r.goal, at: r.position, txn) }
+            if defersRecomputing {
+                deferredGoals = recomputeEntries.union(recomputeIfHistory)
+                recomputeEntries = []
+                recomputeIfHistory = []
+            }
+            for goal in recomputeIfHistory where !recomputeEntries.contains(goal) {
+                if try hasHistoryWrites(goal, txn) { recomputeEntries.insert(goal) }
+            }
+            var touched = Set(entryDeltas.keys)
+            touched.formUnion(dirtyGoals)
+            touched.formUnion(recomputeEntries)
+            guard !touched.isEmpty else { return }
+            var rule: HistoryRule?
+            var totals = try StoredProjection.ledgerDigest(txn, tables)
+            let before = totals
+            for goal in touched.map({ (key: IDWords($0), goal: $0) }).sorted(by: { $0.key < $1.key }).map(\.goal) {
+                let old = try StoredProjection.goalDigest(goal, txn, tables)
+                var new = old
+                if recomputeEntries.contains(goal) {
+                    if rule == nil { rule = try PendingTable.historyRule(txn, layout) }
+                    let header = try headers[goal] ?? StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
+                    let state = try StoredProjection.withEntries(header, txn, tables, layout, rule: rule!, revoked: revocations)
+                    new.entrySum = try ProjectionDigest.entrySum(of: state)
+                } else if let delta = entryDeltas[goal] {
+                    new.entrySum += delta
+                }
+                if dirtyGoals.contains(goal), let h = headers[goal] {
+                    new.header = h.exists ? try ProjectionDigest.headerHash(h) : nil
+                }
+                guard new != old else { continue }
+                totals.replace(old.goalHash, with: new.goalHash)
+                if new.isEmpty {
+                    try txn.delete(tables.digest, key: goal.bytes)
+                } else {
+                    try txn.put(tables.digest, key: goal.bytes, value: new.bytes)
+                }
+            }
+            guard totals != before else { return }
+            if totals.count == 0 {
+                try txn.delete(tables.digest, key: ProjectionTables.ledgerKey)
+            } else {
+                try txn.put(tables.digest, key: ProjectionTables.ledgerKey, value: totals.bytes)
+            }
+        }
+
+        mutating func flush(_ txn: borrowing Transaction) throws {
             // In key order; appended to the table's last page where every key sorts after it.
             let entries = entryPuts.sorted(by: { $0.key < $1.key })
             if let first = entries.first {
@@ -331,20 +484,30 @@ enum StoredProjection {
                 try txn.put(tables.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(devices[name]!))
             }
             try PendingTable.update(pendingChanges, headers: headers, txn, tables, layout)
+            try flushDigest(txn)
         }
     }
 
-    /// Every row a fresh replay produces, in the stored form, for `verify`.
-    static func rows(of p: GoalProjection) -> (goals: [[UInt8]: [UInt8]], removed: Set<[UInt8]>, devices: [[UInt8]: [UInt8]]) {
+    /// Every row a fresh replay produces, in the stored form, for `verify`; the digest's rows
+    /// are computed from scratch (`ProjectionDigest`).
+    static func rows(of p: GoalProjection) throws(LedgerError) -> (
+        goals: [[UInt8]: [UInt8]], removed: Set<[UInt8]>, devices: [[UInt8]: [UInt8]], digest: [[UInt8]: [UInt8]]
+    ) {
         var goals: [[UInt8]: [UInt8]] = [:]
         var removed = Set<[UInt8]>()
         var devices: [[UInt8]: [UInt8]] = [:]
+        var digest: [[UInt8]: [UInt8]] = [:]
+        var totals = LedgerDigest()
         for (id, g) in p.goals {
             if g.hasHeader { goals[id.bytes] = ProjectionCodec.encodeHeader(g) }
             for eid in g.removedEntries { removed.insert(id.bytes + eid.bytes) }
+            let parts = try ProjectionDigest.parts(of: g)
+            if !parts.isEmpty { digest[id.bytes] = parts.bytes }
+            totals.replace(nil, with: parts.goalHash)
         }
+        if totals.count > 0 { digest[ProjectionTables.ledgerKey] = totals.bytes }
         for (name, d) in p.devices { devices[Array(name.utf8)] = ProjectionCodec.encodeDevice(d) }
-        return (goals, removed, devices)
+        return (goals, removed, devices, digest)
     }
 
     static func uuid(_ b: UnsafeRawBufferPointer) -> UUID { UUID(uuid: b.loadUnaligned(as: uuid_t.self)) }

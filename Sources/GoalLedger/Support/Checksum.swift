@@ -31,6 +31,11 @@ struct SHA256 {
 
     mutating func finalize() -> [UInt8] { hash.finalize() }
 
+    /// SHA-256 of `bytes` into `out` (32 bytes), in one call without allocating.
+    static func hash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        Sodium.SHA256Hash.hash(bytes, into: out)
+    }
+
     static func hex(_ data: some Sequence<UInt8>) -> String {
         var h = SHA256()
         h.update(data)
