@@ -102,7 +102,7 @@ struct CanonicalJSONWriter {
 }
 
 extension GoalState {
-    /// The facts of the goal in the JSON shape of SPEC section 7.
+    /// The facts of the goal in the JSON shape `replay` and `show` print (docs/command-line.md).
     public var json: JSONValue {
         .object(headerJSONMembers + [("entries", .array(entries.map { $0.json }))])
     }
