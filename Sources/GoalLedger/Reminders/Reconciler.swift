@@ -304,11 +304,7 @@ extension LedgerStore {
 
     func setMetaValue(_ key: [UInt8], _ value: [UInt8]) throws(LedgerError) {
         let layout = self.layout
-        do {
-            try env.write { txn in try txn.put(layout.meta, key: key, value: value) }
-        } catch {
-            throw LedgerError(.store, "writing to \(path) failed: \(error)")
-        }
+        try write("writing to \(path)") { txn in try txn.put(layout.meta, key: key, value: value) }
     }
 }
 

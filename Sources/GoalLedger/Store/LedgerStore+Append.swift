@@ -52,7 +52,7 @@ extension LedgerStore {
         let schema = self.schema
         let rule = self.historyRule
         let layout = self.layout
-        do {
+        return try failing(as: "appending to \(path)") {
             return try env.write { txn in
                 try self.checkBeforeWriting(txn, layout)
                 var clock = HLC(
@@ -216,10 +216,6 @@ extension LedgerStore {
                 }
                 return results
             }
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.store, "appending to \(path) failed: \(error)")
         }
     }
 

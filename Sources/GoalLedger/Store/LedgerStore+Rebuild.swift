@@ -22,7 +22,7 @@ extension LedgerStore {
     /// `rebuild`, folding `chunk` events per transaction.
     func rebuild(progress: RebuildProgress?, chunk: UInt64) throws(LedgerError) {
         let layout = self.layout
-        do {
+        try failing(as: "rebuilding the projection of \(path)") {
             let target = try env.write { txn in
                 // Trust is a projection too: derived anew from the log's enrolments and revocations.
                 try self.recomputeTrust(txn)
@@ -62,10 +62,6 @@ extension LedgerStore {
                     for g in [0, 1] { try txn.dropDatabase(named: "p\(g).\(name)", duplicates: true) }
                 }
             }
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.store, "rebuilding the projection of \(path) failed: \(error)")
         }
     }
 
@@ -114,17 +110,13 @@ extension LedgerStore {
         if status.checkpoint < last {
             onRebuild?("the stored projection stops at position \(status.checkpoint) of \(last): folding the rest")
             let layout = self.layout
-            do {
+            try failing(as: "catching up the projection of \(path)") {
                 try env.write { txn in
                     let s = try StoredProjection.status(txn, layout)
                     let end = try Self.lastPosition(txn, layout)
                     try Self.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation], txn, layout)
                     try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: end.bigEndianBytes)
                 }
-            } catch let e as LedgerError {
-                throw e
-            } catch {
-                throw LedgerError(.store, "catching up the projection of \(path) failed: \(error)")
             }
         }
     }

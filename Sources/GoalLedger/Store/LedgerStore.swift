@@ -205,12 +205,25 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// Runs a read, turning storage failures into store errors.
     func read<R>(_ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
+        try failing(as: "reading \(path)") { try env.read(body) }
+    }
+
+    /// Runs a write transaction, turning storage failures into store errors that say what was
+    /// being done (`doing`: "appending to …").
+    func write<R>(_ doing: @autoclosure () -> String, _ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
+        try failing(as: doing()) { try env.write(body) }
+    }
+
+    /// Runs `body`: a `LedgerError` passes as it is, any other failure (LMDB's, the system's)
+    /// becomes a store error saying what was being done ("`doing` failed: …"). The one place
+    /// that turns storage failures into ledger errors.
+    func failing<R>(as doing: @autoclosure () -> String, _ body: () throws -> R) throws(LedgerError) -> R {
         do {
-            return try env.read(body)
+            return try body()
         } catch let e as LedgerError {
             throw e
         } catch {
-            throw LedgerError(.store, "reading \(path) failed: \(error)")
+            throw LedgerError(.store, "\(doing()) failed: \(error)")
         }
     }
 

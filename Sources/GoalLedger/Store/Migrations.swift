@@ -66,7 +66,7 @@ extension LedgerStore {
     public func migrate(progress: RebuildProgress? = nil, now: Instant = .systemNow) throws(LedgerError) -> MigrationReport {
         let layout = self.layout
         var applied: [String] = []
-        do {
+        try failing(as: "migrating \(path)") {
             for m in Migrator.migrations {
                 let done = try env.write { txn in
                     if try txn.get(layout.meta, key: Migrator.key(m.identifier)) != nil { return false }
@@ -77,10 +77,6 @@ extension LedgerStore {
                 if done { applied.append(m.identifier) }
             }
             schema = try read { txn in Int(try StoredProjection.u64(txn, layout.meta, MetaKey.schema) ?? 1) }
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.store, "migrating \(path) failed: \(error)")
         }
         try startSigning(now: now)
         let unfinished = try read { txn in try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil }

@@ -77,7 +77,7 @@ extension LedgerStore {
             )
         }
         var rebuildAfter = false
-        do {
+        return try failing(as: "importing into \(path)") {
             let result = try env.write { txn in
                 try self.checkBeforeWriting(txn, layout)
                 var result = ImportResult()
@@ -158,10 +158,6 @@ extension LedgerStore {
             }
             if rebuildAfter { try rebuild() }
             return result
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.store, "importing into \(path) failed: \(error)")
         }
     }
 
