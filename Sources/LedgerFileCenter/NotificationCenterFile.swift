@@ -20,93 +20,68 @@ package struct NotificationCenterFile: Sendable {
     package var delivered: [DeliveredNotification] = []
 
     /// Reads the center at `path`; a missing file is an empty center of `defaultCapacity`.
+    /// Every problem names its field (`requests[2].trigger.hour`), with the same reader as
+    /// events; unknown fields are refused.
     package static func load(_ path: String, defaultCapacity: Int) throws(LedgerError) -> NotificationCenterFile {
         guard FileManager.default.fileExists(atPath: path) else {
             return NotificationCenterFile(path: path, capacity: defaultCapacity, requests: [], refuse: [])
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw LedgerError(.invalidInput, "cannot read \(path)") }
-        func bad(_ field: String, _ why: String) -> LedgerError { LedgerError(.invalidInput, "\(path): field \"\(field)\": \(why)") }
         let json: JSONValue
         do {
             json = try JSONParser.parse(Array(data))
         } catch {
             throw LedgerError(.invalidInput, "\(path): malformed JSON: \(error)")
         }
-        guard case .object(let members) = json else { throw bad("(root)", "must be an object") }
-        for (k, _) in members where !["capacity", "requests", "refuse", "delivered"].contains(k) { throw bad(k, "unknown field") }
-        var capacity = defaultCapacity
-        if let c = json["capacity"] {
-            guard case .number(let n) = c, n == n.rounded(), n >= 0, n <= 100_000 else {
-                throw bad("capacity", "must be a whole number from 0 to 100000")
-            }
-            capacity = Int(n)
+        do throws(FieldError) {
+            return try read(json, path: path, defaultCapacity: defaultCapacity)
+        } catch {
+            throw LedgerError(.invalidInput, "\(path): " + (error.field.map { "field \"\($0)\": " } ?? "") + error.message)
         }
+    }
+
+    private static func read(_ json: JSONValue, path: String, defaultCapacity: Int) throws(FieldError) -> NotificationCenterFile {
+        var file = try ObjectReader(json, path: "")
+        /// The objects of the array at `key`, each with its reader.
+        func objects(_ key: String) throws(FieldError) -> [ObjectReader] {
+            guard let list = file.raw(key) else { return [] }
+            guard case .array(let items) = list else { throw FieldError(key, "must be an array, got \(list.typeName)") }
+            var out: [ObjectReader] = []
+            for (i, item) in items.enumerated() { out.append(try ObjectReader(item, path: "\(key)[\(i)]")) }
+            return out
+        }
+        /// A goal id or null.
+        func goal(_ r: inout ObjectReader) throws(FieldError) -> UUID? {
+            guard let s = try r.nullableString("goal"), let s else { return nil }
+            guard let id = UUID.parse(s) else { throw FieldError(r.name("goal"), "must be a UUID or null, got \"\(s)\"") }
+            return id
+        }
+        let capacity = try file.integer("capacity", in: 0...100_000) ?? defaultCapacity
         var requests: [NotificationRequest] = []
-        if let list = json["requests"] {
-            guard case .array(let items) = list else { throw bad("requests", "must be an array") }
-            var ids = Set<String>()
-            for (i, item) in items.enumerated() {
-                let at = "requests[\(i)]"
-                guard case .object(let m) = item else { throw bad(at, "must be an object") }
-                for (k, _) in m where !["id", "goal", "title", "body", "sound", "trigger"].contains(k) {
-                    throw bad("\(at).\(k)", "unknown field")
-                }
-                func string(_ key: String) throws(LedgerError) -> String {
-                    guard case .string(let s) = item[key] else { throw bad("\(at).\(key)", "must be a string") }
-                    return s
-                }
-                let id = try string("id")
-                guard ids.insert(id).inserted else { throw bad("\(at).id", "\"\(id)\" appears twice") }
-                var goal: UUID?
-                if let g = item["goal"], g != .null {
-                    guard case .string(let s) = g, let u = UUID.parse(s) else { throw bad("\(at).goal", "must be a UUID or null") }
-                    goal = u
-                }
-                let trigger: NotificationTrigger
-                do throws(FieldError) {
-                    trigger = try NotificationTrigger(json: item["trigger"] ?? .null)
-                } catch {
-                    throw bad("\(at).trigger" + (error.field.map { "." + $0 } ?? ""), error.message)
-                }
-                requests.append(
-                    NotificationRequest(
-                        id: id, goal: goal, title: try string("title"), body: try string("body"),
-                        sound: try string("sound"), trigger: trigger))
-            }
+        var ids = Set<String>()
+        for var r in try objects("requests") {
+            let id = try r.string("id", required: true)!
+            guard ids.insert(id).inserted else { throw FieldError(r.name("id"), "\"\(id)\" appears twice") }
+            let goal = try goal(&r)
+            let title = try r.string("title", required: true)!
+            let body = try r.string("body", required: true)!
+            let sound = try r.string("sound", required: true)!
+            let trigger = try NotificationTrigger(json: r.raw("trigger") ?? .null, path: r.name("trigger"))
+            try r.finish()
+            requests.append(NotificationRequest(id: id, goal: goal, title: title, body: body, sound: sound, trigger: trigger))
         }
-        var refuse = Set<String>()
-        if let r = json["refuse"] {
-            guard case .array(let items) = r else { throw bad("refuse", "must be an array of ids") }
-            for item in items {
-                guard case .string(let s) = item else { throw bad("refuse", "must be an array of ids") }
-                refuse.insert(s)
-            }
-        }
+        let refuse = Set(try file.strings("refuse", of: "ids") ?? [])
         var delivered: [DeliveredNotification] = []
-        if let d = json["delivered"] {
-            guard case .array(let items) = d else { throw bad("delivered", "must be an array") }
-            for (i, item) in items.enumerated() {
-                let at = "delivered[\(i)]"
-                guard case .object(let m) = item else { throw bad(at, "must be an object") }
-                for (k, _) in m where !["id", "goal", "title", "body", "deliveredAt"].contains(k) {
-                    throw bad("\(at).\(k)", "unknown field")
-                }
-                func string(_ key: String) throws(LedgerError) -> String {
-                    guard case .string(let s) = item[key] else { throw bad("\(at).\(key)", "must be a string") }
-                    return s
-                }
-                var goal: UUID?
-                if let g = item["goal"], g != .null {
-                    guard case .string(let s) = g, let u = UUID.parse(s) else { throw bad("\(at).goal", "must be a UUID or null") }
-                    goal = u
-                }
-                let when = try string("deliveredAt")
-                guard let instant = Instant(rfc3339: when) else { throw bad("\(at).deliveredAt", "must be an RFC 3339 instant") }
-                delivered.append(
-                    DeliveredNotification(
-                        id: try string("id"), goal: goal, title: try string("title"), body: try string("body"), deliveredAt: instant))
-            }
+        for var d in try objects("delivered") {
+            let id = try d.string("id", required: true)!
+            let goal = try goal(&d)
+            let title = try d.string("title", required: true)!
+            let body = try d.string("body", required: true)!
+            guard let at = try d.instant("deliveredAt") else { throw FieldError(d.name("deliveredAt"), "is required") }
+            try d.finish()
+            delivered.append(DeliveredNotification(id: id, goal: goal, title: title, body: body, deliveredAt: at))
         }
+        try file.finish()
         return NotificationCenterFile(path: path, capacity: capacity, requests: requests, refuse: refuse, delivered: delivered)
     }
 

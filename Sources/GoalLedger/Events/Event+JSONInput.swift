@@ -24,14 +24,14 @@ public enum EventLimits {
 
 /// Reads the members of one JSON object, remembering which were used so that any other
 /// member can be refused as unknown.
-struct ObjectReader {
-    let path: String
+package struct ObjectReader {
+    package let path: String
     private let members: [(String, JSONValue)]
     /// The members read so far, by index: a bit each for the first 64, a set beyond.
     private var used: UInt64 = 0
     private var usedBeyond = Set<Int>()
 
-    init(_ value: JSONValue, path: String) throws(FieldError) {
+    package init(_ value: JSONValue, path: String) throws(FieldError) {
         guard case .object(let m) = value else {
             throw FieldError(path.isEmpty ? nil : path, "must be an object, got \(value.typeName)")
         }
@@ -39,24 +39,24 @@ struct ObjectReader {
         self.path = path
     }
 
-    func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+    package func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
-    mutating func raw(_ key: String) -> JSONValue? {
+    package mutating func raw(_ key: String) -> JSONValue? {
         guard let i = members.firstIndex(where: { $0.0 == key }) else { return nil }
         if i < 64 { used |= 1 << UInt64(i) } else { usedBeyond.insert(i) }
         return members[i].1
     }
 
-    func has(_ key: String) -> Bool { members.contains(where: { $0.0 == key }) }
+    package func has(_ key: String) -> Bool { members.contains(where: { $0.0 == key }) }
 
     /// Refuses members that no reader asked for.
-    func finish() throws(FieldError) {
+    package func finish() throws(FieldError) {
         for (i, (key, _)) in members.enumerated() where i < 64 ? used & 1 << UInt64(i) == 0 : !usedBeyond.contains(i) {
             throw FieldError(name(key), "unknown field")
         }
     }
 
-    mutating func string(_ key: String, required: Bool = false) throws(FieldError) -> String? {
+    package mutating func string(_ key: String, required: Bool = false) throws(FieldError) -> String? {
         guard let v = raw(key) else {
             if required { throw FieldError(name(key), "is required") }
             return nil
@@ -66,27 +66,27 @@ struct ObjectReader {
     }
 
     /// A string that may be JSON null: `.some(nil)` for null.
-    mutating func nullableString(_ key: String) throws(FieldError) -> String?? {
+    package mutating func nullableString(_ key: String) throws(FieldError) -> String?? {
         guard let v = raw(key) else { return nil }
         if case .null = v { return .some(nil) }
         guard case .string(let s) = v else { throw FieldError(name(key), "must be a string or null, got \(v.typeName)") }
         return .some(s)
     }
 
-    mutating func uuid(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
+    package mutating func uuid(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
         guard let s = try string(key, required: required) else { return nil }
         guard let id = UUID.parse(s) else { throw FieldError(name(key), "must be a UUID, got \"\(s)\"") }
         return id
     }
 
-    mutating func number(_ key: String) throws(FieldError) -> Double? {
+    package mutating func number(_ key: String) throws(FieldError) -> Double? {
         guard let v = raw(key) else { return nil }
         guard case .number(let n) = v else { throw FieldError(name(key), "must be a number, got \(v.typeName)") }
         return n
     }
 
     /// A whole number (its range is the gate's to check).
-    mutating func integer(_ key: String) throws(FieldError) -> Int? {
+    package mutating func integer(_ key: String) throws(FieldError) -> Int? {
         guard let v = raw(key) else { return nil }
         guard case .number(let n) = v else { throw FieldError(name(key), "must be an integer, got \(v.typeName)") }
         guard n == n.rounded(), abs(n) < 1e15, let i = Int(exactly: n) else {
@@ -97,14 +97,14 @@ struct ObjectReader {
 
     /// A whole number within `range`, for formats other than events (whose ranges the gate
     /// checks).
-    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+    package mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
         guard let i = try integer(key) else { return nil }
         try FieldRules.integer(i, in: range, field: name(key))
         return i
     }
 
     /// An array of strings (device names, tags), or nil when absent.
-    mutating func strings(_ key: String, of what: String) throws(FieldError) -> [String]? {
+    package mutating func strings(_ key: String, of what: String) throws(FieldError) -> [String]? {
         guard let raw = raw(key) else { return nil }
         guard case .array(let items) = raw else { throw FieldError(name(key), "must be an array of \(what), got \(raw.typeName)") }
         var out: [String] = []
@@ -117,37 +117,37 @@ struct ObjectReader {
     }
 
     /// The `goal` member every goal event has.
-    mutating func goal() throws(FieldError) -> UUID { try uuid("goal", required: true)! }
+    package mutating func goal() throws(FieldError) -> UUID { try uuid("goal", required: true)! }
 
-    mutating func bool(_ key: String) throws(FieldError) -> Bool? {
+    package mutating func bool(_ key: String) throws(FieldError) -> Bool? {
         guard let v = raw(key) else { return nil }
         guard case .bool(let b) = v else { throw FieldError(name(key), "must be true or false, got \(v.typeName)") }
         return b
     }
 
-    mutating func day(_ key: String) throws(FieldError) -> Day? {
+    package mutating func day(_ key: String) throws(FieldError) -> Day? {
         guard let s = try string(key) else { return nil }
         return try Self.parseDay(s, field: name(key))
     }
 
-    mutating func nullableDay(_ key: String) throws(FieldError) -> Day?? {
+    package mutating func nullableDay(_ key: String) throws(FieldError) -> Day?? {
         guard let s = try nullableString(key) else { return nil }
         guard let s else { return .some(nil) }
         return .some(try Self.parseDay(s, field: name(key)))
     }
 
-    static func parseDay(_ s: String, field: String) throws(FieldError) -> Day {
+    package static func parseDay(_ s: String, field: String) throws(FieldError) -> Day {
         guard let d = Day(iso: s) else { throw FieldError(field, "must be a real date as YYYY-MM-DD, got \"\(s)\"") }
         return d
     }
 
-    mutating func instant(_ key: String) throws(FieldError) -> Instant? {
+    package mutating func instant(_ key: String) throws(FieldError) -> Instant? {
         guard let s = try string(key) else { return nil }
         guard let i = Instant(rfc3339: s) else { throw FieldError(name(key), "must be an RFC 3339 instant, got \"\(s)\"") }
         return i
     }
 
-    mutating func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(FieldError) -> E?
+    package mutating func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(FieldError) -> E?
     where E.RawValue == String {
         guard let s = try string(key) else { return nil }
         guard let e = E(rawValue: s) else {

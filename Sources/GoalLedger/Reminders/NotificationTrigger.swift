@@ -47,7 +47,7 @@ public struct NotificationTrigger: Equatable, Hashable, Sendable {
     }
 
     /// As `init(json:)`, with field names prefixed by `path` (e.g. `requests[3].trigger`).
-    init(json: JSONValue, path: String) throws(FieldError) {
+    package init(json: JSONValue, path: String) throws(FieldError) {
         var reader = try ObjectReader(json, path: path)
         let type = try reader.string("type", required: true)!
         switch type {
