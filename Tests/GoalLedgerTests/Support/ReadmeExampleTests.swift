@@ -53,4 +53,42 @@ struct ReadmeExampleTests {
         let stop = try #require(source.range(of: "// README end", range: begin.upperBound..<source.endIndex))
         #expect(shown == trimmed(source[begin.upperBound..<stop.lowerBound]))
     }
+
+    /// The sample of the article "Following one event".
+    static func followingOneEvent(path: String, goal: UUID, now: Instant) throws -> [AppendResult] {
+        // Article begin
+        let store = try LedgerStore.open(at: path)
+        let line = #"{"type":"progressRecorded","goal":"\#(goal.uuidString)","amount":2.5}"#
+        let draft = try EventDraft(line: line, number: 1)
+        let results = try store.append([draft], now: now)
+        // Article end
+        return results
+    }
+
+    @Test func theFollowingOneEventSampleRunsAndIsTheArticlesText() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-article-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let now = Instant(rfc3339: "2026-11-02T07:00:00Z")!
+        let goal: UUID
+        do {
+            let store = try LedgerStore.create(at: dir + "/store", device: "phone")
+            goal = try store.createGoal(title: "Run", progress: .measurable(target: try Amount(10)), now: now)
+        }
+        let results = try Self.followingOneEvent(path: dir + "/store", goal: goal, now: now)
+        #expect(results.count == 1 && !results[0].duplicate)
+
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/GoalLedger/GoalLedger.docc/FollowingOneEvent.md"), encoding: .utf8)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        func trimmed(_ text: Substring) -> [String] {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let block = try #require(article.range(of: "```swift\n"))
+        let end = try #require(article.range(of: "```", range: block.upperBound..<article.endIndex))
+        let begin = try #require(source.range(of: "// Article begin\n"))
+        let stop = try #require(source.range(of: "// Article end", range: begin.upperBound..<source.endIndex))
+        #expect(trimmed(article[block.upperBound..<end.lowerBound]) == trimmed(source[begin.upperBound..<stop.lowerBound]))
+    }
 }
