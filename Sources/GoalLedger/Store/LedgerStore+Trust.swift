@@ -179,8 +179,10 @@ public struct WaitingEvents: Equatable, Sendable {
     package init?(origin: String, stored value: some Collection<UInt8>) {
         let bytes = Array(value)
         guard bytes.count >= 16 else { return nil }
-        let sequence = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let count = Int(bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        let (sequence, count) = bytes.withUnsafeBytes {
+            (UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[0..<8])),
+             Int(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[8..<16]))))
+        }
         var rest = bytes[16...]
         var cause = Cause.other
         if rest.first == 0, let end = rest.dropFirst().firstIndex(of: 0) {

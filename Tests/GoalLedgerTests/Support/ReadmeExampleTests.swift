@@ -39,19 +39,7 @@ struct ReadmeExampleTests {
         #expect(view.value == 0.5)
 
         // The README's block is these lines.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        func trimmed(_ text: Substring) -> [String] {
-            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        let block = try #require(readme.range(of: "```swift\nimport GoalLedger\n"))
-        let end = try #require(readme.range(of: "```", range: block.upperBound..<readme.endIndex))
-        let shown = trimmed(readme[block.upperBound..<end.lowerBound])
-        let begin = try #require(source.range(of: "// README begin\n"))
-        let stop = try #require(source.range(of: "// README end", range: begin.upperBound..<source.endIndex))
-        #expect(shown == trimmed(source[begin.upperBound..<stop.lowerBound]))
+        try Self.expectShown(in: "README.md", after: "```swift\nimport GoalLedger\n", matches: "README")
     }
 
     /// The sample of the article "Following one event".
@@ -77,18 +65,24 @@ struct ReadmeExampleTests {
         let results = try Self.followingOneEvent(path: dir + "/store", goal: goal, now: now)
         #expect(results.count == 1 && !results[0].duplicate)
 
+        try Self.expectShown(in: "Sources/GoalLedger/GoalLedger.docc/FollowingOneEvent.md", after: "```swift\n", matches: "Article")
+    }
+
+    /// Expects the first code block of `file` (a path in the package) that starts with `opening`
+    /// to show exactly the lines of this file between `// <marker> begin` and `// <marker> end`
+    /// (blank lines and indentation aside).
+    static func expectShown(in file: String, after opening: String, matches marker: String) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let article = try String(
-            contentsOf: root.appendingPathComponent("Sources/GoalLedger/GoalLedger.docc/FollowingOneEvent.md"), encoding: .utf8)
+        let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         func trimmed(_ text: Substring) -> [String] {
             text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        let block = try #require(article.range(of: "```swift\n"))
-        let end = try #require(article.range(of: "```", range: block.upperBound..<article.endIndex))
-        let begin = try #require(source.range(of: "// Article begin\n"))
-        let stop = try #require(source.range(of: "// Article end", range: begin.upperBound..<source.endIndex))
-        #expect(trimmed(article[block.upperBound..<end.lowerBound]) == trimmed(source[begin.upperBound..<stop.lowerBound]))
+        let block = try #require(text.range(of: opening))
+        let end = try #require(text.range(of: "```", range: block.upperBound..<text.endIndex))
+        let begin = try #require(source.range(of: "// \(marker) begin\n"))
+        let stop = try #require(source.range(of: "// \(marker) end", range: begin.upperBound..<source.endIndex))
+        #expect(trimmed(text[block.upperBound..<end.lowerBound]) == trimmed(source[begin.upperBound..<stop.lowerBound]), "\(file)")
     }
 }
