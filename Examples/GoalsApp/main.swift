@@ -131,7 +131,7 @@ func runExample() async throws {
     let updates = phone.observeGoal(water, now: { now }, otherProcesses: .milliseconds(100))
     var iterator = updates.makeAsyncIterator()
     check(try await iterator.next()??.view.value == 0.5, "the observation starts with the current value")
-    try await Task.detached { try phone.recordProgress(water, amount: try Amount(0.25), now: now) }.value
+    _ = try await Task.detached { try phone.recordProgress(water, amount: try Amount(0.25), now: now) }.value
     check(try await iterator.next()??.view.value == 0.75, "a write of another task arrives")
     let child = Process()
     child.executableURL = URL(fileURLWithPath: arguments[0])

@@ -19,13 +19,11 @@ enum GoalsCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let now = try inv.now()
         let store = try inv.openStore()
-        let calendar = try store.deviceState(store.device).calendar
-        // Goal by goal: only the goal being printed is in memory.
+        // Goal by goal: only the goal being printed is in memory. The text form shows no
+        // entries, so it reads none: the views come from the rows kept with the projection.
         var any = false
         if inv.json { inv.write("[") }
-        try store.forEachGoal { g throws(LedgerError) in
-            guard inv.isSet(Self.all) || !g.isDeleted else { return }
-            let view = GoalView(goal: g, calendar: calendar, now: now)
+        try store.forEachGoalView(now: now, includingDeleted: inv.isSet(Self.all), entries: inv.json) { g, view throws(LedgerError) in
             if inv.json {
                 inv.write((any ? "," : "") + (try JSONWriter.string(goalWithView(g, view))))
             } else {

@@ -15,17 +15,15 @@ enum ShowCommand {
         let asOf = try inv.value(Self.asOf)
         let store = try inv.openStore()
         let state: GoalState
-        let device: DeviceState
+        let view: GoalView
         if let asOf {
             let projection = try store.replay(asOf: asOf)
             state = projection.goals[goal] ?? GoalState(id: goal)
-            device = projection.device(store.device)
+            view = GoalView(goal: state, calendar: projection.device(store.device).calendar, now: asOf)
         } else {
-            state = try store.goalState(goal)
-            device = try store.deviceState(store.device)
+            (state, view) = try store.goalWithView(goal, now: now) ?? (GoalState(id: goal), GoalView(goal: GoalState(id: goal), calendar: DeviceState(name: store.device).calendar, now: now))
         }
         guard state.exists else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
-        let view = GoalView(goal: state, calendar: device.calendar, now: asOf ?? now)
         if inv.json {
             try inv.printJSON(goalWithView(state, view))
         } else {

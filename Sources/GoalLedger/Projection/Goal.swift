@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 /// A goal as an app shows it: its current facts as plain typed values, without the registers
 /// and stamps the fold keeps (``GoalState`` has those, for audits and conflicts).
@@ -67,12 +68,18 @@ extension LedgerStore {
 
     /// Every goal with its view for this store's device at `now`, in the order of their ids;
     /// deleted goals only with `includingDeleted`. What a list screen shows.
-    public func goals(now: Instant = .systemNow, includingDeleted: Bool = false) throws(LedgerError) -> [GoalSnapshot] {
-        let calendar = try deviceState(device).calendar
+    ///
+    /// Views are read from what the store keeps with its projection (per goal and day, a
+    /// summary of the entries; per goal, its runs of completed periods), not folded from the
+    /// entries. With `includingEntries: false`, each goal's ``Goal/entries`` is left empty and
+    /// its entries are not read at all: the call then costs the number of goals, not the length
+    /// of their histories (a one-time goal's view reads one row per day it has entries).
+    public func goals(now: Instant = .systemNow, includingDeleted: Bool = false, includingEntries: Bool = true) throws(LedgerError)
+        -> [GoalSnapshot]
+    {
         var out: [GoalSnapshot] = []
-        try forEachGoal { state in
-            guard includingDeleted || !state.isDeleted, let goal = state.goal else { return }
-            out.append(GoalSnapshot(goal: goal, view: GoalView(goal: state, calendar: calendar, now: now)))
+        try forEachGoalView(now: now, includingDeleted: includingDeleted, entries: includingEntries) { state, view in
+            if let goal = state.goal { out.append(GoalSnapshot(goal: goal, view: view)) }
         }
         return out
     }
@@ -80,8 +87,56 @@ extension LedgerStore {
     /// One goal with its view for this store's device at `now`; nil for a goal the store does
     /// not know. What a detail screen shows.
     public func goal(_ id: UUID, now: Instant) throws(LedgerError) -> GoalSnapshot? {
-        let state = try goalState(id)
-        guard let goal = state.goal else { return nil }
-        return GoalSnapshot(goal: goal, view: GoalView(goal: state, calendar: try deviceState(device).calendar, now: now))
+        guard let (state, view) = try goalWithView(id, now: now), let goal = state.goal else { return nil }
+        return GoalSnapshot(goal: goal, view: view)
+    }
+
+    /// Every created goal (deleted ones only with `includingDeleted`), in id order, with its
+    /// view for this store's device at `now`, in one read transaction. With `entries: false`
+    /// the state is the goal's header only (no entries, version 0).
+    package func forEachGoalView(
+        now: Instant, includingDeleted: Bool, entries: Bool, _ body: (GoalState, GoalView) throws -> Void
+    ) throws(LedgerError) {
+        let rule = historyRule
+        try read { txn in
+            let t = try StoredProjection.active(txn, layout)
+            let calendar = try StoredProjection.device(device, txn, t).calendar
+            let revoked = try TrustTable.revocations(txn, layout)
+            var ids: [UUID] = []
+            try txn.scan(t.goals) { key, _ in
+                ids.append(StoredProjection.uuid(key))
+                return true
+            }
+            for id in ids {
+                guard let header = try StoredProjection.header(id, txn, t), header.exists, includingDeleted || !header.isDeleted else { continue }
+                var state = header
+                state.historyRule = rule
+                if entries { state = try StoredProjection.withEntries(header, txn, t, layout, rule: rule, revoked: revoked) }
+                try body(state, try Self.view(of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
+            }
+        }
+    }
+
+    /// One goal with its entries, and its view for this store's device at `now`, read in one
+    /// transaction; nil for a goal the store has no row of.
+    package func goalWithView(_ id: UUID, now: Instant) throws(LedgerError) -> (GoalState, GoalView)? {
+        let rule = historyRule
+        return try read { txn in
+            let t = try StoredProjection.active(txn, layout)
+            guard let state = try StoredProjection.goal(id, txn, t, layout, rule: rule) else { return nil }
+            let calendar = try StoredProjection.device(device, txn, t).calendar
+            return (state, try Self.view(of: state, entriesRead: true, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: nil))
+        }
+    }
+
+    /// The view of `goal` from the kept rows, or folded from its entries when the rows were kept
+    /// for another calendar (read first when `entriesRead` is false).
+    static func view(
+        of goal: GoalState, entriesRead: Bool, calendar: DeviceCalendar, now: Instant, _ txn: borrowing Transaction, _ t: ProjectionTables,
+        _ layout: StoreLayout, rule: HistoryRule, revoked: [String: UInt64]?
+    ) throws -> GoalView {
+        if let v = try ViewTables.view(of: goal, calendar: calendar, now: now, txn, t) { return v }
+        let full = entriesRead ? goal : try StoredProjection.withEntries(goal, txn, t, layout, rule: rule, revoked: revoked)
+        return GoalView(goal: full, calendar: calendar, now: now)
     }
 }

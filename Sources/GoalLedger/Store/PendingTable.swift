@@ -72,7 +72,10 @@ enum PendingTable {
         }
 
         /// The calendar day of the key (for a history write: `historyDay`, after every day).
-        var calendarDay: Day { Day(daysSinceEpoch: Int32(bitPattern: day ^ 0x8000_0000)) }
+        var calendarDay: Day { Self.day(day) }
+
+        /// The calendar day a key's day bytes (`dayBytes`) stand for.
+        static func day(_ bytes: UInt32) -> Day { Day(daysSinceEpoch: Int32(bitPattern: bytes ^ 0x8000_0000)) }
 
         static func < (a: EntryKey, b: EntryKey) -> Bool {
             if a.goal != b.goal { return a.goal < b.goal }

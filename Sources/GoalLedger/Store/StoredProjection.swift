@@ -11,6 +11,7 @@ import LMDB
 /// | `pN.reminders`, `pN.pending`, `pN.entries` | see `PendingTable`    |                |
 /// | `pN.digest`     | goal id (16)                 | entry sum (32) · header hash (32, once created) |
 /// |                 | `ledger`                     | sum of goal hashes (32) · created goals (u64 BE) |
+/// | `pN.days`, `pN.runs` | see `ViewTables`        |                                 |
 ///
 /// An entry is its `progressRecorded` event; `entries` keeps, by day, what the views need of
 /// each (see `PendingTable.entryValue`), so that reading a goal does not decode its events.
@@ -29,8 +30,12 @@ struct ProjectionTables {
     /// with neither live entries nor `goalCreated` has no row); under `ledgerKey`, the sum of the
     /// created goals' hashes and their number (no row while no goal is created).
     let digest: Database
+    /// What the views read (`ViewTables`): per goal and day, a summary of the live entries;
+    /// per goal, its runs of completed periods.
+    let days: Database
+    let runs: Database
 
-    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside", "digest"]
+    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside", "digest", "days", "runs"]
     /// The key of the ledger's row in `digest` (goal rows have 16-byte keys).
     static let ledgerKey = Array("ledger".utf8)
     /// Tables of earlier projection versions, dropped when the projection is rebuilt.
@@ -48,10 +53,12 @@ struct ProjectionTables {
         entries = try open(n[5])
         setAside = try open(n[6])
         digest = try open(n[7])
+        days = try open(n[8])
+        runs = try open(n[9])
     }
 
     /// The tables in the order of `tableNames`.
-    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside, digest] }
+    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside, digest, days, runs] }
 
     func clear(_ txn: borrowing Transaction) throws {
         for db in all { try txn.clear(db) }
@@ -67,8 +74,9 @@ enum StoredProjection {
     /// day, carrying what the views read) replaces the day index `entryDays`; 6: entry values
     /// compact (the time as a difference from the clock, whole amounts as varints); 7: events
     /// that fail the gate are set aside (`setAside`), never folded; 8: the digest's parts
-    /// (`digest`), kept with the projection.
-    static let version: UInt64 = 8
+    /// (`digest`), kept with the projection; 9: per-day summaries and runs of completed periods
+    /// (`days`, `runs`), so that a view reads what it shows.
+    static let version: UInt64 = 9
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -242,14 +250,16 @@ enum StoredProjection {
         private var pendingChanges = PendingTable.Changes()
         private(set) var headers: [UUID: GoalState] = [:]
         private(set) var devices: [String: DeviceState] = [:]
+        /// The goals' days whose entries this batch changed (`flushViews` computes them again).
+        var touchedDays = Set<GoalDay>()
         /// Status-only states read for recording progress (a header loaded later supersedes them;
         /// progress never changes a goal's status).
         private var statuses: [UUID: GoalState] = [:]
         /// Rows changed by `apply` (rows only read are not written back).
-        private var dirtyGoals = Set<UUID>()
+        private(set) var dirtyGoals = Set<UUID>()
         private var dirtyDevices = Set<String>()
         /// Revoked devices (read once per batch): their events after the revocation do not count.
-        private var revocations: [String: UInt64]?
+        private(set) var revocations: [String: UInt64]?
         /// Entry rows of the batch's progress, written in key order by `flush` (inserts
         /// in order touch each page once, where the batch's arrival order jumps between goals).
         private var entryPuts: [(key: PendingTable.EntryKey, value: [UInt8])] = []
@@ -262,7 +272,7 @@ enum StoredProjection {
         private var entryDeltas: [UUID: DigestSum] = [:]
         private var removals: [(goal: UUID, entry: UUID, position: UInt64)] = []
         private var noRemovals: Bool?
-        private var recomputeEntries = Set<UUID>()
+        private(set) var recomputeEntries = Set<UUID>()
         private var recomputeIfHistory = Set<UUID>()
         private var hashBuffer: [UInt8] = []
         /// Set by a rebuild chunk that is not the last: goals whose entry sums need computing
@@ -332,6 +342,7 @@ enum StoredProjection {
                     let entry = ProgressEntry(e, p)
                     entryPuts.append((PendingTable.EntryKey(goal: goal, entry), PendingTable.entryValue(entry)))
                     pendingChanges.progress.insert(goal)
+                    touchedDays.insert(GoalDay(goal: goal, day: entry.day))
                     // A removal may have arrived first: the entry is then not live.
                     if try !isRemoved(e.id, of: goal, txn) {
                         entryDeltas[goal, default: .zero] += try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
@@ -396,9 +407,10 @@ enum StoredProjection {
                 recomputeIfHistory.insert(goal)
                 return
             }
+            let entry = ProgressEntry(e, r)
+            touchedDays.insert(GoalDay(goal: goal, day: entry.day))
             // Recorded after the removal, the entry never counted.
             guard p < position else { return }
-            let entry = ProgressEntry(e, r)
             guard try txn.withValue(tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes, { _ in true }) == true else {
                 return
             }
@@ -485,6 +497,7 @@ enum StoredProjection {
             }
             try PendingTable.update(pendingChanges, headers: headers, txn, tables, layout)
             try flushDigest(txn)
+            try flushViews(txn)
         }
     }
 

@@ -53,6 +53,13 @@ public struct GoalView: Hashable, Sendable {
         }
     }
 
+    init(period: Period?, value: Double?, completed: Bool, streak: Streak?) {
+        self.period = period
+        self.value = value
+        self.completed = completed
+        self.streak = streak
+    }
+
     /// The view of `goal` at `now` in `calendar`.
     public init(goal: GoalState, calendar: DeviceCalendar, now: Instant) {
         let cadence = goal.cadence?.value ?? .once

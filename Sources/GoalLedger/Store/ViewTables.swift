@@ -1,0 +1,520 @@
+import Foundation
+import LMDB
+
+// What a goal's view needs, kept with the projection so that reading a view costs the rows it
+// shows rather than the goal's whole history (`docs/storage-and-guarantees.md`, "Views kept
+// with the projection"):
+//
+// | database   | key                               | value                                   |
+// |------------|-----------------------------------|-----------------------------------------|
+// | `pN.days`  | goal id (16) · day (u32, as in `entries`) | `DaySummary` of the day's live entries |
+// | `pN.runs`  | goal id (16)                      | `ViewBasis`: what the runs were built for, and the best run |
+// |            | goal id (16) · last period (u32)  | first period (u32): a run of completed periods |
+// |            | `calendar`                        | the first weekday the runs' weeks start on (u8) |
+//
+// Periods are numbered so that consecutive periods have consecutive numbers
+// (`Cadence.periodNumber`). A period is complete when it has an entry of the goal's kind and
+// its entries reach the target (measurable) or the latest says completed (outcome), exactly as
+// `GoalView` decides from the entries. The runs follow the store's own device's first weekday;
+// a change of it, or of a goal's cadence, kind or target, builds the affected runs again from
+// the day rows.
+
+/// The views' summary of a set of live entries (one day's, or a period's): the exact sum of
+/// their amounts, how many have an amount and how many a completion, and the latest completion.
+struct DaySummary: Equatable {
+    /// The latest entry with a completion: by `occurredAt`, then canonical order.
+    struct Outcome: Equatable {
+        var occurredAt: Instant
+        var key: CanonicalKey
+        var completed: Bool
+
+        func isAfter(_ other: Outcome) -> Bool {
+            occurredAt != other.occurredAt ? occurredAt > other.occurredAt : other.key < key
+        }
+    }
+
+    /// The sum of the amounts in millionths (each amount rounded as ``Amount`` does).
+    var micro: Int128 = 0
+    var amounts: UInt32 = 0
+    var outcomes: UInt32 = 0
+    var latest: Outcome?
+
+    var isEmpty: Bool { amounts == 0 && outcomes == 0 }
+
+    mutating func add(_ e: ProgressEntry) {
+        if let a = e.amount {
+            micro += Int128(Amount.micro(a))
+            amounts += 1
+        }
+        if let c = e.completed {
+            outcomes += 1
+            let o = Outcome(occurredAt: e.occurredAt, key: e.key, completed: c)
+            if latest.map({ o.isAfter($0) }) ?? true { latest = o }
+        }
+    }
+
+    mutating func add(_ s: DaySummary) {
+        micro += s.micro
+        amounts += s.amounts
+        outcomes += s.outcomes
+        if let o = s.latest, latest.map({ o.isAfter($0) }) ?? true { latest = o }
+    }
+
+    /// Whether the summarized entries include one that counts for a goal of `kind`.
+    func hasEntries(_ kind: ProgressKind) -> Bool { kind == .measurable ? amounts > 0 : outcomes > 0 }
+
+    /// The value and completion `GoalView.summarize` gives the same entries.
+    func summary(_ kind: ProgressKind, targetMicro: Int64) -> (value: Double?, completed: Bool) {
+        switch kind {
+        case .measurable: return (Double(micro) / 1e6, micro >= Int128(targetMicro))
+        case .outcome: return (nil, latest?.completed ?? false)
+        }
+    }
+
+    /// micro (16, big-endian two's complement) · amounts (varint) · outcomes (varint), then when
+    /// there is a completion: its flag (u8) · hlc (u64 BE) · occurredAt − the clock's
+    /// milliseconds (zig-zag varint) · device (UTF-8, the rest).
+    var bytes: [UInt8] {
+        var w = ByteWriter(capacity: 40)
+        w.u64BE(UInt64(truncatingIfNeeded: micro >> 64))
+        w.u64BE(UInt64(truncatingIfNeeded: micro))
+        w.varint(UInt64(amounts))
+        w.varint(UInt64(outcomes))
+        if let o = latest {
+            w.u8(o.completed ? 1 : 0)
+            w.u64BE(o.key.hlc.rawValue)
+            w.signed(o.occurredAt.milliseconds &- o.key.hlc.milliseconds)
+            w.bytes += Array(o.key.device.utf8)
+        }
+        return w.bytes
+    }
+
+    init() {}
+
+    init(bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) {
+        var r = ByteReader(bytes)
+        let high = try r.u64BE()
+        let low = try r.u64BE()
+        micro = Int128(Int64(bitPattern: high)) << 64 | Int128(low)
+        amounts = UInt32(truncatingIfNeeded: try r.varint())
+        outcomes = UInt32(truncatingIfNeeded: try r.varint())
+        if r.index < bytes.count {
+            let completed = try r.u8() == 1
+            let hlc = HLC(rawValue: try r.u64BE())
+            let occurredAt = Instant(milliseconds: hlc.milliseconds &+ (try r.signed()))
+            let device = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r.index...]), as: UTF8.self)
+            latest = Outcome(occurredAt: occurredAt, key: CanonicalKey(hlc: hlc, device: device), completed: completed)
+        }
+    }
+}
+
+/// What a goal's runs of completed periods were built for (its cadence, kind and target), and
+/// the length of its longest run: cadence (u8) · kind (u8) · target in millionths (u64 BE) ·
+/// best (u32 BE).
+struct ViewBasis: Equatable {
+    var cadence: Cadence
+    var kind: ProgressKind
+    var targetMicro: Int64
+    var best: UInt32 = 0
+
+    init(cadence: Cadence, kind: ProgressKind, targetMicro: Int64, best: UInt32 = 0) {
+        self.cadence = cadence
+        self.kind = kind
+        self.targetMicro = targetMicro
+        self.best = best
+    }
+
+    /// The basis `goal`'s header gives (the best run not yet known).
+    init(_ goal: GoalState) {
+        self.init(cadence: goal.cadence?.value ?? .once, kind: goal.kind, targetMicro: Amount.micro((goal.target?.value ?? nil) ?? 0))
+    }
+
+    func sameRules(as other: ViewBasis) -> Bool {
+        cadence == other.cadence && kind == other.kind && targetMicro == other.targetMicro
+    }
+
+    /// Whether a period summarized by `s` is complete, as `GoalView` counts it in a streak.
+    func isComplete(_ s: DaySummary) -> Bool { s.hasEntries(kind) && s.summary(kind, targetMicro: targetMicro).completed }
+
+    var bytes: [UInt8] {
+        var w = ByteWriter(capacity: 14)
+        w.u8(Self.code(cadence))
+        w.u8(kind == .measurable ? 1 : 0)
+        w.u64BE(UInt64(bitPattern: targetMicro))
+        withUnsafeBytes(of: best.bigEndian) { w.bytes += $0 }
+        return w.bytes
+    }
+
+    init(bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) {
+        guard bytes.count == 14, let cadence = Self.cadence(code: bytes[0]) else {
+            throw RecordDecodingError(reason: "a view basis of \(bytes.count) bytes")
+        }
+        self.cadence = cadence
+        kind = bytes[1] == 1 ? .measurable : .outcome
+        targetMicro = Int64(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 2, as: UInt64.self)))
+        best = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 10, as: UInt32.self))
+    }
+
+    static func code(_ c: Cadence) -> UInt8 {
+        switch c {
+        case .once: 0
+        case .daily: 1
+        case .weekly: 2
+        case .monthly: 3
+        case .yearly: 4
+        }
+    }
+
+    static func cadence(code: UInt8) -> Cadence? {
+        Cadence.allCases.first { Self.code($0) == code }
+    }
+}
+
+extension Cadence {
+    /// The number of the period of this cadence that contains `day`: consecutive periods have
+    /// consecutive numbers. Nil for one-time goals.
+    func periodNumber(of day: Day, firstWeekday: Int) -> Int32? {
+        switch self {
+        case .once:
+            return nil
+        case .daily:
+            return day.daysSinceEpoch
+        case .weekly:
+            // Weeks start on the days d with d ≡ firstWeekday − 5 (mod 7) (1970-01-01 was a Thursday).
+            return Int32((Int64(day.daysSinceEpoch) + 5 - Int64(firstWeekday)).floorDivided(by: 7).quotient)
+        case .monthly:
+            let (y, m, _) = day.components
+            return Int32(y * 12 + m - 1)
+        case .yearly:
+            return Int32(day.components.year)
+        }
+    }
+
+    /// The period numbered `n` (see `periodNumber`); nil for one-time goals.
+    func period(number n: Int32, firstWeekday: Int) -> Period? {
+        switch self {
+        case .once:
+            return nil
+        case .daily:
+            return Period(start: Day(daysSinceEpoch: n), end: Day(daysSinceEpoch: n))
+        case .weekly:
+            let start = Day(daysSinceEpoch: Int32(Int64(n) * 7 - 5 + Int64(firstWeekday)))
+            return Period(start: start, end: start.adding(days: 6))
+        case .monthly:
+            let (y, m) = Int64(n).floorDivided(by: 12)
+            return period(containing: Day(year: Int(y), month: Int(m) + 1, day: 1)!, firstWeekday: firstWeekday)
+        case .yearly:
+            return period(containing: Day(year: Int(n), month: 1, day: 1)!, firstWeekday: firstWeekday)
+        }
+    }
+}
+
+/// Reading and maintaining `days` and `runs`.
+enum ViewTables {
+    static let calendarKey = Array("calendar".utf8)
+
+    static func number(_ n: Int32) -> UInt32 { UInt32(bitPattern: n) ^ 0x8000_0000 }
+    static func number(_ b: UInt32) -> Int32 { Int32(bitPattern: b ^ 0x8000_0000) }
+
+    static func dayKey(_ goal: UUID, _ day: Day) -> [UInt8] {
+        var k = goal.bytes
+        withUnsafeBytes(of: PendingTable.dayBytes(day).bigEndian) { k += $0 }
+        return k
+    }
+
+    static func runKey(_ goal: UUID, _ last: Int32) -> [UInt8] {
+        var k = goal.bytes
+        withUnsafeBytes(of: number(last).bigEndian) { k += $0 }
+        return k
+    }
+
+    static func decoded<T>(_ body: () throws(RecordDecodingError) -> T) throws -> T { try StoredProjection.decoded(body) }
+
+    // MARK: Reading
+
+    /// The first weekday the stored runs' weeks start on (nil: none recorded yet).
+    static func firstWeekday(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> Int? {
+        try txn.withValue(t.runs, key: calendarKey) { $0.count == 1 ? Int($0[0]) : nil } ?? nil
+    }
+
+    static func basis(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ViewBasis? {
+        try txn.withValue(t.runs, key: goal.bytes) { b in try decoded { () throws(RecordDecodingError) in try ViewBasis(bytes: b) } }
+    }
+
+    /// The summary of `goal`'s day rows from `first` through `last` (both included; nil: every day).
+    static func summary(_ goal: UUID, from first: Day?, through last: Day?, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+        -> DaySummary
+    {
+        var out = DaySummary()
+        let prefix = goal.bytes
+        let end = last.map(PendingTable.dayBytes) ?? .max
+        try txn.scan(t.days, from: first.map { dayKey(goal, $0) } ?? prefix) { k, v in
+            guard k.count == 20, k.prefix(16).elementsEqual(prefix),
+                UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) <= end
+            else { return false }
+            out.add(try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: v) })
+            return true
+        }
+        return out
+    }
+
+    /// The run of completed periods that holds period `n`, if any.
+    static func run(containing n: Int32, of goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ClosedRange<Int32>? {
+        let prefix = goal.bytes
+        var found: ClosedRange<Int32>?
+        try txn.scan(t.runs, from: runKey(goal, n)) { k, v in
+            guard k.count == 20, k.prefix(16).elementsEqual(prefix), v.count == 4 else { return false }
+            let last = number(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+            let first = number(UInt32(bigEndian: v.loadUnaligned(as: UInt32.self)))
+            if first <= n { found = first...last }
+            return false
+        }
+        return found
+    }
+
+    /// The view of `goal` (its header; no entries needed) at `now` in `calendar`, read from the
+    /// kept rows: the current period's day rows and one run. Nil when the rows were kept for
+    /// another first weekday or other rules than the header's (the caller folds the entries).
+    static func view(of goal: GoalState, calendar: DeviceCalendar, now: Instant, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+        -> GoalView?
+    {
+        let rules = ViewBasis(goal)
+        guard try firstWeekday(txn, t) == calendar.firstWeekday, let basis = try basis(goal.id, txn, t), basis.sameRules(as: rules)
+        else { return nil }
+        let today = calendar.day(of: now)
+        guard let current = rules.cadence.period(containing: today, firstWeekday: calendar.firstWeekday),
+            let n = rules.cadence.periodNumber(of: today, firstWeekday: calendar.firstWeekday)
+        else {
+            let s = try summary(goal.id, from: nil, through: nil, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
+            return GoalView(period: nil, value: s.value, completed: s.completed, streak: nil)
+        }
+        let s = try summary(goal.id, from: current.start, through: current.end, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
+        // The current run ends with the current period if it is complete, else with the previous one.
+        let cursor = s.completed ? n : n - 1
+        let run = try run(containing: cursor, of: goal.id, txn, t)
+        let currentRun = run.map { Int(cursor - $0.lowerBound) + 1 } ?? 0
+        return GoalView(
+            period: Period(start: max(current.start, Day.supported.lowerBound), end: min(current.end, Day.supported.upperBound)),
+            value: s.value, completed: s.completed, streak: Streak(current: currentRun, best: max(Int(basis.best), currentRun)))
+    }
+
+    // MARK: Writing, inside the transaction of a batch
+
+    /// Writes `goal`'s row for `day` again from the day's rows in `entries` that have no removal.
+    static func rescan(_ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables, anyRemoved: Bool) throws {
+        let prefix = dayKey(goal, day)
+        var entries: [ProgressEntry] = []
+        try txn.scan(t.entries, from: prefix) { k, v in
+            guard k.count == 36, k.prefix(20).elementsEqual(prefix) else { return false }
+            if let e = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) { entries.append(e) }
+            return true
+        }
+        var s = DaySummary()
+        for e in entries {
+            if anyRemoved, try txn.withValue(t.removed, key: goal.bytes + e.id.bytes, { _ in true }) == true { continue }
+            s.add(e)
+        }
+        if s.isEmpty {
+            try txn.delete(t.days, key: prefix)
+        } else {
+            try txn.put(t.days, key: prefix, value: s.bytes)
+        }
+    }
+
+    /// Replaces every day row of `goal` with those of its live entries (a goal whose entries
+    /// come from schema-1 history writes, which are not additive).
+    static func replaceDays(of goal: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
+        try deleteRows(t.days, of: goal.id, keyLength: 20, txn)
+        var days: [Day: DaySummary] = [:]
+        for e in goal.liveEntries(under: goal.historyRule) { days[e.day, default: DaySummary()].add(e) }
+        for (day, s) in days.sorted(by: { $0.key < $1.key }) where !s.isEmpty {
+            try txn.put(t.days, key: dayKey(goal.id, day), value: s.bytes)
+        }
+    }
+
+    /// Deletes `goal`'s rows of `db` whose keys have `keyLength` bytes.
+    static func deleteRows(_ db: Database, of goal: UUID, keyLength: Int, _ txn: borrowing Transaction) throws {
+        let prefix = goal.bytes
+        var keys: [[UInt8]] = []
+        try txn.scan(db, from: prefix) { k, _ in
+            guard k.prefix(16).elementsEqual(prefix) else { return false }
+            if k.count == keyLength { keys.append(Array(k)) }
+            return true
+        }
+        for k in keys { try txn.delete(db, key: k) }
+    }
+
+    /// The runs of completed periods of a goal whose day rows are `days` (in day order) under
+    /// `rules`.
+    static func runs(of days: some Sequence<(day: Day, summary: DaySummary)>, rules: ViewBasis, firstWeekday fw: Int) -> [ClosedRange<Int32>] {
+        var runs: [ClosedRange<Int32>] = []
+        var period: (n: Int32, summary: DaySummary)?
+        func close(_ p: (n: Int32, summary: DaySummary)) {
+            guard rules.isComplete(p.summary) else { return }
+            if let last = runs.last, last.upperBound == p.n - 1 {
+                runs[runs.count - 1] = last.lowerBound...p.n
+            } else {
+                runs.append(p.n...p.n)
+            }
+        }
+        for (day, s) in days {
+            guard let n = rules.cadence.periodNumber(of: day, firstWeekday: fw) else { return [] }
+            if let p = period, p.n == n {
+                period!.summary.add(s)
+            } else {
+                if let p = period { close(p) }
+                period = (n, s)
+            }
+        }
+        if let p = period { close(p) }
+        return runs
+    }
+
+    /// The rows of `runs` for a goal: its basis (with the best run) and one row per run.
+    static func runRows(_ goal: UUID, rules: ViewBasis, runs: [ClosedRange<Int32>]) -> [(key: [UInt8], value: [UInt8])] {
+        var basis = rules
+        var rows: [(key: [UInt8], value: [UInt8])] = []
+        for r in runs {
+            rows.append((runKey(goal, r.upperBound), withUnsafeBytes(of: number(r.lowerBound).bigEndian) { Array($0) }))
+            basis.best = max(basis.best, UInt32(r.upperBound - r.lowerBound) + 1)
+        }
+        rows.append((goal.bytes, basis.bytes))
+        return rows
+    }
+
+    /// Builds `goal`'s runs and basis again from its day rows under `rules` (nothing is kept
+    /// for a goal that has neither a header nor a day row).
+    static func rebuildRuns(_ goal: UUID, rules: ViewBasis, exists: Bool, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
+        throws
+    {
+        try deleteRows(t.runs, of: goal, keyLength: 20, txn)
+        var days: [(day: Day, summary: DaySummary)] = []
+        let prefix = goal.bytes
+        try txn.scan(t.days, from: prefix) { k, v in
+            guard k.count == 20, k.prefix(16).elementsEqual(prefix) else { return false }
+            let day = PendingTable.EntryKey.day(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+            days.append((day, try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: v) }))
+            return true
+        }
+        guard exists || !days.isEmpty else {
+            try txn.delete(t.runs, key: goal.bytes)
+            return
+        }
+        for row in runRows(goal, rules: rules, runs: runs(of: days, rules: rules, firstWeekday: fw)) {
+            try txn.put(t.runs, key: row.key, value: row.value)
+        }
+    }
+
+    /// Every row of `days` and `runs` a fresh replay gives, for `verify` (the `calendar` row
+    /// apart: it is present once a batch has been folded).
+    static func rows(of p: GoalProjection, firstWeekday fw: Int) -> (days: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]) {
+        var dayRows: [[UInt8]: [UInt8]] = [:]
+        var runRows: [[UInt8]: [UInt8]] = [:]
+        for (id, g) in p.goals {
+            var days: [Day: DaySummary] = [:]
+            for e in g.liveEntries(under: g.historyRule) { days[e.day, default: DaySummary()].add(e) }
+            let sorted = days.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { (day: $0.key, summary: $0.value) }
+            for (day, s) in sorted { dayRows[dayKey(id, day)] = s.bytes }
+            guard g.hasHeader || !sorted.isEmpty else { continue }
+            let rules = ViewBasis(g)
+            for row in Self.runRows(id, rules: rules, runs: runs(of: sorted, rules: rules, firstWeekday: fw)) { runRows[row.key] = row.value }
+        }
+        return (dayRows, runRows)
+    }
+
+    /// Brings `goal`'s runs in line with period `n`, whose day rows may have changed.
+    static func update(period n: Int32, of goal: UUID, basis: inout ViewBasis, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
+        throws
+    {
+        guard let p = basis.cadence.period(number: n, firstWeekday: fw) else { return }
+        let complete = basis.isComplete(try summary(goal, from: p.start, through: p.end, txn, t))
+        let run = try run(containing: n, of: goal, txn, t)
+        guard complete != (run != nil) else { return }
+        func put(_ r: ClosedRange<Int32>) throws {
+            try txn.put(t.runs, key: runKey(goal, r.upperBound), value: withUnsafeBytes(of: number(r.lowerBound).bigEndian) { Array($0) })
+        }
+        if complete {
+            // Joins the run ending just before and the one starting just after, if any.
+            let before = n == .min ? nil : try self.run(containing: n - 1, of: goal, txn, t)
+            let after = n == .max ? nil : try self.run(containing: n + 1, of: goal, txn, t)
+            if let before { try txn.delete(t.runs, key: runKey(goal, before.upperBound)) }
+            let joined = (before?.lowerBound ?? n)...(after?.upperBound ?? n)
+            try put(joined)
+            basis.best = max(basis.best, UInt32(joined.upperBound - joined.lowerBound) + 1)
+        } else if let run {
+            // Splits the run around the period.
+            try txn.delete(t.runs, key: runKey(goal, run.upperBound))
+            if run.lowerBound < n { try put(run.lowerBound...(n - 1)) }
+            if n < run.upperBound { try put((n + 1)...run.upperBound) }
+            if UInt32(run.upperBound - run.lowerBound) + 1 >= basis.best {
+                basis.best = 0
+                let prefix = goal.bytes
+                try txn.scan(t.runs, from: prefix) { k, v in
+                    guard k.prefix(16).elementsEqual(prefix) else { return false }
+                    if k.count == 20, v.count == 4 {
+                        let last = number(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+                        let first = number(UInt32(bigEndian: v.loadUnaligned(as: UInt32.self)))
+                        basis.best = max(basis.best, UInt32(last - first) + 1)
+                    }
+                    return true
+                }
+            }
+        }
+    }
+}
+
+/// A goal's day: a key of `touchedDays`.
+struct GoalDay: Hashable {
+    var goal: UUID
+    var day: Day
+}
+
+extension StoredProjection.Batch {
+    /// Brings `days` and `runs` in line with the batch (after `entries`, `removed`, the headers
+    /// and the digest are written): the touched days are computed again from their entries,
+    /// goals whose entries are not additive from their whole state, and each changed goal's
+    /// runs follow the periods of its touched days, or are built again when its cadence, kind
+    /// or target, or the store device's first weekday, changed.
+    mutating func flushViews(_ txn: borrowing Transaction) throws {
+        let t = tables
+        let own = try txn.withValue(layout.meta, key: MetaKey.device) { String(decoding: $0, as: UTF8.self) } ?? ""
+        let fw = try device(own, txn).calendar.firstWeekday
+        var rebuildRuns = Set<UUID>()
+        if try ViewTables.firstWeekday(txn, t) != fw {
+            try txn.put(t.runs, key: ViewTables.calendarKey, value: [UInt8(fw)])
+            try txn.scan(t.runs) { k, _ in
+                if k.count == 16 { rebuildRuns.insert(StoredProjection.uuid(k)) }
+                return true
+            }
+        }
+        var rule: HistoryRule?
+        for goal in recomputeEntries {
+            if rule == nil { rule = try PendingTable.historyRule(txn, layout) }
+            let header = try headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
+            try ViewTables.replaceDays(of: StoredProjection.withEntries(header, txn, t, layout, rule: rule!, revoked: revocations), txn, t)
+            rebuildRuns.insert(goal)
+        }
+        let anyRemoved = try txn.count(t.removed) > 0
+        var changed: [UUID: Set<Day>] = [:]
+        for d in touchedDays where !recomputeEntries.contains(d.goal) {
+            try ViewTables.rescan(d.goal, d.day, txn, t, anyRemoved: anyRemoved)
+            changed[d.goal, default: []].insert(d.day)
+        }
+        var goals = Set(changed.keys)
+        goals.formUnion(dirtyGoals)
+        goals.formUnion(rebuildRuns)
+        for goal in goals.map({ (key: IDWords($0), goal: $0) }).sorted(by: { $0.key < $1.key }).map(\.goal) {
+            let header = try headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
+            let rules = ViewBasis(header)
+            guard !rebuildRuns.contains(goal), var basis = try ViewTables.basis(goal, txn, t), basis.sameRules(as: rules) else {
+                try ViewTables.rebuildRuns(goal, rules: rules, exists: header.hasHeader, firstWeekday: fw, txn, t)
+                continue
+            }
+            let before = basis
+            let numbers = Set((changed[goal] ?? []).compactMap { basis.cadence.periodNumber(of: $0, firstWeekday: fw) })
+            for n in numbers.sorted() { try ViewTables.update(period: n, of: goal, basis: &basis, firstWeekday: fw, txn, t) }
+            if basis != before { try txn.put(t.runs, key: goal.bytes, value: basis.bytes) }
+        }
+    }
+}
+
