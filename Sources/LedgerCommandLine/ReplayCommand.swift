@@ -16,6 +16,10 @@ enum ReplayCommand {
         let asOf = try inv.value(Self.asOf)
         let to = try inv.value(Self.to).map(UInt64.init)
         let store = try inv.openStore()
+        if asOf == nil {
+            try replayGoalByGoal(store, through: to, &inv)
+            return
+        }
         let projection = try store.replay(through: to, asOf: asOf)
         // The digest encodes every goal first, so an encoding error stops before any output.
         let digest = try projection.digest
@@ -30,4 +34,31 @@ enum ReplayCommand {
         inv.print("position \(projection.position) · \(goals.count) goal\(goals.count == 1 ? "" : "s") · digest \(digest)")
         for g in goals { inv.printText(GoalText.line(g)) }
     }
+
+    /// The replay without `--as-of`, one goal in memory at a time. The digest comes first in
+    /// the output and needs every goal, so the JSON form folds the log twice (first for the
+    /// digest, which also finds any encoding error before output starts), and the text form
+    /// keeps its one-line goals until the digest is known.
+    static func replayGoalByGoal(_ store: LedgerStore, through: UInt64?, _ inv: inout Invocation) throws(LedgerError) {
+        if inv.json {
+            let (position, digest) = try store.replayGoalByGoal(through: through) { _ throws(LedgerError) in }
+            inv.write(#"{"position":\#(position),"digest":"\#(digest)","goals":["#)
+            var first = true
+            var buffer: [UInt8] = []
+            _ = try store.replayGoalByGoal(through: through) { g throws(LedgerError) in
+                buffer.removeAll(keepingCapacity: true)
+                if !first { buffer.append(UInt8(ascii: ",")) }
+                first = false
+                try g.writeCanonicalJSON(into: &buffer)
+                inv.write(String(decoding: buffer, as: UTF8.self))
+            }
+            inv.write("]}\n")
+            return
+        }
+        var lines: [String] = []
+        let (position, digest) = try store.replayGoalByGoal(through: through) { g throws(LedgerError) in lines.append(GoalText.line(g)) }
+        inv.print("position \(position) · \(lines.count) goal\(lines.count == 1 ? "" : "s") · digest \(digest)")
+        for line in lines { inv.printText(line) }
+    }
 }
+
