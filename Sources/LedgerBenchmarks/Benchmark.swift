@@ -205,6 +205,7 @@ public struct Benchmark {
                 name: "rebuild", unit: "events/s", value: Double(n) / rebuildTime, baseline: Double(n) / scanTime,
                 baselineName: "raw cursor scan of the events table", note: "higher is better"))
 
+        figures += try readFigures(store, drafts: drafts)
         figures += try reminderFigures(store, path: path)
 
         // Peak resident memory of a replay in a child process, beside a raw scan in another.
@@ -232,6 +233,29 @@ public struct Benchmark {
                 name: "raw table size", unit: "MiB", value: Double(raw.usedBytes) / 1_048_576, baseline: Double(encoded) / 1_048_576,
                 baselineName: "encoded event bytes", note: "LMDB's own overhead on the same records"))
         return figures
+    }
+
+    /// What a screen reads, in this process, on the large store: the list of goals with their
+    /// views (no entries), and one goal with its entries and view; beside a raw cursor scan of
+    /// the goal headers (the least the list can read).
+    func readFigures(_ store: LedgerStore, drafts: [EventDraft]) throws -> [Figure] {
+        log("reads: goals and one goal")
+        let now = Instant(milliseconds: Self.now.milliseconds + Int64(sizes.events) * 1_000 + 86_400_000)
+        let table = try store.activeTableName("goals")
+        let raw = try SQLitePeer.median(5) { try Self.rawScan(store, table) }
+        var shown = 0
+        let list = try SQLitePeer.median(5) { try Self.seconds { shown = try store.goals(now: now, includingEntries: false).count } }
+        let goal = drafts[0].payload.goal!
+        var entries = 0
+        let one = try SQLitePeer.median(5) { try Self.seconds { entries = try store.goal(goal, now: now)?.goal.entries.count ?? 0 } }
+        return [
+            Figure(
+                name: "goals, in process (\(shown) goals, no entries)", unit: "s", value: list, baseline: raw,
+                baselineName: "raw cursor scan of the goal headers", note: "lower is better; target ≤ 0.005 s"),
+            Figure(
+                name: "one goal with its view, in process (\(entries) entries)", unit: "s", value: one, baseline: raw,
+                baselineName: "raw cursor scan of the goal headers", note: "lower is better; target ≤ 0.005 s"),
+        ]
     }
 
     /// `pending` and a reconciliation pass after one change on the large store, once its

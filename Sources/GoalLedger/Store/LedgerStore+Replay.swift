@@ -51,3 +51,11 @@ extension GoalState {
     /// `replay --json` prints.
     package func writeCanonicalJSON(into out: inout [UInt8]) throws(LedgerError) { try writeJSON(into: &out) }
 }
+
+extension LedgerStore {
+    /// The name of the active projection generation's table `name` (`p0.goals` or `p1.goals`),
+    /// for the benchmark's raw baselines.
+    package func activeTableName(_ name: String) throws(LedgerError) -> String {
+        try read { txn in "p\(try StoredProjection.status(txn, layout).generation).\(name)" }
+    }
+}
