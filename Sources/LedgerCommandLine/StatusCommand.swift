@@ -7,18 +7,15 @@ enum StatusCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let (digest, goalCount) = try store.digestAndGoalCount()
-        let (version, checkpoint) = try store.projectionStatus()
-        let events = try store.lastPosition()
-        let heads = try store.originHeads().sorted { String.bytesPrecede($0.key, $1.key) }
-        let enrolled = try store.enrolledDevices()
-        let key = try store.publicKey()
-        let aside = try store.setAsideEvents()
-        let waiting = try store.waitingEvents()
+        // Every figure from one snapshot: an append elsewhere never shows half-way.
+        let status = try store.status()
+        let heads = status.originHeads.sorted { String.bytesPrecede($0.key, $1.key) }
+        let (events, enrolled, key) = (status.events, status.enrolledDevices, status.deviceKey)
+        let (version, checkpoint) = (status.projectionVersion, status.projectionCheckpoint)
         var extra: [(String, JSONValue)] = []
-        if !aside.isEmpty { extra.append(("setAside", .array(aside.map(VerifyCommand.json)))) }
-        if !waiting.isEmpty {
-            let rows: [JSONValue] = waiting.map { w in
+        if !status.setAside.isEmpty { extra.append(("setAside", .array(status.setAside.map(VerifyCommand.json)))) }
+        if !status.waiting.isEmpty {
+            let rows: [JSONValue] = status.waiting.map { w in
                 .object([
                     ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
                     ("cause", .string(w.cause.rawValue)), ("reason", .string(w.reason)),
@@ -31,7 +28,7 @@ enum StatusCommand {
                 .object([
                     ("ledger", .string(store.ledgerID.uuidString)),
                     ("device", .string(store.device)),
-                    ("schema", .number(Double(store.schema))),
+                    ("schema", .number(Double(status.schema))),
                     ("events", .number(Double(events))),
                     ("origins", .object(heads.map { ($0.key, .number(Double($0.value))) })),
                     (
@@ -40,8 +37,8 @@ enum StatusCommand {
                             ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))]))
                         ])
                     ),
-                    ("digest", .string(digest)),
-                    ("migrations", .array(try store.appliedMigrations().map { .string($0) })),
+                    ("digest", .string(status.digest)),
+                    ("migrations", .array(status.migrations.map { .string($0) })),
                     ("deviceKey", key.map { .string(Hex.string($0)) } ?? .null),
                     (
                         "devices",
@@ -61,9 +58,9 @@ enum StatusCommand {
         }
         inv.print("ledger   \(store.ledgerID.uuidString)")
         inv.print("device   \(store.device)")
-        inv.print("schema   \(store.schema)" + (store.schema < LedgerStore.currentSchema ? " (legacy: run `ledger migrate`)" : ""))
+        inv.print("schema   \(status.schema)" + (status.schema < LedgerStore.currentSchema ? " (legacy: run `ledger migrate`)" : ""))
         inv.print("events   \(events)")
-        inv.print("goals    \(goalCount)")
+        inv.print("goals    \(status.goals)")
         for (device, seq) in heads { inv.print("origin   \(device) at sequence \(seq)") }
         if let key { inv.print("key      \(Hex.string(key)) (\(EventChain.fingerprint(key)))") }
         for d in enrolled {
@@ -73,8 +70,8 @@ enum StatusCommand {
         }
         if !store.isSignedLedger && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
-        inv.print("digest   \(digest)")
-        for e in aside { inv.print("aside    \(e.description)") }
-        for w in waiting { inv.print("waiting  \(w.description)") }
+        inv.print("digest   \(status.digest)")
+        for e in status.setAside { inv.print("aside    \(e.description)") }
+        for w in status.waiting { inv.print("waiting  \(w.description)") }
     }
 }

@@ -9,23 +9,23 @@ enum VerifyCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
         let report = try store.verify()
+        let problems = report.findings
         if inv.json {
             try inv.printJSON(
                 .object([
                     ("ok", .bool(report.isClean)), ("events", .number(Double(report.events))), ("goals", .number(Double(report.goals))),
-                    ("problems", .array(report.problems.map { .string($0) })),
+                    ("problems", .array(problems.map { .string($0.message) })),
                     ("setAside", .array(report.setAside.map(json))),
                 ]))
         } else if report.isClean {
             inv.print("ok: \(report.events) events, \(report.goals) goals; indexes, sequences and projections agree with the log")
             for e in report.setAside { inv.print("note: \(e.description); no projection reads it") }
         } else {
-            for p in report.problems { inv.print(p) }
+            for p in problems { inv.print(p.message) }
             for e in report.setAside { inv.print("note: \(e.description)") }
         }
         if !report.isClean {
-            throw LedgerError(
-                .store, "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in \(store.path)")
+            throw LedgerError(.store, "verify found \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(store.path)")
         }
     }
 

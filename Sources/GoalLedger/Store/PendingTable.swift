@@ -328,38 +328,6 @@ enum PendingTable {
         try StoredProjection.u64(txn, layout.meta, MetaKey.schema) == 1 ? .lastWriteWins : .recordLevel
     }
 
-    // MARK: Fresh computation (verify)
-
-    /// Every row of the three tables a fresh replay gives.
-    /// The rows of `entries` come in key order, each with its entry (nil: a history write's
-    /// row, whose value is empty).
-    static func rows(of p: GoalProjection) -> (
-        reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [(key: EntryKey, entry: ProgressEntry?)]
-    ) {
-        var reminders: [[UInt8]: [UInt8]] = [:]
-        var pending: [[UInt8]: [UInt8]] = [:]
-        var entries: [(key: EntryKey, entry: ProgressEntry?)] = []
-        var facts: [ReminderFacts] = []
-        for (id, g) in p.goals {
-            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, e), e)) }
-            for w in g.historyWrites.keys { entries.append((EntryKey(goal: id, day: historyDay, event: w), nil)) }
-            guard let f = ReminderFacts(g) else { continue }
-            reminders[id.bytes] = encode(f)
-            facts.append(f)
-        }
-        let routing = ReminderRouting(devices: p.devices.values)
-        for device in p.devices.values {
-            let context = ReminderPlan.Context(device)
-            for f in facts {
-                if let row = ReminderPlan.row(f, context, routing: routing, device: device.name) {
-                    pending[rowKey(device: device.name, goal: f.goal)] = encode(row)
-                }
-            }
-        }
-        entries.sort { $0.key < $1.key }
-        return (reminders, pending, entries)
-    }
-
     // MARK: Codec
 
     static func encode(_ f: ReminderFacts) -> [UInt8] {

@@ -1,0 +1,81 @@
+import Foundation
+import LMDB
+
+/// Every figure of a store's status (what `ledger status` prints), read in one snapshot.
+///
+/// ``LedgerStore/status()`` reads them all in one read transaction, so they describe one state
+/// of the store even while another thread or process appends: the event count, the origin
+/// heads, the projection's checkpoint, the digest and the goal count are of the same commit.
+/// The store's ledger id, device and whether the ledger is signed are properties of the store
+/// (``LedgerStore/ledgerID``, ``LedgerStore/device``, ``LedgerStore/isSignedLedger``), which
+/// never change.
+public struct LedgerStatus: Equatable, Sendable {
+    /// The event schema the store records: 1 (legacy) until `migrate`, then 2.
+    public var schema: Int
+    /// The number of events in the log (its last position).
+    public var events: UInt64
+    /// The number of created goals, from the digest's ledger row.
+    public var goals: Int
+    /// For each origin device, the last origin sequence the store holds.
+    public var originHeads: [String: UInt64]
+    /// The version of the fold that built the stored projection.
+    public var projectionVersion: UInt64
+    /// The last position the stored projection has folded (``events`` once it is up to date).
+    public var projectionCheckpoint: UInt64
+    /// The digest of the stored projection (``LedgerStore/digest()``).
+    public var digest: String
+    /// The migrations the store records (``LedgerStore/appliedMigrations()``).
+    public var migrations: [String]
+    /// The devices enrolled in the ledger, by name (``LedgerStore/enrolledDevices()``).
+    public var enrolledDevices: [EnrolledDevice]
+    /// The events the stored projection set aside, in position order
+    /// (``LedgerStore/setAsideEvents()``).
+    public var setAside: [SetAsideEvent]
+    /// Events that wait behind one an exchange could not verify, by origin
+    /// (``LedgerStore/waitingEvents()``).
+    public var waiting: [WaitingEvents]
+    /// This device's public signing key (``LedgerStore/publicKey()``), from the store's key
+    /// store rather than its file; nil when the device has no key yet.
+    public var deviceKey: [UInt8]?
+}
+
+extension LedgerStore {
+    /// Every figure of the store's status, read in one read transaction: one state of the store,
+    /// never figures of two commits side by side (reading them one call at a time, an append
+    /// between two calls would show, say, a digest of fewer events than the count).
+    public func status() throws(LedgerError) -> LedgerStatus {
+        var status = try read { txn in
+            let projection = try StoredProjection.status(txn, layout)
+            let totals = try StoredProjection.ledgerDigest(txn, layout.projections[projection.generation])
+            let enrolled = try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap {
+                name, d -> EnrolledDevice? in
+                guard let last = d.keys.last else { return nil }
+                return EnrolledDevice(
+                    device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
+            }
+            var waiting: [WaitingEvents] = []
+            try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
+                guard key.starts(with: MetaKey.waiting),
+                    let w = WaitingEvents(origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self), stored: value)
+                else { return false }
+                waiting.append(w)
+                return true
+            }
+            return LedgerStatus(
+                schema: Int(try StoredProjection.u64(txn, layout.meta, MetaKey.schema) ?? 1),
+                events: try Self.lastPosition(txn, layout),
+                goals: Int(clamping: totals.count),
+                originHeads: try Self.originHeads(txn, layout),
+                projectionVersion: projection.version,
+                projectionCheckpoint: projection.checkpoint,
+                digest: totals.hex,
+                migrations: try Migrator.applied(txn, layout),
+                enrolledDevices: enrolled,
+                setAside: try Self.setAsideEvents(txn, layout),
+                waiting: waiting,
+                deviceKey: nil)
+        }
+        status.deviceKey = try publicKey()
+        return status
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Sodium
+
+extension LedgerStore {
+    /// The ``VerificationCheck/chains`` check: every origin's hash chain links, and every
+    /// signature verifies with the key it names; those within what counts were made by the key
+    /// `derived` trust gives the origin. Also counts the events no signature covers.
+    func verifyChains(_ log: LogScan, _ derived: DerivedTrust, heads: [String: UInt64]) -> (
+        problems: [VerificationProblem], unsignedEvents: Int
+    ) {
+        // With a damaged record, a chain breaks at it: the break would only repeat the damage.
+        guard log.damaged == 0 else { return ([], 0) }
+        var found = ProblemList(.chains)
+        var unsignedEvents = 0
+        let trust = derived.state
+        for (origin, head) in heads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            var previous = Hash32(EventChain.genesis)
+            var signedEvents = 0
+            let chain = log.chains[origin] ?? []
+            let cutoff = derived.cutoffs[origin] ?? head
+            for sequence in 1...max(head, 1) where head > 0 {
+                guard sequence <= UInt64(chain.count), let e = chain[Int(sequence) - 1] else { break }
+                func problem(_ message: String) { found.add(message, position: e.position, origin: origin, sequence: sequence) }
+                if let h = e.previousHash {
+                    if h != previous { problem("chain: \(origin)/\(sequence) does not follow \(origin)/\(sequence - 1)") }
+                    signedEvents += 1
+                } else if sequence <= cutoff, isSignedLedger || trust.key(origin, at: sequence) != nil {
+                    problem("chain: \(origin)/\(sequence) is not signed")
+                }
+                previous = e.hash
+                if let signature = e.signature, let signer = e.signer {
+                    let trusted = sequence > cutoff || trust.key(origin, at: sequence) == signer
+                    let message = EventChain.message(ledger: ledgerID, origin: origin, sequence: sequence, hash: previous.bytes)
+                    if !trusted {
+                        problem("signature: \(origin)/\(sequence) is signed by a key not enrolled for \(origin)")
+                    } else if !Ed25519.verify(signature: signature, message: message, publicKey: signer) {
+                        problem("signature: \(origin)/\(sequence) does not verify")
+                    }
+                }
+            }
+            unsignedEvents += Int(head) - signedEvents
+        }
+        return (found.problems, unsignedEvents)
+    }
+}
+
+/// What the chain check needs of one event: its hash, what it says of its predecessor and its
+/// signature, and where the log holds it.
+struct ChainLink {
+    /// The event's hash and its predecessor's as it records it, kept inline (a million events
+    /// hold no array each).
+    let hash: Hash32
+    let previousHash: Hash32?
+    let signature: [UInt8]?
+    let signer: [UInt8]?
+    let position: UInt64
+
+    init(hash: [UInt8], previousHash: [UInt8]?, signature: [UInt8]?, signer: [UInt8]?, position: UInt64) {
+        self.hash = Hash32(hash)
+        self.previousHash = previousHash.map(Hash32.init)
+        self.signature = signature
+        self.signer = signer
+        self.position = position
+    }
+}
+
+extension [ChainLink?] {
+    /// Puts `link` at `index`, growing the array with gaps; the first link at an index stays.
+    mutating func place(_ link: ChainLink, at index: Int) {
+        if index >= count { append(contentsOf: repeatElement(nil, count: index - count + 1)) }
+        if self[index] == nil { self[index] = link }
+    }
+}
+
+/// 32 bytes as four integers (a BLAKE2b hash; a value of another length compares unequal to
+/// every hash, as its bytes would).
+struct Hash32: Equatable {
+    let words: (UInt64, UInt64, UInt64, UInt64)
+    let valid: Bool
+
+    init(_ bytes: [UInt8]) {
+        valid = bytes.count == 32
+        words = valid ? bytes.withUnsafeBytes { b in
+            (b.loadUnaligned(as: UInt64.self), b.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             b.loadUnaligned(fromByteOffset: 16, as: UInt64.self), b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        } : (0, 0, 0, 0)
+    }
+
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        withUnsafeBytes(of: words) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    static func == (a: Hash32, b: Hash32) -> Bool { a.valid && b.valid && a.words == b.words }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+extension LedgerStore {
+    /// The ``VerificationCheck/origins`` check: each origin's sequences run 1, 2, 3, … without
+    /// gaps, and the recorded heads (`heads`) agree with the log.
+    func verifyOrigins(_ log: LogScan, heads: [String: UInt64]) -> [VerificationProblem] {
+        var found = ProblemList(.origins)
+        for (origin, seqs) in log.sequences.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            let sorted = seqs.sorted()
+            if sorted != Array(1...UInt64(sorted.count)) {
+                let missing = Set(1...max(sorted.last ?? 1, 1)).subtracting(sorted).sorted().prefix(5)
+                found.add(
+                    "origin \(origin): sequences are not gapless (missing \(missing.map(String.init).joined(separator: ", ")))",
+                    origin: origin, sequence: missing.first)
+            }
+            if heads[origin] != sorted.last {
+                found.add(
+                    "originHeads: \(origin) is at \(heads[origin].map(String.init) ?? "nothing"), the log at \(sorted.last ?? 0)",
+                    origin: origin)
+            }
+        }
+        for origin in heads.keys where log.sequences[origin] == nil { found.add("originHeads: \(origin) has no events", origin: origin) }
+        return found.problems
+    }
+}

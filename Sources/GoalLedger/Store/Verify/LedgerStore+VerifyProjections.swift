@@ -1,0 +1,179 @@
+import Foundation
+import LMDB
+
+extension LedgerStore {
+    /// The ``VerificationCheck/projections`` check: the stored projection is of this version,
+    /// has folded the whole log, and equals the fresh replay `log` made, row for row: the goals,
+    /// removed entries and devices, the pending tables (reminders, pending requests, entries), the
+    /// set-aside events and the digest's rows.
+    func verifyProjections(_ txn: borrowing Transaction, _ log: LogScan) throws -> [VerificationProblem] {
+        var found = ProblemList(.projections)
+        let status = try StoredProjection.status(txn, layout)
+        if status.version != StoredProjection.version {
+            found.add("projection: version \(status.version), expected \(StoredProjection.version)")
+        }
+        if status.checkpoint != log.events {
+            found.add("projection: checkpoint \(status.checkpoint), the log ends at \(log.events)")
+        }
+        let tables = layout.projections[status.generation]
+        let fresh = try StoredProjection.rows(of: log.projection)
+        let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
+        let pending = PendingTable.rows(of: log.projection)
+        for (name, db, want) in [
+            ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
+            ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
+            ("pending", tables.pending, pending.pending), ("setAside", tables.setAside, log.setAsideRows),
+            ("digest", tables.digest, fresh.digest),
+        ] {
+            for p in try Self.compareRows(name, db, want, txn) { found.add(p.text, position: p.position, origin: p.device, goal: p.goal) }
+        }
+        for p in try Self.compareEntries(tables.entries, pending.entries, txn) { found.add(p.text, goal: p.goal) }
+        return found.problems
+    }
+
+    /// A difference between a stored projection table and a fresh replay: its line, and the goal,
+    /// device or position of the row it is about.
+    struct RowDifference {
+        var text: String
+        var goal: UUID?
+        var device: String?
+        var position: UInt64?
+    }
+
+    /// Differences between the stored `entries` table and a fresh replay's rows (in key order):
+    /// one walk over both, as `compareRows` reports them, without a table of a million rows.
+    static func compareEntries(
+        _ db: Database, _ want: [(key: PendingTable.EntryKey, entry: ProgressEntry?)], _ txn: borrowing Transaction
+    ) throws -> [RowDifference] {
+        var problems: [RowDifference] = []
+        var seen = 0
+        var next = 0
+        func row(_ k: UnsafeRawBufferPointer, _ what: String) {
+            guard k.count == 36 else {
+                problems.append(RowDifference(text: "projection entries: a key of \(k.count) bytes \(what)"))
+                return
+            }
+            let goal = StoredProjection.uuid(k)
+            let entry = StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
+            problems.append(
+                RowDifference(text: "projection entries: goal \(goal.uuidString) entry \(entry.uuidString) \(what)", goal: goal))
+        }
+        func missing(_ i: Int) {
+            want[i].key.bytes.withUnsafeBytes { row($0, "is missing (a fresh replay has it)") }
+        }
+        try txn.scan(db) { k, v in
+            seen += 1
+            let key = PendingTable.EntryKey(bytes: k)
+            if let key {
+                while next < want.count, want[next].key < key {
+                    missing(next)
+                    next += 1
+                }
+            }
+            if let key, next < want.count, want[next].key == key {
+                let expected = want[next].entry.map(PendingTable.entryValue) ?? []
+                if !expected.elementsEqual(v) { row(k, "differs from a fresh replay") }
+                next += 1
+            } else {
+                row(k, "is not in a fresh replay")
+            }
+            return problems.count < 100
+        }
+        while next < want.count, problems.count < 100 {
+            missing(next)
+            next += 1
+        }
+        if seen != want.count {
+            problems.append(RowDifference(text: "projection entries: \(seen) rows stored, a fresh replay has \(want.count)"))
+        }
+        return problems
+    }
+
+    /// Differences between a stored projection table and the rows of a fresh replay.
+    static func compareRows(_ name: String, _ db: Database, _ want: [[UInt8]: [UInt8]], _ txn: borrowing Transaction) throws
+        -> [RowDifference]
+    {
+        var problems: [RowDifference] = []
+        var seen = 0
+        func row(_ k: [UInt8], _ what: String) {
+            var d = RowDifference(text: "")
+            let subject: String
+            if name == "devices" {
+                subject = "device " + String(decoding: k, as: UTF8.self)
+                d.device = String(decoding: k, as: UTF8.self)
+            } else if name == "digest" && k == ProjectionTables.ledgerKey {
+                subject = "the ledger's row"
+            } else if name == "pending" {
+                // device · 0x00 · request id
+                let parts = k.split(separator: 0, maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
+                let request = parts.count > 1 ? parts[1] : ""
+                subject = "device \(parts.first ?? "") request \(request)"
+                d.device = parts.first
+                if request.hasPrefix(ReminderPlan.idPrefix) {
+                    d.goal = UUID(uuidString: String(request.dropFirst(ReminderPlan.idPrefix.count)))
+                }
+            } else if k.count >= 16 {
+                let goal = k.withUnsafeBytes { StoredProjection.uuid($0) }
+                d.goal = goal
+                var s = "goal \(goal.uuidString)"
+                if k.count == 32 {
+                    // removed: goal · entry
+                    s += " entry " + k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[16...])).uuidString }
+                }
+                subject = s
+            } else {
+                subject = "a key of \(k.count) bytes"
+                // setAside: a position
+                if name == "setAside", k.count == 8 { d.position = k.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
+            }
+            d.text = "projection \(name): \(subject) \(what)"
+            problems.append(d)
+        }
+        try txn.scan(db) { k, v in
+            let key = Array(k)
+            seen += 1
+            if let w = want[key] {
+                if !w.elementsEqual(v) { row(key, "differs from a fresh replay") }
+            } else {
+                row(key, "is not in a fresh replay")
+            }
+            return problems.count < 100
+        }
+        if seen != want.count {
+            problems.append(RowDifference(text: "projection \(name): \(seen) rows stored, a fresh replay has \(want.count)"))
+        }
+        return problems
+    }
+}
+
+extension PendingTable {
+    /// Every row of the three tables a fresh replay gives, for `verify` to compare with the
+    /// stored ones. The rows of `entries` come in key order, each with its entry (nil: a history
+    /// write's row, whose value is empty).
+    static func rows(of p: GoalProjection) -> (
+        reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [(key: EntryKey, entry: ProgressEntry?)]
+    ) {
+        var reminders: [[UInt8]: [UInt8]] = [:]
+        var pending: [[UInt8]: [UInt8]] = [:]
+        var entries: [(key: EntryKey, entry: ProgressEntry?)] = []
+        var facts: [ReminderFacts] = []
+        for (id, g) in p.goals {
+            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, e), e)) }
+            for w in g.historyWrites.keys { entries.append((EntryKey(goal: id, day: historyDay, event: w), nil)) }
+            guard let f = ReminderFacts(g) else { continue }
+            reminders[id.bytes] = encode(f)
+            facts.append(f)
+        }
+        let routing = ReminderRouting(devices: p.devices.values)
+        for device in p.devices.values {
+            let context = ReminderPlan.Context(device)
+            for f in facts {
+                if let row = ReminderPlan.row(f, context, routing: routing, device: device.name) {
+                    pending[rowKey(device: device.name, goal: f.goal)] = encode(row)
+                }
+            }
+        }
+        entries.sort { $0.key < $1.key }
+        return (reminders, pending, entries)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import LMDB
+
+/// Trust as the log says it is: the fold of the log's trust events, and the sequence each
+/// origin's events count through, where not all of them do.
+struct DerivedTrust {
+    var state: TrustState
+    var cutoffs: [String: UInt64]
+}
+
+extension LedgerStore {
+    /// Trust re-derived from the log: the founder from the signatures, then the fold of the
+    /// trust events, each with the signature that covers it, then each origin's cutoff.
+    func deriveTrust(_ log: LogScan, heads: [String: UInt64]) -> DerivedTrust {
+        let chains = log.chains
+        var fold = TrustFold()
+        if isSignedLedger {
+            search: for (origin, chain) in chains {
+                for link in chain {
+                    if let s = link?.signer, link?.signature != nil, isFounder(origin, s) {
+                        fold.founder = (origin, s)
+                        break search
+                    }
+                }
+            }
+        }
+        var inputs: [TrustFold.Input] = []
+        for t in log.trustEvents {
+            let chain = chains[t.origin] ?? []
+            var covering: TrustFold.Signature?
+            var i = Int(t.sequence) - 1
+            if i >= 0, i < chain.count, chain[i]?.previousHash != nil {
+                while i < chain.count {
+                    if let link = chain[i], let s = link.signer, link.signature != nil {
+                        covering = TrustFold.Signature(sequence: UInt64(i + 1), signer: s)
+                        break
+                    }
+                    i += 1
+                }
+            }
+            inputs.append(TrustFold.Input(origin: t.origin, sequence: t.sequence, key: t.key, covering: covering, change: t.change))
+        }
+        if !isSignedLedger {
+            for (origin, chain) in chains {
+                if let first = chain.firstIndex(where: { $0?.previousHash != nil }) { fold.firstChained[origin] = UInt64(first + 1) }
+            }
+        }
+        let trust = isSignedLedger && fold.founder == nil ? TrustState() : fold.fold(inputs)
+        var cutoffs: [String: UInt64] = [:]
+        for (origin, head) in heads {
+            var walk = TrustState.CutoffWalk(origin, trust, signedLedger: isSignedLedger)
+            for (i, link) in (chains[origin] ?? []).enumerated() {
+                guard let link,
+                    walk.step(UInt64(i + 1), chained: link.previousHash != nil, signer: link.signature == nil ? nil : link.signer)
+                else { break }
+            }
+            if let c = walk.cut, c < head { cutoffs[origin] = c }
+        }
+        for (name, d) in trust.devices where heads[name] == nil { if let r = d.revokedAfter { cutoffs[name] = r } }
+        return DerivedTrust(state: trust, cutoffs: cutoffs)
+    }
+
+    /// The ``VerificationCheck/trust`` check: the trust table (each device's keys, parent and
+    /// revocation, and the sequence its events count through) equals `derived`, trust
+    /// re-derived from the log.
+    func verifyTrust(_ txn: borrowing Transaction, _ log: LogScan, _ derived: DerivedTrust) throws -> [VerificationProblem] {
+        var found = ProblemList(.trust)
+        let storedTrust = try TrustTable.load(txn, layout)
+        let storedCutoffs = try TrustTable.revocations(txn, layout)
+        // With a damaged record, the log's trust is incomplete: a difference would only repeat
+        // the damage.
+        guard log.damaged == 0 else { return [] }
+        let trust = derived.state
+        func keys(_ d: TrustState.Device?) -> String {
+            d.map { $0.keys.map { "\(EventChain.fingerprint($0.key)) from \($0.from)" }.joined(separator: ", ") } ?? "none"
+        }
+        func describe(_ d: TrustState.Device?) -> String {
+            guard let d else { return "unknown" }
+            return "enrolled by \(d.parent ?? "nobody (a root)")" + (d.revokedAfter.map { ", revoked after \($0)" } ?? "")
+        }
+        for name in Set(trust.devices.keys).union(storedTrust.devices.keys).sorted(by: String.bytesPrecede) {
+            let want = trust.devices[name]
+            let have = storedTrust.devices[name]
+            if want?.keys != have?.keys {
+                found.add("trust: the keys of \(name) are \(keys(have)) in the table, \(keys(want)) by the log", origin: name)
+            }
+            if want?.revokedAfter != have?.revokedAfter || want?.parent != have?.parent {
+                found.add("trust: \(name) is \(describe(have)) in the table, \(describe(want)) by the log", origin: name)
+            }
+        }
+        let derivedCutoffs = derived.cutoffs
+        for name in Set(derivedCutoffs.keys).union(storedCutoffs.keys).sorted(by: String.bytesPrecede) {
+            if derivedCutoffs[name] != storedCutoffs[name] {
+                found.add(
+                    "trust: \(name)'s events count through \(storedCutoffs[name].map(String.init) ?? "its head") in the table, \(derivedCutoffs[name].map(String.init) ?? "its head") by the log",
+                    origin: name)
+            }
+        }
+        return found.problems
+    }
+}
