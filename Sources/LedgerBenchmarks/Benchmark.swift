@@ -242,12 +242,12 @@ public struct Benchmark {
         log("reads: goals and one goal")
         let now = Instant(milliseconds: Self.now.milliseconds + Int64(sizes.events) * 1_000 + 86_400_000)
         let table = try store.activeTableName("goals")
-        let raw = try SQLitePeer.median(5) { try Self.rawScan(store, table) }
+        let raw = try Self.median(5) { try Self.rawScan(store, table) }
         var shown = 0
-        let list = try SQLitePeer.median(5) { try Self.seconds { shown = try store.goals(now: now, includingEntries: false).count } }
+        let list = try Self.median(5) { try Self.seconds { shown = try store.goals(now: now, includingEntries: false).count } }
         let goal = drafts[0].payload.goal!
         var entries = 0
-        let one = try SQLitePeer.median(5) { try Self.seconds { entries = try store.goal(goal, now: now)?.goal.entries.count ?? 0 } }
+        let one = try Self.median(5) { try Self.seconds { entries = try store.goal(goal, now: now)?.goal.entries.count ?? 0 } }
         return [
             Figure(
                 name: "goals, in process (\(shown) goals, no entries)", unit: "s", value: list, baseline: raw,

@@ -202,4 +202,37 @@ struct KeptViewsTests {
         #expect(try store.goal(goal, now: instant("2026-10-04T20:00:00Z"))?.view.streak == Streak(current: 4, best: 4))
         try Self.expectKeptViewsMatch(store, "reopened")
     }
+
+    /// A damaged, missing or stray row of `days` or `runs` is a projection problem `verify`
+    /// reports (a changed or stray one by its goal); `rebuild` repairs it.
+    @Test func verifyNamesADamagedViewRowAndRebuildRepairsIt() throws {
+        let t = try TemporaryStore(device: "phone")
+        let store = t.store
+        let goal = UUID()
+        let now = instant("2026-10-10T12:00:00Z")
+        try store.append([EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 1)))], now: now)
+        for d in 1...3 {
+            try store.append(
+                [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))],
+                now: now)
+        }
+        #expect(try store.verify().isClean)
+        let damages: [(String, (borrowing Transaction, ProjectionTables) throws -> Void)] = [
+            ("days", { txn, t in try txn.put(t.days, key: ViewTables.dayKey(goal, day("2026-10-02")), value: DaySummary().bytes) }),
+            ("days", { txn, t in try txn.delete(t.days, key: ViewTables.dayKey(goal, day("2026-10-03"))) }),
+            ("runs", { txn, t in try txn.put(t.runs, key: ViewTables.runKey(goal, 5), value: [0x80, 0, 0, 5]) }),
+            ("runs", { txn, t in try txn.put(t.runs, key: goal.bytes, value: ViewBasis(cadence: .daily, kind: .measurable, targetMicro: 1_000_000, best: 9).bytes) }),
+        ]
+        for (table, damage) in damages {
+            try store.write("damaging") { txn in try damage(txn, try StoredProjection.active(txn, store.layout)) }
+            let findings = try store.verify().findings
+            // A changed or stray row is named with its goal; a missing one shows in the count.
+            #expect(!findings.isEmpty && findings.allSatisfy { $0.check == .projections && $0.message.hasPrefix("projection \(table): ") }, "\(findings)")
+            #expect(findings.allSatisfy { $0.goal == goal || $0.message.contains("rows stored") }, "\(findings)")
+            try store.rebuild()
+            #expect(try store.verify().isClean)
+            #expect(try store.goal(goal, now: instant("2026-10-03T20:00:00Z"))?.view.streak == Streak(current: 3, best: 3))
+        }
+    }
 }
+

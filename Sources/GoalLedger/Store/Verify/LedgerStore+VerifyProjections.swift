@@ -5,7 +5,7 @@ extension LedgerStore {
     /// The ``VerificationCheck/projections`` check: the stored projection is of this version,
     /// has folded the whole log, and equals the fresh replay `log` made, row for row: the goals,
     /// removed entries and devices, the pending tables (reminders, pending requests, entries), the
-    /// set-aside events and the digest's rows.
+    /// set-aside events, the digest's rows and the views' (days and runs).
     func verifyProjections(_ txn: borrowing Transaction, _ log: LogScan) throws -> [VerificationProblem] {
         var found = ProblemList(.projections)
         let status = try StoredProjection.status(txn, layout)
@@ -19,11 +19,18 @@ extension LedgerStore {
         let fresh = try StoredProjection.rows(of: log.projection)
         let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
         let pending = PendingTable.rows(of: log.projection)
+        let firstWeekday = log.projection.device(device).calendar.firstWeekday
+        var views = ViewTables.rows(of: log.projection, firstWeekday: firstWeekday)
+        // The calendar row is written by the first batch folded; when present, it names the
+        // store device's first weekday.
+        if try txn.withValue(tables.runs, key: ViewTables.calendarKey, { _ in true }) == true {
+            views.runs[ViewTables.calendarKey] = [UInt8(firstWeekday)]
+        }
         for (name, db, want) in [
             ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
             ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
             ("pending", tables.pending, pending.pending), ("setAside", tables.setAside, log.setAsideRows),
-            ("digest", tables.digest, fresh.digest),
+            ("digest", tables.digest, fresh.digest), ("days", tables.days, views.days), ("runs", tables.runs, views.runs),
         ] {
             for p in try Self.compareRows(name, db, want, txn) { found.add(p.text, position: p.position, origin: p.device, goal: p.goal) }
         }
