@@ -7,9 +7,8 @@ import Foundation
 ///
 /// The central places dispatch through one switch in `Event.swift` (`Payload.visit`,
 /// `Payload.modify`, `EventType.make`) with the payload's concrete type, so hot paths (the
-/// codec, the fold) neither box a payload nor dispatch dynamically. Members whose meaning
-/// differs between the event types that share one payload type (`GoalRegisterWrite`) take the
-/// event type. See `docs/extending.md`.
+/// codec, the fold) neither box a payload nor dispatch dynamically. Each event type has its own
+/// payload type; members still take the event type. See `docs/extending.md`.
 ///
 /// Conform through `GoalEventPayload` or `DeviceEventPayload`, which supply the members that
 /// follow from that choice.
