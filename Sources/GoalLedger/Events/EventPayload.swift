@@ -113,20 +113,22 @@ struct LocalContext {
 
 /// One register write as conflict detection sees it.
 struct RegisterWrite {
-    /// The register: a `GoalField`'s name, `reminder` or `deleted`.
-    var field: String
+    /// The register written.
+    var register: GoalRegister
     /// The write whose value the author replaced; nil when it replaced none (no conflict).
     var replaces: UUID?
     /// The value written, as the conflict shows it.
     var value: JSONValue
 }
 
-/// The audited fields an event writes (see `GoalAudit.fieldNames`), and for each the write its
-/// author replaced (an unseen holder was overwritten concurrently).
+/// The facts an event writes as `audit` shows them (registers and tags), and for each register
+/// the write its author replaced (an unseen holder was overwritten concurrently).
 struct AuditWrites {
-    var fields: [String] = []
-    var replaced: [String: UUID?] = [:]
-    /// Leave out fields the event leaves unset (a creation's optional fields).
+    var facts: [GoalFact] = []
+    /// For each register written, the write its author replaced (nil: none); a register not
+    /// listed is not checked for an overwrite.
+    var replaced: [GoalRegister: UUID?] = [:]
+    /// Leave out facts the event leaves unset (a creation's optional fields).
     var omitsUnset = false
 }
 

@@ -38,13 +38,13 @@ extension GoalRestored: GoalEventPayload {
     }
 
     func registerWrites(as type: EventType) -> [RegisterWrite] {
-        [RegisterWrite(field: "deleted", replaces: replaces, value: .bool(false))]
+        [RegisterWrite(register: .deleted, replaces: replaces, value: .bool(false))]
     }
 
     /// A restore is the deletion register itself.
     func yieldsToDeletion(as type: EventType) -> Bool { false }
 
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
-        AuditWrites(fields: ["deleted"], replaced: ["deleted": replaces])
+        AuditWrites(facts: [.register(.deleted)], replaced: [.deleted: replaces])
     }
 }

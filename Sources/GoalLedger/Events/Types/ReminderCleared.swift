@@ -38,13 +38,13 @@ extension ReminderCleared: GoalEventPayload {
     }
 
     func registerWrites(as type: EventType) -> [RegisterWrite] {
-        [RegisterWrite(field: "reminder", replaces: replaces, value: .null)]
+        [RegisterWrite(register: .reminder, replaces: replaces, value: .null)]
     }
 
     /// Clearing the reminder changes the goal.
     func yieldsToDeletion(as type: EventType) -> Bool { true }
 
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
-        AuditWrites(fields: ["reminder"], replaced: ["reminder": replaces])
+        AuditWrites(facts: [.register(.reminder)], replaced: [.reminder: replaces])
     }
 }
