@@ -281,15 +281,7 @@ public struct GoalState: Equatable, Sendable {
         switch e.payload {
         case .goalCreated(let p):
             progressKind.offer(p.progressKind, s)
-            title.offer(p.title, s)
-            details.offer(p.details, s)
-            cadence.offer(p.cadence, s)
-            targetDate.offer(p.targetDate, s)
-            target.offer(p.target, s)
-            unit.offer(p.unit, s)
-            reminder.offer(p.reminder, s)
-            reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
-            deletion.offer(false, s)
+            for register in GoalRegister.allCases { offer(register, of: p, s) }
             for tag in p.tags { tagAdds[NormalizedText(tag), default: []].insert(e.id) }
         case .goalEdited(let p):
             for field in GoalField.allCases { offer(field, of: p, s) }
@@ -491,6 +483,22 @@ extension GoalState {
         case .unit: unit = Register(try ProjectionCodec.optionalString(&r), s)
         case .reminder: reminder = Register(try r.u8() == 1 ? ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) : nil, s)
         case .deleted: deletion = Register(try r.u8() == 1, s)
+        }
+    }
+
+    /// Folds what a `goalCreated` writes to `register`.
+    mutating func offer(_ register: GoalRegister, of p: GoalCreated, _ s: Stamp) {
+        switch register {
+        case .title: title.offer(p.title, s)
+        case .details: details.offer(p.details, s)
+        case .cadence: cadence.offer(p.cadence, s)
+        case .targetDate: targetDate.offer(p.targetDate, s)
+        case .target: target.offer(p.target, s)
+        case .unit: unit.offer(p.unit, s)
+        case .reminder:
+            reminder.offer(p.reminder, s)
+            reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
+        case .deleted: deletion.offer(false, s)
         }
     }
 
