@@ -240,10 +240,10 @@ public struct Timeline: Sendable {
         var links: [Link] = []
         for c in conflicts {
             for o in c.overwritten {
-                links.append(Link(from: o.event, to: c.winner.event, field: c.field, deletion: c.field == "deleted"))
-                if c.field == "deleted" { kept.insert(o.event) } else { losers.insert(o.event) }
+                links.append(Link(from: o.event, to: c.winner.event, field: c.field.rawValue, deletion: c.field == .deleted))
+                if c.field == .deleted { kept.insert(o.event) } else { losers.insert(o.event) }
             }
-            if c.field != "deleted" { winners.insert(c.winner.event) }
+            if c.field != .deleted { winners.insert(c.winner.event) }
         }
         // Conflicts and recoveries are what a reader looks for: they are always drawn; the
         // latest of the other events fill the rest.

@@ -142,7 +142,7 @@ package enum ScenarioRunner {
             }
             let foundShort = found.map {
                 Scenario.ExpectedConflict(
-                    goal: $0.goal, field: $0.field, winner: $0.winner.device, overwritten: $0.overwritten.map(\.device))
+                    goal: $0.goal, field: $0.field.rawValue, winner: $0.winner.device, overwritten: $0.overwritten.map(\.device))
             }
             expect("\(on) conflicts", .array(expected.map(describe)), .array(foundShort.map(describe)))
         }

@@ -7,9 +7,8 @@ import Foundation
 ///
 /// The central places dispatch through one switch in `Event.swift` (`Payload.visit`,
 /// `Payload.modify`, `EventType.make`) with the payload's concrete type, so hot paths (the
-/// codec, the fold) neither box a payload nor dispatch dynamically. Members whose meaning
-/// differs between the event types that share one payload type (`GoalRegisterWrite`) take the
-/// event type. See `docs/extending.md`.
+/// codec, the fold) neither box a payload nor dispatch dynamically. Each event type has its own
+/// payload type; members still take the event type. See `docs/extending.md`.
 ///
 /// Conform through `GoalEventPayload` or `DeviceEventPayload`, which supply the members that
 /// follow from that choice.
@@ -114,20 +113,22 @@ struct LocalContext {
 
 /// One register write as conflict detection sees it.
 struct RegisterWrite {
-    /// The register: a `GoalField`'s name, `reminder` or `deleted`.
-    var field: String
+    /// The register written.
+    var register: GoalRegister
     /// The write whose value the author replaced; nil when it replaced none (no conflict).
     var replaces: UUID?
     /// The value written, as the conflict shows it.
     var value: JSONValue
 }
 
-/// The audited fields an event writes (see `GoalAudit.fieldNames`), and for each the write its
-/// author replaced (an unseen holder was overwritten concurrently).
+/// The facts an event writes as `audit` shows them (registers and tags), and for each register
+/// the write its author replaced (an unseen holder was overwritten concurrently).
 struct AuditWrites {
-    var fields: [String] = []
-    var replaced: [String: UUID?] = [:]
-    /// Leave out fields the event leaves unset (a creation's optional fields).
+    var facts: [GoalFact] = []
+    /// For each register written, the write its author replaced (nil: none); a register not
+    /// listed is not checked for an overwrite.
+    var replaced: [GoalRegister: UUID?] = [:]
+    /// Leave out facts the event leaves unset (a creation's optional fields).
     var omitsUnset = false
 }
 

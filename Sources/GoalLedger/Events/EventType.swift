@@ -6,13 +6,13 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case goalCreated = 1
     /// ``GoalEdited``: goal fields changed.
     case goalEdited = 2
-    /// ``GoalRegisterWrite``: a goal deleted.
+    /// ``GoalDeleted``: a goal deleted.
     case goalDeleted = 3
-    /// ``GoalRegisterWrite``: a deleted goal restored.
+    /// ``GoalRestored``: a deleted goal restored.
     case goalRestored = 4
     /// ``ReminderSet``: a goal's reminder set.
     case reminderSet = 5
-    /// ``GoalRegisterWrite``: a goal's reminder cleared.
+    /// ``ReminderCleared``: a goal's reminder cleared.
     case reminderCleared = 6
     /// ``ProgressRecorded``: one progress entry (schema 2).
     case progressRecorded = 7
@@ -59,8 +59,10 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         switch self {
         case .goalCreated: return GoalCreated.self
         case .goalEdited: return GoalEdited.self
-        case .goalDeleted, .goalRestored, .reminderCleared: return GoalRegisterWrite.self
+        case .goalDeleted: return GoalDeleted.self
+        case .goalRestored: return GoalRestored.self
         case .reminderSet: return ReminderSet.self
+        case .reminderCleared: return ReminderCleared.self
         case .progressRecorded: return ProgressRecorded.self
         case .progressRemoved: return ProgressRemoved.self
         case .tagAdded: return TagAdded.self
@@ -78,10 +80,10 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         switch self {
         case .goalCreated: return .goalCreated(try m.make(GoalCreated.self))
         case .goalEdited: return .goalEdited(try m.make(GoalEdited.self))
-        case .goalDeleted: return .goalDeleted(try m.make(GoalRegisterWrite.self))
-        case .goalRestored: return .goalRestored(try m.make(GoalRegisterWrite.self))
+        case .goalDeleted: return .goalDeleted(try m.make(GoalDeleted.self))
+        case .goalRestored: return .goalRestored(try m.make(GoalRestored.self))
         case .reminderSet: return .reminderSet(try m.make(ReminderSet.self))
-        case .reminderCleared: return .reminderCleared(try m.make(GoalRegisterWrite.self))
+        case .reminderCleared: return .reminderCleared(try m.make(ReminderCleared.self))
         case .progressRecorded: return .progressRecorded(try m.make(ProgressRecorded.self))
         case .progressRemoved: return .progressRemoved(try m.make(ProgressRemoved.self))
         case .tagAdded: return .tagAdded(try m.make(TagAdded.self))

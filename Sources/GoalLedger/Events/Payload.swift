@@ -9,13 +9,13 @@ public enum Payload: Equatable, Sendable {
     /// A change of goal fields (`goalEdited`).
     case goalEdited(GoalEdited)
     /// A goal deleted (`goalDeleted`): its events stay, and a restore brings it back.
-    case goalDeleted(GoalRegisterWrite)
+    case goalDeleted(GoalDeleted)
     /// A deleted goal restored (`goalRestored`).
-    case goalRestored(GoalRegisterWrite)
+    case goalRestored(GoalRestored)
     /// A goal's reminder set or moved (`reminderSet`).
     case reminderSet(ReminderSet)
     /// A goal's reminder turned off (`reminderCleared`).
-    case reminderCleared(GoalRegisterWrite)
+    case reminderCleared(ReminderCleared)
     /// One progress entry (`progressRecorded`, schema 2).
     case progressRecorded(ProgressRecorded)
     /// A progress entry taken back (`progressRemoved`, schema 2).

@@ -3,7 +3,8 @@
 /// A code is written once and means the same forever: never reorder or reuse one; a new case
 /// takes the next free code. The codes are explicit, not the order of the cases, so that
 /// reordering or inserting a case cannot change what stored records mean; a golden-record test
-/// pins them. (`EventType` has its own codes, in `Event.swift`.)
+/// pins them. (`EventType` has its own codes, in `EventType.swift`; `GoalField` its own, beside
+/// `GoalEdited`, the event that stores them.)
 protocol StoredCode: CaseIterable, Equatable {
     var storedCode: UInt8 { get }
 }
@@ -59,19 +60,6 @@ extension AuthorizationStatus: StoredCode {
         case .authorized: 2
         case .provisional: 3
         case .ephemeral: 4
-        }
-    }
-}
-
-extension GoalField: StoredCode {
-    var storedCode: UInt8 {
-        switch self {
-        case .title: 0
-        case .details: 1
-        case .cadence: 2
-        case .targetDate: 3
-        case .target: 4
-        case .unit: 5
         }
     }
 }

@@ -35,11 +35,35 @@ extension GoalState {
     /// The goal's facts as plain values; nil before its `goalCreated` has been folded.
     public var goal: Goal? {
         guard exists else { return nil }
-        return Goal(
-            id: id, title: title?.value ?? "", details: details?.value ?? nil, cadence: cadence?.value ?? .once,
-            targetDate: targetDate?.value ?? nil, progressKind: kind, target: kind == .measurable ? (target?.value ?? nil) : nil,
-            unit: unit?.value ?? nil, reminder: reminder?.value ?? nil, reminderDevices: reminderDevices?.value ?? nil, tags: tags,
-            isDeleted: isDeleted, entries: entries)
+        var goal = Goal(id: id, progressKind: kind, tags: tags, entries: entries)
+        for register in GoalRegister.allCases { goal.take(register, from: self) }
+        return goal
+    }
+}
+
+extension Goal {
+    /// A goal of `id` whose registers hold their defaults, until `take(_:from:)` fills them in.
+    init(id: UUID, progressKind: ProgressKind, tags: [String], entries: [ProgressEntry]) {
+        self.init(
+            id: id, title: "", details: nil, cadence: .once, targetDate: nil, progressKind: progressKind, target: nil, unit: nil,
+            reminder: nil, reminderDevices: nil, tags: tags, isDeleted: false, entries: entries)
+    }
+
+    /// Sets the members that hold `register` to its value in `state`: a column of the register
+    /// table (`GoalState.swift`).
+    mutating func take(_ register: GoalRegister, from state: GoalState) {
+        switch register {
+        case .title: title = state.title?.value ?? ""
+        case .details: details = state.details?.value ?? nil
+        case .cadence: cadence = state.cadence?.value ?? .once
+        case .targetDate: targetDate = state.targetDate?.value ?? nil
+        case .target: target = state.kind == .measurable ? (state.target?.value ?? nil) : nil
+        case .unit: unit = state.unit?.value ?? nil
+        case .reminder:
+            reminder = state.reminder?.value ?? nil
+            reminderDevices = state.reminderDevices?.value ?? nil
+        case .deleted: isDeleted = state.isDeleted
+        }
     }
 }
 

@@ -69,27 +69,30 @@ public enum GoalAudit {
         var stepIndex: [UUID: Int] = [:]
         for (position, e) in ordered {
             var step = AuditStep(position: position, event: e)
-            let before = fields(state)
+            let before = facts(state)
             // A progress entry reads nothing of the state before it: not copying the state then
             // keeps a long history linear (a copy would duplicate every entry at each step).
             let recordsProgress: Bool
             if case .progressRecorded = e.payload { recordsProgress = true } else { recordsProgress = false }
             let beforeState = recordsProgress ? GoalState(id: goal) : state
             state.apply(e)
-            let after = fields(state)
+            let after = facts(state)
             // The payload type says what the event writes (`EventPayload.audit`).
             let writes = e.payload.body.audit(as: e.type, &step, before: beforeState, after: state, lost: lost)
             let replaced = writes.replaced
-            for name in writes.fields {
-                if writes.omitsUnset, after[name] == .null { continue }  // unset optional fields
-                step.changes.append(AuditChange(field: name, before: before[name] ?? .null, after: after[name] ?? .null))
-                // Whoever held the field before: if the author replaced someone else, the holder's
-                // value was overwritten unseen (a concurrent edit).
-                guard let expected = replaced[name], let holder = holderStamp(beforeState, name), expected != holder.event else { continue }
-                let overwrite = AuditOverwrite(field: name, event: holder.event, device: holder.key.device, value: before[name] ?? .null)
+            for fact in writes.facts {
+                let name = fact.name
+                if writes.omitsUnset, after[fact] == .null { continue }  // unset optional fields
+                step.changes.append(AuditChange(field: name, before: before[fact] ?? .null, after: after[fact] ?? .null))
+                // Whoever held the register before: if the author replaced someone else, the
+                // holder's value was overwritten unseen (a concurrent edit).
+                guard case .register(let register) = fact, let expected = replaced[register],
+                    let holder = beforeState.stamp(of: register), expected != holder.event
+                else { continue }
+                let overwrite = AuditOverwrite(field: name, event: holder.event, device: holder.key.device, value: before[fact] ?? .null)
                 step.overwrote.append(overwrite)
                 if let i = stepIndex[holder.event] {
-                    steps[i].supersededBy.append(AuditOverwrite(field: name, event: e.id, device: e.origin, value: after[name] ?? .null))
+                    steps[i].supersededBy.append(AuditOverwrite(field: name, event: e.id, device: e.origin, value: after[fact] ?? .null))
                 }
             }
             stepIndex[e.id] = steps.count
@@ -115,35 +118,14 @@ public enum GoalAudit {
         }
     }
 
-    static let fieldNames = ["title", "details", "cadence", "targetDate", "target", "unit", "reminder", "tags", "deleted"]
-
-    /// The audited fields of `g` (the values of its JSON form, without the entries, which a
-    /// long history would otherwise rebuild at every step).
-    static func fields(_ g: GoalState) -> [String: JSONValue] {
+    /// The audited facts of `g`: each register's value as the register table gives it, and the
+    /// tags (the goal's JSON form without the entries, which a long history would otherwise
+    /// rebuild at every step); empty before the goal exists.
+    static func facts(_ g: GoalState) -> [GoalFact: JSONValue] {
         guard g.exists else { return [:] }
-        let measurable = g.kind == .measurable
-        return [
-            "title": .string(g.title?.value ?? ""),
-            "details": (g.details?.value ?? nil).map { .string($0) } ?? .null,
-            "cadence": .string((g.cadence?.value ?? .once).rawValue),
-            "targetDate": (g.targetDate?.value ?? nil).map { .string($0.description) } ?? .null,
-            "target": measurable ? .number((g.target?.value ?? nil) ?? 0) : .null,
-            "unit": measurable ? (g.unit?.value ?? nil).map { .string($0) } ?? .null : .null,
-            "reminder": (g.reminder?.value ?? nil).map {
-                .object([("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))])
-            }
-                ?? .null,
-            "tags": .array(g.tags.map { .string($0) }),
-            "deleted": .bool(g.isDeleted),
-        ]
-    }
-
-    static func holderStamp(_ g: GoalState, _ field: String) -> Stamp? {
-        switch field {
-        case "reminder": return g.reminder?.stamp
-        case "deleted": return g.deletion?.stamp
-        default: return GoalField(rawValue: field).flatMap { g.stamp(of: $0) }
-        }
+        var facts: [GoalFact: JSONValue] = [.tags: .array(g.tags.map { .string($0) })]
+        for register in GoalRegister.allCases { facts[.register(register)] = g.cell(register).value }
+        return facts
     }
 }
 

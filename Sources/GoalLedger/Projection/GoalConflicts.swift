@@ -20,8 +20,9 @@ public struct ConflictSide: Equatable, Sendable {
 public struct Conflict: Equatable, Sendable {
     /// The goal.
     public var goal: UUID
-    /// The field written concurrently, or `deleted` for a deletion against concurrent changes.
-    public var field: String
+    /// The register written concurrently, or ``GoalRegister/deleted`` for a deletion against
+    /// concurrent changes. Printed (and in `json`) as its raw value.
+    public var field: GoalRegister
     /// The write that holds: the last in canonical order, or the deletion.
     public var winner: ConflictSide
     /// The concurrent writes it overwrote, in canonical order.
@@ -30,7 +31,7 @@ public struct Conflict: Equatable, Sendable {
     /// `{"goal","field","winner","overwritten"}`.
     public var json: JSONValue {
         .object([
-            ("goal", .string(goal.uuidString)), ("field", .string(field)), ("winner", winner.json),
+            ("goal", .string(goal.uuidString)), ("field", .string(field.rawValue)), ("winner", winner.json),
             ("overwritten", .array(overwritten.map(\.json))),
         ])
     }
@@ -50,8 +51,8 @@ public struct Conflict: Equatable, Sendable {
 ///   deletion, or after it with no restore in between.
 public enum GoalConflicts {
     /// The conflicts among the events of one goal (in any order; empty for none): those of
-    /// each register, fields in ``GoalField`` order, then `reminder` and `deleted`; then the
-    /// deletions against unseen changes, in canonical order.
+    /// each register, in ``GoalRegister`` order; then the deletions against unseen changes, in
+    /// canonical order.
     public static func find(_ events: [Event]) -> [Conflict] {
         let ordered = events.sorted { $0.key < $1.key }
         guard let goal = ordered.first?.payload.goal else { return [] }
@@ -62,19 +63,15 @@ public enum GoalConflicts {
             var event: Event
             var value: JSONValue
         }
-        var groups: [String: [UUID: [Write]]] = [:]
-        var order: [String] = []
-        func add(_ field: String, _ replaces: UUID?, _ e: Event, _ value: JSONValue) {
-            guard let replaces else { return }
-            if groups[field] == nil { order.append(field) }
-            groups[field, default: [:]][replaces, default: []].append(Write(event: e, value: value))
-        }
+        var groups: [GoalRegister: [UUID: [Write]]] = [:]
         // Each payload type says which registers it writes (`EventPayload.registerWrites`).
         for e in ordered {
-            for w in e.payload.registerWrites { add(w.field, w.replaces, e, w.value) }
+            for w in e.payload.registerWrites {
+                guard let replaces = w.replaces else { continue }
+                groups[w.register, default: [:]][replaces, default: []].append(Write(event: e, value: w.value))
+            }
         }
-        let fieldOrder = GoalField.allCases.map(\.rawValue) + ["reminder", "deleted"]
-        for field in fieldOrder where groups[field] != nil {
+        for field in GoalRegister.allCases where groups[field] != nil {
             for (_, writes) in groups[field]!.sorted(by: { $0.value[0].event.key < $1.value[0].event.key }) where writes.count > 1 {
                 let sorted = writes.sorted { $0.event.key < $1.event.key }
                 let w = sorted.last!
@@ -108,7 +105,7 @@ public enum GoalConflicts {
             if !overwritten.isEmpty {
                 conflicts.append(
                     Conflict(
-                        goal: goal, field: "deleted", winner: ConflictSide(event: d.id, device: d.origin, value: .bool(true)),
+                        goal: goal, field: .deleted, winner: ConflictSide(event: d.id, device: d.origin, value: .bool(true)),
                         overwritten: overwritten))
             }
         }

@@ -125,32 +125,29 @@ extension GoalState {
         try JSONWriter.write(.object(headerJSONMembers), into: &out)
     }
 
-    /// Every member of `json` but the entries, in order.
+    /// Every member of `json` but the entries, in order: the id, then each fact (the registers
+    /// as the register table gives them, the progress kind with the progress registers, the tags).
     private var headerJSONMembers: [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("id", .string(id.upperString))]
         var progress: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]
-        if kind == .measurable {
-            progress.append(("target", .number((target?.value ?? nil) ?? 0)))
-            progress.append(("unit", (unit?.value ?? nil).map { .string($0) } ?? .null))
+        var progressAt: Int?
+        for fact in GoalFact.all {
+            switch fact {
+            case .register(let register):
+                let member = cell(register).json
+                switch register.place {
+                case .beforeTags, .afterTags:
+                    if let member { members.append((register.rawValue, member)) }
+                case .progress:
+                    if progressAt == nil { progressAt = members.count }
+                    if let member { progress.append((register.rawValue, member)) }
+                }
+            case .tags:
+                members.append(("tags", .array(tags.map { .string($0) })))
+            }
         }
-        let devices = reminderDevices?.value ?? nil
-        let reminderValue: JSONValue =
-            (reminder?.value ?? nil).map {
-                var m: [(String, JSONValue)] = [("hour", .number(Double($0.hour))), ("minute", .number(Double($0.minute)))]
-                // Only routed reminders carry `devices`, so the facts of unrouted goals print as before.
-                if let devices { m.append(("devices", .array(devices.map { .string($0) }))) }
-                return .object(m)
-            } ?? .null
-        return [
-            ("id", .string(id.upperString)),
-            ("title", .string(title?.value ?? "")),
-            ("details", (details?.value ?? nil).map { .string($0) } ?? .null),
-            ("cadence", .string((cadence?.value ?? .once).rawValue)),
-            ("targetDate", (targetDate?.value ?? nil).map { .string($0.description) } ?? .null),
-            ("progress", .object(progress)),
-            ("reminder", reminderValue),
-            ("tags", .array(tags.map { .string($0) })),
-            ("deleted", .bool(isDeleted)),
-        ]
+        members.insert(("progress", .object(progress)), at: progressAt ?? members.count)
+        return members
     }
 }
 

@@ -56,6 +56,44 @@ public struct HistoryWrite: Equatable, Sendable {
     public var base: UUID?
 }
 
+/// A goal's last-writer registers: the facts an event overwrites whole, each resolved by
+/// canonical order (``Register``), as opposed to the tags and the progress entries, which merge.
+/// A register's raw value names it where the ledger prints it: in conflicts, audits and the goal's
+/// JSON form. Conflicts and audits list registers in the order of the cases.
+///
+/// What the ledger does with each register (its stamp, its value as audits and conflicts show
+/// it, its member of the goal's JSON form, its stored form, its member of ``Goal``) is a column
+/// of one register table: an exhaustive switch per column, with no default, so that a new case
+/// makes the compiler name each place to fill in (<doc:ExtendingTheLedger>). Conflicts, audits,
+/// ``Goal``, the goal's JSON form, the digest and the stored projection all go through it.
+public enum GoalRegister: String, CaseIterable, Sendable, Comparable, CustomStringConvertible {
+    /// ``GoalState/title``: written by `goalCreated` and `goalEdited`.
+    case title
+    /// ``GoalState/details``: written by `goalCreated` and `goalEdited`.
+    case details
+    /// ``GoalState/cadence``: written by `goalCreated` and `goalEdited`.
+    case cadence
+    /// ``GoalState/targetDate``: written by `goalCreated` and `goalEdited`.
+    case targetDate
+    /// ``GoalState/target``: written by `goalCreated` and `goalEdited`.
+    case target
+    /// ``GoalState/unit``: written by `goalCreated` and `goalEdited`.
+    case unit
+    /// ``GoalState/reminder``, with ``GoalState/reminderDevices``, which the same events write
+    /// with the same stamps: written by `goalCreated`, `reminderSet` and `reminderCleared`.
+    case reminder
+    /// ``GoalState/deletion``: `goalCreated` and `goalRestored` write false, `goalDeleted` true.
+    case deleted
+
+    /// The raw value: the name conflicts, audits and the goal's JSON form use.
+    public var description: String { rawValue }
+
+    /// Orders registers as they are declared (the order of conflicts and audits).
+    public static func < (a: GoalRegister, b: GoalRegister) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
 /// The facts about one goal, folded from its events. Every part is a merge that does not depend
 /// on the order events arrive in: registers by canonical order, tags as an add-wins set, entries
 /// as a set keyed by event id with removals winning. Each register is nil until an event that
@@ -124,8 +162,8 @@ public struct GoalState: Equatable, Sendable {
 
     /// Whether any event other than progress has been folded (the stored header exists).
     var hasHeader: Bool {
-        progressKind != nil || title != nil || deletion != nil || reminder != nil || !tagAdds.isEmpty || !removedTagAdds.isEmpty
-            || details != nil || cadence != nil || targetDate != nil || target != nil || unit != nil || reminderDevices != nil
+        progressKind != nil || reminderDevices != nil || !tagAdds.isEmpty || !removedTagAdds.isEmpty
+            || GoalRegister.allCases.contains { lastWrite(of: $0) != nil }
     }
 
     /// True once a `goalCreated` has been folded (events can arrive before it by sync).
@@ -205,17 +243,14 @@ public struct GoalState: Equatable, Sendable {
         return !historyWrites.isEmpty && entries.contains { $0.id == id }
     }
 
-    /// The stamp of the value each editable field currently holds.
-    public func stamp(of field: GoalField) -> Stamp? {
-        switch field {
-        case .title: return title?.stamp
-        case .details: return details?.stamp
-        case .cadence: return cadence?.stamp
-        case .targetDate: return targetDate?.stamp
-        case .target: return target?.stamp
-        case .unit: return unit?.stamp
-        }
-    }
+    /// The stamp of the value each editable field currently holds (see ``stamp(of:)-(GoalRegister)``).
+    public func stamp(of field: GoalField) -> Stamp? { stamp(of: field.register) }
+
+    /// The stamp of the value `register` currently holds: its last write in canonical order, or
+    /// for a register the goal's creation does not write and no event has written yet, the
+    /// creation (the register holds its default from then on); nil before the goal exists. What a
+    /// write records as the value it replaced.
+    public func stamp(of register: GoalRegister) -> Stamp? { lastWrite(of: register) ?? progressKind?.stamp }
 
     /// Adds the entry a `progressRecorded` event is, or the history a `progressHistoryReplaced`
     /// event wrote.
@@ -246,23 +281,10 @@ public struct GoalState: Equatable, Sendable {
         switch e.payload {
         case .goalCreated(let p):
             progressKind.offer(p.progressKind, s)
-            title.offer(p.title, s)
-            details.offer(p.details, s)
-            cadence.offer(p.cadence, s)
-            targetDate.offer(p.targetDate, s)
-            target.offer(p.target, s)
-            unit.offer(p.unit, s)
-            reminder.offer(p.reminder, s)
-            reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
-            deletion.offer(false, s)
+            for register in GoalRegister.allCases { offer(register, of: p, s) }
             for tag in p.tags { tagAdds[NormalizedText(tag), default: []].insert(e.id) }
         case .goalEdited(let p):
-            if let v = p.title { title.offer(v, s) }
-            if let v = p.details { details.offer(v, s) }
-            if let v = p.cadence { cadence.offer(v, s) }
-            if let v = p.targetDate { targetDate.offer(v, s) }
-            if let v = p.target { target.offer(v, s) }
-            if let v = p.unit { unit.offer(v, s) }
+            for field in GoalField.allCases { offer(field, of: p, s) }
         case .goalDeleted:
             deletion.offer(true, s)
             deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
@@ -282,6 +304,213 @@ public struct GoalState: Equatable, Sendable {
         case .tagRemoved(let p): removedTagAdds.formUnion(p.observed)
         case .progressHistoryReplaced: record(e)
         case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: break
+        }
+    }
+}
+
+// MARK: The register table
+
+/// Where a register's member sits in the goal's JSON form (``GoalState/json``); `audit` lists a
+/// creation's changes in the same order, with the progress registers in place.
+enum GoalJSONPlace {
+    /// A member of the goal, before `tags`.
+    case beforeTags
+    /// A member of `progress`, after `kind`; `progress` sits where the first such register
+    /// would.
+    case progress
+    /// A member of the goal, after `tags`.
+    case afterTags
+}
+
+extension GoalRegister {
+    /// The register's bit in a stored goal header's flags, which also orders the stored values
+    /// (`ProjectionCodec`). A bit is written once and means the same forever: bit 0 is the
+    /// progress kind's and bit 9 the reminder devices'; a new register takes the next free bit
+    /// (10), so that rows stored before it stay readable.
+    var storedBit: Int {
+        switch self {
+        case .title: 1
+        case .details: 2
+        case .cadence: 3
+        case .targetDate: 4
+        case .target: 5
+        case .unit: 6
+        case .reminder: 7
+        case .deleted: 8
+        }
+    }
+
+    /// Where the register's member sits in the goal's JSON form.
+    var place: GoalJSONPlace {
+        switch self {
+        case .title, .details, .cadence, .targetDate, .reminder: .beforeTags
+        case .target, .unit: .progress
+        case .deleted: .afterTags
+        }
+    }
+}
+
+/// A goal's fact as its JSON form and `audit` list it: a register, or the tags.
+enum GoalFact: Hashable {
+    case register(GoalRegister)
+    case tags
+
+    /// Its member's name in the goal's JSON form.
+    var name: String {
+        switch self {
+        case .register(let r): r.rawValue
+        case .tags: "tags"
+        }
+    }
+
+    /// Every fact in the order of the goal's JSON form: the registers in theirs, the tags before
+    /// the first register placed after them.
+    static let all: [GoalFact] = {
+        let registers = GoalRegister.allCases
+        return registers.filter { $0.place != .afterTags }.map(GoalFact.register) + [.tags]
+            + registers.filter { $0.place == .afterTags }.map(GoalFact.register)
+    }()
+}
+
+/// What the register table gives for one register of a goal.
+struct RegisterCell {
+    /// The register's value as audits and conflicts show it (null when unset, or for a
+    /// progress register of an outcome goal).
+    var value: JSONValue
+    /// The register's member of the goal's JSON form, at ``GoalRegister/place``; nil leaves the
+    /// member out.
+    var json: JSONValue?
+}
+
+extension GoalState {
+    /// Who wrote the value `register` holds; nil until an event writes it.
+    func lastWrite(of register: GoalRegister) -> Stamp? {
+        switch register {
+        case .title: title?.stamp
+        case .details: details?.stamp
+        case .cadence: cadence?.stamp
+        case .targetDate: targetDate?.stamp
+        case .target: target?.stamp
+        case .unit: unit?.stamp
+        case .reminder: reminder?.stamp
+        case .deleted: deletion?.stamp
+        }
+    }
+
+    /// The value `register` holds, as audits and conflicts show it and as the goal's JSON form
+    /// holds it (see ``json``).
+    func cell(_ register: GoalRegister) -> RegisterCell {
+        let measurable = kind == .measurable
+        switch register {
+        case .title:
+            let v = JSONValue.string(title?.value ?? "")
+            return RegisterCell(value: v, json: v)
+        case .details:
+            let v = JSONValue.nullable(details?.value ?? nil)
+            return RegisterCell(value: v, json: v)
+        case .cadence:
+            let v = JSONValue.string((cadence?.value ?? .once).rawValue)
+            return RegisterCell(value: v, json: v)
+        case .targetDate:
+            let v = JSONValue.day(targetDate?.value ?? nil)
+            return RegisterCell(value: v, json: v)
+        case .target:
+            // An outcome goal has no target: a measurable goal's is its amount (0 for none).
+            let v: JSONValue = measurable ? .number((target?.value ?? nil) ?? 0) : .null
+            return RegisterCell(value: v, json: measurable ? v : nil)
+        case .unit:
+            let v: JSONValue = measurable ? .nullable(unit?.value ?? nil) : .null
+            return RegisterCell(value: v, json: measurable ? v : nil)
+        case .reminder:
+            guard let time = reminder?.value ?? nil else { return RegisterCell(value: .null, json: .null) }
+            let m: [(String, JSONValue)] = [("hour", .number(Double(time.hour))), ("minute", .number(Double(time.minute)))]
+            // Only routed reminders carry `devices`, so the facts of unrouted goals print as before.
+            let devices = (reminderDevices?.value ?? nil).map { [("devices", JSONValue.array($0.map { .string($0) }))] } ?? []
+            return RegisterCell(value: .object(m), json: .object(m + devices))
+        case .deleted:
+            let v = JSONValue.bool(isDeleted)
+            return RegisterCell(value: v, json: v)
+        }
+    }
+
+    /// Writes `register` as a stored goal header holds it, its stamp then its value, and returns
+    /// true; returns false, writing nothing, while no event has written it.
+    func encode(_ register: GoalRegister, into w: inout ByteWriter) -> Bool {
+        func put<V>(_ r: Register<V>?, _ value: (V, inout ByteWriter) -> Void) -> Bool {
+            guard let r else { return false }
+            ProjectionCodec.stamp(r.stamp, &w)
+            value(r.value, &w)
+            return true
+        }
+        switch register {
+        case .title: return put(title) { $1.string($0) }
+        case .details: return put(details) { ProjectionCodec.optionalString($0, &$1) }
+        case .cadence: return put(cadence) { $1.u8($0.storedCode) }
+        case .targetDate:
+            return put(targetDate) { d, w in
+                w.u8(d == nil ? 0 : 1)
+                if let d { w.day(d) }
+            }
+        case .target:
+            return put(target) { t, w in
+                w.u8(t == nil ? 0 : 1)
+                if let t { w.double(t) }
+            }
+        case .unit: return put(unit) { ProjectionCodec.optionalString($0, &$1) }
+        case .reminder:
+            return put(reminder) { t, w in
+                if let t {
+                    w.u8(1)
+                    w.u8(UInt8(t.hour))
+                    w.u8(UInt8(t.minute))
+                } else {
+                    w.u8(0)
+                }
+            }
+        case .deleted: return put(deletion) { $1.u8($0 ? 1 : 0) }
+        }
+    }
+
+    /// Reads `register` as `encode(_:into:)` wrote it.
+    mutating func decode(_ register: GoalRegister, from r: inout ByteReader) throws(RecordDecodingError) {
+        let s = try ProjectionCodec.stamp(&r)
+        switch register {
+        case .title: title = Register(try r.string(), s)
+        case .details: details = Register(try ProjectionCodec.optionalString(&r), s)
+        case .cadence: cadence = Register(try Cadence.decode(try r.u8(), "cadence"), s)
+        case .targetDate: targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s)
+        case .target: target = Register(try r.u8() == 1 ? try r.double() : nil, s)
+        case .unit: unit = Register(try ProjectionCodec.optionalString(&r), s)
+        case .reminder: reminder = Register(try r.u8() == 1 ? ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) : nil, s)
+        case .deleted: deletion = Register(try r.u8() == 1, s)
+        }
+    }
+
+    /// Folds what a `goalCreated` writes to `register`.
+    mutating func offer(_ register: GoalRegister, of p: GoalCreated, _ s: Stamp) {
+        switch register {
+        case .title: title.offer(p.title, s)
+        case .details: details.offer(p.details, s)
+        case .cadence: cadence.offer(p.cadence, s)
+        case .targetDate: targetDate.offer(p.targetDate, s)
+        case .target: target.offer(p.target, s)
+        case .unit: unit.offer(p.unit, s)
+        case .reminder:
+            reminder.offer(p.reminder, s)
+            reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
+        case .deleted: deletion.offer(false, s)
+        }
+    }
+
+    /// Folds `field` of a `goalEdited` (a field the edit leaves unchanged writes nothing).
+    mutating func offer(_ field: GoalField, of p: GoalEdited, _ s: Stamp) {
+        switch field {
+        case .title: if let v = p.title { title.offer(v, s) }
+        case .details: if let v = p.details { details.offer(v, s) }
+        case .cadence: if let v = p.cadence { cadence.offer(v, s) }
+        case .targetDate: if let v = p.targetDate { targetDate.offer(v, s) }
+        case .target: if let v = p.target { target.offer(v, s) }
+        case .unit: if let v = p.unit { unit.offer(v, s) }
         }
     }
 }

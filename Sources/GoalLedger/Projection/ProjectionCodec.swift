@@ -22,67 +22,37 @@ enum ProjectionCodec {
         if g.kind == .measurable { status |= 4 }
         if !g.deletionHeads.isEmpty { status |= 8 }
         w.u8(status)
+        // The parts present, flagged by their bits, then each in the order of its bit.
         var flags: UInt64 = 0
-        let present = [
-            g.progressKind != nil, g.title != nil, g.details != nil, g.cadence != nil, g.targetDate != nil,
-            g.target != nil, g.unit != nil, g.reminder != nil, g.deletion != nil, g.reminderDevices != nil,
-        ]
-        for (i, p) in present.enumerated() where p { flags |= 1 << UInt64(i) }
+        var parts = ByteWriter(capacity: 224)
+        for part in HeaderPart.stored {
+            let present: Bool
+            switch part {
+            case .progressKind:
+                if let r = g.progressKind {
+                    stamp(r.stamp, &parts)
+                    parts.u8(r.value.storedCode)
+                }
+                present = g.progressKind != nil
+            case .register(let register):
+                present = g.encode(register, into: &parts)
+            case .reminderDevices:
+                if let r = g.reminderDevices {
+                    stamp(r.stamp, &parts)
+                    if let names = r.value {
+                        parts.u8(1)
+                        parts.varint(UInt64(names.count))
+                        for n in names { parts.string(n) }
+                    } else {
+                        parts.u8(0)
+                    }
+                }
+                present = g.reminderDevices != nil
+            }
+            if present { flags |= 1 << UInt64(part.bit) }
+        }
         w.varint(flags)
-        if let r = g.progressKind {
-            stamp(r.stamp, &w)
-            w.u8(r.value.storedCode)
-        }
-        if let r = g.title {
-            stamp(r.stamp, &w)
-            w.string(r.value)
-        }
-        if let r = g.details {
-            stamp(r.stamp, &w)
-            optionalString(r.value, &w)
-        }
-        if let r = g.cadence {
-            stamp(r.stamp, &w)
-            w.u8(r.value.storedCode)
-        }
-        if let r = g.targetDate {
-            stamp(r.stamp, &w)
-            w.u8(r.value == nil ? 0 : 1)
-            if let d = r.value { w.day(d) }
-        }
-        if let r = g.target {
-            stamp(r.stamp, &w)
-            w.u8(r.value == nil ? 0 : 1)
-            if let t = r.value { w.double(t) }
-        }
-        if let r = g.unit {
-            stamp(r.stamp, &w)
-            optionalString(r.value, &w)
-        }
-        if let r = g.reminder {
-            stamp(r.stamp, &w)
-            if let t = r.value {
-                w.u8(1)
-                w.u8(UInt8(t.hour))
-                w.u8(UInt8(t.minute))
-            } else {
-                w.u8(0)
-            }
-        }
-        if let r = g.deletion {
-            stamp(r.stamp, &w)
-            w.u8(r.value ? 1 : 0)
-        }
-        if let r = g.reminderDevices {
-            stamp(r.stamp, &w)
-            if let names = r.value {
-                w.u8(1)
-                w.varint(UInt64(names.count))
-                for n in names { w.string(n) }
-            } else {
-                w.u8(0)
-            }
-        }
+        w.bytes += parts.bytes
         let tags = g.tagAdds.sorted { $0.key < $1.key }
         w.varint(UInt64(tags.count))
         for (tag, adds) in tags {
@@ -103,57 +73,25 @@ enum ProjectionCodec {
         guard try r.u8() == version else { throw RecordDecodingError(reason: "unknown projection row version") }
         var g = GoalState(id: id)
         _ = try r.u8()  // status: derived from the registers below
-        var flags = try r.varint()
-        func take() -> Bool {
-            defer { flags >>= 1 }
-            return flags & 1 != 0
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.progressKind = Register(try ProgressKind.decode(try r.u8(), "progress kind"), s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.title = Register(try r.string(), s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.details = Register(try optionalString(&r), s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.cadence = Register(try Cadence.decode(try r.u8(), "cadence"), s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.target = Register(try r.u8() == 1 ? try r.double() : nil, s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.unit = Register(try optionalString(&r), s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.reminder = Register(try r.u8() == 1 ? ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) : nil, s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            g.deletion = Register(try r.u8() == 1, s)
-        }
-        if take() {
-            let s = try stamp(&r)
-            var names: [String]?
-            if try r.u8() == 1 {
-                let n = try r.varint()
-                guard n <= 256 else { throw RecordDecodingError(reason: "too many reminder devices") }
-                names = []
-                for _ in 0..<n { names!.append(try r.string()) }
+        let flags = try r.varint()
+        for part in HeaderPart.stored where flags & 1 << UInt64(part.bit) != 0 {
+            switch part {
+            case .progressKind:
+                let s = try stamp(&r)
+                g.progressKind = Register(try ProgressKind.decode(try r.u8(), "progress kind"), s)
+            case .register(let register):
+                try g.decode(register, from: &r)
+            case .reminderDevices:
+                let s = try stamp(&r)
+                var names: [String]?
+                if try r.u8() == 1 {
+                    let n = try r.varint()
+                    guard n <= 256 else { throw RecordDecodingError(reason: "too many reminder devices") }
+                    names = []
+                    for _ in 0..<n { names!.append(try r.string()) }
+                }
+                g.reminderDevices = Register(names, s)
             }
-            g.reminderDevices = Register(names, s)
         }
         let tagCount = try r.varint()
         for _ in 0..<tagCount {
@@ -216,19 +154,40 @@ enum ProjectionCodec {
 
     // MARK: Parts
 
-    private static func stamp(_ s: Stamp, _ w: inout ByteWriter) {
+    /// A part of a stored goal header: the progress kind, a register (see the register table in
+    /// `GoalState.swift`), or the reminder's devices.
+    enum HeaderPart {
+        case progressKind
+        case register(GoalRegister)
+        case reminderDevices
+
+        /// The part's bit in the header's flags (``GoalRegister/storedBit`` for a register).
+        var bit: Int {
+            switch self {
+            case .progressKind: 0
+            case .register(let r): r.storedBit
+            case .reminderDevices: 9
+            }
+        }
+
+        /// Every part, in the order of its bit: the order the header stores them in.
+        static let stored: [HeaderPart] =
+            ([.progressKind, .reminderDevices] + GoalRegister.allCases.map(HeaderPart.register)).sorted { $0.bit < $1.bit }
+    }
+
+    static func stamp(_ s: Stamp, _ w: inout ByteWriter) {
         w.u64BE(s.key.hlc.rawValue)
         w.string(s.key.device)
         w.uuid(s.event)
     }
 
-    private static func stamp(_ r: inout ByteReader) throws(RecordDecodingError) -> Stamp {
+    static func stamp(_ r: inout ByteReader) throws(RecordDecodingError) -> Stamp {
         let hlc = HLC(rawValue: try r.u64BE())
         let device = try r.string()
         return Stamp(key: CanonicalKey(hlc: hlc, device: device), event: try r.uuid())
     }
 
-    private static func optionalString(_ s: String?, _ w: inout ByteWriter) {
+    static func optionalString(_ s: String?, _ w: inout ByteWriter) {
         if let s {
             w.u8(1)
             w.string(s)
@@ -237,7 +196,7 @@ enum ProjectionCodec {
         }
     }
 
-    private static func optionalString(_ r: inout ByteReader) throws(RecordDecodingError) -> String? {
+    static func optionalString(_ r: inout ByteReader) throws(RecordDecodingError) -> String? {
         try r.u8() == 1 ? try r.string() : nil
     }
 

@@ -58,86 +58,132 @@ extension Goal: Codable {
 
     /// The goal from the members of `c` (a goal's, or a snapshot's, whose `view` is the caller's).
     init(members c: KeyedDecodingContainer<GoalCodingKeys>) throws {
-        let id = try c.decode(String.self, forKey: .id, checkedBy: UUIDText.parse)
-        let title = try c.decode(String.self, forKey: .title) { s throws(FieldError) in try FieldRules.title(s, field: "title") }
-        let details = try c.decodeNullable(String.self, forKey: .details).map { s in
-            try c.check(s, at: .details) { s throws(FieldError) in try FieldRules.details(s, field: "details") }
+        self.init(id: try c.decode(String.self, forKey: .id, checkedBy: UUIDText.parse), progressKind: .outcome, tags: [], entries: [])
+        // The facts in the order of the form: `progress`, with the kind, where its first register is.
+        var progress: KeyedDecodingContainer<GoalProgressCodingKeys>?
+        for fact in GoalFact.all {
+            switch fact {
+            case .register(let register):
+                if register.place == .progress, progress == nil {
+                    let p = try c.nestedContainer(keyedBy: GoalProgressCodingKeys.self, forKey: .progress)
+                    progressKind = try p.decode(ProgressKind.self, forKey: .kind)
+                    progress = p
+                }
+                try decode(register, from: c, progress: progress)
+            case .tags:
+                let tags = try c.decode([String].self, forKey: .tags)
+                for (i, tag) in tags.enumerated() {
+                    do throws(FieldError) {
+                        _ = try FieldRules.tag(tag, field: "tags")
+                    } catch {
+                        throw DecodingError.ledgerField(c.codingPath + [GoalCodingKeys.tags, IndexCodingKey(i)], error)
+                    }
+                }
+                self.tags = tags
+            }
         }
-        let cadence = try c.decode(Cadence.self, forKey: .cadence)
-        let targetDate = try c.decodeNullable(Day.self, forKey: .targetDate).map { d in
-            try c.check(d, at: .targetDate) { d throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
-        }
+        entries = try c.decode([ProgressEntry].self, forKey: .entries)
+    }
 
-        let p = try c.nestedContainer(keyedBy: GoalProgressCodingKeys.self, forKey: .progress)
-        let kind = try p.decode(ProgressKind.self, forKey: .kind)
+    /// Reads `register`'s member of `c` (of `progress`, for a register placed there), checked by
+    /// the ledger's rules: a column of the register table (`GoalState.swift`).
+    private mutating func decode(
+        _ register: GoalRegister, from c: KeyedDecodingContainer<GoalCodingKeys>, progress: KeyedDecodingContainer<GoalProgressCodingKeys>?
+    ) throws {
         func unitRule(_ s: String) throws(FieldError) -> String { try FieldRules.unit(s, field: "unit") }
-        var target: Double?
-        let unit: String?
-        switch kind {
-        case .measurable:
+        switch register {
+        case .title:
+            title = try c.decode(String.self, forKey: .title) { s throws(FieldError) in try FieldRules.title(s, field: "title") }
+        case .details:
+            details = try c.decodeNullable(String.self, forKey: .details).map { s in
+                try c.check(s, at: .details) { s throws(FieldError) in try FieldRules.details(s, field: "details") }
+            }
+        case .cadence:
+            cadence = try c.decode(Cadence.self, forKey: .cadence)
+        case .targetDate:
+            targetDate = try c.decodeNullable(Day.self, forKey: .targetDate).map { d in
+                try c.check(d, at: .targetDate) { d throws(FieldError) in try FieldRules.targetDate(d, field: "targetDate") }
+            }
+        case .target:
+            // An outcome goal has no target.
+            guard let p = progress, progressKind == .measurable else { return }
             target = try p.decodeNullable(Double.self, forKey: .target).map { t in
                 try p.check(t, at: .target) { t throws(FieldError) in try FieldRules.target(t, field: "target") }
             }
-            unit = try p.decodeNullable(String.self, forKey: .unit).map { try p.check($0, at: .unit, unitRule) }
-        case .outcome:
-            unit = try p.decodeIfPresent(String.self, forKey: .unit).map { try p.check($0, at: .unit, unitRule) }
-        }
-
-        var reminder: ReminderTime?
-        var reminderDevices: [String]?
-        guard c.contains(.reminder) else { throw DecodingError.missing(.reminder, in: c) }
-        if try !c.decodeNil(forKey: .reminder) {
-            let r = try c.nestedContainer(keyedBy: GoalReminderCodingKeys.self, forKey: .reminder)
-            reminder = try ReminderTime(from: r, hour: .hour, minute: .minute)
-            reminderDevices = try r.decodeIfPresent([String].self, forKey: .devices).map { list in
-                try r.check(list, at: .devices) { list throws(FieldError) in
-                    try FieldRules.reminderDevices(list, field: "devices")
-                    return list
+        case .unit:
+            guard let p = progress else { return }
+            switch progressKind {
+            case .measurable: unit = try p.decodeNullable(String.self, forKey: .unit).map { try p.check($0, at: .unit, unitRule) }
+            case .outcome: unit = try p.decodeIfPresent(String.self, forKey: .unit).map { try p.check($0, at: .unit, unitRule) }
+            }
+        case .reminder:
+            guard c.contains(.reminder) else { throw DecodingError.missing(.reminder, in: c) }
+            if try !c.decodeNil(forKey: .reminder) {
+                let r = try c.nestedContainer(keyedBy: GoalReminderCodingKeys.self, forKey: .reminder)
+                reminder = try ReminderTime(from: r, hour: .hour, minute: .minute)
+                reminderDevices = try r.decodeIfPresent([String].self, forKey: .devices).map { list in
+                    try r.check(list, at: .devices) { list throws(FieldError) in
+                        try FieldRules.reminderDevices(list, field: "devices")
+                        return list
+                    }
                 }
             }
+        case .deleted:
+            isDeleted = try c.decode(Bool.self, forKey: .deleted)
         }
-
-        let tags = try c.decode([String].self, forKey: .tags)
-        for (i, tag) in tags.enumerated() {
-            do throws(FieldError) {
-                _ = try FieldRules.tag(tag, field: "tags")
-            } catch {
-                throw DecodingError.ledgerField(c.codingPath + [GoalCodingKeys.tags, IndexCodingKey(i)], error)
-            }
-        }
-        self.init(
-            id: id, title: title, details: details, cadence: cadence, targetDate: targetDate, progressKind: kind,
-            target: kind == .measurable ? target : nil, unit: unit, reminder: reminder, reminderDevices: reminderDevices,
-            tags: tags, isDeleted: try c.decode(Bool.self, forKey: .deleted),
-            entries: try c.decode([ProgressEntry].self, forKey: .entries))
     }
 
     /// Writes the goal's members into `c` (a goal's, or a snapshot's, which adds `view`).
     func encodeMembers(into c: inout KeyedEncodingContainer<GoalCodingKeys>) throws {
         try c.encode(id.upperString, forKey: .id)
-        try c.encode(title, forKey: .title)
-        try c.encodeNullable(details, forKey: .details)
-        try c.encode(cadence, forKey: .cadence)
-        try c.encodeNullable(targetDate, forKey: .targetDate)
-        var p = c.nestedContainer(keyedBy: GoalProgressCodingKeys.self, forKey: .progress)
-        try p.encode(progressKind, forKey: .kind)
-        if progressKind == .measurable {
-            try p.encodeNullable(target, forKey: .target)
-            try p.encodeNullable(unit, forKey: .unit)
-        } else if let unit {
-            try p.encode(unit, forKey: .unit)
+        // The facts in the order of the form: `progress`, with the kind, where its first register is.
+        var progress: KeyedEncodingContainer<GoalProgressCodingKeys>?
+        for fact in GoalFact.all {
+            switch fact {
+            case .register(let register):
+                if register.place == .progress, progress == nil {
+                    var p = c.nestedContainer(keyedBy: GoalProgressCodingKeys.self, forKey: .progress)
+                    try p.encode(progressKind, forKey: .kind)
+                    progress = p
+                }
+                try encode(register, into: &c, progress: &progress)
+            case .tags:
+                try c.encode(tags, forKey: .tags)
+            }
         }
-        if let reminder {
-            var r = c.nestedContainer(keyedBy: GoalReminderCodingKeys.self, forKey: .reminder)
-            try r.encode(reminder.hour, forKey: .hour)
-            try r.encode(reminder.minute, forKey: .minute)
-            if let reminderDevices { try r.encode(reminderDevices, forKey: .devices) }
-        } else {
-            try c.encodeNil(forKey: .reminder)
-        }
-        try c.encode(tags, forKey: .tags)
-        try c.encode(isDeleted, forKey: .deleted)
         try c.encode(entries, forKey: .entries)
+    }
+
+    /// Writes `register`'s member into `c` (into `progress`, for a register placed there): a
+    /// column of the register table (`GoalState.swift`).
+    private func encode(
+        _ register: GoalRegister, into c: inout KeyedEncodingContainer<GoalCodingKeys>,
+        progress: inout KeyedEncodingContainer<GoalProgressCodingKeys>?
+    ) throws {
+        switch register {
+        case .title: try c.encode(title, forKey: .title)
+        case .details: try c.encodeNullable(details, forKey: .details)
+        case .cadence: try c.encode(cadence, forKey: .cadence)
+        case .targetDate: try c.encodeNullable(targetDate, forKey: .targetDate)
+        case .target:
+            if progressKind == .measurable { try progress?.encodeNullable(target, forKey: .target) }
+        case .unit:
+            if progressKind == .measurable {
+                try progress?.encodeNullable(unit, forKey: .unit)
+            } else if let unit {
+                try progress?.encode(unit, forKey: .unit)
+            }
+        case .reminder:
+            if let reminder {
+                var r = c.nestedContainer(keyedBy: GoalReminderCodingKeys.self, forKey: .reminder)
+                try r.encode(reminder.hour, forKey: .hour)
+                try r.encode(reminder.minute, forKey: .minute)
+                if let reminderDevices { try r.encode(reminderDevices, forKey: .devices) }
+            } else {
+                try c.encodeNil(forKey: .reminder)
+            }
+        case .deleted: try c.encode(isDeleted, forKey: .deleted)
+        }
     }
 }
 

@@ -186,6 +186,6 @@ extension GoalCreated: GoalEventPayload {
     func yieldsToDeletion(as type: EventType) -> Bool { false }
 
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
-        AuditWrites(fields: GoalAudit.fieldNames, omitsUnset: true)
+        AuditWrites(facts: GoalFact.all, omitsUnset: true)
     }
 }

@@ -1,5 +1,64 @@
 import Foundation
 
+/// The goal fields that `goalEdited` can change; each is its own last-writer register
+/// (``register``).
+public enum GoalField: String, CaseIterable, Sendable, Comparable {
+    /// ``GoalCreated/title``.
+    case title
+    /// ``GoalCreated/details``.
+    case details
+    /// ``GoalCreated/cadence``.
+    case cadence
+    /// ``GoalCreated/targetDate``.
+    case targetDate
+    /// ``GoalCreated/target``.
+    case target
+    /// ``GoalCreated/unit``.
+    case unit
+
+    /// The register the field is (its raw value is the register's).
+    public var register: GoalRegister {
+        switch self {
+        case .title: .title
+        case .details: .details
+        case .cadence: .cadence
+        case .targetDate: .targetDate
+        case .target: .target
+        case .unit: .unit
+        }
+    }
+
+    /// Whether the field can be cleared (`.some(nil)`): its stored form then takes a second
+    /// presence bit, whether it has a value.
+    var isClearable: Bool {
+        switch self {
+        case .details, .targetDate, .unit: true
+        case .title, .cadence, .target: false
+        }
+    }
+
+    /// The fields in the order of their stored codes: the order of an edit's stored form.
+    static let stored = allCases.sorted { $0.storedCode < $1.storedCode }
+
+    public static func < (a: GoalField, b: GoalField) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// Each field's one-byte code in a stored edit's `replaces` (see `StoredCode`).
+extension GoalField: StoredCode {
+    var storedCode: UInt8 {
+        switch self {
+        case .title: 0
+        case .details: 1
+        case .cadence: 2
+        case .targetDate: 3
+        case .target: 4
+        case .unit: 5
+        }
+    }
+}
+
 /// A change of one or more fields. `nil` means "not changed"; `.some(nil)` clears an optional field.
 public struct GoalEdited: Equatable, Sendable {
     /// The goal changed.
@@ -20,16 +79,7 @@ public struct GoalEdited: Equatable, Sendable {
     public var replaces: [GoalField: UUID]
 
     /// The fields the edit changes, in `GoalField` order.
-    public var changedFields: [GoalField] {
-        var fields: [GoalField] = []
-        if title != nil { fields.append(.title) }
-        if details != nil { fields.append(.details) }
-        if cadence != nil { fields.append(.cadence) }
-        if targetDate != nil { fields.append(.targetDate) }
-        if target != nil { fields.append(.target) }
-        if unit != nil { fields.append(.unit) }
-        return fields
-    }
+    public var changedFields: [GoalField] { GoalField.allCases.filter { value(of: $0) != nil } }
 
     /// An edit of the fields given; the others stay unchanged.
     public init(
@@ -47,52 +97,98 @@ public struct GoalEdited: Equatable, Sendable {
     }
 }
 
+extension GoalEdited {
+    /// The new value of `field` in the JSON form (null: cleared); nil when the edit leaves the
+    /// field unchanged.
+    func value(of field: GoalField) -> JSONValue? {
+        switch field {
+        case .title: title.map { .string($0) }
+        case .details: details.map { .nullable($0) }
+        case .cadence: cadence.map { .string($0.rawValue) }
+        case .targetDate: targetDate.map { .day($0) }
+        case .target: target.map { .number($0) }
+        case .unit: unit.map { .nullable($0) }
+        }
+    }
+
+    /// Reads `field`'s member of the JSON form.
+    mutating func read(_ field: GoalField, from r: inout ObjectReader) throws(FieldError) {
+        switch field {
+        case .title: title = try r.string("title")
+        case .details: details = try r.nullableString("details")
+        case .cadence: cadence = try r.enumeration("cadence", Cadence.self)
+        case .targetDate: targetDate = try r.nullableDay("targetDate")
+        case .target: target = try r.number("target")
+        case .unit: unit = try r.nullableString("unit")
+        }
+    }
+
+    /// Checks the new value of `field` against its limits.
+    func check(_ field: GoalField) throws(FieldError) {
+        switch field {
+        case .title: if let t = title { _ = try FieldRules.title(t, field: "title") }
+        case .details: if let d = details ?? nil { _ = try FieldRules.details(d, field: "details") }
+        case .cadence: break  // an enumeration: its reading checked it
+        case .targetDate: if let d = targetDate ?? nil { _ = try FieldRules.targetDate(d, field: "targetDate") }
+        case .target: if let t = target { _ = try FieldRules.target(t, field: "target") }
+        case .unit: if let u = unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
+        }
+    }
+
+    /// Writes the new value of `field` as the stored form holds it (nothing when unchanged or
+    /// cleared).
+    func encodeValue(_ field: GoalField, into w: inout ByteWriter) {
+        switch field {
+        case .title: if let t = title { w.string(t) }
+        case .details: if let d = details ?? nil { w.string(d) }
+        case .cadence: if let c = cadence { w.u8(c.storedCode) }
+        case .targetDate: if let t = targetDate ?? nil { w.day(t) }
+        case .target: if let t = target { w.double(t) }
+        case .unit: if let u = unit ?? nil { w.string(u) }
+        }
+    }
+
+    /// Reads the new value of a changed `field` as `encodeValue` wrote it; `hasValue` is false
+    /// for a cleared field.
+    mutating func decodeValue(_ field: GoalField, hasValue: Bool, from r: inout ByteReader) throws(RecordDecodingError) {
+        switch field {
+        case .title: title = try r.string()
+        case .details: details = .some(hasValue ? try r.string() : nil)
+        case .cadence: cadence = try Cadence.decode(try r.u8(), "cadence")
+        case .targetDate: targetDate = .some(hasValue ? try r.day() : nil)
+        case .target: target = try r.double()
+        case .unit: unit = .some(hasValue ? try r.string() : nil)
+        }
+    }
+}
+
 extension GoalEdited: GoalEventPayload {
     static let schemas = [1, 2]
 
     init(json r: inout ObjectReader) throws(FieldError) {
         self.init(goal: try r.goal(), replaces: [:])
-        title = try r.string("title")
-        details = try r.nullableString("details")
-        cadence = try r.enumeration("cadence", Cadence.self)
-        targetDate = try r.nullableDay("targetDate")
-        target = try r.number("target")
-        unit = try r.nullableString("unit")
+        for field in GoalField.allCases { try read(field, from: &r) }
     }
 
     var jsonMembers: [(String, JSONValue)] {
-        var m: [(String, JSONValue)] = []
-        m.append(("goal", .id(goal)))
-        if let t = title { m.append(("title", .string(t))) }
-        if let d = details { m.append(("details", .nullable(d))) }
-        if let c = cadence { m.append(("cadence", .string(c.rawValue))) }
-        if let t = targetDate { m.append(("targetDate", .day(t))) }
-        if let t = target { m.append(("target", .number(t))) }
-        if let u = unit { m.append(("unit", .nullable(u))) }
+        var m: [(String, JSONValue)] = [("goal", .id(goal))]
+        for field in GoalField.allCases {
+            if let v = value(of: field) { m.append((field.rawValue, v)) }
+        }
         if !replaces.isEmpty {
             m.append(("replaces", .object(replaces.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .id($0.value)) })))
         }
         return m
     }
 
+    /// A presence bitmask (for each field in stored-code order: changed, then for a clearable
+    /// field whether it has a value), the goal, the new values in the same order, then the
+    /// replaced writes by field code.
     init(binary r: inout ByteReader) throws(RecordDecodingError) {
         var f = PresenceReader(try r.varint())
         self.init(goal: try r.uuid(), replaces: [:])
-        let hasTitle = f.take()
-        let hasDetails = f.take()
-        let detailsValue = f.take()
-        let hasCadence = f.take()
-        let hasDate = f.take()
-        let dateValue = f.take()
-        let hasTarget = f.take()
-        let hasUnit = f.take()
-        let unitValue = f.take()
-        if hasTitle { title = try r.string() }
-        if hasDetails { details = .some(detailsValue ? try r.string() : nil) }
-        if hasCadence { cadence = try Cadence.decode(try r.u8(), "cadence") }
-        if hasDate { targetDate = .some(dateValue ? try r.day() : nil) }
-        if hasTarget { target = try r.double() }
-        if hasUnit { unit = .some(unitValue ? try r.string() : nil) }
+        let presence = GoalField.stored.map { field in (field, changed: f.take(), hasValue: field.isClearable ? f.take() : true) }
+        for (field, changed, hasValue) in presence where changed { try decodeValue(field, hasValue: hasValue, from: &r) }
         for _ in 0..<(try r.count()) {
             let field = try GoalField.decode(try r.u8(), "field")
             replaces[field] = try r.uuid()
@@ -100,26 +196,16 @@ extension GoalEdited: GoalEventPayload {
     }
 
     func encode(into w: inout ByteWriter) {
-        // Two bits per clearable field: changed, then has a value.
         var f = Presence()
-        f.mark(title != nil)
-        f.mark(details != nil)
-        f.mark((details ?? nil) != nil)
-        f.mark(cadence != nil)
-        f.mark(targetDate != nil)
-        f.mark((targetDate ?? nil) != nil)
-        f.mark(target != nil)
-        f.mark(unit != nil)
-        f.mark((unit ?? nil) != nil)
+        for field in GoalField.stored {
+            let v = value(of: field)
+            f.mark(v != nil)
+            if field.isClearable { f.mark(v != nil && v != .null) }
+        }
         w.varint(f.bits)
         w.uuid(goal)
-        if let t = title { w.string(t) }
-        if let d = details ?? nil { w.string(d) }
-        if let c = cadence { w.u8(c.storedCode) }
-        if let t = targetDate ?? nil { w.day(t) }
-        if let t = target { w.double(t) }
-        if let u = unit ?? nil { w.string(u) }
-        let replaced = replaces.sorted { $0.key < $1.key }
+        for field in GoalField.stored { encodeValue(field, into: &w) }
+        let replaced = replaces.sorted { $0.key.storedCode < $1.key.storedCode }
         w.varint(UInt64(replaced.count))
         for (field, id) in replaced {
             w.u8(field.storedCode)
@@ -129,13 +215,9 @@ extension GoalEdited: GoalEventPayload {
 
     func checkWellFormed(_ stage: GateStage) throws(FieldError) {
         guard !changedFields.isEmpty else {
-            throw FieldError(nil, "goalEdited must change at least one of title, details, cadence, targetDate, target, unit")
+            throw FieldError(nil, "goalEdited must change at least one of " + GoalField.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        if let t = title { _ = try FieldRules.title(t, field: "title") }
-        if let d = details ?? nil { _ = try FieldRules.details(d, field: "details") }
-        if let d = targetDate ?? nil { _ = try FieldRules.targetDate(d, field: "targetDate") }
-        if let t = target { _ = try FieldRules.target(t, field: "target") }
-        if let u = unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
+        for field in GoalField.allCases { try check(field) }
     }
 
     /// An outcome goal keeps its kind; each changed field records the write it replaces.
@@ -146,21 +228,21 @@ extension GoalEdited: GoalEventPayload {
         }
         replaces = [:]
         for field in changedFields {
-            if let stamp = state.stamp(of: field) { replaces[field] = stamp.event }
+            if let stamp = state.stamp(of: field.register) { replaces[field] = stamp.event }
         }
     }
 
     /// Each changed field is its own register.
     func registerWrites(as type: EventType) -> [RegisterWrite] {
-        jsonMembers.compactMap { name, value in
-            GoalField(rawValue: name).map { RegisterWrite(field: name, replaces: replaces[$0], value: value) }
+        GoalField.allCases.compactMap { field in
+            value(of: field).map { RegisterWrite(register: field.register, replaces: replaces[field], value: $0) }
         }
     }
     func yieldsToDeletion(as type: EventType) -> Bool { true }
 
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
-        var writes = AuditWrites(fields: changedFields.map(\.rawValue))
-        for f in changedFields { writes.replaced[f.rawValue] = .some(replaces[f]) }
+        var writes = AuditWrites(facts: changedFields.map { .register($0.register) })
+        for field in changedFields { writes.replaced[field.register] = .some(replaces[field]) }
         return writes
     }
 }

@@ -86,11 +86,11 @@ extension ReminderSet: GoalEventPayload {
 
     func registerWrites(as type: EventType) -> [RegisterWrite] {
         let time: JSONValue = .object([("hour", .number(Double(hour ?? 9))), ("minute", .number(Double(minute ?? 0)))])
-        return [RegisterWrite(field: "reminder", replaces: replaces, value: time)]
+        return [RegisterWrite(register: .reminder, replaces: replaces, value: time)]
     }
     func yieldsToDeletion(as type: EventType) -> Bool { true }
 
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
-        AuditWrites(fields: ["reminder"], replaced: ["reminder": replaces])
+        AuditWrites(facts: [.register(.reminder)], replaced: [.reminder: replaces])
     }
 }

@@ -60,6 +60,6 @@ extension TagRemoved: GoalEventPayload {
     func yieldsToDeletion(as type: EventType) -> Bool { true }
 
     func audit(as type: EventType, _ step: inout AuditStep, before: GoalState, after: GoalState, lost: Set<UUID>) -> AuditWrites {
-        AuditWrites(fields: ["tags"])
+        AuditWrites(facts: [.tags])
     }
 }
