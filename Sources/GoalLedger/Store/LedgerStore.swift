@@ -466,6 +466,9 @@ public struct StoreOptions: Equatable, Sendable {
         var o = Environment.Options()
         o.initialMapSize = initialMapSize
         o.maximumMapSize = maximumMapSize
+        // The log's tables, two generations of projection tables and the obsolete ones a
+        // rebuild drops, with room to grow.
+        o.maxDatabases = 64
         return o
     }
 }

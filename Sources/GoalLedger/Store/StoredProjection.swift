@@ -11,7 +11,7 @@ import LMDB
 /// | `pN.reminders`, `pN.pending`, `pN.entries` | see `PendingTable`    |                |
 /// | `pN.digest`     | goal id (16)                 | entry sum (32) · header hash (32, once created) |
 /// |                 | `ledger`                     | sum of goal hashes (32) · created goals (u64 BE) |
-/// | `pN.days`, `pN.runs` | see `ViewTables`        |                                 |
+/// | `pN.days`, `pN.periods`, `pN.runs` | see `ViewTables` |                      |
 ///
 /// An entry is its `progressRecorded` event; `entries` keeps, by day, what the views need of
 /// each (see `PendingTable.entryValue`), so that reading a goal does not decode its events.
@@ -33,9 +33,10 @@ struct ProjectionTables {
     /// What the views read (`ViewTables`): per goal and day, a summary of the live entries;
     /// per goal, its runs of completed periods.
     let days: Database
+    let periods: Database
     let runs: Database
 
-    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside", "digest", "days", "runs"]
+    static let tableNames = ["goals", "removed", "devices", "reminders", "pending", "entries", "setAside", "digest", "days", "periods", "runs"]
     /// The key of the ledger's row in `digest` (goal rows have 16-byte keys).
     static let ledgerKey = Array("ledger".utf8)
     /// Tables of earlier projection versions, dropped when the projection is rebuilt.
@@ -54,11 +55,12 @@ struct ProjectionTables {
         setAside = try open(n[6])
         digest = try open(n[7])
         days = try open(n[8])
-        runs = try open(n[9])
+        periods = try open(n[9])
+        runs = try open(n[10])
     }
 
     /// The tables in the order of `tableNames`.
-    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside, digest, days, runs] }
+    var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside, digest, days, periods, runs] }
 
     func clear(_ txn: borrowing Transaction) throws {
         for db in all { try txn.clear(db) }
@@ -75,7 +77,7 @@ enum StoredProjection {
     /// compact (the time as a difference from the clock, whole amounts as varints); 7: events
     /// that fail the gate are set aside (`setAside`), never folded; 8: the digest's parts
     /// (`digest`), kept with the projection; 9: per-day summaries and runs of completed periods
-    /// (`days`, `runs`), so that a view reads what it shows.
+    /// (`days`, `periods`, `runs`), so that a view reads what it shows.
     static let version: UInt64 = 9
 
     struct Status: Equatable, Sendable {

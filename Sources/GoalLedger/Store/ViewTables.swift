@@ -8,7 +8,8 @@ import LMDB
 // | database   | key                               | value                                   |
 // |------------|-----------------------------------|-----------------------------------------|
 // | `pN.days`  | goal id (16) · day (u32, as in `entries`) | `DaySummary` of the day's live entries |
-// | `pN.runs`  | goal id (16)                      | `ViewBasis`: what the runs were built for, and the best run |
+// | `pN.periods` | goal id (16) · period (u32)     | `DaySummary` of the period's day rows (a one-time goal: one row, period `Int32.min`) |
+// | `pN.runs`  | goal id (16)                      | `ViewBasis`: what the periods and runs were built for, and the best run |
 // |            | goal id (16) · last period (u32)  | first period (u32): a run of completed periods |
 // |            | `calendar`                        | the first weekday the runs' weeks start on (u8) |
 //
@@ -222,6 +223,9 @@ enum ViewTables {
         return k
     }
 
+    /// The key of a goal's period `n` in `periods` (nil: the one period of a one-time goal).
+    static func periodKey(_ goal: UUID, _ n: Int32?) -> [UInt8] { runKey(goal, n ?? .min) }
+
     static func runKey(_ goal: UUID, _ last: Int32) -> [UInt8] {
         var k = goal.bytes
         withUnsafeBytes(of: number(last).bigEndian) { k += $0 }
@@ -258,6 +262,12 @@ enum ViewTables {
         return out
     }
 
+    /// The kept summary of `goal`'s period `n` (nil: the one period of a one-time goal).
+    static func period(_ n: Int32?, of goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> DaySummary {
+        try txn.withValue(t.periods, key: periodKey(goal, n)) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
+            ?? DaySummary()
+    }
+
     /// The run of completed periods that holds period `n`, if any.
     static func run(containing n: Int32, of goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ClosedRange<Int32>? {
         let prefix = goal.bytes
@@ -285,10 +295,10 @@ enum ViewTables {
         guard let current = rules.cadence.period(containing: today, firstWeekday: calendar.firstWeekday),
             let n = rules.cadence.periodNumber(of: today, firstWeekday: calendar.firstWeekday)
         else {
-            let s = try summary(goal.id, from: nil, through: nil, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
+            let s = try period(nil, of: goal.id, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
             return GoalView(period: nil, value: s.value, completed: s.completed, streak: nil)
         }
-        let s = try summary(goal.id, from: current.start, through: current.end, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
+        let s = try period(n, of: goal.id, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
         // The current run ends with the current period if it is complete, else with the previous one.
         let cursor = s.completed ? n : n - 1
         let run = try run(containing: cursor, of: goal.id, txn, t)
@@ -300,9 +310,14 @@ enum ViewTables {
 
     // MARK: Writing, inside the transaction of a batch
 
-    /// Writes `goal`'s row for `day` again from the day's rows in `entries` that have no removal.
-    static func rescan(_ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables, anyRemoved: Bool) throws {
+    /// Writes `goal`'s row for `day` again from the day's rows in `entries` that have no
+    /// removal; returns the row before and after.
+    static func rescan(_ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables, anyRemoved: Bool) throws
+        -> (old: DaySummary, new: DaySummary)
+    {
         let prefix = dayKey(goal, day)
+        let old = try txn.withValue(t.days, key: prefix) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
+            ?? DaySummary()
         var entries: [ProgressEntry] = []
         try txn.scan(t.entries, from: prefix) { k, v in
             guard k.count == 36, k.prefix(20).elementsEqual(prefix) else { return false }
@@ -314,11 +329,14 @@ enum ViewTables {
             if anyRemoved, try txn.withValue(t.removed, key: goal.bytes + e.id.bytes, { _ in true }) == true { continue }
             s.add(e)
         }
-        if s.isEmpty {
-            try txn.delete(t.days, key: prefix)
-        } else {
-            try txn.put(t.days, key: prefix, value: s.bytes)
+        if s != old {
+            if s.isEmpty {
+                try txn.delete(t.days, key: prefix)
+            } else {
+                try txn.put(t.days, key: prefix, value: s.bytes)
+            }
         }
+        return (old, s)
     }
 
     /// Replaces every day row of `goal` with those of its live entries (a goal whose entries
@@ -344,29 +362,34 @@ enum ViewTables {
         for k in keys { try txn.delete(db, key: k) }
     }
 
-    /// The runs of completed periods of a goal whose day rows are `days` (in day order) under
-    /// `rules`.
-    static func runs(of days: some Sequence<(day: Day, summary: DaySummary)>, rules: ViewBasis, firstWeekday fw: Int) -> [ClosedRange<Int32>] {
-        var runs: [ClosedRange<Int32>] = []
-        var period: (n: Int32, summary: DaySummary)?
-        func close(_ p: (n: Int32, summary: DaySummary)) {
-            guard rules.isComplete(p.summary) else { return }
-            if let last = runs.last, last.upperBound == p.n - 1 {
-                runs[runs.count - 1] = last.lowerBound...p.n
-            } else {
-                runs.append(p.n...p.n)
-            }
-        }
+    /// The period summaries of a goal whose day rows are `days` (in day order), in period
+    /// order (a one-time goal: one, numbered nil).
+    static func periods(of days: some Sequence<(day: Day, summary: DaySummary)>, cadence: Cadence, firstWeekday fw: Int)
+        -> [(n: Int32?, summary: DaySummary)]
+    {
+        var out: [(n: Int32?, summary: DaySummary)] = []
         for (day, s) in days {
-            guard let n = rules.cadence.periodNumber(of: day, firstWeekday: fw) else { return [] }
-            if let p = period, p.n == n {
-                period!.summary.add(s)
+            let n = cadence.periodNumber(of: day, firstWeekday: fw)
+            if let last = out.last, last.n == n {
+                out[out.count - 1].summary.add(s)
             } else {
-                if let p = period { close(p) }
-                period = (n, s)
+                out.append((n, s))
             }
         }
-        if let p = period { close(p) }
+        return out
+    }
+
+    /// The runs of consecutive completed periods among `periods` (in period order) under `rules`.
+    static func runs(of periods: [(n: Int32?, summary: DaySummary)], rules: ViewBasis) -> [ClosedRange<Int32>] {
+        var runs: [ClosedRange<Int32>] = []
+        for (n, s) in periods {
+            guard let n, rules.isComplete(s) else { continue }
+            if let last = runs.last, last.upperBound == n - 1 {
+                runs[runs.count - 1] = last.lowerBound...n
+            } else {
+                runs.append(n...n)
+            }
+        }
         return runs
     }
 
@@ -382,12 +405,13 @@ enum ViewTables {
         return rows
     }
 
-    /// Builds `goal`'s runs and basis again from its day rows under `rules` (nothing is kept
-    /// for a goal that has neither a header nor a day row).
-    static func rebuildRuns(_ goal: UUID, rules: ViewBasis, exists: Bool, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
+    /// Builds `goal`'s periods, runs and basis again from its day rows under `rules` (nothing is
+    /// kept for a goal that has neither a header nor a day row).
+    static func rebuildPeriods(_ goal: UUID, rules: ViewBasis, exists: Bool, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
         throws
     {
         try deleteRows(t.runs, of: goal, keyLength: 20, txn)
+        try deleteRows(t.periods, of: goal, keyLength: 20, txn)
         var days: [(day: Day, summary: DaySummary)] = []
         let prefix = goal.bytes
         try txn.scan(t.days, from: prefix) { k, v in
@@ -400,15 +424,47 @@ enum ViewTables {
             try txn.delete(t.runs, key: goal.bytes)
             return
         }
-        for row in runRows(goal, rules: rules, runs: runs(of: days, rules: rules, firstWeekday: fw)) {
+        let periods = periods(of: days, cadence: rules.cadence, firstWeekday: fw)
+        for (n, s) in periods { try txn.put(t.periods, key: periodKey(goal, n), value: s.bytes) }
+        for row in runRows(goal, rules: rules, runs: runs(of: periods, rules: rules)) {
             try txn.put(t.runs, key: row.key, value: row.value)
         }
     }
 
+    /// Follows a change of `goal`'s row for `day` from `old` to `new` in its period's row: the
+    /// sums by difference, the latest completion from the new row unless the period's latest
+    /// was this day's and changed (then from the period's day rows). Returns the period.
+    static func apply(
+        day: Day, old: DaySummary, new: DaySummary, of goal: UUID, cadence: Cadence, firstWeekday fw: Int, _ txn: borrowing Transaction,
+        _ t: ProjectionTables
+    ) throws -> Int32? {
+        let n = cadence.periodNumber(of: day, firstWeekday: fw)
+        guard old != new else { return n }
+        var p = try period(n, of: goal, txn, t)
+        p.micro += new.micro - old.micro
+        p.amounts = p.amounts &+ new.amounts &- old.amounts
+        p.outcomes = p.outcomes &+ new.outcomes &- old.outcomes
+        if old.latest != nil, old.latest == p.latest, new.latest != old.latest {
+            let span = cadence.period(number: n ?? 0, firstWeekday: fw)
+            p.latest = try summary(goal, from: span?.start, through: span?.end, txn, t).latest
+        } else if let o = new.latest, p.latest.map({ o.isAfter($0) }) ?? true {
+            p.latest = o
+        }
+        if p.isEmpty {
+            try txn.delete(t.periods, key: periodKey(goal, n))
+        } else {
+            try txn.put(t.periods, key: periodKey(goal, n), value: p.bytes)
+        }
+        return n
+    }
+
     /// Every row of `days` and `runs` a fresh replay gives, for `verify` (the `calendar` row
     /// apart: it is present once a batch has been folded).
-    static func rows(of p: GoalProjection, firstWeekday fw: Int) -> (days: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]) {
+    static func rows(of p: GoalProjection, firstWeekday fw: Int) -> (
+        days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]
+    ) {
         var dayRows: [[UInt8]: [UInt8]] = [:]
+        var periodRows: [[UInt8]: [UInt8]] = [:]
         var runRows: [[UInt8]: [UInt8]] = [:]
         for (id, g) in p.goals {
             var days: [Day: DaySummary] = [:]
@@ -417,17 +473,18 @@ enum ViewTables {
             for (day, s) in sorted { dayRows[dayKey(id, day)] = s.bytes }
             guard g.hasHeader || !sorted.isEmpty else { continue }
             let rules = ViewBasis(g)
-            for row in Self.runRows(id, rules: rules, runs: runs(of: sorted, rules: rules, firstWeekday: fw)) { runRows[row.key] = row.value }
+            let periods = periods(of: sorted, cadence: rules.cadence, firstWeekday: fw)
+            for (n, s) in periods { periodRows[periodKey(id, n)] = s.bytes }
+            for row in Self.runRows(id, rules: rules, runs: runs(of: periods, rules: rules)) { runRows[row.key] = row.value }
         }
-        return (dayRows, runRows)
+        return (dayRows, periodRows, runRows)
     }
 
     /// Brings `goal`'s runs in line with period `n`, whose day rows may have changed.
     static func update(period n: Int32, of goal: UUID, basis: inout ViewBasis, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
         throws
     {
-        guard let p = basis.cadence.period(number: n, firstWeekday: fw) else { return }
-        let complete = basis.isComplete(try summary(goal, from: p.start, through: p.end, txn, t))
+        let complete = basis.isComplete(try period(n, of: goal, txn, t))
         let run = try run(containing: n, of: goal, txn, t)
         guard complete != (run != nil) else { return }
         func put(_ r: ClosedRange<Int32>) throws {
@@ -495,10 +552,10 @@ extension StoredProjection.Batch {
             rebuildRuns.insert(goal)
         }
         let anyRemoved = try txn.count(t.removed) > 0
-        var changed: [UUID: Set<Day>] = [:]
+        var changed: [UUID: [(day: Day, old: DaySummary, new: DaySummary)]] = [:]
         for d in touchedDays where !recomputeEntries.contains(d.goal) {
-            try ViewTables.rescan(d.goal, d.day, txn, t, anyRemoved: anyRemoved)
-            changed[d.goal, default: []].insert(d.day)
+            let (old, new) = try ViewTables.rescan(d.goal, d.day, txn, t, anyRemoved: anyRemoved)
+            changed[d.goal, default: []].append((d.day, old, new))
         }
         var goals = Set(changed.keys)
         goals.formUnion(dirtyGoals)
@@ -507,14 +564,18 @@ extension StoredProjection.Batch {
             let header = try headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
             let rules = ViewBasis(header)
             guard !rebuildRuns.contains(goal), var basis = try ViewTables.basis(goal, txn, t), basis.sameRules(as: rules) else {
-                try ViewTables.rebuildRuns(goal, rules: rules, exists: header.hasHeader, firstWeekday: fw, txn, t)
+                try ViewTables.rebuildPeriods(goal, rules: rules, exists: header.hasHeader, firstWeekday: fw, txn, t)
                 continue
             }
             let before = basis
-            let numbers = Set((changed[goal] ?? []).compactMap { basis.cadence.periodNumber(of: $0, firstWeekday: fw) })
+            var numbers = Set<Int32>()
+            for c in changed[goal] ?? [] {
+                if let n = try ViewTables.apply(day: c.day, old: c.old, new: c.new, of: goal, cadence: basis.cadence, firstWeekday: fw, txn, t) {
+                    numbers.insert(n)
+                }
+            }
             for n in numbers.sorted() { try ViewTables.update(period: n, of: goal, basis: &basis, firstWeekday: fw, txn, t) }
             if basis != before { try txn.put(t.runs, key: goal.bytes, value: basis.bytes) }
         }
     }
 }
-

@@ -203,7 +203,7 @@ struct KeptViewsTests {
         try Self.expectKeptViewsMatch(store, "reopened")
     }
 
-    /// A damaged, missing or stray row of `days` or `runs` is a projection problem `verify`
+    /// A damaged, missing or stray row of `days`, `periods` or `runs` is a projection problem `verify`
     /// reports (a changed or stray one by its goal); `rebuild` repairs it.
     @Test func verifyNamesADamagedViewRowAndRebuildRepairsIt() throws {
         let t = try TemporaryStore(device: "phone")
@@ -220,6 +220,10 @@ struct KeptViewsTests {
         let damages: [(String, (borrowing Transaction, ProjectionTables) throws -> Void)] = [
             ("days", { txn, t in try txn.put(t.days, key: ViewTables.dayKey(goal, day("2026-10-02")), value: DaySummary().bytes) }),
             ("days", { txn, t in try txn.delete(t.days, key: ViewTables.dayKey(goal, day("2026-10-03"))) }),
+            ("periods", {
+                txn, t in
+                try txn.put(t.periods, key: ViewTables.periodKey(goal, day("2026-10-02").daysSinceEpoch), value: DaySummary().bytes)
+            }),
             ("runs", { txn, t in try txn.put(t.runs, key: ViewTables.runKey(goal, 5), value: [0x80, 0, 0, 5]) }),
             ("runs", { txn, t in try txn.put(t.runs, key: goal.bytes, value: ViewBasis(cadence: .daily, kind: .measurable, targetMicro: 1_000_000, best: 9).bytes) }),
         ]

@@ -30,7 +30,8 @@ extension LedgerStore {
             ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
             ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
             ("pending", tables.pending, pending.pending), ("setAside", tables.setAside, log.setAsideRows),
-            ("digest", tables.digest, fresh.digest), ("days", tables.days, views.days), ("runs", tables.runs, views.runs),
+            ("digest", tables.digest, fresh.digest), ("days", tables.days, views.days), ("periods", tables.periods, views.periods),
+            ("runs", tables.runs, views.runs),
         ] {
             for p in try Self.compareRows(name, db, want, txn) { found.add(p.text, position: p.position, origin: p.device, goal: p.goal) }
         }
