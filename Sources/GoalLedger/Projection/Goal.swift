@@ -126,17 +126,21 @@ extension LedgerStore {
             let t = try StoredProjection.active(txn, layout)
             let calendar = try StoredProjection.device(device, txn, t).calendar
             let revoked = try TrustTable.revocations(txn, layout)
-            var ids: [UUID] = []
-            try txn.scan(t.goals) { key, _ in
-                ids.append(StoredProjection.uuid(key))
-                return true
-            }
-            for id in ids {
-                guard let header = try StoredProjection.header(id, txn, t), header.exists, includingDeleted || !header.isDeleted else { continue }
+            // The day of `now` and whether the kept views serve this calendar, once for the list.
+            let today = calendar.day(of: now)
+            let kept = try ViewTables.firstWeekday(txn, t) == calendar.firstWeekday
+            // Goal by goal, as the cursor over the headers moves: one goal in memory at a time.
+            try txn.scan(t.goals) { key, value in
+                let id = StoredProjection.uuid(key)
+                let header = try StoredProjection.decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeHeader(value, id: id) }
+                guard header.exists, includingDeleted || !header.isDeleted else { return true }
                 var state = header
                 state.historyRule = rule
                 if entries { state = try StoredProjection.withEntries(header, txn, t, layout, rule: rule, revoked: revoked) }
-                try body(state, try Self.view(of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
+                let view = try kept ? ViewTables.view(of: state, today: today, firstWeekday: calendar.firstWeekday, txn, t) : nil
+                try body(
+                    state, try view ?? Self.view(of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
+                return true
             }
         }
     }

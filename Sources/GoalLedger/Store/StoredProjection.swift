@@ -460,6 +460,8 @@ enum StoredProjection {
                     let header = try headers[goal] ?? StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
                     let state = try StoredProjection.withEntries(header, txn, tables, layout, rule: rule!, revoked: revocations)
                     new.entrySum = try ProjectionDigest.entrySum(of: state)
+                    // The views' days too, from the state just read (`flushViews` builds the runs).
+                    try ViewTables.replaceDays(of: state, txn, tables)
                 } else if let delta = entryDeltas[goal] {
                     new.entrySum += delta
                 }

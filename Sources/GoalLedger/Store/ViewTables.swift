@@ -288,12 +288,19 @@ enum ViewTables {
     static func view(of goal: GoalState, calendar: DeviceCalendar, now: Instant, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
         -> GoalView?
     {
+        guard try firstWeekday(txn, t) == calendar.firstWeekday else { return nil }
+        return try view(of: goal, today: calendar.day(of: now), firstWeekday: calendar.firstWeekday, txn, t)
+    }
+
+    /// `view(of:calendar:now:)` for a caller that has checked the kept rows' first weekday is
+    /// `fw` and knows the day of `now` (a list reads them once for all its goals).
+    static func view(of goal: GoalState, today: Day, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+        -> GoalView?
+    {
         let rules = ViewBasis(goal)
-        guard try firstWeekday(txn, t) == calendar.firstWeekday, let basis = try basis(goal.id, txn, t), basis.sameRules(as: rules)
-        else { return nil }
-        let today = calendar.day(of: now)
-        guard let current = rules.cadence.period(containing: today, firstWeekday: calendar.firstWeekday),
-            let n = rules.cadence.periodNumber(of: today, firstWeekday: calendar.firstWeekday)
+        guard let basis = try basis(goal.id, txn, t), basis.sameRules(as: rules) else { return nil }
+        guard let current = rules.cadence.period(containing: today, firstWeekday: fw),
+            let n = rules.cadence.periodNumber(of: today, firstWeekday: fw)
         else {
             let s = try period(nil, of: goal.id, txn, t).summary(rules.kind, targetMicro: rules.targetMicro)
             return GoalView(period: nil, value: s.value, completed: s.completed, streak: nil)
@@ -544,13 +551,9 @@ extension StoredProjection.Batch {
                 return true
             }
         }
-        var rule: HistoryRule?
-        for goal in recomputeEntries {
-            if rule == nil { rule = try PendingTable.historyRule(txn, layout) }
-            let header = try headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
-            try ViewTables.replaceDays(of: StoredProjection.withEntries(header, txn, t, layout, rule: rule!, revoked: revocations), txn, t)
-            rebuildRuns.insert(goal)
-        }
+        // Goals whose entries are not additive had their days written again by `flushDigest`,
+        // from the whole state it read.
+        rebuildRuns.formUnion(recomputeEntries)
         let anyRemoved = try txn.count(t.removed) > 0
         var changed: [UUID: [(day: Day, old: DaySummary, new: DaySummary)]] = [:]
         for d in touchedDays where !recomputeEntries.contains(d.goal) {
