@@ -2,7 +2,7 @@ import Foundation
 import LMDB
 
 extension LedgerStore {
-    /// The goals as ``goals(now:includingDeleted:)`` gives them, first now and then after every
+    /// The goals as ``goals(now:includingDeleted:includingEntries:)`` gives them, first now and then after every
     /// change: a screen's live list.
     ///
     /// - A write committed in this process (through this store or another `LedgerStore` of the
