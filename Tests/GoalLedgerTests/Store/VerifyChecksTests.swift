@@ -127,6 +127,21 @@ struct VerifyChecksTests {
         #expect(found.first?.message == "originHeads: phone is at \(head - 1), the log at \(head)")
     }
 
+    /// Heads of origins with no events are reported in the order of the names' bytes, the
+    /// same in every run (not in the order a dictionary happens to hold them).
+    @Test func headsWithoutEventsAreReportedInNameOrder() throws {
+        let t = try seededStore()
+        let store = t.store
+        let names = ["zeta", "alpha", "mid", "beta.2", "beta"]
+        try store.env.write { txn in
+            for name in names { try txn.put(store.layout.originHeads, key: Array(name.utf8), value: UInt64(3).bigEndianBytes) }
+        }
+        for _ in 0..<3 {
+            let found = try findings(store).filter { $0.check == .origins }
+            #expect(found.map(\.message) == names.sorted().map { "originHeads: \($0) has no events" }, "\(found)")
+        }
+    }
+
     @Test func aTrustTableThatDisagreesWithTheLogIsTheTrustChecks() throws {
         let t = try seededStore()
         let store = t.store
