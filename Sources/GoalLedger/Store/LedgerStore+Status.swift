@@ -47,20 +47,6 @@ extension LedgerStore {
         var status = try read { txn in
             let projection = try StoredProjection.status(txn, layout)
             let totals = try StoredProjection.ledgerDigest(txn, layout.projections[projection.generation])
-            let enrolled = try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap {
-                name, d -> EnrolledDevice? in
-                guard let last = d.keys.last else { return nil }
-                return EnrolledDevice(
-                    device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
-            }
-            var waiting: [WaitingEvents] = []
-            try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
-                guard key.starts(with: MetaKey.waiting),
-                    let w = WaitingEvents(origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self), stored: value)
-                else { return false }
-                waiting.append(w)
-                return true
-            }
             return LedgerStatus(
                 schema: Int(try StoredProjection.u64(txn, layout.meta, MetaKey.schema) ?? 1),
                 events: try Self.lastPosition(txn, layout),
@@ -70,9 +56,9 @@ extension LedgerStore {
                 projectionCheckpoint: projection.checkpoint,
                 digest: totals.hex,
                 migrations: try Migrator.applied(txn, layout),
-                enrolledDevices: enrolled,
+                enrolledDevices: try Self.enrolledDevices(txn, layout),
                 setAside: try Self.setAsideEvents(txn, layout),
-                waiting: waiting,
+                waiting: try Self.waitingEvents(txn, layout),
                 deviceKey: nil)
         }
         status.deviceKey = try publicKey()

@@ -208,27 +208,31 @@ extension LedgerStore {
 
     /// The devices enrolled in the ledger, by name.
     public func enrolledDevices() throws(LedgerError) -> [EnrolledDevice] {
-        try read { txn in
-            try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap { name, d in
-                guard let last = d.keys.last else { return nil }
-                return EnrolledDevice(device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
-            }
+        try read { txn in try Self.enrolledDevices(txn, layout) }
+    }
+
+    static func enrolledDevices(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [EnrolledDevice] {
+        try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap { name, d in
+            guard let last = d.keys.last else { return nil }
+            return EnrolledDevice(device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
         }
     }
 
     /// Events that wait behind one an exchange could not verify, by origin.
     public func waitingEvents() throws(LedgerError) -> [WaitingEvents] {
-        try read { txn in
-            var out: [WaitingEvents] = []
-            try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
-                guard key.starts(with: MetaKey.waiting),
-                    let w = WaitingEvents(origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self), stored: value)
-                else { return false }
-                out.append(w)
-                return true
-            }
-            return out
+        try read { txn in try Self.waitingEvents(txn, layout) }
+    }
+
+    static func waitingEvents(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [WaitingEvents] {
+        var out: [WaitingEvents] = []
+        try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
+            guard key.starts(with: MetaKey.waiting),
+                let w = WaitingEvents(origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self), stored: value)
+            else { return false }
+            out.append(w)
+            return true
         }
+        return out
     }
 
     /// The hash of `origin`'s event at `sequence` (the chain's start for 0).
