@@ -210,7 +210,7 @@ extension Cadence {
     }
 }
 
-/// Reading and maintaining `days` and `runs`.
+/// Reading and maintaining `days`, `periods` and `runs`.
 enum ViewTables {
     static let calendarKey = Array("calendar".utf8)
 
@@ -268,22 +268,28 @@ enum ViewTables {
             ?? DaySummary()
     }
 
+    /// The run a row of `runs` holds: nil for a row that is not a run (the basis, the calendar).
+    static func run(key k: UnsafeRawBufferPointer, value v: UnsafeRawBufferPointer) -> ClosedRange<Int32>? {
+        guard k.count == 20, v.count == 4 else { return nil }
+        let first = number(UInt32(bigEndian: v.loadUnaligned(as: UInt32.self)))
+        let last = number(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+        return first <= last ? first...last : nil
+    }
+
     /// The run of completed periods that holds period `n`, if any.
     static func run(containing n: Int32, of goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ClosedRange<Int32>? {
         let prefix = goal.bytes
         var found: ClosedRange<Int32>?
         try txn.scan(t.runs, from: runKey(goal, n)) { k, v in
-            guard k.count == 20, k.prefix(16).elementsEqual(prefix), v.count == 4 else { return false }
-            let last = number(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
-            let first = number(UInt32(bigEndian: v.loadUnaligned(as: UInt32.self)))
-            if first <= n { found = first...last }
+            guard k.prefix(16).elementsEqual(prefix), let r = run(key: k, value: v) else { return false }
+            if r.contains(n) { found = r }
             return false
         }
         return found
     }
 
     /// The view of `goal` (its header; no entries needed) at `now` in `calendar`, read from the
-    /// kept rows: the current period's day rows and one run. Nil when the rows were kept for
+    /// kept rows: the current period's row and one run. Nil when the rows were kept for
     /// another first weekday or other rules than the header's (the caller folds the entries).
     static func view(of goal: GoalState, calendar: DeviceCalendar, now: Instant, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
         -> GoalView?
@@ -350,11 +356,14 @@ enum ViewTables {
     /// come from schema-1 history writes, which are not additive).
     static func replaceDays(of goal: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
         try deleteRows(t.days, of: goal.id, keyLength: 20, txn)
+        for (day, s) in days(of: goal) { try txn.put(t.days, key: dayKey(goal.id, day), value: s.bytes) }
+    }
+
+    /// The day rows of `goal`'s live entries, in day order.
+    static func days(of goal: GoalState) -> [(day: Day, summary: DaySummary)] {
         var days: [Day: DaySummary] = [:]
         for e in goal.liveEntries(under: goal.historyRule) { days[e.day, default: DaySummary()].add(e) }
-        for (day, s) in days.sorted(by: { $0.key < $1.key }) where !s.isEmpty {
-            try txn.put(t.days, key: dayKey(goal.id, day), value: s.bytes)
-        }
+        return days.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { (day: $0.key, summary: $0.value) }
     }
 
     /// Deletes `goal`'s rows of `db` whose keys have `keyLength` bytes.
@@ -439,8 +448,9 @@ enum ViewTables {
     }
 
     /// Follows a change of `goal`'s row for `day` from `old` to `new` in its period's row: the
-    /// sums by difference, the latest completion from the new row unless the period's latest
-    /// was this day's and changed (then from the period's day rows). Returns the period.
+    /// sums by difference, the latest completion from the new row when it is at least as late,
+    /// else from the period's day rows when the period's latest was this day's. Returns the
+    /// period.
     static func apply(
         day: Day, old: DaySummary, new: DaySummary, of goal: UUID, cadence: Cadence, firstWeekday fw: Int, _ txn: borrowing Transaction,
         _ t: ProjectionTables
@@ -451,11 +461,12 @@ enum ViewTables {
         p.micro += new.micro - old.micro
         p.amounts = p.amounts &+ new.amounts &- old.amounts
         p.outcomes = p.outcomes &+ new.outcomes &- old.outcomes
-        if old.latest != nil, old.latest == p.latest, new.latest != old.latest {
+        if let o = new.latest, p.latest.map({ o == $0 || o.isAfter($0) }) ?? true {
+            p.latest = o
+        } else if old.latest != nil, old.latest == p.latest {
+            // The period's latest was this day's and is gone or replaced by an earlier one.
             let span = cadence.period(number: n ?? 0, firstWeekday: fw)
             p.latest = try summary(goal, from: span?.start, through: span?.end, txn, t).latest
-        } else if let o = new.latest, p.latest.map({ o.isAfter($0) }) ?? true {
-            p.latest = o
         }
         if p.isEmpty {
             try txn.delete(t.periods, key: periodKey(goal, n))
@@ -465,7 +476,7 @@ enum ViewTables {
         return n
     }
 
-    /// Every row of `days` and `runs` a fresh replay gives, for `verify` (the `calendar` row
+    /// Every row of `days`, `periods` and `runs` a fresh replay gives, for `verify` (the `calendar` row
     /// apart: it is present once a batch has been folded).
     static func rows(of p: GoalProjection, firstWeekday fw: Int) -> (
         days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]
@@ -474,9 +485,7 @@ enum ViewTables {
         var periodRows: [[UInt8]: [UInt8]] = [:]
         var runRows: [[UInt8]: [UInt8]] = [:]
         for (id, g) in p.goals {
-            var days: [Day: DaySummary] = [:]
-            for e in g.liveEntries(under: g.historyRule) { days[e.day, default: DaySummary()].add(e) }
-            let sorted = days.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { (day: $0.key, summary: $0.value) }
+            let sorted = days(of: g)
             for (day, s) in sorted { dayRows[dayKey(id, day)] = s.bytes }
             guard g.hasHeader || !sorted.isEmpty else { continue }
             let rules = ViewBasis(g)
@@ -488,9 +497,7 @@ enum ViewTables {
     }
 
     /// Brings `goal`'s runs in line with period `n`, whose day rows may have changed.
-    static func update(period n: Int32, of goal: UUID, basis: inout ViewBasis, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
-        throws
-    {
+    static func update(period n: Int32, of goal: UUID, basis: inout ViewBasis, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
         let complete = basis.isComplete(try period(n, of: goal, txn, t))
         let run = try run(containing: n, of: goal, txn, t)
         guard complete != (run != nil) else { return }
@@ -515,11 +522,7 @@ enum ViewTables {
                 let prefix = goal.bytes
                 try txn.scan(t.runs, from: prefix) { k, v in
                     guard k.prefix(16).elementsEqual(prefix) else { return false }
-                    if k.count == 20, v.count == 4 {
-                        let last = number(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
-                        let first = number(UInt32(bigEndian: v.loadUnaligned(as: UInt32.self)))
-                        basis.best = max(basis.best, UInt32(last - first) + 1)
-                    }
+                    if let r = Self.run(key: k, value: v) { basis.best = max(basis.best, UInt32(r.count)) }
                     return true
                 }
             }
@@ -534,7 +537,7 @@ struct GoalDay: Hashable {
 }
 
 extension StoredProjection.Batch {
-    /// Brings `days` and `runs` in line with the batch (after `entries`, `removed`, the headers
+    /// Brings `days`, `periods` and `runs` in line with the batch (after `entries`, `removed`, the headers
     /// and the digest are written): the touched days are computed again from their entries,
     /// goals whose entries are not additive from their whole state, and each changed goal's
     /// runs follow the periods of its touched days, or are built again when its cadence, kind
@@ -564,12 +567,18 @@ extension StoredProjection.Batch {
         goals.formUnion(dirtyGoals)
         goals.formUnion(rebuildRuns)
         for goal in goals.map({ (key: IDWords($0), goal: $0) }).sorted(by: { $0.key < $1.key }).map(\.goal) {
-            let header = try headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
-            let rules = ViewBasis(header)
-            guard !rebuildRuns.contains(goal), var basis = try ViewTables.basis(goal, txn, t), basis.sameRules(as: rules) else {
-                try ViewTables.rebuildPeriods(goal, rules: rules, exists: header.hasHeader, firstWeekday: fw, txn, t)
-                continue
+            // A goal whose header this batch left alone keeps the rules its basis row names, so
+            // progress alone reads no header; otherwise the header says which rules apply.
+            let stored = rebuildRuns.contains(goal) ? nil : try ViewTables.basis(goal, txn, t)
+            if stored == nil || dirtyGoals.contains(goal) {
+                let header = try headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
+                let rules = ViewBasis(header)
+                if stored?.sameRules(as: rules) != true {
+                    try ViewTables.rebuildPeriods(goal, rules: rules, exists: header.hasHeader, firstWeekday: fw, txn, t)
+                    continue
+                }
             }
+            guard var basis = stored else { continue }
             let before = basis
             var numbers = Set<Int32>()
             for c in changed[goal] ?? [] {
@@ -577,7 +586,7 @@ extension StoredProjection.Batch {
                     numbers.insert(n)
                 }
             }
-            for n in numbers.sorted() { try ViewTables.update(period: n, of: goal, basis: &basis, firstWeekday: fw, txn, t) }
+            for n in numbers.sorted() { try ViewTables.update(period: n, of: goal, basis: &basis, txn, t) }
             if basis != before { try txn.put(t.runs, key: goal.bytes, value: basis.bytes) }
         }
     }
