@@ -14,16 +14,14 @@ enum ShowCommand {
         let now = try inv.now()
         let asOf = try inv.value(Self.asOf)
         let store = try inv.openStore()
-        let state: GoalState
-        let view: GoalView
+        let found: (GoalState, GoalView)?
         if let asOf {
             let projection = try store.replay(asOf: asOf)
-            state = projection.goals[goal] ?? GoalState(id: goal)
-            view = GoalView(goal: state, calendar: projection.device(store.device).calendar, now: asOf)
+            found = projection.goals[goal].map { ($0, GoalView(goal: $0, calendar: projection.device(store.device).calendar, now: asOf)) }
         } else {
-            (state, view) = try store.goalWithView(goal, now: now) ?? (GoalState(id: goal), GoalView(goal: GoalState(id: goal), calendar: DeviceState(name: store.device).calendar, now: now))
+            found = try store.goalWithView(goal, now: now)
         }
-        guard state.exists else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
+        guard let (state, view) = found, state.exists else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
         if inv.json {
             try inv.printJSON(goalWithView(state, view))
         } else {
