@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(
             name: "LedgerSyncTests",
-            dependencies: ["LedgerSync", "HTTPServer", "GoalLedger", "RequestSigning", "Sodium", "LedgerCommandLine"]
+            dependencies: ["LedgerSync", "HTTPServer", "GoalLedger", "RequestSigning", "Sodium", "LedgerCommandLine", "LedgerTestSupport"]
         ),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(

@@ -16,9 +16,13 @@ func check(_ ok: Bool, _ what: String) {
 
 // Run as `goals-example --record STORE GOAL`, it is "another process" recording progress.
 let arguments = CommandLine.arguments
+/// Records 0.25 of `goal` in the store at `path`, in a write of its own.
+func record(_ goal: UUID, in path: String) throws {
+    let store = try LedgerStore.open(at: path)
+    try store.write { try $0.recordProgress(goal, amount: try Amount(0.25)) }
+}
 if arguments.count == 4, arguments[1] == "--record", let goal = UUID(uuidString: arguments[3]) {
-    let store = try LedgerStore.open(at: arguments[2])
-    try store.recordProgress(goal, amount: try Amount(0.25))
+    try record(goal, in: arguments[2])
     exit(0)
 }
 
@@ -113,16 +117,16 @@ func runExample() async throws {
 
     // 1. Goals and progress, typed.
     let phone = try LedgerStore.create(at: directory + "/phone", device: "phone")
-    try await phone.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: now)
-    try await phone.reportAuthorization(.authorized, now: now)
-    let water = try await phone.createGoal(
+    try await phone.write { try $0.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: now) }
+    try await phone.write { try $0.reportAuthorization(.authorized, now: now) }
+    let water = try await phone.write { try $0.createGoal(
         title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
-        reminder: try ReminderTime(hour: 20, minute: 0), now: now)
-    let call = try await phone.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 30), now: now)
-    for litres in [0.1, 0.2, 0.2] { try await phone.recordProgress(water, amount: try Amount(litres), now: now) }
+        reminder: try ReminderTime(hour: 20, minute: 0), now: now) }
+    let call = try await phone.write { try $0.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 30), now: now) }
+    for litres in [0.1, 0.2, 0.2] { try await phone.write { try $0.recordProgress(water, amount: try Amount(litres), now: now) } }
 
     // 2. The list screen.
-    let rows = try phone.goals(now: now)
+    let rows = try await phone.read { try $0.goals(now: now) }
     check(Set(rows.map(\.goal.title)) == ["Drink water", "Call grandma"], "goals(now:) lists both goals")
     check(rows.first { $0.id == water }?.view.value == 0.5, "today's water is exactly 0.5 l (0.1 + 0.2 + 0.2)")
     check(rows.first { $0.id == call }?.view.completed == false, "the call is not done this week")
@@ -131,7 +135,7 @@ func runExample() async throws {
     let updates = phone.observeGoal(water, now: { now }, otherProcesses: .milliseconds(100))
     var iterator = updates.makeAsyncIterator()
     check(try await iterator.next()??.view.value == 0.5, "the observation starts with the current value")
-    _ = try await Task.detached { try phone.recordProgress(water, amount: try Amount(0.25), now: now) }.value
+    _ = try await Task.detached { try await phone.write { try $0.recordProgress(water, amount: try Amount(0.25), now: now) } }.value
     check(try await iterator.next()??.view.value == 0.75, "a write of another task arrives")
     let child = Process()
     child.executableURL = URL(fileURLWithPath: arguments[0])
@@ -162,13 +166,16 @@ func runExample() async throws {
 
     // 5. A second device, synced.
     let laptop = try phone.clone(to: directory + "/laptop", device: "laptop", now: now)
-    try await laptop.recordCompletion(call, now: now)
+    try await laptop.write { try $0.recordCompletion(call, now: now) }
     let moved = try await phone.sync(with: laptop)
     check(moved.pulled.imported == 1, "the laptop's completion reaches the phone")
-    check(try phone.goal(call, now: now)?.view.completed == true, "the phone shows the call done")
+    let shownCall = try await phone.read { try $0.goal(call, now: now) }
+    check(shownCall?.view.completed == true, "the phone shows the call done")
     // The facts are the same on both; the views are each device's own (the laptop has no
     // calendar of its own yet, so its days are UTC's).
-    check(Set(try phone.goals(now: now).map(\.goal)) == Set(try laptop.goals(now: now).map(\.goal)), "both devices hold the same goals")
+    let phoneGoals = try await phone.read { try $0.goals(now: now) }
+    let laptopGoals = try await laptop.read { try $0.goals(now: now) }
+    check(Set(phoneGoals.map(\.goal)) == Set(laptopGoals.map(\.goal)), "both devices hold the same goals")
 
     // 6. Errors an app shows, by kind: each reason the app can meet, made to happen, and
     //    `shown(_:)` below maps every reason (the compiler checks the switch is exhaustive).
@@ -178,43 +185,46 @@ func runExample() async throws {
     } catch {
         check(error.field == "amount", "a checked value names its field (\(error.message))")
     }
-    func failure(_ what: String, _ body: () async throws(LedgerError) -> Void) async -> LedgerError? {
+    func failure(_ what: String, _ body: () async throws -> Void) async -> LedgerError? {
         do {
             try await body()
             check(false, what + " is refused")
             return nil
-        } catch {
+        } catch let error as LedgerError {
             print("     \(shown(error))")
             return error
+        } catch {
+            check(false, what + " throws a LedgerError, not \(error)")
+            return nil
         }
     }
     let one = try Amount(1)
     let stranger = UUID()
-    let unknown = await failure("progress on an unknown goal") { () async throws(LedgerError) in
-        try await phone.recordProgress(stranger, amount: one, now: now)
+    let unknown = await failure("progress on an unknown goal") { () async throws in
+        _ = try await phone.write { try $0.recordProgress(stranger, amount: one, now: now) }
     }
     check(unknown?.code == .invalidInput && unknown?.reason == .unknownGoal(goal: stranger, index: 1, line: nil), "an unknown goal is named")
-    let emptyTag = await failure("an empty tag") { () async throws(LedgerError) in try await phone.addTag("", to: water, now: now) }
+    let emptyTag = await failure("an empty tag") { () async throws in _ = try await phone.write { try $0.addTag("", to: water, now: now) } }
     if case .invalidEvent(let field, 1, nil)? = emptyTag?.reason {
         check(field == "tag", "an event that breaks a rule names its field: \(emptyTag!.localizedDescription)")
     } else {
         check(false, "an empty tag carries its reason")
     }
-    let stale = await failure("a stale expected version") { () async throws(LedgerError) in
-        try await phone.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
+    let stale = await failure("a stale expected version") { () async throws in
+        _ = try await phone.write { try $0.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now) }
     }
     if case .versionConflict(let goal, let expected, _)? = stale?.reason {
         check(goal == water && expected == 1, "a stale expected version is a version conflict of that goal")
     } else {
         check(false, "a stale expected version carries its reason")
     }
-    let missing = await failure("a missing store") { () async throws(LedgerError) in _ = try LedgerStore.open(at: directory + "/nowhere") }
+    let missing = await failure("a missing store") { () async throws in _ = try LedgerStore.open(at: directory + "/nowhere") }
     check(missing?.code == .store && missing?.reason == .noStore(path: directory + "/nowhere"), "a missing store says so")
     // The laptop is revoked by the phone: it learns so and writes nothing more.
-    _ = try phone.revoke(device: "laptop", now: now)
+    _ = try await phone.write { try $0.revoke(device: "laptop", now: now) }
     _ = try await phone.sync(with: laptop)
-    let revoked = await failure("a write of a revoked device") { () async throws(LedgerError) in
-        try await laptop.createGoal(title: "Sneaky", now: now)
+    let revoked = await failure("a write of a revoked device") { () async throws in
+        _ = try await laptop.write { try $0.createGoal(title: "Sneaky", now: now) }
     }
     if case .deviceRevoked(let device, _)? = revoked?.reason {
         check(device == "laptop", "a revoked device is told so")
@@ -224,51 +234,53 @@ func runExample() async throws {
     // A backup restored must hear from another device before it writes (or it could fork).
     try phone.backup(to: directory + "/backup", withKey: true)
     let restored = try LedgerStore.open(at: directory + "/backup")
-    let early = await failure("a write of a restored backup") { () async throws(LedgerError) in
-        try await restored.createGoal(title: "Early", now: now)
+    let early = await failure("a write of a restored backup") { () async throws in
+        _ = try await restored.write { try $0.createGoal(title: "Early", now: now) }
     }
     check(early?.reason == .restoredFromBackup(device: "phone"), "a restored backup asks for a sync first")
     // A copy of the store used as the same device: its history forks, and what it offers waits.
-    try await phone.createGoal(title: "Before the copy", now: now)
+    try await phone.write { try $0.createGoal(title: "Before the copy", now: now) }
     let twin = try copyOfStore(phone, to: directory + "/twin")
-    try await twin.createGoal(title: "Written by the twin", now: now)
-    try await phone.createGoal(title: "Written by the phone", now: now)
-    let offered = try phone.apply(try twin.changeSet(since: try phone.syncState()), from: "the twin")
+    try await twin.write { try $0.createGoal(title: "Written by the twin", now: now) }
+    try await phone.write { try $0.createGoal(title: "Written by the phone", now: now) }
+    let phoneState = try await phone.read { try $0.syncState() }
+    let twinChanges = try await twin.read { try $0.changeSet(since: phoneState) }
+    let offered = try await phone.write { try $0.apply(twinChanges, from: "the twin") }
     check(offered.waiting.map(\.cause) == [.fork] && offered.waiting.first?.origin == "phone", "a forked history waits, its cause named: \(offered.waiting.first?.reason ?? "")")
     // The sync service cannot be reached.
     let client = SyncServiceClient(baseURL: URL(string: "http://127.0.0.1:9/")!)
-    let offline = await failure("a sync with a service that is down") { () async throws(LedgerError) in _ = try await client.sync(phone) }
+    let offline = await failure("a sync with a service that is down") { () async throws in _ = try await client.sync(phone) }
     check(offline?.reason == .peerUnreachable(peer: "127.0.0.1:9"), "an unreachable service is named")
     // The app's notification center fails: its own error comes back.
-    let broken = await failure("a pass against a failing center") { () async throws(LedgerError) in
+    let broken = await failure("a pass against a failing center") { () async throws in
         _ = try await Reconciler(store: phone, centerID: "broken").reconcile(center: FailingCenter(), now: now)
     }
     check(broken?.underlyingError is FailingCenter.Unplugged, "a failing center's own error is kept")
     // The device's key goes missing from the app's key store, then a wrong one is put there.
     let keys = AppKeyStore()
     let watch = try LedgerStore.create(at: directory + "/watch", device: "watch", keys: keys)
-    try await watch.createGoal(title: "Stretch", now: now)
-    let watchKey = try watch.publicKey()
+    try await watch.write { try $0.createGoal(title: "Stretch", now: now) }
+    let watchKey = try await watch.read { try $0.publicKey() }
     check(keys.count == 1 && watchKey != nil, "a store signs with a key the app keeps")
     keys.forget()
-    let lost = await failure("a write without the device's key") { () async throws(LedgerError) in try await watch.createGoal(title: "B", now: now) }
+    let lost = await failure("a write without the device's key") { () async throws in _ = try await watch.write { try $0.createGoal(title: "B", now: now) } }
     check(lost?.reason == .signingKeyMissing(device: "watch"), "a missing key is named")
     keys.substitute(ledger: watch.ledgerID, device: "watch")
-    let wrong = await failure("a write with a key the ledger does not trust") { () async throws(LedgerError) in
-        try await watch.createGoal(title: "C", now: now)
+    let wrong = await failure("a write with a key the ledger does not trust") { () async throws in
+        _ = try await watch.write { try $0.createGoal(title: "C", now: now) }
     }
     check(wrong?.reason == .signerNotTrusted(device: "watch"), "a key the ledger does not trust is named")
     // A store of the first schema meets events of the current one: it must migrate first.
     let legacy = try LedgerStore.create(at: directory + "/legacy", device: "old-phone", schema: 1)
-    try await legacy.createGoal(title: "From before", now: now)
+    try await legacy.write { try $0.createGoal(title: "From before", now: now) }
     let upgraded = try legacy.clone(to: directory + "/upgraded", device: "new-phone", now: now)
     _ = try upgraded.migrate(now: now)
-    try await upgraded.createGoal(title: "After the upgrade", now: now)
-    let behind = await failure("events of a newer schema") { () async throws(LedgerError) in _ = try await legacy.sync(with: upgraded) }
+    try await upgraded.write { try $0.createGoal(title: "After the upgrade", now: now) }
+    let behind = await failure("events of a newer schema") { () async throws in _ = try await legacy.sync(with: upgraded) }
     check(behind?.reason == .needsMigration, "a store behind the schema asks to migrate")
     // The disk damages a record of the log (every copy of its bytes is flipped): the position
     // is named, and the app restores a backup.
-    try await phone.createGoal(title: "Unmistakable-marker-title", now: now)
+    try await phone.write { try $0.createGoal(title: "Unmistakable-marker-title", now: now) }
     let damagedPath = directory + "/damaged"
     _ = try copyOfStore(phone, to: damagedPath)
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: damagedPath + "/data.mdb")))
@@ -279,15 +291,16 @@ func runExample() async throws {
         flipped += 1
     }
     try Data(bytes).write(to: URL(fileURLWithPath: damagedPath + "/data.mdb"))
-    let damaged = await failure("reading a damaged log") { () async throws(LedgerError) in
-        _ = try LedgerStore.open(at: damagedPath).replay()
+    let damaged = await failure("reading a damaged log") { () async throws in
+        _ = try await LedgerStore.open(at: damagedPath).read { try $0.replay() }
     }
-    let lastPosition = try phone.lastPosition()
+    let lastPosition = try await phone.read { try $0.lastPosition() }
     if case .storeDamaged(let position?)? = damaged?.reason {
         check(flipped > 0 && position == lastPosition, "a damaged record is named by its position (\(position))")
     } else {
         check(false, "a damaged record carries its reason: \(String(describing: damaged?.reason))")
     }
-    check(try phone.verify().isClean, "the phone's store verifies clean")
+    let verification = try await phone.read { try $0.verify() }
+    check(verification.isClean, "the phone's store verifies clean")
     print("the goals example ran every step")
 }

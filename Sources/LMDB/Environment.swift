@@ -166,6 +166,13 @@ public final class Environment: @unchecked Sendable {
     /// belongs to its thread and must not be held across a suspension.
     @available(*, noasync, message: "LMDB transactions must not cross a suspension point; read from synchronous code")
     public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        try withReadTransaction { txn in try body(txn) }
+    }
+
+    /// `read`, handing `body` the transaction to own: for a value that wraps the transaction
+    /// (a snapshot type of a store), which `body` must not let escape.
+    @available(*, noasync, message: "LMDB transactions must not cross a suspension point; read from synchronous code")
+    public func withReadTransaction<R>(_ body: (consuming Transaction) throws -> R) throws -> R {
         let txn = try begin(readOnly: true)
         defer {
             mdb_txn_abort(txn)
@@ -178,6 +185,13 @@ public final class Environment: @unchecked Sendable {
     /// rolls everything back. When the map is full the write is retried on a larger map.
     @available(*, noasync, message: "LMDB transactions must not cross a suspension point; write from synchronous code")
     public func write<R, E: Error>(_ body: (borrowing Transaction) throws(E) -> R) throws -> R {
+        try withWriteTransaction { (txn) throws(E) in try body(txn) }
+    }
+
+    /// `write`, handing `body` the transaction to own: for a value that wraps the transaction
+    /// (a writer type of a store), which `body` must not let escape.
+    @available(*, noasync, message: "LMDB transactions must not cross a suspension point; write from synchronous code")
+    public func withWriteTransaction<R, E: Error>(_ body: (consuming Transaction) throws(E) -> R) throws -> R {
         while true {
             let txn = try begin(readOnly: false)
             let result: R

@@ -60,7 +60,7 @@ public struct HubBenchmark {
         let drafts = base.workload(count: n, goals: min(base.sizes.goals, n / 10 + 1), seed: 11)
         var i = 0
         while i < drafts.count {
-            try source.append(Array(drafts[i..<min(i + 10_000, drafts.count)]), now: Benchmark.now)
+            try source.writing { try $0.append(Array(drafts[i..<min(i + 10_000, drafts.count)]), now: Benchmark.now) }
             i += 10_000
         }
         var figures = try measure(source, hub: try newHub("bench_empty"), label: "")
@@ -119,7 +119,7 @@ public struct HubBenchmark {
         // The limit: the same rows, already in memory, COPYed straight into the same table under
         // another ledger id (no store read, no checks).
         var rows: [(String, UInt64, UUID, UInt64, [UInt8])] = []
-        try source.visitRecords(missingFrom: [:]) { e, bytes in rows.append((e.origin, e.sequence, e.id, e.hlc.rawValue, Array(bytes))) }
+        try source.reading { try $0.visitRecords(missingFrom: [:]) { e, bytes in rows.append((e.origin, e.sequence, e.id, e.hlc.rawValue, Array(bytes))) } }
         let rawLedger = UUID()
         log("hub\(label): raw binary COPY of the same rows")
         let rawTime = try Benchmark.seconds {
@@ -220,9 +220,9 @@ public struct HubBenchmark {
     /// checks those against the columns; their checksums are never read here).
     func load(_ url: String, from source: LedgerStore) throws {
         var templates: [[UInt8]] = []
-        try source.visitRecords(missingFrom: [:]) { _, bytes in
+        try source.reading { try $0.visitRecords(missingFrom: [:]) { _, bytes in
             if templates.count < 64 { templates.append(Array(bytes)) }
-        }
+        } }
         let admin = try Connection(url)
         let perLedger = max(1, sizes.otherEvents / sizes.otherLedgers)
         var rng = SplitMix(seed: 99)

@@ -25,8 +25,8 @@ enum AppendCommand {
         }
         let expected = try inv.value(Self.expectVersion)
         let store = try inv.openStore()
-        let (drafts, lines) = try parseLines(data, schema: store.schema)
-        let results = try store.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now())
+        let (drafts, lines) = try parseLines(data, schema: try store.reading { $0.schema })
+        let results = try store.writing { try $0.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now()) }
         for r in results { inv.print(try line(r)) }
     }
 

@@ -10,10 +10,10 @@ enum AuditCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let goal = try inv.uuidArgument(0, "GOAL")
         let store = try inv.openStore()
-        let steps = try store.audit(goal: goal)
+        let steps = try store.reading { try $0.audit(goal: goal) }
         guard !steps.isEmpty else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
-        let conflicts = try store.conflicts(goal: goal)
-        let sources = GoalAudit.entrySources(try store.events(ofGoal: goal).map(\.event), rule: store.historyRule)
+        let conflicts = try store.reading { try $0.conflicts(goal: goal) }
+        let sources = GoalAudit.entrySources(try store.reading { try $0.events(ofGoal: goal) }.map(\.event), rule: try store.reading { $0.historyRule })
         if inv.json {
             // Each step lists the conflicts it took part in, as winner or as overwritten.
             try inv.printJSON(

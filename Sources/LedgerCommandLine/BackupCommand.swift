@@ -15,7 +15,7 @@ enum BackupCommand {
         let destination = inv.positionals[0]
         try store.backup(to: destination, withKey: inv.isSet(Self.withKey))
         let copy = try LedgerStore.open(at: destination)
-        let events = try copy.lastPosition()
+        let events = try copy.reading { try $0.lastPosition() }
         if inv.json {
             try inv.printJSON(.object([("backup", .string(destination)), ("events", .number(Double(events)))]))
         } else {

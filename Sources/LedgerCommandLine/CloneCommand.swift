@@ -39,7 +39,7 @@ enum CloneCommand {
                 store = cloned
             case .awaitingEnrolment(let kept, let refusal):
                 // The store stays, with the device's key, for the enrolment to name.
-                let key = (try? kept.publicKey()).flatMap { $0 }.map { Hex.string($0) } ?? "KEY"
+                let key = (try? kept.reading { try $0.publicKey() }).flatMap { $0 }.map { Hex.string($0) } ?? "KEY"
                 throw LedgerError(
                     refusal.code,
                     refusal.message
@@ -52,9 +52,9 @@ enum CloneCommand {
             }
             store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
         }
-        let events = try store.lastPosition()
-        let key = try store.publicKey()
-        let enrolled = try store.enrolledDevices().contains { $0.device == device }
+        let events = try store.reading { try $0.lastPosition() }
+        let key = try store.reading { try $0.publicKey() }
+        let enrolled = try store.reading { try $0.enrolledDevices() }.contains { $0.device == device }
         if inv.json {
             try inv.printJSON(
                 .object([
@@ -65,7 +65,7 @@ enum CloneCommand {
         } else {
             inv.print("cloned ledger \(store.ledgerID.uuidString) into \(store.path) for device \(device): \(events) events")
         }
-        SyncCommand.reportWaiting(try store.waitingEvents(), here: true, &inv)
+        SyncCommand.reportWaiting(try store.reading { try $0.waitingEvents() }, here: true, &inv)
         if let key, !enrolled {
             // A hub cannot vouch for a device: an enrolled device pairs with it.
             inv.err +=

@@ -13,7 +13,7 @@ enum ConflictsCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let goal = try inv.value(Self.goal)
         let store = try inv.openStore()
-        let conflicts = try store.conflicts(goal: goal)
+        let conflicts = try store.reading { try $0.conflicts(goal: goal) }
         if inv.json {
             try inv.printJSON(.array(conflicts.map(\.json)))
             return

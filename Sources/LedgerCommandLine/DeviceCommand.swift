@@ -17,8 +17,8 @@ enum DeviceCommand {
         if action == "rotate" {
             guard inv.positionals.count == 1 else { throw LedgerError(.invalidArgument, "device rotate takes no name: it rotates this device's key") }
             let store = try inv.openStore()
-            let result = try store.rotateKey(now: now)
-            let key = try store.publicKey() ?? []
+            let result = try store.writing { try $0.rotateKey(now: now) }
+            let key = try store.reading { try $0.publicKey() } ?? []
             try report(&inv, result, "rotated the key of \(store.device): it signs from its next event with \(EventChain.fingerprint(key))")
             return
         }
@@ -31,12 +31,12 @@ enum DeviceCommand {
                 throw LedgerError(.invalidArgument, "--key must be 64 hexadecimal digits (a device's public key), got \"\(text)\"")
             }
             let store = try inv.openStore()
-            let result = try store.enrol(device: name, publicKey: key, now: now)
+            let result = try store.writing { try $0.enrol(device: name, publicKey: key, now: now) }
             try report(&inv, result, "enrolled \(name) (key \(EventChain.fingerprint(key))); sync so that \(name) receives it")
         case "revoke":
             let store = try inv.openStore()
-            let result = try store.revoke(device: name, now: now)
-            let devices = try store.enrolledDevices()
+            let result = try store.writing { try $0.revoke(device: name, now: now) }
+            let devices = try store.reading { try $0.enrolledDevices() }
             let parents = Dictionary(uniqueKeysWithValues: devices.map { ($0.device, $0.enrolledBy) })
             func isBelow(_ d: String) -> Bool {
                 var p = parents[d] ?? nil

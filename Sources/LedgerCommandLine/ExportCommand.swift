@@ -13,7 +13,7 @@ enum ExportCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let file = try inv.required(Self.out, by: "export")
         let store = try inv.openStore()
-        let count = try store.export(to: file)
+        let count = try store.reading { try $0.export(to: file) }
         if inv.json {
             try inv.printJSON(.object([("events", .number(Double(count))), ("file", .string(file))]))
         } else {

@@ -9,7 +9,7 @@ enum ImportCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let r = try store.importFile(inv.positionals[0])
+        let r = try store.writing { try $0.importFile(inv.positionals[0]) }
         if inv.json {
             try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
         } else {

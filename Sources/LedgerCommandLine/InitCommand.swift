@@ -27,10 +27,10 @@ enum InitCommand {
             try inv.printJSON(
                 .object([
                     ("ledger", .string(store.ledgerID.uuidString)), ("device", .string(store.device)),
-                    ("schema", .number(Double(store.schema))), ("store", .string(store.path)),
+                    ("schema", .number(Double(try store.reading { $0.schema }))), ("store", .string(store.path)),
                 ]))
         } else {
-            inv.print("created ledger \(store.ledgerID.uuidString) at \(store.path) for device \(store.device) (schema \(store.schema))")
+            inv.print("created ledger \(store.ledgerID.uuidString) at \(store.path) for device \(store.device) (schema \(try store.reading { $0.schema }))")
         }
     }
 }

@@ -12,7 +12,7 @@ enum LogCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let goal = try inv.value(Self.goal)
         let store = try inv.openStore()
-        let events = try store.canonicalEvents(goal: goal)
+        let events = try store.reading { try $0.canonicalEvents(goal: goal) }
         if inv.json {
             // One array, written event by event.
             inv.write("[")

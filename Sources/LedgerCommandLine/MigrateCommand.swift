@@ -8,7 +8,7 @@ enum MigrateCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let before = store.schema
+        let before = try store.reading { $0.schema }
         let report = try store.migrate(now: try inv.now())
         if inv.json {
             try inv.printJSON(

@@ -18,7 +18,7 @@ enum RebuildCommand {
             FileHandle.standardError.write(Data("\rrebuilding: \(folded)/\(total) events".utf8))
         }
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
-        let (version, checkpoint) = try store.projectionStatus()
+        let (version, checkpoint) = try store.reading { try $0.projectionStatus() }
         if inv.json {
             try inv.printJSON(
                 .object([

@@ -20,7 +20,7 @@ enum ReplayCommand {
             try replayGoalByGoal(store, through: to, &inv)
             return
         }
-        let projection = try store.replay(through: to, asOf: asOf)
+        let projection = try store.reading { try $0.replay(through: to, asOf: asOf) }
         // The digest encodes every goal first, so an encoding error stops before any output.
         let digest = try projection.digest
         if inv.json {
@@ -41,22 +41,22 @@ enum ReplayCommand {
     /// keeps its one-line goals until the digest is known.
     static func replayGoalByGoal(_ store: LedgerStore, through: UInt64?, _ inv: inout Invocation) throws(LedgerError) {
         if inv.json {
-            let (position, digest) = try store.replayGoalByGoal(through: through) { _ throws(LedgerError) in }
+            let (position, digest) = try store.reading { try $0.replayGoalByGoal(through: through) { _ throws(LedgerError) in } }
             inv.write(#"{"position":\#(position),"digest":"\#(digest)","goals":["#)
             var first = true
             var buffer: [UInt8] = []
-            _ = try store.replayGoalByGoal(through: through) { g throws(LedgerError) in
+            _ = try store.reading { try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in
                 buffer.removeAll(keepingCapacity: true)
                 if !first { buffer.append(UInt8(ascii: ",")) }
                 first = false
                 try g.writeCanonicalJSON(into: &buffer)
                 inv.write(String(decoding: buffer, as: UTF8.self))
-            }
+            } }
             inv.write("]}\n")
             return
         }
         var lines: [String] = []
-        let (position, digest) = try store.replayGoalByGoal(through: through) { g throws(LedgerError) in lines.append(GoalText.line(g)) }
+        let (position, digest) = try store.reading { try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in lines.append(GoalText.line(g)) } }
         inv.print("position \(position) · \(lines.count) goal\(lines.count == 1 ? "" : "s") · digest \(digest)")
         for line in lines { inv.printText(line) }
     }

@@ -28,7 +28,7 @@ enum ReportCommand {
         let device = try inv.value(Self.device)
         if let device, !DeviceName.isValid(device) { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
         let store = try inv.openStore()
-        let report = try LedgerReport.make(store: store, device: device, goals: goals, now: now)
+        let report = try store.reading { try LedgerReport.make(snapshot: $0, device: device, goals: goals, now: now) }
         try report.write(to: out, choosingGoals: Self.choosingGoals[report.labels.language] ?? "")
         if inv.json {
             try inv.printJSON(

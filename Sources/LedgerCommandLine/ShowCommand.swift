@@ -16,10 +16,10 @@ enum ShowCommand {
         let store = try inv.openStore()
         let found: (GoalState, GoalView)?
         if let asOf {
-            let projection = try store.replay(asOf: asOf)
+            let projection = try store.reading { try $0.replay(asOf: asOf) }
             found = projection.goals[goal].map { ($0, GoalView(goal: $0, calendar: projection.device(store.device).calendar, now: asOf)) }
         } else {
-            found = try store.goalWithView(goal, now: now)
+            found = try store.reading { try $0.goalWithView(goal, now: now) }
         }
         guard let (state, view) = found, state.exists else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
         if inv.json {

@@ -8,7 +8,7 @@ enum StatusCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
         // Every figure from one snapshot: an append elsewhere never shows half-way.
-        let status = try store.status()
+        let (status, signed) = try store.reading { (try $0.status(), $0.isSignedLedger) }
         let heads = status.originHeads.sorted { String.bytesPrecede($0.key, $1.key) }
         let (events, enrolled, key) = (status.events, status.enrolledDevices, status.deviceKey)
         let (version, checkpoint) = (status.projectionVersion, status.projectionCheckpoint)
@@ -52,7 +52,7 @@ enum StatusCommand {
                                 ])
                             })
                     ),
-                    ("signed", .bool(store.isSignedLedger)),
+                    ("signed", .bool(signed)),
                 ] + extra))
             return
         }
@@ -68,7 +68,7 @@ enum StatusCommand {
             let by = d.enrolledBy.map { " by \($0)" } ?? ""
             inv.print("enrolled \(d.device) \(d.fingerprint) from sequence \(d.from)\(by)\(revoked)")
         }
-        if !store.isSignedLedger && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
+        if !signed && enrolled.isEmpty { inv.print("signing  not yet: run `ledger migrate` to sign this device's events") }
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
         inv.print("digest   \(status.digest)")
         for e in status.setAside { inv.print("aside    \(e.description)") }

@@ -28,7 +28,7 @@ enum SyncCommand {
             try inv.printJSON(
                 .object([
                     ("pulled", .number(Double(r.pulled.imported))), ("pushed", .number(Double(r.pushed.imported))),
-                    ("events", .number(Double(try store.lastPosition()))),
+                    ("events", .number(Double(try store.reading { try $0.lastPosition() }))),
                 ]))
         } else {
             inv.print("received \(r.pulled.imported) event\(r.pulled.imported == 1 ? "" : "s"), sent \(r.pushed.imported)")

@@ -8,7 +8,7 @@ enum VerifyCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let report = try store.verify()
+        let report = try store.reading { try $0.verify() }
         let problems = report.findings
         if inv.json {
             try inv.printJSON(

@@ -20,7 +20,7 @@ package struct FileCenterReconciler: Sendable {
     /// delivered), the pass runs, and unless `dryRun` the center file and the checkpoint are
     /// written.
     package func reconcile(now: Instant, full: Bool = false, dryRun: Bool = false) throws(LedgerError) -> ReconcileReport {
-        let device = try store.deviceState(store.device)
+        let device = try store.reading { try $0.deviceState(store.device) }
         let center = try FileReminderCenter(
             path: centerPath, defaultCapacity: device.settings.capacity, now: now, timeZone: device.calendar.timeZone)
         let reconciler = Reconciler(store: store, rawCenterID: URL(fileURLWithPath: centerPath).standardizedFileURL.path)

@@ -34,7 +34,7 @@ extension Hub {
             try checkSchema()
             try lock(ledger: store.ledgerID)
             var hub = try heads(of: store.ledgerID)
-            let local = try store.originHeads()
+            let local = try store.reading { try $0.originHeads() }
             var unreadable: [WaitingEvents] = []
             // Where both hold an origin, the event at the lower head must be the same one: else
             // the two histories of that device diverged (e.g. a store restored from an old backup
@@ -44,7 +44,7 @@ extension Hub {
                 let reason: String
                 do throws(LedgerError) {
                     let theirs = try decode(head.record, origin: origin, sequence: head.sequence, id: head.eventID, hlc: head.hlc)
-                    let mine = try store.event(origin: origin, sequence: head.sequence)
+                    let mine = try store.reading { try $0.event(origin: origin, sequence: head.sequence) }
                     if mine == theirs { continue }
                     reason =
                         "fork: event \(theirs.id.uuidString) (\(origin)/\(head.sequence)) there differs from \(mine.map { "event \($0.id.uuidString)" } ?? "the event") held here: the histories of device \(origin) diverged"
@@ -66,12 +66,12 @@ extension Hub {
                 // From the last event held here (so the import checks it is the same one).
                 let (changes, bad) = try fetch(
                     ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
-                pulled = try store.apply(changes, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit)
+                pulled = try store.writing { try $0.apply(changes, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit) }
             } else {
                 // Nothing to pull still completes an exchange (a restored store may append again).
-                pulled = try store.apply(
+                pulled = try store.writing { try $0.apply(
                     ChangeSet(ledger: store.ledgerID, events: [], records: []), from: "the hub at \(name)", unreadable: unreadable,
-                    beforeCommit: commit)
+                    beforeCommit: commit) }
             }
             return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
         } catch {
@@ -104,9 +104,9 @@ extension Hub {
             // A ledger's stores take the newest schema its events were written under.
             let schema = Int(fetched.changes.events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
             let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
-            try store.apply(fetched.changes, from: "the hub at \(name)", unreadable: fetched.unreadable)
+            try store.writing { try $0.apply(fetched.changes, from: "the hub at \(name)", unreadable: fetched.unreadable) }
             // A name the ledger enrolled (its device has not written yet) belongs to that device.
-            if try store.enrolledDevices().contains(where: { $0.device == device }) {
+            if try store.reading { try $0.enrolledDevices() }.contains(where: { $0.device == device }) {
                 throw LedgerError(.invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
             }
             return store
@@ -224,7 +224,7 @@ extension Hub {
             }
             do {
                 _ = try connection.copyIn("COPY pushed FROM STDIN (FORMAT binary)") { w in
-                    try store.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
+                    try store.reading { try $0.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
                         do throws(PostgreSQLError) {
                             try w.row(fields: 5)
                         } catch {
@@ -235,7 +235,7 @@ extension Hub {
                         w.uuid(e.id)
                         w.int64(Int64(bitPattern: e.hlc.rawValue))
                         w.bytes(bytes)
-                    }
+                    } }
                 }
             } catch let e as LedgerError {
                 throw e
@@ -268,14 +268,14 @@ extension Hub {
                 count += batch.origins.count
                 batch = InsertBatch()
             }
-            try store.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
+            try store.reading { try $0.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
                 batch.origins.append(e.origin)
                 batch.sequences.append(Int64(e.sequence))
                 batch.ids.append(e.id)
                 batch.clocks.append(Int64(bitPattern: e.hlc.rawValue))
                 batch.records.append(Array(bytes))
                 if batch.origins.count == InsertBatch.size { try send() }
-            }
+            } }
             try send()
             return count
         }

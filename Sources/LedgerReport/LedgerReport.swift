@@ -306,10 +306,12 @@ public struct DeviceReminders: Sendable {
 }
 
 extension LedgerReport {
-    /// Gathers a report from `store` for `device`'s calendar (default: the store's own) at `now`,
-    /// about `goals` (default: every goal; unknown ids are refused, naming the first).
+    /// Gathers a report from `snapshot` for `device`'s calendar (default: the store's own) at
+    /// `now`, about `goals` (default: every goal; unknown ids are refused, naming the first).
+    ///
+    ///     let report = try store.read { try LedgerReport.make(snapshot: $0, now: now) }
     public static func make(
-        store: LedgerStore, device name: String? = nil, goals selected: [UUID]? = nil, now: Instant,
+        snapshot store: borrowing LedgerSnapshot, device name: String? = nil, goals selected: [UUID]? = nil, now: Instant,
         limits: ReportLimits = ReportLimits()
     ) throws(LedgerError) -> LedgerReport {
         let projection = try store.projection()

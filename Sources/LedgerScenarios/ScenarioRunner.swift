@@ -40,7 +40,7 @@ package enum ScenarioRunner {
             if let a = d.authorization {
                 setup.append(EventDraft(at: scenario.start, payload: .notificationAuthorization(NotificationAuthorization(status: a))))
             }
-            if !setup.isEmpty { try stores[d.name]!.append(setup, now: scenario.start) }
+            if !setup.isEmpty { try stores[d.name]!.writing { try $0.append(setup, now: scenario.start) } }
         }
         var relay: LedgerStore?
         if scenario.hasHub, hub == nil {
@@ -62,7 +62,7 @@ package enum ScenarioRunner {
             case .append(let device, let at, let events, let expectError):
                 clock = max(clock, at)
                 do throws(LedgerError) {
-                    try stores[device]!.append(events, now: at)
+                    try stores[device]!.writing { try $0.append(events, now: at) }
                     if let expectError {
                         report.failures.append("\(label): append on \(device): expected exit \(expectError), found success")
                     }
@@ -112,7 +112,7 @@ package enum ScenarioRunner {
         let device = x.device.map { stores[$0]! }
         let on = x.device.map { "device \($0)" } ?? ""
         if let store = device, let goal = x.goal {
-            let state = try store.goalState(goal)
+            let state = try store.reading { try $0.goalState(goal) }
             let json = state.json
             let about = "\(on) goal \(goal.uuidString)"
             if let exists = x.exists { expect("\(about) exists", .bool(exists), .bool(state.exists)) }
@@ -126,14 +126,14 @@ package enum ScenarioRunner {
                 }
                 if let count = x.entryCount { expect("\(about) entry count", .number(Double(count)), .number(Double(state.entries.count))) }
                 if x.periodValue != nil || x.completed != nil {
-                    let view = GoalView(goal: state, calendar: try store.deviceState(store.device).calendar, now: now).json
+                    let view = GoalView(goal: state, calendar: try store.reading { try $0.deviceState(store.device) }.calendar, now: now).json
                     if let v = x.periodValue { expect("\(about) period value at \(now)", v, view["value"] ?? .null) }
                     if let c = x.completed { expect("\(about) completed at \(now)", .bool(c), view["completed"] ?? .null) }
                 }
             }
         }
         if let store = device, let expected = x.conflicts {
-            let found = try store.conflicts(goal: x.goal)
+            let found = try store.reading { try $0.conflicts(goal: x.goal) }
             func describe(_ c: Scenario.ExpectedConflict) -> JSONValue {
                 .object([
                     ("goal", .string(c.goal.uuidString)), ("field", .string(c.field)), ("winner", .string(c.winner)),
@@ -147,7 +147,7 @@ package enum ScenarioRunner {
             expect("\(on) conflicts", .array(expected.map(describe)), .array(foundShort.map(describe)))
         }
         if let names = x.converged {
-            let replays = try names.map { (n) throws(LedgerError) in try stores[n]!.replay() }
+            let replays = try names.map { (n) throws(LedgerError) in try stores[n]!.reading { try $0.replay() } }
             let texts = try replays.map { (r) throws(LedgerError) in
                 try JSONWriter.string(.object([("position", .number(Double(r.position))), ("goals", r.canonicalJSON)]))
             }

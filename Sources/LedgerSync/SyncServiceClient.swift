@@ -72,7 +72,7 @@ public struct SyncServiceClient: Sendable {
     /// base URL that is not `https` (or `http` to a loopback address). When the push fails, the
     /// pulled events stay applied.
     public func sync(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
-        let pull = try pullRequest(for: store, state: try store.syncState())
+        let pull = try pullRequest(for: store, state: try store.reading { try $0.syncState() })
         let (pulled, hubState) = try finishPull(try await send(pull), store: store)
         guard let push = try pushRequest(for: store, hubState: hubState) else {
             return SyncResult(pulled: pulled, pushed: ImportResult())
@@ -238,7 +238,7 @@ extension SyncServiceClient {
     /// set also repeats the hub's last event of each origin both hold, which alone is not worth
     /// a request).
     func pushRequest(for store: LedgerStore, hubState: SyncState) throws(LedgerError) -> Prepared? {
-        let changes = try store.changeSet(since: hubState)
+        let changes = try store.reading { try $0.changeSet(since: hubState) }
         guard changes.events.contains(where: { $0.sequence > (hubState.heads[$0.origin]?.sequence ?? 0) }) else { return nil }
         return try signedRequest("push", for: store, body: changes.encoded(), contentType: Self.changesMediaType)
     }
@@ -251,7 +251,7 @@ extension SyncServiceClient {
         // The hub's state first: an answer without it is refused before anything is applied.
         let hubState = try hubState(of: reply, ledger: store.ledgerID)
         let changes = try ChangeSet(decoding: reply.body, source: "the pull answer of \(source)")
-        let pulled = try store.apply(changes, from: source)
+        let pulled = try store.writing { try $0.apply(changes, from: source) }
         return (pulled, hubState)
     }
 
@@ -338,7 +338,7 @@ extension SyncServiceClient {
     /// Applies a clone's pull answer, or keeps the store when the service refused the new device.
     func finishClone(_ reply: Reply, store: LedgerStore, undo: () -> Void) throws(LedgerError) -> CloneOutcome {
         if reply.status == 401 {
-            let key = (try? store.publicKey()).flatMap { $0 }.map(Self.hex) ?? "(unknown)"
+            let key = (try? store.reading { try $0.publicKey() }).flatMap { $0 }.map(Self.hex) ?? "(unknown)"
             let refusal = LedgerError(
                 .store,
                 "the sync service at \(serviceName) refused device \(store.device) of ledger \(store.ledgerID.uuidString): \(Self.reason(reply.body)). A new device must first be enrolled by an enrolled device of the ledger, with this device's public key \(key), and that device must sync with the service; then sync this store, which was kept at \(store.path) with the device's key"
@@ -480,7 +480,7 @@ extension SyncServiceClient {
 extension SyncServiceClient {
     /// ``sync(_:)``, blocking the calling thread until it is done (for the command line).
     package func syncBlocking(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
-        let pull = try pullRequest(for: store, state: try store.syncState())
+        let pull = try pullRequest(for: store, state: try store.reading { try $0.syncState() })
         let (pulled, hubState) = try finishPull(try sendBlocking(pull), store: store)
         guard let push = try pushRequest(for: store, hubState: hubState) else {
             return SyncResult(pulled: pulled, pushed: ImportResult())
@@ -491,7 +491,7 @@ extension SyncServiceClient {
     /// A pull into `store` of what it lacks, the request signed as `signer`'s device (for the
     /// benchmark: a store that is not enrolled reads through an enrolled one's identity).
     package func pullBlocking(into store: LedgerStore, signedBy signer: LedgerStore) throws(LedgerError) -> ImportResult {
-        let pull = try pullRequest(for: signer, state: try store.syncState())
+        let pull = try pullRequest(for: signer, state: try store.reading { try $0.syncState() })
         return try finishPull(try sendBlocking(pull), store: store).0
     }
 

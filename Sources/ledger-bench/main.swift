@@ -18,7 +18,7 @@ let args = Array(CommandLine.arguments.dropFirst())
 
 if let store = value("--child-replay") {
     let s = try LedgerStore.open(at: store)
-    _ = try s.replay().digest
+    _ = try s.reading { try $0.replay() }.digest
     exit(0)
 }
 if let store = value("--child-scan") {

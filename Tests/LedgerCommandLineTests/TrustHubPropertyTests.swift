@@ -57,7 +57,8 @@ struct TrustHubPropertyTests {
                 try attempt { try s.rotateKey(now: now) }
                 if s === thief, let k = try thief.publicKey() { thiefKeys.append(k) }
             case 7:
-                try attempt { try thief.enrol(device: pick(["phone", "watch", "laptop", "friend"]), key: thiefKeys.last!, from: 1, now: now) }
+                let name = pick(["phone", "watch", "laptop", "friend"])
+                try attempt { _ = try thief.writing { try $0.enrol(device: name, key: thiefKeys.last!, from: 1, now: now) } }
             default:
                 // A row forged under another device's name, written straight into the hub.
                 let victim = pick(["phone", "laptop", "watch"])

@@ -1,5 +1,6 @@
 import Foundation
 import GoalLedger
+import LedgerTestSupport
 import HTTPServer
 import RequestSigning
 import Sodium

@@ -85,7 +85,7 @@ public struct GoalSnapshot: Hashable, Sendable, Identifiable {
     }
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// One goal's current facts, from the stored projection; nil for a goal the store does not
     /// know (or whose creation has not arrived yet).
     public func goal(_ id: UUID) throws(LedgerError) -> Goal? { try goalState(id).goal }
@@ -122,7 +122,7 @@ extension LedgerStore {
         now: Instant, includingDeleted: Bool, entries: Bool, _ body: (GoalState, GoalView) throws -> Void
     ) throws(LedgerError) {
         let rule = historyRule
-        try read { txn in
+        try run {
             let t = try StoredProjection.active(txn, layout)
             let calendar = try StoredProjection.device(device, txn, t).calendar
             let revoked = try TrustTable.revocations(txn, layout)
@@ -139,7 +139,7 @@ extension LedgerStore {
                 if entries { state = try StoredProjection.withEntries(header, txn, t, layout, rule: rule, revoked: revoked) }
                 let view = try kept ? ViewTables.view(of: state, today: today, firstWeekday: calendar.firstWeekday, txn, t) : nil
                 try body(
-                    state, try view ?? Self.view(of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
+                    state, try view ?? LedgerStore.view(of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
                 return true
             }
         }
@@ -149,14 +149,17 @@ extension LedgerStore {
     /// transaction; nil for a goal the store has no row of.
     package func goalWithView(_ id: UUID, now: Instant) throws(LedgerError) -> (GoalState, GoalView)? {
         let rule = historyRule
-        return try read { txn in
+        return try run {
             let t = try StoredProjection.active(txn, layout)
             guard let state = try StoredProjection.goal(id, txn, t, layout, rule: rule) else { return nil }
             let calendar = try StoredProjection.device(device, txn, t).calendar
-            return (state, try Self.view(of: state, entriesRead: true, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: nil))
+            return (state, try LedgerStore.view(of: state, entriesRead: true, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: nil))
         }
     }
 
+}
+
+extension LedgerStore {
     /// The view of `goal` from the kept rows, or folded from its entries when the rows were kept
     /// for another calendar (read first when `entriesRead` is false).
     static func view(

@@ -158,7 +158,7 @@ extension AuditStep {
     }
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// Every change to `goal`, in canonical order.
     public func audit(goal: UUID) throws(LedgerError) -> [AuditStep] {
         let trust = try trustState()

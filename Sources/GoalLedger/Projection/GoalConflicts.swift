@@ -113,7 +113,7 @@ public enum GoalConflicts {
     }
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// The conflicts of one goal, or of every goal (sorted by goal id).
     public func conflicts(goal: UUID? = nil) throws(LedgerError) -> [Conflict] {
         let goals: [UUID]

@@ -131,7 +131,7 @@ public struct Reconciler: Sendable {
     {
         let previous = try loadState()
         let changes = try PendingTableChanges(store: store, device: store.device, after: previous?.checkpoint ?? 0)
-        let device = try store.deviceState(store.device)
+        let device = try store.reading { try $0.deviceState($0.device) }
         let authorization = device.authorization?.value
         var report = ReconcileReport(device: store.device, authorization: authorization)
         report.checkpoint = changes.checkpoint
@@ -153,7 +153,7 @@ public struct Reconciler: Sendable {
                 report.cancelled = ids
             }
             if authorization == .denied {
-                let plan = try store.pendingPlan(device: store.device, now: now).1
+                let plan = try store.reading { try $0.pendingPlan(device: $0.device, now: now).1 }
                 report.issues = Set(plan.requests.map(\.plannedGoal)).map { ReminderIssue(goal: $0, kind: .permissionDenied) }
             }
             state.retry = []
@@ -167,15 +167,15 @@ public struct Reconciler: Sendable {
             if !full {
                 var goals = changes.goals.union(state.retry).union(previous!.held!)
                 for id in heldGoalReminders.keys { goals.insert(Self.goal(ofReminderID: id)) }
-                let (rows, exceeds) = try store.pendingRows(device: store.device, goals: goals, limit: capacity)
+                let (rows, exceeds) = try store.reading { try $0.pendingRows(device: $0.device, goals: goals, limit: capacity) }
                 if exceeds {
                     full = true
                 } else {
-                    desired = try store.expand(rows, device: device, now: now).requests
+                    desired = try store.reading { try $0.expand(rows, device: device, now: now).requests }
                 }
             }
             if full {
-                let plan = try store.pendingPlan(device: store.device, now: now).1
+                let plan = try store.reading { try $0.pendingPlan(device: $0.device, now: now).1 }
                 desired = plan.requests
                 state.overCapacity = !plan.overCapacity.isEmpty
                 report.issues += plan.overCapacity.map { ReminderIssue(goal: $0, kind: .overCapacity) }
@@ -232,7 +232,8 @@ public struct Reconciler: Sendable {
         let delivered = try await Self.call("read the delivered notifications") { try await center.deliveredNotifications() }
         let recognized = delivered.filter { ReminderPlan.isGoalReminderID($0.id) }
         guard !recognized.isEmpty else { return [] }
-        let facts = try store.reminderFacts(Set(recognized.map { Self.goal(ofReminderID: $0.id) }))
+        let goals = Set(recognized.map { Self.goal(ofReminderID: $0.id) })
+        let facts = try store.reading { try $0.reminderFacts(goals) }
         let gone = recognized.filter { n in
             guard let f = facts[Self.goal(ofReminderID: n.id)] else { return true }
             return f.cadence == .once && f.completed
@@ -253,7 +254,7 @@ public struct Reconciler: Sendable {
     /// The device's desired notification table at `now` (what `ledger pending` prints), from
     /// the stored pending table.
     public static func pending(store: LedgerStore, device name: String, now: Instant) throws(LedgerError) -> (DeviceState, ReminderPlan) {
-        try store.pendingPlan(device: name, now: now)
+        try store.reading { try $0.pendingPlan(device: name, now: now) }
     }
 
     // MARK: State
@@ -299,7 +300,7 @@ public struct Reconciler: Sendable {
 
 extension LedgerStore {
     func metaValue(_ key: [UInt8]) throws(LedgerError) -> [UInt8]? {
-        try read { txn in try txn.get(layout.meta, key: key) }
+        try readTransaction { txn in try txn.get(layout.meta, key: key) }
     }
 
     func setMetaValue(_ key: [UInt8], _ value: [UInt8]) throws(LedgerError) {

@@ -91,7 +91,7 @@ public struct ChangeFeed: Sendable {
 extension LedgerStore {
     /// Changes after `checkpoint` up to the projection's checkpoint, and the position reached.
     func changes(after checkpoint: UInt64, limit: Int) throws(LedgerError) -> ([ProjectionChange], UInt64) {
-        try read { txn in
+        try readTransaction { txn in
             let committed = try StoredProjection.status(txn, layout).checkpoint
             var out: [ProjectionChange] = []
             var reached = checkpoint

@@ -22,7 +22,7 @@ public struct AppendResult: Equatable, Sendable {
     }
 }
 
-extension LedgerStore {
+extension LedgerWriter {
     /// Appends `drafts` as one atomic batch authored by the local device.
     ///
     /// - An event whose id is already stored (or earlier in the batch) is not written again; its
@@ -35,6 +35,9 @@ extension LedgerStore {
     ///   events about it in this store) must equal this value before the batch; 0 means the goal
     ///   does not exist yet. A mismatch throws `versionConflict`.
     /// - `now` is the wall time of events that carry no `at`.
+    ///
+    /// A refused batch throws before it writes anything, and the writer's transaction is left as
+    /// it was before the call.
     @discardableResult
     public func append(
         _ drafts: [EventDraft], lines: [Int]? = nil, expectedVersion: Int? = nil, now: Instant
@@ -43,17 +46,28 @@ extension LedgerStore {
     }
 
     /// `append`, also for the store's own enrolments (`enrolling`), signed with `signingKey`
-    /// when given (the founder's first event, before its key is enrolled), else with the
-    /// device's key once it is enrolled.
+    /// when given (the founder's first event, before its key is enrolled), else with a key this
+    /// write rotated to, else with the device's key once it is enrolled.
     func append(
         _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?
     ) throws(LedgerError) -> [AppendResult] {
-        let device = self.device
-        let schema = self.schema
-        let rule = self.historyRule
-        let layout = self.layout
-        return try failing(as: "appending to \(path)") {
-            return try env.write { txn in
+        try run("appending to \(store.path)") {
+            try store.append(
+                drafts, lines: lines, expectedVersion: expectedVersion, now: now, enrolling: enrolling,
+                signingKey: signingKey ?? effects.rotatedKey, schema: schema, txn)
+        }
+    }
+}
+
+extension LedgerStore {
+    /// The body of ``LedgerWriter/append(_:lines:expectedVersion:now:)`` in the write
+    /// transaction `txn`, for a store on `schema`.
+    func append(
+        _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?,
+        schema: Int, _ txn: borrowing Transaction
+    ) throws -> [AppendResult] {
+                let device = self.device
+                let rule: HistoryRule = schema == 1 ? .lastWriteWins : .recordLevel
                 try self.checkBeforeWriting(txn, layout)
                 var clock = HLC(
                     rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
@@ -215,8 +229,6 @@ extension LedgerStore {
                     if wroteTrust { try self.recomputeTrust(txn) }
                 }
                 return results
-            }
-        }
     }
 
     /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at

@@ -20,7 +20,7 @@ extension LedgerStore {
         now: @escaping @Sendable () -> Instant = { .systemNow }, includingDeleted: Bool = false,
         otherProcesses: Duration = .milliseconds(250)
     ) -> AsyncThrowingStream<[GoalSnapshot], Error> {
-        observe(otherProcesses: otherProcesses) { store in try store.goals(now: now(), includingDeleted: includingDeleted) }
+        observe(otherProcesses: otherProcesses) { store in try store.reading { try $0.goals(now: now(), includingDeleted: includingDeleted) } }
     }
 
     /// One goal as ``goal(_:now:)`` gives it (nil while the store does not know it), first now and
@@ -28,7 +28,7 @@ extension LedgerStore {
     public func observeGoal(
         _ id: UUID, now: @escaping @Sendable () -> Instant = { .systemNow }, otherProcesses: Duration = .milliseconds(250)
     ) -> AsyncThrowingStream<GoalSnapshot?, Error> {
-        observe(otherProcesses: otherProcesses) { store in try store.goal(id, now: now()) }
+        observe(otherProcesses: otherProcesses) { store in try store.reading { try $0.goal(id, now: now()) } }
     }
 
     func observe<Value: Equatable & Sendable>(
@@ -70,10 +70,10 @@ extension LedgerStore {
         let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let token = env.commits.subscribe { wake.yield() }
         let poll = Task {
-            var seen = try? store.projectionStatus().checkpoint
+            var seen = try? store.reading { try $0.projectionStatus().checkpoint }
             while !Task.isCancelled {
                 try? await Task.sleep(for: otherProcesses)
-                let now = try? store.projectionStatus().checkpoint
+                let now = try? store.reading { try $0.projectionStatus().checkpoint }
                 if now != seen {
                     seen = now
                     wake.yield()

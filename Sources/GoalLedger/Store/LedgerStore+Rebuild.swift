@@ -93,7 +93,7 @@ extension LedgerStore {
     /// older fold is rebuilt; one behind the log (which a store written by this code never is)
     /// catches up. A projection newer than the code is refused.
     func ensureProjectionIsCurrent(onRebuild: ((String) -> Void)?) throws(LedgerError) {
-        let (status, last) = try read { txn in (try StoredProjection.status(txn, layout), try Self.lastPosition(txn, layout)) }
+        let (status, last) = try readTransaction { txn in (try StoredProjection.status(txn, layout), try Self.lastPosition(txn, layout)) }
         if status.version > StoredProjection.version {
             throw LedgerError(
                 .store,

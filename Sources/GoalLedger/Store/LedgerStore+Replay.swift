@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// Folds the log from scratch one goal at a time and hands each created goal to `body` in id
     /// order, with the digest of the whole; only the goal being folded is in memory, whatever
     /// the log's length. The goals and the digest are those of ``replay(through:asOf:)``
@@ -14,7 +14,7 @@ extension LedgerStore {
         through position: UInt64? = nil, _ body: (GoalState) throws(LedgerError) -> Void
     ) throws(LedgerError) -> (position: UInt64, digest: String) {
         let rule = historyRule
-        return try read { txn in
+        return try run {
             let revoked = try TrustTable.revocations(txn, layout)
             let last = try txn.last(layout.events).map { $0.key.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
             let through = min(position ?? last, last)
@@ -34,7 +34,7 @@ extension LedgerStore {
                 }
                 let at = UInt64(bigEndianBytes: value)
                 guard at <= through else { return true }
-                guard let e = try Self.event(at: at, txn, layout) else {
+                guard let e = try LedgerStore.event(at: at, txn, layout) else {
                     throw LedgerError.damaged("the goal index names position \(at), which holds no event", position: at)
                 }
                 current!.projection.apply(e)
@@ -56,6 +56,6 @@ extension LedgerStore {
     /// The name of the active projection generation's table `name` (`p0.goals` or `p1.goals`),
     /// for the benchmark's raw baselines.
     package func activeTableName(_ name: String) throws(LedgerError) -> String {
-        try read { txn in "p\(try StoredProjection.status(txn, layout).generation).\(name)" }
+        try readTransaction { txn in "p\(try StoredProjection.status(txn, layout).generation).\(name)" }
     }
 }

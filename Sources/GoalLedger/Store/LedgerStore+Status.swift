@@ -39,26 +39,26 @@ public struct LedgerStatus: Equatable, Sendable {
     public var deviceKey: [UInt8]?
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// Every figure of the store's status, read in one read transaction: one state of the store,
     /// never figures of two commits side by side (reading them one call at a time, an append
     /// between two calls would show, say, a digest of fewer events than the count).
     public func status() throws(LedgerError) -> LedgerStatus {
-        var status = try read { txn in
+        var status = try run {
             let projection = try StoredProjection.status(txn, layout)
             let totals = try StoredProjection.ledgerDigest(txn, layout.projections[projection.generation])
             return LedgerStatus(
-                schema: Int(try StoredProjection.u64(txn, layout.meta, MetaKey.schema) ?? 1),
-                events: try Self.lastPosition(txn, layout),
+                schema: schema,
+                events: try LedgerStore.lastPosition(txn, layout),
                 goals: Int(clamping: totals.count),
-                originHeads: try Self.originHeads(txn, layout),
+                originHeads: try LedgerStore.originHeads(txn, layout),
                 projectionVersion: projection.version,
                 projectionCheckpoint: projection.checkpoint,
                 digest: totals.hex,
                 migrations: try Migrator.applied(txn, layout),
-                enrolledDevices: try Self.enrolledDevices(txn, layout),
-                setAside: try Self.setAsideEvents(txn, layout),
-                waiting: try Self.waitingEvents(txn, layout),
+                enrolledDevices: try LedgerStore.enrolledDevices(txn, layout),
+                setAside: try LedgerStore.setAsideEvents(txn, layout),
+                waiting: try LedgerStore.waitingEvents(txn, layout),
                 deviceKey: nil)
         }
         status.deviceKey = try publicKey()

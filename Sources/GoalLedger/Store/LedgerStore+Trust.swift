@@ -198,7 +198,7 @@ extension LedgerStore {
     /// (a version-8 UUID), so every origin must be enrolled and every event signed. Ledgers
     /// created before events were signed have a random (version-4) id; their devices sign from
     /// the migration on.
-    public var isSignedLedger: Bool { ledgerID.uuid.6 >> 4 == 8 }
+    var isSignedLedger: Bool { ledgerID.uuid.6 >> 4 == 8 }
 
     /// Whether `key` is the founder's key for `origin`: in a signed ledger, the two hash to the
     /// ledger's id (the ledger's first trust, which needs no enrolment event).
@@ -206,10 +206,6 @@ extension LedgerStore {
         isSignedLedger && EventChain.ledgerID(founder: origin, publicKey: key) == ledgerID
     }
 
-    /// The devices enrolled in the ledger, by name.
-    public func enrolledDevices() throws(LedgerError) -> [EnrolledDevice] {
-        try read { txn in try Self.enrolledDevices(txn, layout) }
-    }
 
     static func enrolledDevices(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [EnrolledDevice] {
         try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap { name, d in
@@ -218,10 +214,6 @@ extension LedgerStore {
         }
     }
 
-    /// Events that wait behind one an exchange could not verify, by origin.
-    public func waitingEvents() throws(LedgerError) -> [WaitingEvents] {
-        try read { txn in try Self.waitingEvents(txn, layout) }
-    }
 
     static func waitingEvents(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [WaitingEvents] {
         var out: [WaitingEvents] = []
@@ -455,6 +447,26 @@ extension LedgerStore {
         }
     }
 
+}
+
+extension LedgerSnapshot {
+    /// The devices enrolled in the ledger, by name.
+    public func enrolledDevices() throws(LedgerError) -> [EnrolledDevice] {
+        try run { try LedgerStore.enrolledDevices(txn, layout) }
+    }
+
+    /// Events that wait behind one an exchange could not verify, by origin.
+    public func waitingEvents() throws(LedgerError) -> [WaitingEvents] {
+        try run { try LedgerStore.waitingEvents(txn, layout) }
+    }
+
+    /// The trust state the table holds.
+    func trustState() throws(LedgerError) -> TrustState {
+        try run { try TrustTable.load(txn, layout) }
+    }
+}
+
+extension LedgerWriter {
     /// Appends a `deviceEnrolled` for `device` (this store's own, or a new device a clone
     /// creates), signed by this device.
     @discardableResult
@@ -465,15 +477,10 @@ extension LedgerStore {
         return try append([draft], lines: nil, expectedVersion: nil, now: now, enrolling: true, signingKey: signingKey)[0]
     }
 
-    /// The trust state the table holds (for the rules of a local append).
+    /// The trust state the table holds, as this transaction has changed it.
     func trustState() throws(LedgerError) -> TrustState {
-        try read { txn in try TrustTable.load(txn, layout) }
+        try run("reading \(store.path)") { try TrustTable.load(txn, layout) }
     }
-}
-
-extension LedgerStore {
-    /// This device's public key, if it has one.
-    public func publicKey() throws(LedgerError) -> [UInt8]? { try keys.key(ledger: ledgerID, device: device)?.publicKey }
 
     /// Enrols another device's public key (32 bytes), signed by this device: the device may then
     /// write under `device` from its first sequence, and sits below this one in the enrolment
@@ -511,24 +518,27 @@ extension LedgerStore {
     }
 
     /// Replaces this device's key with a new one: the rotation is signed by the current key,
-    /// and the new key signs from the next event on. The new key is kept in the store's key
-    /// store once the rotation is written.
+    /// and the new key signs from the next event on (later calls of this writer included). The
+    /// new key is kept in the store's key store once the write commits; a write that rolls back
+    /// leaves the key store as it was.
     @discardableResult
     public func rotateKey(now: Instant) throws(LedgerError) -> AppendResult {
         let state = try trustState()
         guard let me = state.devices[device], me.revokedAfter == nil else {
             throw LedgerError(.store, "device \(device) holds no key to rotate")
         }
-        guard let current = try keys.key(ledger: ledgerID, device: device) else {
-            throw LedgerError.signingKeyMissing(device: device, path: path)
+        let keys = store.keys
+        let stored = effects.rotatedKey == nil ? try keys.key(ledger: store.ledgerID, device: device) : nil
+        guard let current = effects.rotatedKey ?? stored else {
+            throw LedgerError.signingKeyMissing(device: device, path: store.path)
         }
         // The key store must be able to take the new key: tried with the current one first,
         // so that a store that cannot never writes a rotation it could not follow.
-        try keys.replace(current, ledger: ledgerID, device: device)
+        if effects.rotatedKey == nil { try keys.replace(current, ledger: store.ledgerID, device: device) }
         let next = SigningKey.generate()
-        let head = try originHeads()[device] ?? 0
-        let result = try enrol(device: device, key: next.publicKey, from: head + 2, now: now)
-        try keys.replace(next, ledger: ledgerID, device: device)
+        let head = try run("reading \(store.path)") { try LedgerStore.originHeads(txn, layout)[device] ?? 0 }
+        let result = try enrol(device: device, key: next.publicKey, from: head + 2, signingKey: effects.rotatedKey, now: now)
+        effects.rotatedKey = next
         return result
     }
 }
@@ -538,8 +548,8 @@ extension LedgerStore {
     /// device a key (kept if a previous run made one) and appends its enrolment, from its next
     /// sequence on. Idempotent: a device already enrolled is left alone.
     func startSigning(now: Instant) throws(LedgerError) {
-        guard schema == Self.currentSchema, !isSignedLedger else { return }
-        guard try trustState().devices[device] == nil else { return }
+        let (schema, enrolled, head) = try reading { s in (s.schema, try s.trustState().devices[device] != nil, try s.originHeads()[device] ?? 0) }
+        guard schema == Self.currentSchema, !isSignedLedger, !enrolled else { return }
         let key: SigningKey
         if let existing = try keys.key(ledger: ledgerID, device: device) {
             key = existing
@@ -547,7 +557,6 @@ extension LedgerStore {
             key = SigningKey.generate()
             try keys.save(key, ledger: ledgerID, device: device)
         }
-        let from = (try originHeads()[device] ?? 0) + 1
-        try enrol(device: device, key: key.publicKey, from: from, signingKey: key, now: now)
+        try writing { try $0.enrol(device: device, key: key.publicKey, from: head + 1, signingKey: key, now: now) }
     }
 }

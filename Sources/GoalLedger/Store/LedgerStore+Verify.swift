@@ -83,7 +83,7 @@ public struct VerificationProblem: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// Checks the store against itself in one snapshot, one ``VerificationCheck`` after another:
     /// every record's checksum and gapless positions (``VerificationCheck/log``), every index
     /// against the log (``VerificationCheck/indexes``), gapless origin sequences and their heads
@@ -99,17 +99,17 @@ extension LedgerStore {
     /// read. When a record is damaged, the checks that count index entries, re-derive trust or
     /// walk the chains say nothing: their figures would only repeat the damage.
     public func verify() throws(LedgerError) -> VerificationReport {
-        try read { txn in
-            let log = try verifyLog(txn)
-            let heads = try Self.originHeads(txn, layout)
-            var found = ProblemList.inRecordOrder(log.problems, try verifyIndexEntries(txn, log))
-            found += try verifyIndexes(txn, log)
-            found += verifyOrigins(log, heads: heads)
-            let trust = deriveTrust(log, heads: heads)
-            found += try verifyTrust(txn, log, trust)
-            let chains = verifyChains(log, trust, heads: heads)
+        try run {
+            let log = try store.verifyLog(txn, rule: historyRule)
+            let heads = try LedgerStore.originHeads(txn, layout)
+            var found = ProblemList.inRecordOrder(log.problems, try store.verifyIndexEntries(txn, log))
+            found += try store.verifyIndexes(txn, log)
+            found += store.verifyOrigins(log, heads: heads)
+            let trust = store.deriveTrust(log, heads: heads)
+            found += try store.verifyTrust(txn, log, trust)
+            let chains = store.verifyChains(log, trust, heads: heads)
             found += chains.problems
-            found += try verifyProjections(txn, log)
+            found += try store.verifyProjections(txn, log)
 
             var report = VerificationReport()
             report.events = log.events

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LMDB
 import Sodium
@@ -21,18 +22,14 @@ public final class LedgerStore: @unchecked Sendable {
     /// Where this device's secret signing key is kept (by default `device.key` in the store's
     /// directory; an app may keep it in the OS keychain).
     public let keys: any DeviceKeyStore
-    /// The event schema the store accepts: 1 (legacy) until `migrate`, then 2.
-    public internal(set) var schema: Int
     let env: Environment
 
-    /// How schema-1 history writes count in this store: the old rule until migration.
-    public var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
     let layout: StoreLayout
     /// Where the `async` writes of this store run, one after another, off the callers' actors.
     let writer = DispatchQueue(label: "goal-ledger.writer", qos: .userInitiated)
 
     private init(
-        path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, schema: Int, keys: (any DeviceKeyStore)?
+        path: String, env: Environment, layout: StoreLayout, ledgerID: UUID, device: String, keys: (any DeviceKeyStore)?
     ) {
         self.keys = keys ?? DirectoryKeyStore(directory: path)
         self.path = path
@@ -40,7 +37,6 @@ public final class LedgerStore: @unchecked Sendable {
         self.layout = layout
         self.ledgerID = ledgerID
         self.device = device
-        self.schema = schema
     }
 
     // MARK: Creating and opening
@@ -110,7 +106,7 @@ public final class LedgerStore: @unchecked Sendable {
                 }
                 return layout
             }
-            let store = LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, schema: schema, keys: keyStore)
+            let store = LedgerStore(path: path, env: env, layout: layout, ledgerID: ledger, device: device, keys: keyStore)
             if let key {
                 try keyStore.save(key, ledger: ledger, device: device)
                 if founding { try store.trustFounder(key.publicKey) }
@@ -180,7 +176,7 @@ public final class LedgerStore: @unchecked Sendable {
                 }
                 return LedgerStore(
                     path: path, env: env, layout: layout, ledgerID: id,
-                    device: String(decoding: device, as: UTF8.self), schema: schemaValue, keys: keys)
+                    device: String(decoding: device, as: UTF8.self), keys: keys)
             }
         } catch let e as LedgerError {
             throw e
@@ -203,8 +199,8 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Runs a read, turning storage failures into store errors.
-    func read<R>(_ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
+    /// Runs a read transaction, turning storage failures into store errors.
+    func readTransaction<R>(_ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
         try failing(as: "reading \(path)") { try env.read(body) }
     }
 
@@ -227,12 +223,74 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    // MARK: Reading
+    // MARK: Reading and writing
 
-    /// The number of events (the last position).
-    public func lastPosition() throws(LedgerError) -> UInt64 {
-        try read { txn in try Self.lastPosition(txn, layout) }
+    /// Runs `body` with a snapshot of the store: every read of the ledger (goals and their
+    /// views, entries, the log, status, verify, the reminder plan, what a peer lacks) is a call
+    /// of ``LedgerSnapshot``, and everything `body` reads agrees, as of one commit.
+    ///
+    ///     let list = try store.read { try $0.goals(now: .systemNow, includingEntries: false) }
+    ///
+    /// Reads do not wait for writes. Errors are ``LedgerError``s, except what `body` throws of
+    /// its own, which passes as it is. From async code, use the `async` form: a snapshot must not
+    /// be held across a suspension.
+    @available(*, noasync, message: "a snapshot must not cross a suspension point; use the async form of read")
+    public func read<R>(_ body: (borrowing LedgerSnapshot) throws -> R) throws -> R {
+        do {
+            return try env.withReadTransaction { txn in try body(try LedgerSnapshot(txn, store: self)) }
+        } catch let e as LMDBError {
+            throw LedgerError(.store, "reading \(path) failed: \(e)")
+        }
     }
+
+    /// Runs `body` with the store's writer in one write transaction and commits it: every change
+    /// to the ledger (events appended or imported, a goal created, a device enrolled) is a call
+    /// of ``LedgerWriter``, and what `body` writes commits together or not at all.
+    ///
+    ///     try store.write { try $0.recordProgress(goal, amount: 2.5, now: now) }
+    ///
+    /// When `body` throws, nothing is written and its error is rethrown; the store's own
+    /// failures are ``LedgerError``s. Writes of the store run one at a time. `body` may run a
+    /// second time when the store's file has to grow mid-transaction (the first run is rolled
+    /// back), so it should only read and write the ledger. From async code, use the `async`
+    /// form, which runs on the store's writer queue.
+    @available(*, noasync, message: "a write transaction must not cross a suspension point; use the async form of write")
+    public func write<R>(_ body: (borrowing LedgerWriter) throws -> R) throws -> R {
+        do {
+            return try commit(body)
+        } catch let e as LMDBError {
+            throw LedgerError(.store, "writing to \(path) failed: \(e)")
+        }
+    }
+
+    /// ``read(_:)`` off the caller's actor: `body` runs on a background thread, and the caller
+    /// goes on while it reads (a long read, such as `verify()`, does not hold up a screen).
+    public func read<R: Sendable>(_ body: @escaping @Sendable (borrowing LedgerSnapshot) throws -> R) async throws -> R {
+        try await onQueue(DispatchQueue.global(qos: .userInitiated)) { store in try store.read(body) }
+    }
+
+    /// ``write(_:)`` off the caller's actor, on the store's writer queue: the writes of one store
+    /// run one after another in the order they were called, while the caller's actor (the main
+    /// actor of a screen) goes on. An observer (``observeGoals(now:includingDeleted:otherProcesses:)``)
+    /// sees each write once it is committed.
+    ///
+    ///     Button("Done") { Task { try await store.write { try $0.recordCompletion(goal) } } }
+    @discardableResult
+    public func write<R: Sendable>(_ body: @escaping @Sendable (borrowing LedgerWriter) throws -> R) async throws -> R {
+        try await onQueue(writer) { store in try store.write(body) }
+    }
+
+    /// Runs `body` with this store on `queue` and returns its result, without blocking the caller.
+    func onQueue<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable (LedgerStore) throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { try body(self) })
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Reading
 
     static func lastPosition(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64 {
         guard let last = try txn.last(layout.events) else { return 0 }
@@ -260,26 +318,6 @@ public final class LedgerStore: @unchecked Sendable {
         return try event(at: position, txn, layout)
     }
 
-    /// The event stored at `position`.
-    public func event(at position: UInt64) throws(LedgerError) -> Event? {
-        try read { txn in try Self.event(at: position, txn, layout) }
-    }
-
-    /// Visits events in local position order from `start`, until `body` returns false.
-    public func scanEvents(from start: UInt64 = 1, _ body: (UInt64, Event) throws -> Bool) throws(LedgerError) {
-        try read { txn in
-            try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
-                let position = UInt64(bigEndianBytes: key)
-                return try body(position, try Self.decodeRecord(value, position: position))
-            }
-        }
-    }
-
-    /// Events about `goal` that folds read (set-aside ones are left out), in local position order.
-    public func events(ofGoal goal: UUID) throws(LedgerError) -> [(position: UInt64, event: Event)] {
-        try read { txn in try Self.events(ofGoal: goal, txn, layout) }
-    }
-
     /// Local positions of the events about `goal`, in order.
     static func positions(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [UInt64] {
         var positions: [UInt64] = []
@@ -301,100 +339,6 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Every event in canonical order (hybrid logical clock, then origin device), without the
-    /// set-aside ones (``setAsideEvents()``).
-    public func canonicalEvents(goal: UUID? = nil) throws(LedgerError) -> [(position: UInt64, event: Event)] {
-        try read { txn in
-            if let goal {
-                return try Self.events(ofGoal: goal, txn, layout).sorted { $0.event.key < $1.event.key }
-            }
-            // Canonical order is sorted when asked for: it is needed for reading a whole log
-            // (`ledger log`), never on the append or replay paths.
-            var out: [(position: UInt64, event: Event)] = []
-            try txn.scan(layout.events) { key, value in
-                let p = UInt64(bigEndianBytes: key)
-                let e = try Self.decodeRecord(value, position: p)
-                if e.isFoldable { out.append((p, e)) }
-                return true
-            }
-            return out.sorted { $0.event.key < $1.event.key }
-        }
-    }
-
-    /// The current state of one goal, from the stored projection.
-    public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
-        try read { txn in
-            try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout, rule: historyRule)
-                ?? GoalState(id: goal, rule: historyRule)
-        }
-    }
-
-    /// What the ledger knows about a device (its latest settings and authorization), from the
-    /// stored projection.
-    public func deviceState(_ name: String) throws(LedgerError) -> DeviceState {
-        try read { txn in try StoredProjection.device(name, txn, try StoredProjection.active(txn, layout)) }
-    }
-
-    /// Visits every created goal of the stored projection in id order (the order of
-    /// `GoalProjection.existingGoals`), each with its entries, in one read transaction. Only the
-    /// goal being visited is in memory, so a long history costs time, not memory.
-    public func forEachGoal(_ body: (GoalState) throws -> Void) throws(LedgerError) {
-        try read { txn in
-            try StoredProjection.forEachGoal(txn, layout, rule: historyRule, revoked: try TrustTable.revocations(txn, layout)) { g in
-                if g.exists { try body(g) }
-            }
-        }
-    }
-
-    /// The digest of the stored projection: the value ``GoalProjection/digest`` computes from
-    /// scratch (per goal a hash of its facts, whose entries contribute through an
-    /// order-independent sum; for the ledger a combination of the created goals' hashes),
-    /// maintained in the transaction that changes the projection, so reading it reads one row.
-    /// `verify` recomputes it. See `docs/storage-and-guarantees.md` ("The digest") for its
-    /// construction; it tells honest stores that diverged apart, and is no defence against
-    /// forgery.
-    public func digest() throws(LedgerError) -> String { try digestAndGoalCount().digest }
-
-    /// The digest and the number of created goals, from the digest's ledger row.
-    package func digestAndGoalCount() throws(LedgerError) -> (digest: String, goals: Int) {
-        let totals = try read { txn in try StoredProjection.ledgerDigest(txn, try StoredProjection.active(txn, layout)) }
-        return (totals.hex, Int(clamping: totals.count))
-    }
-
-    /// The stored projection: every goal and device, as of its checkpoint.
-    public func projection() throws(LedgerError) -> GoalProjection {
-        try read { txn in try StoredProjection.load(txn, layout, rule: historyRule) }
-    }
-
-    /// The stored projection's generation, version and checkpoint.
-    public func projectionStatus() throws(LedgerError) -> (version: UInt64, checkpoint: UInt64) {
-        try read { txn in
-            let s = try StoredProjection.status(txn, layout)
-            return (s.version, s.checkpoint)
-        }
-    }
-
-    /// Folds the log from scratch: every event, or those up to `position`, or those whose wall
-    /// time `at` is at or before `asOf`.
-    public func replay(through position: UInt64? = nil, asOf: Instant? = nil) throws(LedgerError) -> GoalProjection {
-        var projection = GoalProjection(historyRule: historyRule)
-        projection.revokedAfter = try read { txn in try TrustTable.revocations(txn, layout) }
-        try scanEvents { p, e in
-            if let position, p > position { return false }
-            if let asOf, e.at > asOf { return true }
-            projection.apply(e)
-            projection.position = p
-            return true
-        }
-        if let position { projection.position = min(position, projection.position) }
-        return projection
-    }
-
-    /// For each origin device, the last origin sequence this store holds.
-    public func originHeads() throws(LedgerError) -> [String: UInt64] {
-        try read { txn in try Self.originHeads(txn, layout) }
-    }
-
     static func originHeads(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String: UInt64] {
         var heads: [String: UInt64] = [:]
         try txn.scan(layout.originHeads) { key, value in
@@ -407,7 +351,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// Bytes of live data pages per table (the log, each index, each projection table), and the
     /// extent of the data file, which also holds pages freed by earlier transactions for reuse.
     package func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
-        try read { txn in
+        try readTransaction { txn in
             var tables: [(String, LMDB.Database)] = [
                 ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
                 ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
@@ -434,7 +378,7 @@ public final class LedgerStore: @unchecked Sendable {
         } catch {
             throw LedgerError(.invalidArgument, "\(path) has no table \(table): \(error.message)")
         }
-        try read { txn in
+        try readTransaction { txn in
             try txn.scan(db) { _, v in
                 body(v)
                 return true
@@ -442,12 +386,7 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// The latest hybrid logical clock reading of this store.
-    public func clock() throws(LedgerError) -> HLC {
-        try read { txn in
-            HLC(rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
-        }
-    }
+
 }
 
 /// How a store sizes its memory map: the map is the most the store's file may grow to before it

@@ -55,11 +55,6 @@ public struct MigrationReport: Sendable {
 }
 
 extension LedgerStore {
-    /// Migration identifiers recorded in the store.
-    public func appliedMigrations() throws(LedgerError) -> [String] {
-        try read { txn in try Migrator.applied(txn, layout) }
-    }
-
     /// Applies pending migrations (each in its own transaction, with its record), then rebuilds
     /// every projection, blue/green. Interrupted at any moment, the store is on the old schema
     /// or the new one, never between; running `migrate` again finishes the job.
@@ -76,10 +71,11 @@ extension LedgerStore {
                 }
                 if done { applied.append(m.identifier) }
             }
-            schema = try read { txn in Int(try StoredProjection.u64(txn, layout.meta, MetaKey.schema) ?? 1) }
         }
         try startSigning(now: now)
-        let unfinished = try read { txn in try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil }
+        let (schema, unfinished) = try readTransaction { txn in
+            (try Self.schema(txn, layout), try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil)
+        }
         if !applied.isEmpty || unfinished {
             try rebuild(progress: progress)
         }

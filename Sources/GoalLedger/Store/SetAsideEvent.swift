@@ -28,11 +28,14 @@ public struct SetAsideEvent: Equatable, Sendable {
     public var description: String { "\(origin)/\(sequence) (event \(id.uuidString)) is set aside: \(reason)" }
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// The events of the log that the stored projection set aside, in position order.
     public func setAsideEvents() throws(LedgerError) -> [SetAsideEvent] {
-        try read { txn in try Self.setAsideEvents(txn, layout) }
+        try run { try LedgerStore.setAsideEvents(txn, layout) }
     }
+}
+
+extension LedgerStore {
 
     static func setAsideEvents(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [SetAsideEvent] {
         let tables = try StoredProjection.active(txn, layout)

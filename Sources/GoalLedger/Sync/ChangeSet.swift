@@ -162,13 +162,13 @@ public struct ChangeSet: Equatable, Sendable {
     }
 }
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// This store's ``SyncState``: what a peer needs to compute the change set this store lacks.
     public func syncState() throws(LedgerError) -> SyncState {
-        try read { txn in
+        try run {
             var state = SyncState(ledger: ledgerID)
-            for (origin, head) in try Self.originHeads(txn, layout) {
-                state.heads[origin] = SyncState.Head(sequence: head, hash: try Self.chainHash(origin, head, txn, layout))
+            for (origin, head) in try LedgerStore.originHeads(txn, layout) {
+                state.heads[origin] = SyncState.Head(sequence: head, hash: try LedgerStore.chainHash(origin, head, txn, layout))
             }
             return state
         }
@@ -178,7 +178,7 @@ extension LedgerStore {
     /// last event of each origin both hold, for the peer to compare), events of revoked devices
     /// after their revocation left out. Refuses a state of another ledger.
     public func changeSet(since peer: SyncState) throws(LedgerError) -> ChangeSet {
-        try checkSameLedger(peer.ledger, source: "the peer")
+        try store.checkSameLedger(peer.ledger, source: "the peer")
         var events: [Event] = []
         var records: [[UInt8]] = []
         try visitRecords(missingFrom: peer.heads.mapValues(\.sequence), overlap: true) { (e, bytes) throws(LedgerError) in
@@ -187,10 +187,12 @@ extension LedgerStore {
         }
         return ChangeSet(ledger: ledgerID, events: events, records: records)
     }
+}
 
+extension LedgerWriter {
     /// Applies a change set from `source` with every check of an import
-    /// (``importEvents(_:from:beforeCommit:)``): what cannot be verified waits, the rest is
-    /// written in one transaction. Refuses a change set of another ledger.
+    /// (``importEvents(_:from:)``): what cannot be verified waits, the rest is written in this
+    /// transaction. Refuses a change set of another ledger.
     @discardableResult
     public func apply(_ changeSet: ChangeSet, from source: String) throws(LedgerError) -> ImportResult {
         try apply(changeSet, from: source, unreadable: [])
@@ -203,7 +205,7 @@ extension LedgerStore {
     package func apply(
         _ changeSet: ChangeSet, from source: String, unreadable: [WaitingEvents], beforeCommit: (() throws(LedgerError) -> Void)? = nil
     ) throws(LedgerError) -> ImportResult {
-        try checkSameLedger(changeSet.ledger, source: source)
+        try store.checkSameLedger(changeSet.ledger, source: source)
         // The records as received are written as they are: no second encoding.
         return try importEvents(changeSet.events, records: changeSet.records, from: source, unreadable: unreadable, beforeCommit: beforeCommit)
     }

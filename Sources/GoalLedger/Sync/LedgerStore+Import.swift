@@ -36,7 +36,7 @@ public struct RevokedEvents: Equatable, Sendable {
     public var after: UInt64
 }
 
-extension LedgerStore {
+extension LedgerWriter {
     /// Imports events written by other stores of the same ledger, in one transaction.
     ///
     /// Events already held are skipped. Each origin's new events are taken in sequence order
@@ -50,35 +50,45 @@ extension LedgerStore {
     /// another device's events are facts; one that fails the gate is kept and set aside
     /// (``SetAsideEvent``). The clock advances past every imported event.
     ///
-    /// `beforeCommit` runs inside the write transaction once every check has passed, last before
-    /// the commit: when it throws, nothing is written (a hub commits its side of a sync there).
-    @discardableResult
-    public func importEvents(
-        _ incoming: [Event], from source: String, beforeCommit: (() throws(LedgerError) -> Void)? = nil
-    ) throws(LedgerError) -> ImportResult {
-        try importEvents(incoming, records: nil, from: source, unreadable: [], beforeCommit: beforeCommit)
+    ///     @discardableResult
+    public func importEvents(_ incoming: [Event], from source: String) throws(LedgerError) -> ImportResult {
+        try importEvents(incoming, records: nil, from: source, unreadable: [])
     }
 
     /// `importEvents`, with the records the events were received as (aligned with `incoming`;
     /// written as they are, nil: encoded), where the transport could not read some records:
     /// `unreadable` names the first of each origin, which waits with every later one of its
-    /// origin.
+    /// origin. `beforeCommit` runs last, once every check has passed: when it throws, nothing is
+    /// written (a hub commits its side of a sync there).
     @discardableResult
     package func importEvents(
         _ incoming: [Event], records incomingRecords: [[UInt8]]?, from source: String, unreadable: [WaitingEvents],
         beforeCommit: (() throws(LedgerError) -> Void)? = nil
     ) throws(LedgerError) -> ImportResult {
-        let layout = self.layout
-        let device = self.device
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
             throw LedgerError(
                 .store,
                 "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema)", remedy: .migrate
             )
         }
-        var rebuildAfter = false
-        return try failing(as: "importing into \(path)") {
-            let result = try env.write { txn in
+        let (result, rebuildAfter) = try run("importing into \(store.path)") {
+            try store.importEvents(incoming, records: incomingRecords, unreadable: unreadable, beforeCommit: beforeCommit, txn)
+        }
+        // A revocation that cut events the projection had folded: rebuilt once this commits.
+        if rebuildAfter { effects.rebuild = true }
+        return result
+    }
+}
+
+extension LedgerStore {
+    /// The body of ``LedgerWriter/importEvents(_:from:)`` in the write transaction `txn`; whether
+    /// the projection is to be rebuilt after the commit.
+    func importEvents(
+        _ incoming: [Event], records incomingRecords: [[UInt8]]?, unreadable: [WaitingEvents],
+        beforeCommit: (() throws(LedgerError) -> Void)?, _ txn: borrowing Transaction
+    ) throws -> (ImportResult, Bool) {
+                let layout = self.layout
+                var rebuildAfter = false
                 try self.checkBeforeWriting(txn, layout)
                 var result = ImportResult()
                 let heads = try Self.originHeads(txn, layout)
@@ -126,7 +136,7 @@ extension LedgerStore {
                 try txn.delete(layout.meta, key: MetaKey.restored)
                 guard !accepted.isEmpty else {
                     try beforeCommit?()
-                    return result
+                    return (result, false)
                 }
                 var position = try Self.lastPosition(txn, layout)
                 let firstNew = position + 1
@@ -154,13 +164,11 @@ extension LedgerStore {
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
                 result.imported = accepted.count
                 try beforeCommit?()
-                return result
-            }
-            if rebuildAfter { try rebuild() }
-            return result
-        }
+                return (result, rebuildAfter)
     }
+}
 
+extension LedgerSnapshot {
     /// The events this store holds that a store with origin heads `heads` lacks, in origin order.
     public func events(missingFrom heads: [String: UInt64]) throws(LedgerError) -> [Event] {
         var out: [Event] = []

@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-extension LedgerStore {
+extension LedgerSnapshot {
     /// Visits the events this store holds that a peer with origin heads `heads` lacks, each with
     /// its stored record (the `EventCodec` bytes, checked by decoding), origin by origin in
     /// sequence order, from one read snapshot. For a peer that is not a store (the hub), which
@@ -13,8 +13,8 @@ extension LedgerStore {
     package func visitRecords(
         missingFrom heads: [String: UInt64], overlap: Bool = false, _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
     ) throws(LedgerError) {
-        try read { txn in
-            for (origin, head) in try Self.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+        try run {
+            for (origin, head) in try LedgerStore.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
                 let first = overlap ? max(theirs, 1) : theirs + 1
                 guard head >= first else { continue }
@@ -27,7 +27,7 @@ extension LedgerStore {
                     else { return false }
                     let p = UInt64(bigEndianBytes: value)
                     let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
-                        try body(try Self.decodeRecord(bytes, position: p), bytes)
+                        try body(try LedgerStore.decodeRecord(bytes, position: p), bytes)
                     }
                     guard found != nil else { throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p) }
                     return true
@@ -38,9 +38,9 @@ extension LedgerStore {
 
     /// The event of `origin` with origin sequence `sequence`, if this store holds it.
     package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
-        try read { txn in
+        try run {
             guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-            return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+            return try LedgerStore.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
         }
     }
 }

@@ -17,19 +17,68 @@ public struct SyncResult: Equatable, Sendable {
 extension LedgerStore {
     /// Exchanges events with `peer` both ways: each side receives exactly the events it lacks,
     /// decided by comparing their last origin sequences. Each direction is one transaction.
+    @available(*, noasync, message: "use the async form of sync(with:)")
     public func sync(with peer: LedgerStore) throws(LedgerError) -> SyncResult {
         try checkSameLedger(peer.ledgerID, source: peer.path)
         guard peer.device != device else {
             throw LedgerError(.store, "\(peer.path) is also device \(device): two stores of one ledger cannot share a device")
         }
         // The one path every transport takes: a state one way, a change set the other.
-        let pulled = try apply(try peer.changeSet(since: try syncState()), from: peer.path)
-        let pushed = try peer.apply(try changeSet(since: try peer.syncState()), from: path)
+        let pulled = try exchange(from: peer, into: self)
+        let pushed = try exchange(from: self, into: peer)
         return SyncResult(pulled: pulled, pushed: pushed)
     }
 
+    /// ``sync(with:)``, off the caller's actor, on the store's writer queue.
+    public func sync(with peer: LedgerStore) async throws(LedgerError) -> SyncResult {
+        do {
+            return try await onQueue(writer) { store in try store.sync(with: peer) }
+        } catch let e as LedgerError {
+            throw e
+        } catch {
+            throw LedgerError(.store, "syncing \(path) failed: \(error)")
+        }
+    }
+
+    /// Applies to `target` what `source` holds that it lacks.
+    private func exchange(from source: LedgerStore, into target: LedgerStore) throws(LedgerError) -> ImportResult {
+        let state = try target.reading { try $0.syncState() }
+        let changes = try source.reading { try $0.changeSet(since: state) }
+        return try target.writing { try $0.apply(changes, from: source.path) }
+    }
+
+    /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
+    public func clone(to path: String, device: String, now: Instant = .systemNow) throws(LedgerError) -> LedgerStore {
+        let (origins, trust, schema, enrolled) = try reading { s in
+            (try s.originHeads(), try s.trustState(), s.schema, try s.enrolledDevices().contains(where: { $0.device == self.device }))
+        }
+        guard origins[device] == nil, device != self.device, trust.devices[device] == nil else {
+            throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
+        }
+        let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
+        // This device vouches for the new one: it enrols the new store's key, signed, before
+        // the new store copies the log (a source that does not sign, a schema-1 store, does not).
+        if enrolled, let key = try store.keys.key(ledger: ledgerID, device: device) {
+            try writing { try $0.enrol(device: device, key: key.publicKey, from: 1, now: now) }
+        }
+        let changes = try reading { try $0.changeSet(since: SyncState(ledger: ledgerID)) }
+        try store.writing { try $0.apply(changes, from: self.path) }
+        return store
+    }
+
+    func checkSameLedger(_ other: UUID, source: String) throws(LedgerError) {
+        guard other == ledgerID else {
+            throw LedgerError(
+                .store,
+                "\(source) belongs to ledger \(other.uuidString), this store to \(ledgerID.uuidString): stores of different ledgers never exchange events"
+            )
+        }
+    }
+}
+
+extension LedgerSnapshot {
     /// Writes every event of the store to an export file at `path` (atomically: a temporary
-    /// file renamed into place).
+    /// file renamed into place); the number of events written.
     public func export(to file: String) throws(LedgerError) -> Int {
         let changes = try changeSet(since: SyncState(ledger: ledgerID))
         let bytes = changes.encoded()
@@ -42,39 +91,14 @@ extension LedgerStore {
         }
         return changes.count
     }
+}
 
+extension LedgerWriter {
     /// Imports the events of an export file that this store lacks.
     public func importFile(_ file: String) throws(LedgerError) -> ImportResult {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw LedgerError(.invalidInput, "cannot read \(file)")
         }
         return try apply(try ChangeSet(decoding: Array(data), source: file), from: file)
-    }
-
-    /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
-    public func clone(to path: String, device: String, now: Instant = .systemNow) throws(LedgerError) -> LedgerStore {
-        let origins = try originHeads()
-        guard origins[device] == nil, device != self.device, try trustState().devices[device] == nil else {
-            throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
-        }
-        let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
-        // This device vouches for the new one: it enrols the new store's key, signed, before
-        // the new store copies the log (a source that does not sign, a schema-1 store, does not).
-        if try enrolledDevices().contains(where: { $0.device == self.device }),
-            let key = try store.keys.key(ledger: ledgerID, device: device)
-        {
-            try enrol(device: device, key: key.publicKey, from: 1, now: now)
-        }
-        try store.apply(try changeSet(since: SyncState(ledger: ledgerID)), from: self.path)
-        return store
-    }
-
-    func checkSameLedger(_ other: UUID, source: String) throws(LedgerError) {
-        guard other == ledgerID else {
-            throw LedgerError(
-                .store,
-                "\(source) belongs to ledger \(other.uuidString), this store to \(ledgerID.uuidString): stores of different ledgers never exchange events"
-            )
-        }
     }
 }

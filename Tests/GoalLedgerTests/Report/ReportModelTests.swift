@@ -129,7 +129,7 @@ struct ReportModelTests {
         var limits = ReportLimits()
         limits.goalsInFull = 2
         limits.timelineEvents = 3
-        let report = try LedgerReport.make(store: t.store, now: instant("2026-11-05T19:30:00Z"), limits: limits)
+        let report = try t.store.reading { try LedgerReport.make(snapshot: $0, now: instant("2026-11-05T19:30:00Z"), limits: limits) }
         #expect(report.overview.count == 5)
         #expect(report.details.map { $0.goal.title?.value } == ["Goal 1", "Goal 2"])
         #expect(report.details.allSatisfy { $0.timeline.marks.count == 3 && $0.timeline.totalEvents == 5 })

@@ -27,7 +27,7 @@ struct AsyncWriteTests {
         }
         holding.wait()
         let screen = Screen()
-        let write = Task { @MainActor in try await t.store.createGoal(title: "Read", now: now) }
+        let write = Task { @MainActor in try await t.store.write { try $0.createGoal(title: "Read", now: now) } }
         // The main actor runs other work while the write waits for the lock.
         for _ in 0..<20 {
             screen.ticks += 1
@@ -42,9 +42,12 @@ struct AsyncWriteTests {
 
     @Test func writesOfOneStoreRunInTheOrderTheyWereCalled() async throws {
         let t = try TemporaryStore()
-        let goal = try await t.store.createGoal(title: "Water", progress: .measurable(target: try Amount(10)), now: now)
+        let goal = try await t.store.write { try $0.createGoal(title: "Water", progress: .measurable(target: try Amount(10)), now: now) }
         var results: [AppendResult] = []
-        for i in 1...5 { results.append(try await t.store.recordProgress(goal, amount: try Amount(Double(i)), now: now)) }
+        for i in 1...5 {
+            let amount = try Amount(Double(i))
+            results.append(try await t.store.write { try $0.recordProgress(goal, amount: amount, now: now) })
+        }
         #expect(results.map(\.position) == results.map(\.position).sorted())
         #expect(try t.store.goal(goal, now: now)?.view.value == 15)
     }
@@ -53,19 +56,18 @@ struct AsyncWriteTests {
         let t = try TemporaryStore()
         let unknown = UUID()
         do {
-            try await t.store.recordCompletion(unknown, now: now)
+            _ = try await t.store.write { try $0.recordCompletion(unknown, now: now) }
             Issue.record("progress on an unknown goal was written")
-        } catch {
+        } catch let error as LedgerError {
             #expect(error.reason == .unknownGoal(goal: unknown, index: 1, line: nil))
         }
         #expect(try t.store.lastPosition() == 0)
     }
 
-    @Test func performRunsAnySynchronousCallOffTheCaller() async throws {
+    @Test func anAsyncReadSeesOneCommittedState() async throws {
         let t = try TemporaryStore()
-        let count = try await t.store.perform { (store) throws(LedgerError) in
-            try store.append(try! drafts([#"{"type":"goalCreated","goal":"\#(UUID().uuidString)","title":"A"}"#]), now: now).count
-        }
-        #expect(count == 1)
+        let goal = try await t.store.write { try $0.createGoal(title: "A", now: now) }
+        let (title, events) = try await t.store.read { s in (try s.goal(goal)?.title, try s.lastPosition()) }
+        #expect(title == "A" && events == 1)
     }
 }

@@ -47,7 +47,7 @@ struct MigrationTests {
                 history(w(2), [1, 3], base: w(1), at: "2026-10-04T21:00:00Z"),
             ], now: now)
         #expect(try liveIDs(store) == [e(1), e(3)])
-        let logBefore = try store.read { txn in try txn.count(store.layout.events) }
+        let logBefore = try store.readTransaction { txn in try txn.count(store.layout.events) }
         let events = try store.snapshot()["events"]
         let report = try store.migrate()
         #expect(report.applied == ["2-record-level-progress", "3-signed-events"] && report.schema == 2 && report.rebuilt)
@@ -55,7 +55,7 @@ struct MigrationTests {
         // The log is byte for byte what it was, followed by the device's enrolment (it signs
         // from there on).
         #expect(try store.snapshot()["events"].map { Array($0.prefix(events?.count ?? 0)) } == events)
-        #expect(try store.read { txn in try txn.count(store.layout.events) } == logBefore + 1)
+        #expect(try store.readTransaction { txn in try txn.count(store.layout.events) } == logBefore + 1)
         #expect(try store.enrolledDevices().map(\.device) == ["phone"])
         #expect(try store.verify().isClean)
     }

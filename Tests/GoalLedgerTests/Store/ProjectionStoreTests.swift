@@ -21,10 +21,10 @@ struct ProjectionStoreTests {
         #expect(try t.store.projection() == before)
         #expect(reports.last.map { $0 == (7, 7) } == true)
         #expect(try t.store.verify().isClean)
-        let generation = try t.store.read { txn in try StoredProjection.status(txn, t.store.layout).generation }
+        let generation = try t.store.readTransaction { txn in try StoredProjection.status(txn, t.store.layout).generation }
         #expect(generation == 1)
         // The old generation's tables are emptied after the switch.
-        let leftover = try t.store.read { txn in try txn.count(t.store.layout.projections[0].goals) }
+        let leftover = try t.store.readTransaction { txn in try txn.count(t.store.layout.projections[0].goals) }
         #expect(leftover == 0)
     }
 
@@ -88,7 +88,7 @@ struct ProjectionStoreTests {
             [try draft(#"{"type":"goalCreated","goal":"\#(goal)","title":"Run","progress":{"kind":"measurable","target":5}}"#)]
                 + (1...4).map { i in try draft(#"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(i)}"#) }, now: now)
         #expect(try t.store.verify().isClean)
-        let rows = try t.store.read { txn in
+        let rows = try t.store.readTransaction { txn in
             var rows: [([UInt8], [UInt8])] = []
             try txn.scan(try StoredProjection.active(txn, t.store.layout).entries) { k, v in
                 rows.append((Array(k), Array(v)))
@@ -146,7 +146,7 @@ struct ProjectionStoreTests {
         }
         #expect(try t.store.verify().isClean)
         let head = try t.store.originHeads()["phone"] ?? 0
-        let (position, original) = try t.store.read { txn in
+        let (position, original) = try t.store.readTransaction { txn in
             let p = try #require(try txn.get(t.store.layout.origins, key: StoreLayout.originKey("phone", head - 1)))
             let position = p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
             return (position, try #require(try LedgerStore.event(at: position, txn, t.store.layout)))
@@ -167,7 +167,7 @@ struct ProjectionStoreTests {
     @Test func verifyNamesTheDamagedEventByPosition() throws {
         let t = try seededStore()
         #expect(try t.store.verify().isClean)
-        let record = try #require(try t.store.read { txn in try txn.get(t.store.layout.events, key: UInt64(3).bigEndianBytes) })
+        let record = try #require(try t.store.readTransaction { txn in try txn.get(t.store.layout.events, key: UInt64(3).bigEndianBytes) })
         let file = t.store.path + "/data.mdb"
         var data = try Data(contentsOf: URL(fileURLWithPath: file))
         let range = try #require(data.range(of: Data(record)))

@@ -51,7 +51,7 @@ struct ReliabilityTests {
     @Test func aDamagedStoreRefusesWritesInsteadOfBuildingOnThem() throws {
         let t = try TemporaryStore()
         try t.store.append(try drafts(dayOne), now: now)
-        let record = try #require(try t.store.read { txn in try txn.get(t.store.layout.events, key: UInt64(7).bigEndianBytes) })
+        let record = try #require(try t.store.readTransaction { txn in try txn.get(t.store.layout.events, key: UInt64(7).bigEndianBytes) })
         let file = URL(fileURLWithPath: t.store.path + "/data.mdb")
         var data = try Data(contentsOf: file)
         let range = try #require(data.range(of: Data(record)))

@@ -20,7 +20,7 @@ struct VerifyChecksTests {
     }
 
     func position(_ store: LedgerStore, _ origin: String, _ sequence: UInt64) throws -> UInt64 {
-        try store.read { txn in
+        try store.readTransaction { txn in
             let p = try #require(try txn.get(store.layout.origins, key: StoreLayout.originKey(origin, sequence)))
             return p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
         }

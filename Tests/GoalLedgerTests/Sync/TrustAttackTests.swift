@@ -56,8 +56,8 @@ struct TrustAttackTests {
         let tabletKey = try tablet.enrolledDevices().first { $0.device == "tablet" }!.publicKey
         // The laptop signs enrolments of its own keys for the phone (the founder) and the tablet.
         let attacker = SigningKey.generate()
-        try laptop.enrol(device: "phone", key: attacker.publicKey, from: 1, now: now)
-        try laptop.enrol(device: "tablet", key: attacker.publicKey, from: 1, now: now)
+        _ = try laptop.writing { try $0.enrol(device: "phone", key: attacker.publicKey, from: 1, now: now) }
+        _ = try laptop.writing { try $0.enrol(device: "tablet", key: attacker.publicKey, from: 1, now: now) }
         // …and writes as the phone with that key.
         let forged = try Forger.next(.tagAdded(TagAdded(goal: Self.goal, tag: "forged")), origin: "phone", after: phone, key: attacker)
         try Self.meshSync([phone, laptop, tablet])
@@ -83,7 +83,7 @@ struct TrustAttackTests {
         let (phone, laptop) = (s["phone"]!, s["laptop"]!)
         // The laptop enrols "watch" first, with an early clock; the phone enrols the real watch.
         let thief = SigningKey.generate()
-        try laptop.enrol(device: "watch", key: thief.publicKey, from: 1, now: instant("2026-01-01T00:00:00Z"))
+        _ = try laptop.writing { try $0.enrol(device: "watch", key: thief.publicKey, from: 1, now: instant("2026-01-01T00:00:00Z")) }
         let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: now)
         try watch.append(Self.progress(1), now: now)
         try Self.meshSync([phone, laptop, watch])
@@ -132,7 +132,7 @@ struct TrustAttackTests {
         try phone.revoke(device: "laptop", now: now)
         // The laptop, not knowing, enrols an accomplice afterwards; one export carries both.
         let accomplice = SigningKey.generate()
-        try laptop.enrol(device: "evil", key: accomplice.publicKey, from: 1, now: now)
+        _ = try laptop.writing { try $0.enrol(device: "evil", key: accomplice.publicKey, from: 1, now: now) }
         let laptopRun = try laptop.events(missingFrom: [:]).filter { $0.origin == "laptop" }
         let result = try tablet.importEvents(try phone.events(missingFrom: [:]) + laptopRun, from: "test")
         #expect(result.revoked.first?.origin == "laptop")
@@ -208,7 +208,7 @@ struct TrustAttackTests {
         let forged = try Forger.next(.tagAdded(TagAdded(goal: Self.goal, tag: "old")), origin: "tablet", after: phone, key: old)
         #expect(try phone.importEvents([forged], from: "test").imported == 0)
         // Only the device itself rotates: an enrolment of a new key for it by another is void.
-        try phone.enrol(device: "tablet", key: SigningKey.generate().publicKey, from: 100, now: now)
+        _ = try phone.writing { try $0.enrol(device: "tablet", key: SigningKey.generate().publicKey, from: 100, now: now) }
         _ = try phone.sync(with: tablet)
         #expect(try tablet.enrolledDevices().first { $0.device == "tablet" }?.publicKey == tablet.publicKey())
         try tablet.append(Self.progress(2), now: now)

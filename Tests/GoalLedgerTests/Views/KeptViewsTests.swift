@@ -92,7 +92,7 @@ struct KeptViewsTests {
             let now = instant(text)
             for goal in projection.existingGoals {
                 let folded = GoalView(goal: goal, calendar: calendar, now: now)
-                let kept = try store.read { txn in
+                let kept = try store.readTransaction { txn in
                     try ViewTables.view(of: goal, calendar: calendar, now: now, txn, try StoredProjection.active(txn, store.layout))
                 }
                 #expect(kept == folded, "\(label) goal \(goal.title?.value ?? "?") at \(text)")

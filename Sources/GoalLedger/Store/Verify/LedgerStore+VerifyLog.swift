@@ -78,8 +78,8 @@ extension LedgerStore {
     /// The ``VerificationCheck/log`` check, in the one read of the log every check uses: every
     /// key is a position, the positions are gapless, every record decodes. It folds the events
     /// into a fresh replay and gathers what the other checks compare with.
-    func verifyLog(_ txn: borrowing Transaction) throws -> LogScan {
-        var scan = LogScan(projection: GoalProjection(historyRule: historyRule))
+    func verifyLog(_ txn: borrowing Transaction, rule: HistoryRule) throws -> LogScan {
+        var scan = LogScan(projection: GoalProjection(historyRule: rule))
         // What counts is the derived trust's; a difference from the table is the trust check's.
         scan.projection.revokedAfter = try TrustTable.revocations(txn, layout)
         var expected: UInt64 = 1

@@ -11,7 +11,7 @@ public enum GoalProgress: Hashable, Sendable {
 /// The calls an app makes, one event each, typed: each is an `append` of one draft, with the
 /// same checks and errors (the message names "event 1 of the batch" and the field), and `now`
 /// defaults to the system clock.
-extension LedgerStore {
+extension LedgerWriter {
     /// Creates a goal and returns its id.
     @discardableResult
     public func createGoal(
