@@ -70,13 +70,18 @@ let package = Package(
         .target(name: "LedgerFileCenter", dependencies: ["GoalLedger"]),
         // The `ledger` command as a library, so tests can run it in-process.
         .target(
-            name: "LedgerCommandLine", dependencies: ["GoalLedger", "LedgerFileCenter", "LedgerReport", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer", "LedgerSync"]),
+            name: "LedgerCommandLine",
+            dependencies: [
+                "GoalLedger", "LedgerFileCenter", "LedgerReport", "LedgerHub", "LedgerScenarios", "LedgerService", "HTTPServer",
+                "LedgerSync",
+            ]),
         .executableTarget(name: "ledger", dependencies: ["LedgerCommandLine"]),
         // The benchmark: the ledger against raw LMDB in the same run (`Tools/bench`).
         .target(
             name: "LedgerBenchmarks",
             dependencies: [
-                "GoalLedger", "LedgerFileCenter", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer", "RequestSigning", "Sodium",
+                "GoalLedger", "LedgerFileCenter", "LMDB", "LedgerHub", "PostgreSQL", "LedgerService", "LedgerSync", "HTTPServer",
+                "RequestSigning", "Sodium",
             ]),
         .executableTarget(name: "ledger-bench", dependencies: ["LedgerBenchmarks"]),
         .target(name: "GoalLedgerNotifications", dependencies: ["GoalLedger"]),
@@ -100,12 +105,15 @@ let package = Package(
         ),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "HubTestSupport"]),
         .testTarget(
-            name: "GoalLedgerTests", dependencies: ["GoalLedger", "LedgerReport", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"], exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
+            name: "GoalLedgerTests",
+            dependencies: ["GoalLedger", "LedgerReport", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"],
+            exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",
             dependencies: [
-                "LedgerCommandLine", "LedgerFileCenter", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport", "LedgerTestSupport", "Sodium",
+                "LedgerCommandLine", "LedgerFileCenter", "ledger", "LedgerHub", "LedgerScenarios", "PostgreSQL", "HubTestSupport",
+                "LedgerTestSupport", "Sodium",
                 "LedgerService", "HTTPServer", "RequestSigning", "LedgerBenchmarks", "LedgerReport",
             ]
         ),

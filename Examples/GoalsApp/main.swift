@@ -117,12 +117,18 @@ func runExample() async throws {
 
     // 1. Goals and progress, typed.
     let phone = try LedgerStore.create(at: directory + "/phone", device: "phone")
-    try await phone.write { try $0.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: now) }
+    try await phone.write {
+        try $0.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: now)
+    }
     try await phone.write { try $0.reportAuthorization(.authorized, now: now) }
-    let water = try await phone.write { try $0.createGoal(
-        title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
-        reminder: try ReminderTime(hour: 20, minute: 0), now: now) }
-    let call = try await phone.write { try $0.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 30), now: now) }
+    let water = try await phone.write {
+        try $0.createGoal(
+            title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
+            reminder: try ReminderTime(hour: 20, minute: 0), now: now)
+    }
+    let call = try await phone.write {
+        try $0.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 30), now: now)
+    }
     for litres in [0.1, 0.2, 0.2] { try await phone.write { try $0.recordProgress(water, amount: try Amount(litres), now: now) } }
 
     // 2. The list screen.
@@ -160,7 +166,9 @@ func runExample() async throws {
     let reminders = Reconciler(store: phone, centerID: "app", content: wording)
     let report = try await reminders.reconcile(center: center, now: now)
     check(report.issues.isEmpty && !report.scheduled.isEmpty, "a pass schedules the goals' reminders (\(report.scheduled.count))")
-    check(Set(await center.scheduledTitles) == ["⏰ Drink water", "⏰ Call grandma"], "the center holds both goals' reminders, in the app's words")
+    check(
+        Set(await center.scheduledTitles) == ["⏰ Drink water", "⏰ Call grandma"],
+        "the center holds both goals' reminders, in the app's words")
     let again = try await reminders.reconcile(center: center, now: now)
     check(again.scheduled.isEmpty && again.cancelled.isEmpty, "a second pass changes nothing")
 
@@ -203,7 +211,8 @@ func runExample() async throws {
     let unknown = await failure("progress on an unknown goal") { () async throws in
         _ = try await phone.write { try $0.recordProgress(stranger, amount: one, now: now) }
     }
-    check(unknown?.code == .invalidInput && unknown?.reason == .unknownGoal(goal: stranger, index: 1, line: nil), "an unknown goal is named")
+    check(
+        unknown?.code == .invalidInput && unknown?.reason == .unknownGoal(goal: stranger, index: 1, line: nil), "an unknown goal is named")
     let emptyTag = await failure("an empty tag") { () async throws in _ = try await phone.write { try $0.addTag("", to: water, now: now) } }
     if case .invalidEvent(let field, 1, nil)? = emptyTag?.reason {
         check(field == "tag", "an event that breaks a rule names its field: \(emptyTag!.localizedDescription)")
@@ -211,7 +220,9 @@ func runExample() async throws {
         check(false, "an empty tag carries its reason")
     }
     let stale = await failure("a stale expected version") { () async throws in
-        _ = try await phone.write { try $0.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now) }
+        _ = try await phone.write {
+            try $0.append([EventDraft(payload: .tagAdded(TagAdded(goal: water, tag: "x")))], expectedVersion: 1, now: now)
+        }
     }
     if case .versionConflict(let goal, let expected, _)? = stale?.reason {
         check(goal == water && expected == 1, "a stale expected version is a version conflict of that goal")
@@ -246,7 +257,9 @@ func runExample() async throws {
     let phoneState = try await phone.read { try $0.syncState() }
     let twinChanges = try await twin.read { try $0.changeSet(since: phoneState) }
     let offered = try await phone.write { try $0.apply(twinChanges, from: "the twin") }
-    check(offered.waiting.map(\.cause) == [.fork] && offered.waiting.first?.origin == "phone", "a forked history waits, its cause named: \(offered.waiting.first?.reason ?? "")")
+    check(
+        offered.waiting.map(\.cause) == [.fork] && offered.waiting.first?.origin == "phone",
+        "a forked history waits, its cause named: \(offered.waiting.first?.reason ?? "")")
     // The sync service cannot be reached.
     let client = SyncServiceClient(baseURL: URL(string: "http://127.0.0.1:9/")!)
     let offline = await failure("a sync with a service that is down") { () async throws in _ = try await client.sync(phone) }
@@ -263,7 +276,9 @@ func runExample() async throws {
     let watchKey = try await watch.read { try $0.publicKey() }
     check(keys.count == 1 && watchKey != nil, "a store signs with a key the app keeps")
     keys.forget()
-    let lost = await failure("a write without the device's key") { () async throws in _ = try await watch.write { try $0.createGoal(title: "B", now: now) } }
+    let lost = await failure("a write without the device's key") { () async throws in
+        _ = try await watch.write { try $0.createGoal(title: "B", now: now) }
+    }
     check(lost?.reason == .signingKeyMissing(device: "watch"), "a missing key is named")
     keys.substitute(ledger: watch.ledgerID, device: "watch")
     let wrong = await failure("a write with a key the ledger does not trust") { () async throws in

@@ -118,7 +118,7 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         /// store.)
         case projectionDamaged
         /// The store's log or indexes are damaged or inconsistent, at log `position` when one
-        /// is known: verify it (``LedgerStore/verify()``) and rebuild its projections, or
+        /// is known: verify it (``LedgerSnapshot/verify()``) and rebuild its projections, or
         /// restore a backup. (Code: store.)
         case storeDamaged(position: UInt64?)
         /// Events of a newer schema arrived: ``LedgerStore/migrate(progress:now:)`` first.

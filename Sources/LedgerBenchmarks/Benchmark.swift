@@ -1,7 +1,7 @@
 import Foundation
-import LedgerFileCenter
 import GoalLedger
 import LMDB
+import LedgerFileCenter
 
 /// One measured figure beside its raw-LMDB baseline from the same run.
 public struct Figure: Sendable {
@@ -244,10 +244,14 @@ public struct Benchmark {
         let table = try store.activeTableName("goals")
         let raw = try Self.median(5) { try Self.rawScan(store, table) }
         var shown = 0
-        let list = try Self.median(5) { try Self.seconds { shown = try store.reading { try $0.goals(now: now, includingEntries: false) }.count } }
+        let list = try Self.median(5) {
+            try Self.seconds { shown = try store.reading { try $0.goals(now: now, includingEntries: false) }.count }
+        }
         let goal = drafts[0].payload.goal!
         var entries = 0
-        let one = try Self.median(5) { try Self.seconds { entries = try store.reading { try $0.goal(goal, now: now) }?.goal.entries.count ?? 0 } }
+        let one = try Self.median(5) {
+            try Self.seconds { entries = try store.reading { try $0.goal(goal, now: now) }?.goal.entries.count ?? 0 }
+        }
         return [
             Figure(
                 name: "goals, in process (\(shown) goals, no entries)", unit: "s", value: list, baseline: raw,
@@ -263,15 +267,19 @@ public struct Benchmark {
     /// monthly reminder, so the table is larger than the capacity and each pass ranks it).
     func reminderFigures(_ store: LedgerStore, path: String) throws -> [Figure] {
         log("pending and reconcile: \(sizes.events) events")
-        try store.writing { try $0.append(
-            [
-                EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
-                EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
-            ], now: Self.now) }
+        try store.writing {
+            try $0.append(
+                [
+                    EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
+                    EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
+                ], now: Self.now)
+        }
         let scan = try Self.rawScan(store, "p0.pending") + Self.rawScan(store, "p1.pending")
         var plan: ReminderPlan?
         var times: [Double] = []
-        for _ in 0..<5 { times.append(try Self.seconds { plan = try store.reading { try $0.pendingPlan(device: "bench", now: Self.now) }.1 }) }
+        for _ in 0..<5 {
+            times.append(try Self.seconds { plan = try store.reading { try $0.pendingPlan(device: "bench", now: Self.now) }.1 })
+        }
         let pending = times.sorted()[2]
         let reconciler = FileCenterReconciler(store: store, centerPath: path + "/center.json")
         _ = try reconciler.reconcile(now: Self.now)
@@ -279,7 +287,9 @@ public struct Benchmark {
         var report: ReconcileReport?
         guard let goal = plan?.requests.first?.goal else { throw LedgerError(.internal, "the benchmark's plan is empty") }
         for round in 0..<5 {
-            try store.writing { try $0.append([EventDraft(payload: .goalEdited(GoalEdited(goal: goal, title: "Renamed \(round)")))], now: Self.now) }
+            try store.writing {
+                try $0.append([EventDraft(payload: .goalEdited(GoalEdited(goal: goal, title: "Renamed \(round)")))], now: Self.now)
+            }
             passes.append(try Self.seconds { report = try reconciler.reconcile(now: Self.now) })
         }
         return [
@@ -322,10 +332,14 @@ public struct Benchmark {
             appendTimes.append(try Self.seconds { try appendAll(a) })
             // A new store receives the phone's whole history: every chain and signature checked.
             let d = try LedgerStore.create(at: try fresh("sig-\(name)-d") + "/s", device: "laptop", ledger: a.ledgerID, signed: signed)
-            syncTimes.append(try Self.seconds { _ = try d.writing { try $0.importEvents(try a.reading { try $0.events(missingFrom: [:]) }, from: "bench") } })
+            syncTimes.append(
+                try Self.seconds {
+                    _ = try d.writing { try $0.importEvents(try a.reading { try $0.events(missingFrom: [:]) }, from: "bench") }
+                })
             let one = [EventDraft(payload: drafts[drafts.count - 1].payload)]
             let rounds = 200
-            singleTimes.append(try Self.seconds { for _ in 0..<rounds { try a.writing { try $0.append(one, now: Self.now) } } } / Double(rounds))
+            singleTimes.append(
+                try Self.seconds { for _ in 0..<rounds { try a.writing { try $0.append(one, now: Self.now) } } } / Double(rounds))
         }
         figures.append(
             Figure(
@@ -470,11 +484,13 @@ struct ReconcileBenchmark {
             benchmark.log("reconcile: \(goals) goals")
             let path = try benchmark.fresh("reconcile-\(goals)")
             let store = try LedgerStore.create(at: path + "/s", device: "phone")
-            try store.writing { try $0.append(
-                [
-                    EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
-                    EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
-                ], now: Benchmark.now) }
+            try store.writing {
+                try $0.append(
+                    [
+                        EventDraft(payload: .deviceConfigured(DeviceConfigured(timeZone: "Europe/Berlin", firstWeekday: 2))),
+                        EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized))),
+                    ], now: Benchmark.now)
+            }
             var rng = SplitMix(seed: UInt64(goals))
             let ids = (0..<goals).map { _ in rng.uuid() }
             var i = 0
@@ -496,8 +512,10 @@ struct ReconcileBenchmark {
             let scanTime = try Benchmark.rawScan(store, "p0.pending")
             var times: [Double] = []
             for round in 0..<5 {
-                try store.writing { try $0.append(
-                    [EventDraft(payload: .goalEdited(GoalEdited(goal: ids[round], title: "Renamed \(round)")))], now: Benchmark.now) }
+                try store.writing {
+                    try $0.append(
+                        [EventDraft(payload: .goalEdited(GoalEdited(goal: ids[round], title: "Renamed \(round)")))], now: Benchmark.now)
+                }
                 var r: ReconcileReport?
                 times.append(try Benchmark.seconds { r = try reconciler.reconcile(now: Benchmark.now) })
                 precondition(r?.full == false && r?.scheduled.count == 1, "an incremental pass after one change")

@@ -90,12 +90,15 @@ public struct HubBenchmark {
         let errors = "\(outcome.errors.count) errors"
         return [
             Figure(
-                name: "service load: requests (\(what))", unit: "requests/s", value: outcome.requestsPerSecond, baseline: nil, baselineName: nil,
+                name: "service load: requests (\(what))", unit: "requests/s", value: outcome.requestsPerSecond, baseline: nil,
+                baselineName: nil,
                 note: "pushes of 1-4 signed events and pulls; \(outcome.eventsPushed) events pushed; \(errors)"),
             Figure(
-                name: "service load: p50 latency", unit: "ms", value: outcome.percentile(0.5), baseline: nil, baselineName: nil, note: errors),
+                name: "service load: p50 latency", unit: "ms", value: outcome.percentile(0.5), baseline: nil, baselineName: nil,
+                note: errors),
             Figure(
-                name: "service load: p99 latency", unit: "ms", value: outcome.percentile(0.99), baseline: nil, baselineName: nil, note: errors),
+                name: "service load: p99 latency", unit: "ms", value: outcome.percentile(0.99), baseline: nil, baselineName: nil,
+                note: errors),
         ]
     }
 
@@ -119,7 +122,9 @@ public struct HubBenchmark {
         // The limit: the same rows, already in memory, COPYed straight into the same table under
         // another ledger id (no store read, no checks).
         var rows: [(String, UInt64, UUID, UInt64, [UInt8])] = []
-        try source.reading { try $0.visitRecords(missingFrom: [:]) { e, bytes in rows.append((e.origin, e.sequence, e.id, e.hlc.rawValue, Array(bytes))) } }
+        try source.reading {
+            try $0.visitRecords(missingFrom: [:]) { e, bytes in rows.append((e.origin, e.sequence, e.id, e.hlc.rawValue, Array(bytes))) }
+        }
         let rawLedger = UUID()
         log("hub\(label): raw binary COPY of the same rows")
         let rawTime = try Benchmark.seconds {
@@ -220,9 +225,11 @@ public struct HubBenchmark {
     /// checks those against the columns; their checksums are never read here).
     func load(_ url: String, from source: LedgerStore) throws {
         var templates: [[UInt8]] = []
-        try source.reading { try $0.visitRecords(missingFrom: [:]) { _, bytes in
-            if templates.count < 64 { templates.append(Array(bytes)) }
-        } }
+        try source.reading {
+            try $0.visitRecords(missingFrom: [:]) { _, bytes in
+                if templates.count < 64 { templates.append(Array(bytes)) }
+            }
+        }
         let admin = try Connection(url)
         let perLedger = max(1, sizes.otherEvents / sizes.otherLedgers)
         var rng = SplitMix(seed: 99)

@@ -3,7 +3,8 @@ import GoalLedger
 
 enum AppendCommand {
     static let file = Option.text("--file", "F", "read the lines from F instead of stdin")
-    static let expectVersion = Option.integer("--expect-version", "N", "refuse (exit 4) unless the batch's one goal is at version N", minimum: 0)
+    static let expectVersion = Option.integer(
+        "--expect-version", "N", "refuse (exit 4) unless the batch's one goal is at version N", minimum: 0)
 
     static let spec = CommandSpec(
         name: "append", summary: "append JSON event lines (stdin, or --file) as one atomic batch",

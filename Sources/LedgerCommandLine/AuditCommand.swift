@@ -13,7 +13,8 @@ enum AuditCommand {
         let steps = try store.reading { try $0.audit(goal: goal) }
         guard !steps.isEmpty else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
         let conflicts = try store.reading { try $0.conflicts(goal: goal) }
-        let sources = GoalAudit.entrySources(try store.reading { try $0.events(ofGoal: goal) }.map(\.event), rule: try store.reading { $0.historyRule })
+        let sources = GoalAudit.entrySources(
+            try store.reading { try $0.events(ofGoal: goal) }.map(\.event), rule: try store.reading { $0.historyRule })
         if inv.json {
             // Each step lists the conflicts it took part in, as winner or as overwritten.
             try inv.printJSON(
@@ -54,7 +55,9 @@ enum AuditCommand {
                 inv.printText("    \(c.field): \(JSONWriter.message(c.before)) → \(JSONWriter.message(c.after))")
             }
             if !s.historyAdded.isEmpty { inv.printText("    history added \(s.historyAdded.map(\.uuidString).joined(separator: ", "))") }
-            if !s.historyRemoved.isEmpty { inv.printText("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))") }
+            if !s.historyRemoved.isEmpty {
+                inv.printText("    history removed \(s.historyRemoved.map(\.uuidString).joined(separator: ", "))")
+            }
             for id in s.recovered { inv.printText("    + \(id.uuidString) recovered by migration (the schema-1 view had lost it)") }
             for o in s.overwrote {
                 inv.printText(

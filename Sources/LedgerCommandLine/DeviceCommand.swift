@@ -15,7 +15,9 @@ enum DeviceCommand {
         let action = inv.positionals[0]
         let now = try inv.now()
         if action == "rotate" {
-            guard inv.positionals.count == 1 else { throw LedgerError(.invalidArgument, "device rotate takes no name: it rotates this device's key") }
+            guard inv.positionals.count == 1 else {
+                throw LedgerError(.invalidArgument, "device rotate takes no name: it rotates this device's key")
+            }
             let store = try inv.openStore()
             let result = try store.writing { try $0.rotateKey(now: now) }
             let key = try store.reading { try $0.publicKey() } ?? []

@@ -23,14 +23,16 @@ enum GoalsCommand {
         // entries, so it reads none: the views come from the rows kept with the projection.
         var any = false
         if inv.json { inv.write("[") }
-        try store.reading { try $0.forEachGoalView(now: now, includingDeleted: inv.isSet(Self.all), entries: inv.json) { g, view throws(LedgerError) in
-            if inv.json {
-                inv.write((any ? "," : "") + (try JSONWriter.string(goalWithView(g, view))))
-            } else {
-                inv.printText(GoalText.line(g, view: view))
+        try store.reading {
+            try $0.forEachGoalView(now: now, includingDeleted: inv.isSet(Self.all), entries: inv.json) { g, view throws(LedgerError) in
+                if inv.json {
+                    inv.write((any ? "," : "") + (try JSONWriter.string(goalWithView(g, view))))
+                } else {
+                    inv.printText(GoalText.line(g, view: view))
+                }
+                any = true
             }
-            any = true
-        } }
+        }
         if inv.json {
             inv.print("]")
         } else if !any {

@@ -30,7 +30,9 @@ enum InitCommand {
                     ("schema", .number(Double(try store.reading { $0.schema }))), ("store", .string(store.path)),
                 ]))
         } else {
-            inv.print("created ledger \(store.ledgerID.uuidString) at \(store.path) for device \(store.device) (schema \(try store.reading { $0.schema }))")
+            inv.print(
+                "created ledger \(store.ledgerID.uuidString) at \(store.path) for device \(store.device) (schema \(try store.reading { $0.schema }))"
+            )
         }
     }
 }

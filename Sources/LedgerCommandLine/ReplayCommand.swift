@@ -45,20 +45,23 @@ enum ReplayCommand {
             inv.write(#"{"position":\#(position),"digest":"\#(digest)","goals":["#)
             var first = true
             var buffer: [UInt8] = []
-            _ = try store.reading { try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in
-                buffer.removeAll(keepingCapacity: true)
-                if !first { buffer.append(UInt8(ascii: ",")) }
-                first = false
-                try g.writeCanonicalJSON(into: &buffer)
-                inv.write(String(decoding: buffer, as: UTF8.self))
-            } }
+            _ = try store.reading {
+                try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in
+                    buffer.removeAll(keepingCapacity: true)
+                    if !first { buffer.append(UInt8(ascii: ",")) }
+                    first = false
+                    try g.writeCanonicalJSON(into: &buffer)
+                    inv.write(String(decoding: buffer, as: UTF8.self))
+                }
+            }
             inv.write("]}\n")
             return
         }
         var lines: [String] = []
-        let (position, digest) = try store.reading { try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in lines.append(GoalText.line(g)) } }
+        let (position, digest) = try store.reading {
+            try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in lines.append(GoalText.line(g)) }
+        }
         inv.print("position \(position) · \(lines.count) goal\(lines.count == 1 ? "" : "s") · digest \(digest)")
         for line in lines { inv.printText(line) }
     }
 }
-

@@ -25,35 +25,36 @@ enum StatusCommand {
         }
         if inv.json {
             try inv.printJSON(
-                .object([
-                    ("ledger", .string(store.ledgerID.uuidString)),
-                    ("device", .string(store.device)),
-                    ("schema", .number(Double(status.schema))),
-                    ("events", .number(Double(events))),
-                    ("origins", .object(heads.map { ($0.key, .number(Double($0.value))) })),
-                    (
-                        "projections",
-                        .object([
-                            ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))]))
-                        ])
-                    ),
-                    ("digest", .string(status.digest)),
-                    ("migrations", .array(status.migrations.map { .string($0) })),
-                    ("deviceKey", key.map { .string(Hex.string($0)) } ?? .null),
-                    (
-                        "devices",
-                        .array(
-                            enrolled.map { d in
-                                .object([
-                                    ("device", .string(d.device)), ("publicKey", .string(Hex.string(d.publicKey))),
-                                    ("fingerprint", .string(d.fingerprint)), ("from", .number(Double(d.from))),
-                                    ("revokedAfter", d.revokedAfter.map { .number(Double($0)) } ?? .null),
-                                    ("enrolledBy", d.enrolledBy.map { .string($0) } ?? .null),
-                                ])
-                            })
-                    ),
-                    ("signed", .bool(signed)),
-                ] + extra))
+                .object(
+                    [
+                        ("ledger", .string(store.ledgerID.uuidString)),
+                        ("device", .string(store.device)),
+                        ("schema", .number(Double(status.schema))),
+                        ("events", .number(Double(events))),
+                        ("origins", .object(heads.map { ($0.key, .number(Double($0.value))) })),
+                        (
+                            "projections",
+                            .object([
+                                ("goals", .object([("version", .number(Double(version))), ("checkpoint", .number(Double(checkpoint)))]))
+                            ])
+                        ),
+                        ("digest", .string(status.digest)),
+                        ("migrations", .array(status.migrations.map { .string($0) })),
+                        ("deviceKey", key.map { .string(Hex.string($0)) } ?? .null),
+                        (
+                            "devices",
+                            .array(
+                                enrolled.map { d in
+                                    .object([
+                                        ("device", .string(d.device)), ("publicKey", .string(Hex.string(d.publicKey))),
+                                        ("fingerprint", .string(d.fingerprint)), ("from", .number(Double(d.from))),
+                                        ("revokedAfter", d.revokedAfter.map { .number(Double($0)) } ?? .null),
+                                        ("enrolledBy", d.enrolledBy.map { .string($0) } ?? .null),
+                                    ])
+                                })
+                        ),
+                        ("signed", .bool(signed)),
+                    ] + extra))
             return
         }
         inv.print("ledger   \(store.ledgerID.uuidString)")

@@ -34,7 +34,8 @@ enum SyncCommand {
             inv.print("received \(r.pulled.imported) event\(r.pulled.imported == 1 ? "" : "s"), sent \(r.pushed.imported)")
         }
         for left in r.pulled.revoked + r.pushed.revoked {
-            inv.err += "ledger: left out \(left.count) event(s) of \(left.origin) written after its revocation (after sequence \(left.after))\n"
+            inv.err +=
+                "ledger: left out \(left.count) event(s) of \(left.origin) written after its revocation (after sequence \(left.after))\n"
         }
         reportWaiting(r.pulled.waiting, here: true, &inv)
         reportWaiting(r.pushed.waiting, here: false, &inv)

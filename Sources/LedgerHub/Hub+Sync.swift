@@ -51,7 +51,9 @@ extension Hub {
                 } catch {
                     reason = error.message
                 }
-                unreadable.append(WaitingEvents(origin: origin, sequence: head.sequence, count: 1, cause: .malformed, reason: "the hub at \(name): " + reason))
+                unreadable.append(
+                    WaitingEvents(
+                        origin: origin, sequence: head.sequence, count: 1, cause: .malformed, reason: "the hub at \(name): " + reason))
                 // Nothing of this origin moves: the hub seems to hold all of it already.
                 hub[origin]!.sequence = local[origin] ?? 0
             }
@@ -66,12 +68,16 @@ extension Hub {
                 // From the last event held here (so the import checks it is the same one).
                 let (changes, bad) = try fetch(
                     ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
-                pulled = try store.writing { try $0.apply(changes, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit) }
+                pulled = try store.writing {
+                    try $0.apply(changes, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit)
+                }
             } else {
                 // Nothing to pull still completes an exchange (a restored store may append again).
-                pulled = try store.writing { try $0.apply(
-                    ChangeSet(ledger: store.ledgerID, events: [], records: []), from: "the hub at \(name)", unreadable: unreadable,
-                    beforeCommit: commit) }
+                pulled = try store.writing {
+                    try $0.apply(
+                        ChangeSet(ledger: store.ledgerID, events: [], records: []), from: "the hub at \(name)", unreadable: unreadable,
+                        beforeCommit: commit)
+                }
             }
             return SyncResult(pulled: pulled, pushed: ImportResult(imported: pushed, alreadyPresent: 0))
         } catch {
@@ -107,7 +113,8 @@ extension Hub {
             try store.writing { try $0.apply(fetched.changes, from: "the hub at \(name)", unreadable: fetched.unreadable) }
             // A name the ledger enrolled (its device has not written yet) belongs to that device.
             if try store.reading { try $0.enrolledDevices() }.contains(where: { $0.device == device }) {
-                throw LedgerError(.invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
+                throw LedgerError(
+                    .invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
             }
             return store
         } catch {
@@ -126,9 +133,12 @@ extension Hub {
         var heads: [String: Head] = [:]
         for o in 0..<origins.rowCount {
             let (origin, head) = (origins.string(o, 0), origins.int64(o, 1))
-            let rows = try run { () throws(PostgreSQLError) in try connection.query(Self.headQuery, [.uuid(ledger), .text(origin), .int64(head)]) }
+            let rows = try run { () throws(PostgreSQLError) in
+                try connection.query(Self.headQuery, [.uuid(ledger), .text(origin), .int64(head)])
+            }
             guard rows.rowCount == 1, rows.int64(0, 0) == head else { continue }
-            heads[origin] = Head(sequence: UInt64(head), eventID: rows.uuid(0, 1) ?? UUID(), hlc: rows.int64(0, 2), record: rows.bytes(0, 3))
+            heads[origin] = Head(
+                sequence: UInt64(head), eventID: rows.uuid(0, 1) ?? UUID(), hlc: rows.int64(0, 2), record: rows.bytes(0, 3))
         }
         return heads
     }
@@ -175,7 +185,9 @@ extension Hub {
                     }
                     events.append(event)
                 } catch {
-                    unreadable.append(WaitingEvents(origin: origin, sequence: sequence, count: rows.rowCount - r, cause: .malformed, reason: error.message))
+                    unreadable.append(
+                        WaitingEvents(
+                            origin: origin, sequence: sequence, count: rows.rowCount - r, cause: .malformed, reason: error.message))
                     break
                 }
             }
@@ -224,18 +236,20 @@ extension Hub {
             }
             do {
                 _ = try connection.copyIn("COPY pushed FROM STDIN (FORMAT binary)") { w in
-                    try store.reading { try $0.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
-                        do throws(PostgreSQLError) {
-                            try w.row(fields: 5)
-                        } catch {
-                            throw ledgerError(error)
+                    try store.reading {
+                        try $0.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
+                            do throws(PostgreSQLError) {
+                                try w.row(fields: 5)
+                            } catch {
+                                throw ledgerError(error)
+                            }
+                            w.text(e.origin)
+                            w.int64(Int64(e.sequence))
+                            w.uuid(e.id)
+                            w.int64(Int64(bitPattern: e.hlc.rawValue))
+                            w.bytes(bytes)
                         }
-                        w.text(e.origin)
-                        w.int64(Int64(e.sequence))
-                        w.uuid(e.id)
-                        w.int64(Int64(bitPattern: e.hlc.rawValue))
-                        w.bytes(bytes)
-                    } }
+                    }
                 }
             } catch let e as LedgerError {
                 throw e
@@ -268,14 +282,16 @@ extension Hub {
                 count += batch.origins.count
                 batch = InsertBatch()
             }
-            try store.reading { try $0.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
-                batch.origins.append(e.origin)
-                batch.sequences.append(Int64(e.sequence))
-                batch.ids.append(e.id)
-                batch.clocks.append(Int64(bitPattern: e.hlc.rawValue))
-                batch.records.append(Array(bytes))
-                if batch.origins.count == InsertBatch.size { try send() }
-            } }
+            try store.reading {
+                try $0.visitRecords(missingFrom: heads) { (e, bytes) throws(LedgerError) in
+                    batch.origins.append(e.origin)
+                    batch.sequences.append(Int64(e.sequence))
+                    batch.ids.append(e.id)
+                    batch.clocks.append(Int64(bitPattern: e.hlc.rawValue))
+                    batch.records.append(Array(bytes))
+                    if batch.origins.count == InsertBatch.size { try send() }
+                }
+            }
             try send()
             return count
         }

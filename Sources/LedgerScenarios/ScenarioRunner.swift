@@ -1,6 +1,6 @@
 import Foundation
-import LedgerFileCenter
 import GoalLedger
+import LedgerFileCenter
 
 /// What running a scenario found.
 package struct ScenarioReport: Sendable {
@@ -126,7 +126,8 @@ package enum ScenarioRunner {
                 }
                 if let count = x.entryCount { expect("\(about) entry count", .number(Double(count)), .number(Double(state.entries.count))) }
                 if x.periodValue != nil || x.completed != nil {
-                    let view = GoalView(goal: state, calendar: try store.reading { try $0.deviceState(store.device) }.calendar, now: now).json
+                    let view = GoalView(goal: state, calendar: try store.reading { try $0.deviceState(store.device) }.calendar, now: now)
+                        .json
                     if let v = x.periodValue { expect("\(about) period value at \(now)", v, view["value"] ?? .null) }
                     if let c = x.completed { expect("\(about) completed at \(now)", .bool(c), view["completed"] ?? .null) }
                 }
@@ -153,8 +154,10 @@ package enum ScenarioRunner {
             }
             checks += 1
             if Set(texts).count != 1 {
-                let digests = try zip(names, replays).map { (n, r) throws(LedgerError) in "\(n) \(try r.digest.prefix(12)) (\(r.position) events)" }
-                    .joined(separator: ", ")
+                let digests = try zip(names, replays).map { (n, r) throws(LedgerError) in
+                    "\(n) \(try r.digest.prefix(12)) (\(r.position) events)"
+                }
+                .joined(separator: ", ")
                 failures.append("\(x.label): converged \(names.joined(separator: ", ")): expected identical replays, found \(digests)")
             }
         }

@@ -305,7 +305,8 @@ extension SyncServiceClient {
         var result = ImportResult(imported: answer.inserted)
         result.waiting = (answer.waiting ?? []).map {
             WaitingEvents(
-                origin: $0.origin, sequence: $0.sequence, count: $0.count, cause: $0.cause.flatMap(WaitingEvents.Cause.init) ?? .other, reason: "the sync service at \(serviceName): " + $0.reason)
+                origin: $0.origin, sequence: $0.sequence, count: $0.count, cause: $0.cause.flatMap(WaitingEvents.Cause.init) ?? .other,
+                reason: "the sync service at \(serviceName): " + $0.reason)
         }
         return result
     }
@@ -370,7 +371,9 @@ extension SyncServiceClient {
                 "\(service) refused the \(action) of device \(reply.prepared.device) of ledger \(reply.prepared.ledger.uuidString): \(reason); nothing was written"
             )
         case 503:
-            throw LedgerError(.store, "\(service) cannot reach its database; nothing was written; try again", situation: .peerUnreachable(peer: serviceName))
+            throw LedgerError(
+                .store, "\(service) cannot reach its database; nothing was written; try again",
+                situation: .peerUnreachable(peer: serviceName))
         case 400:
             throw LedgerError(.invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written")
         case 413:
@@ -442,7 +445,9 @@ extension SyncServiceClient {
                 return .failure(LedgerError(.store, "the \(prepared.action) to the sync service at \(serviceName) was cancelled"))
             }
             return .failure(
-                LedgerError(.store, "cannot reach the sync service at \(serviceName): \(Self.describe(error))", situation: .peerUnreachable(peer: serviceName)))
+                LedgerError(
+                    .store, "cannot reach the sync service at \(serviceName): \(Self.describe(error))",
+                    situation: .peerUnreachable(peer: serviceName)))
         }
         guard let http = response as? HTTPURLResponse else {
             return .failure(

@@ -30,7 +30,11 @@ struct TrustHubPropertyTests {
         }
         let phone = try LedgerStore.create(at: hub.path("phone"), device: "phone")
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Save", cadence: .daily, progressKind: .measurable, target: 5)))],
+            [
+                EventDraft(
+                    payload: .goalCreated(
+                        GoalCreated(goal: Self.goal, title: "Save", cadence: .daily, progressKind: .measurable, target: 5)))
+            ],
             now: now)
         let laptop = try phone.clone(to: hub.path("laptop"), device: "laptop", now: now)
         let watch = try phone.clone(to: hub.path("watch"), device: "watch", now: now)

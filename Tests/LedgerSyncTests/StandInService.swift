@@ -1,7 +1,7 @@
 import Foundation
 import GoalLedger
-import LedgerTestSupport
 import HTTPServer
+import LedgerTestSupport
 import RequestSigning
 import Sodium
 

@@ -118,7 +118,8 @@ extension LedgerStore {
     ) throws(LedgerError) -> UUID {
         try writing { w in
             try w.createGoal(
-                title: title, cadence: cadence, progress: progress, targetDate: targetDate, details: details, reminder: reminder, tags: tags,
+                title: title, cadence: cadence, progress: progress, targetDate: targetDate, details: details, reminder: reminder,
+                tags: tags,
                 id: id, now: now)
         }
     }
@@ -144,7 +145,8 @@ extension LedgerStore {
         target: Amount? = nil, unit: String?? = nil, now: Instant = .systemNow
     ) throws(LedgerError) -> AppendResult {
         try writing { w in
-            try w.editGoal(goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target, unit: unit, now: now)
+            try w.editGoal(
+                goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target, unit: unit, now: now)
         }
     }
     @discardableResult

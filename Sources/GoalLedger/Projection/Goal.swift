@@ -132,14 +132,19 @@ extension LedgerSnapshot {
             // Goal by goal, as the cursor over the headers moves: one goal in memory at a time.
             try txn.scan(t.goals) { key, value in
                 let id = StoredProjection.uuid(key)
-                let header = try StoredProjection.decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeHeader(value, id: id) }
+                let header = try StoredProjection.decoded { () throws(RecordDecodingError) in
+                    try ProjectionCodec.decodeHeader(value, id: id)
+                }
                 guard header.exists, includingDeleted || !header.isDeleted else { return true }
                 var state = header
                 state.historyRule = rule
                 if entries { state = try StoredProjection.withEntries(header, txn, t, layout, rule: rule, revoked: revoked) }
                 let view = try kept ? ViewTables.view(of: state, today: today, firstWeekday: calendar.firstWeekday, txn, t) : nil
                 try body(
-                    state, try view ?? LedgerStore.view(of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
+                    state,
+                    try view
+                        ?? LedgerStore.view(
+                            of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
                 return true
             }
         }
@@ -153,7 +158,10 @@ extension LedgerSnapshot {
             let t = try StoredProjection.active(txn, layout)
             guard let state = try StoredProjection.goal(id, txn, t, layout, rule: rule) else { return nil }
             let calendar = try StoredProjection.device(device, txn, t).calendar
-            return (state, try LedgerStore.view(of: state, entriesRead: true, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: nil))
+            return (
+                state,
+                try LedgerStore.view(of: state, entriesRead: true, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: nil)
+            )
         }
     }
 

@@ -53,7 +53,7 @@ public struct AuditStep: Sendable {
 public enum GoalAudit {
     /// One step per event, in canonical order, for the events of one goal with their log
     /// positions (in any order); empty for none. The steps' `signedBy` is left nil
-    /// (``LedgerStore/audit(goal:)`` fills it in).
+    /// (``LedgerSnapshot/audit(goal:)`` fills it in).
     public static func steps(_ events: [(position: UInt64, event: Event)]) -> [AuditStep] {
         let ordered = events.sorted { $0.event.key < $1.event.key }
         guard let goal = ordered.first?.event.payload.goal else { return [] }

@@ -56,7 +56,7 @@ public struct GoalProjection: Equatable, Sendable {
     /// the order events came in, and different when any fact differs. Per goal, SHA-256 of its
     /// canonical JSON without the entries, combined with an order-independent sum of its live
     /// entries' hashes; the ledger's digest combines the sum of the created goals' hashes and
-    /// their number. A store maintains the same value as it folds (``LedgerStore/digest()``).
+    /// their number. A store maintains the same value as it folds (``LedgerSnapshot/digest()``).
     /// The construction, byte by byte, is in `docs/storage-and-guarantees.md` ("The digest").
     /// It tells honest stores that diverged apart; it is no defence against forgery, which the
     /// signatures are.

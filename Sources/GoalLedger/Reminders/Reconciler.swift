@@ -111,7 +111,8 @@ public struct Reconciler: Sendable {
 
     /// One pass against `center`. With `dryRun`, the center is only read: what the pass would
     /// add or remove is reported, not done, and the checkpoint does not move.
-    public func reconcile(center: some ReminderCenter, now: Instant = .systemNow, full: Bool = false, dryRun: Bool = false) async throws(LedgerError)
+    public func reconcile(center: some ReminderCenter, now: Instant = .systemNow, full: Bool = false, dryRun: Bool = false)
+        async throws(LedgerError)
         -> ReconcileReport
     {
         guard dryRun else { return try await pass(center: center, now: now, full: full, saveState: true) }
@@ -122,7 +123,9 @@ public struct Reconciler: Sendable {
         do {
             return try await body()
         } catch {
-            throw LedgerError(.internal, "the notification center failed to \(what): \(error)", situation: .centerFailed(LedgerError.UnderlyingError(error)))
+            throw LedgerError(
+                .internal, "the notification center failed to \(what): \(error)",
+                situation: .centerFailed(LedgerError.UnderlyingError(error)))
         }
     }
 

@@ -70,7 +70,9 @@ public struct ChangeFeed: Sendable {
                     for await _ in wakeUps.stream {
                         if Task.isCancelled { break }
                         // Everything committed so far, in batches, then wait again.
-                        while case let (batch, last) = try store.changes(after: checkpoint, limit: 1000), !batch.isEmpty || last != checkpoint {
+                        while case (let batch, let last) = try store.changes(after: checkpoint, limit: 1000),
+                            !batch.isEmpty || last != checkpoint
+                        {
                             checkpoint = last
                             for change in batch { continuation.yield(change) }
                         }

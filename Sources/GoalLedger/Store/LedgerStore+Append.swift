@@ -66,169 +66,170 @@ extension LedgerStore {
         _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?,
         schema: Int, _ txn: borrowing Transaction
     ) throws -> [AppendResult] {
-                let device = self.device
-                let rule: HistoryRule = schema == 1 ? .lastWriteWins : .recordLevel
-                try self.checkBeforeWriting(txn, layout)
-                var clock = HLC(
-                    rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
-                var sequence =
-                    try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
-                var position = try Self.lastPosition(txn, layout)
-                let tables = try StoredProjection.active(txn, layout)
-                let heads = try Self.originHeads(txn, layout)
-                let signer = try signingKey ?? self.signer(txn)
-                // The chain continues from this device's last event.
-                var previous = try signer.map { _ in try Self.chainHash(device, sequence, txn, layout) }
-                // The batch's new events, indexed together after the loop (each index in its key
-                // order); what the rules look up among them is found here first.
-                var newEvents: [Event] = []
-                var newRecords: [[UInt8]] = []
-                newEvents.reserveCapacity(drafts.count)
-                newRecords.reserveCapacity(drafts.count)
-                let firstNew = position + 1
-                var newGoalEvents: [UUID: Int] = [:]
-                func batchEvent(_ id: UUID) -> Event? {
-                    guard let p = seen[id]?.position, p >= firstNew, !seen[id]!.duplicate else { return nil }
-                    return newEvents[Int(p - firstNew)]
-                }
-                var seen: [UUID: AppendResult] = [:]
-                seen.reserveCapacity(drafts.count)
-                var results: [AppendResult] = []
-                results.reserveCapacity(drafts.count)
+        let device = self.device
+        let rule: HistoryRule = schema == 1 ? .lastWriteWins : .recordLevel
+        try self.checkBeforeWriting(txn, layout)
+        var clock = HLC(
+            rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
+        var sequence =
+            try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+        var position = try Self.lastPosition(txn, layout)
+        let tables = try StoredProjection.active(txn, layout)
+        let heads = try Self.originHeads(txn, layout)
+        let signer = try signingKey ?? self.signer(txn)
+        // The chain continues from this device's last event.
+        var previous = try signer.map { _ in try Self.chainHash(device, sequence, txn, layout) }
+        // The batch's new events, indexed together after the loop (each index in its key
+        // order); what the rules look up among them is found here first.
+        var newEvents: [Event] = []
+        var newRecords: [[UInt8]] = []
+        newEvents.reserveCapacity(drafts.count)
+        newRecords.reserveCapacity(drafts.count)
+        let firstNew = position + 1
+        var newGoalEvents: [UUID: Int] = [:]
+        func batchEvent(_ id: UUID) -> Event? {
+            guard let p = seen[id]?.position, p >= firstNew, !seen[id]!.duplicate else { return nil }
+            return newEvents[Int(p - firstNew)]
+        }
+        var seen: [UUID: AppendResult] = [:]
+        seen.reserveCapacity(drafts.count)
+        var results: [AppendResult] = []
+        results.reserveCapacity(drafts.count)
 
-                var batch = StoredProjection.Batch(tables: tables, layout: layout)
-                let wroteTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
-                // A revocation's rules read the ledger's trust.
-                let trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try TrustTable.load(txn, layout) : TrustState()
+        var batch = StoredProjection.Batch(tables: tables, layout: layout)
+        let wroteTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
+        // A revocation's rules read the ledger's trust.
+        let trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try TrustTable.load(txn, layout) : TrustState()
 
-                /// What the rules need of the goal's stored state: for progress, only whether it
-                /// exists, is deleted and its kind (no header decode); for a removal, that one
-                /// entry; otherwise the registers and tags. A goal with a long history costs no
-                /// more to append to.
-                func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing Transaction) throws -> GoalState {
-                    switch payload {
-                    case .progressRecorded:
-                        return try batch.status(id, txn)
-                    case .goalCreated:
-                        // The id must be new: no event at all may name it yet.
-                        var s = try batch.header(id, txn)
-                        s.version = try StoredProjection.version(of: id, txn, layout) + newGoalEvents[id, default: 0]
-                        return s
-                    case .progressRemoved(let p):
-                        var s = try batch.header(id, txn)
-                        let inBatch: ProgressEntry? = batchEvent(p.entry).flatMap { e in
-                            guard case .progressRecorded(let r) = e.payload, r.goal == id else { return nil }
-                            return ProgressEntry(e, r)
-                        }
-                        if let entry = try inBatch ?? StoredProjection.entry(p.entry, of: id, txn, layout) {
-                            s.recordedEntries[p.entry] = entry
-                            if try txn.get(tables.removed, key: id.bytes + p.entry.bytes) != nil { s.removedEntries.insert(p.entry) }
-                            return s
-                        }
-                        // Not a progressRecorded: perhaps an entry of a migrated schema-1 history.
-                        return try StoredProjection.withEntries(s, txn, tables, layout, rule: rule)
-                    case .progressHistoryReplaced(let p):
-                        // The rules need the base write only: look it up by id, not the history.
-                        var s = try batch.header(id, txn)
-                        if let base = p.base, let e = try batchEvent(base) ?? Self.event(id: base, txn, layout),
-                            case .progressHistoryReplaced(let b) = e.payload, b.goal == id
-                        {
-                            s.record(e)
-                        }
-                        return s
-                    default:
-                        return try batch.header(id, txn)
-                    }
+        /// What the rules need of the goal's stored state: for progress, only whether it
+        /// exists, is deleted and its kind (no header decode); for a removal, that one
+        /// entry; otherwise the registers and tags. A goal with a long history costs no
+        /// more to append to.
+        func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing Transaction) throws -> GoalState {
+            switch payload {
+            case .progressRecorded:
+                return try batch.status(id, txn)
+            case .goalCreated:
+                // The id must be new: no event at all may name it yet.
+                var s = try batch.header(id, txn)
+                s.version = try StoredProjection.version(of: id, txn, layout) + newGoalEvents[id, default: 0]
+                return s
+            case .progressRemoved(let p):
+                var s = try batch.header(id, txn)
+                let inBatch: ProgressEntry? = batchEvent(p.entry).flatMap { e in
+                    guard case .progressRecorded(let r) = e.payload, r.goal == id else { return nil }
+                    return ProgressEntry(e, r)
                 }
+                if let entry = try inBatch ?? StoredProjection.entry(p.entry, of: id, txn, layout) {
+                    s.recordedEntries[p.entry] = entry
+                    if try txn.get(tables.removed, key: id.bytes + p.entry.bytes) != nil { s.removedEntries.insert(p.entry) }
+                    return s
+                }
+                // Not a progressRecorded: perhaps an entry of a migrated schema-1 history.
+                return try StoredProjection.withEntries(s, txn, tables, layout, rule: rule)
+            case .progressHistoryReplaced(let p):
+                // The rules need the base write only: look it up by id, not the history.
+                var s = try batch.header(id, txn)
+                if let base = p.base, let e = try batchEvent(base) ?? Self.event(id: base, txn, layout),
+                    case .progressHistoryReplaced(let b) = e.payload, b.goal == id
+                {
+                    s.record(e)
+                }
+                return s
+            default:
+                return try batch.header(id, txn)
+            }
+        }
 
-                if let expectedVersion {
-                    let touched = Set(drafts.compactMap(\.payload.goal))
-                    guard touched.count == 1, let goal = touched.first else {
-                        throw LedgerError(.invalidArgument, "an expected version needs a batch about exactly one goal (this one is about \(touched.count))")
-                    }
-                    let actual = try StoredProjection.version(of: goal, txn, layout)
-                    guard actual == expectedVersion else {
-                        throw LedgerError(
-                            .versionConflict,
-                            "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended",
-                            situation: .versionConflict(goal: goal, expected: expectedVersion, actual: actual))
-                    }
-                }
+        if let expectedVersion {
+            let touched = Set(drafts.compactMap(\.payload.goal))
+            guard touched.count == 1, let goal = touched.first else {
+                throw LedgerError(
+                    .invalidArgument, "an expected version needs a batch about exactly one goal (this one is about \(touched.count))")
+            }
+            let actual = try StoredProjection.version(of: goal, txn, layout)
+            guard actual == expectedVersion else {
+                throw LedgerError(
+                    .versionConflict,
+                    "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended",
+                    situation: .versionConflict(goal: goal, expected: expectedVersion, actual: actual))
+            }
+        }
 
-                for (index, draft) in drafts.enumerated() {
-                    let line = lines.map { index < $0.count ? $0[index] : index + 1 } ?? draft.line
-                    do throws(FieldError) {
-                        if !draft.passedGate { try draft.checkWellFormed() }
-                    } catch {
-                        throw LedgerError.invalidEvent(line: line, index: index + 1, error)
-                    }
-                    if let id = draft.id {
-                        if let earlier = seen[id] {
-                            results.append(AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true))
-                            continue
-                        }
-                        if let stored = try txn.get(layout.eventIds, key: id.bytes) {
-                            let p = stored.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
-                            guard let original = try Self.event(at: p, txn, layout) else {
-                                throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
-                            }
-                            results.append(AppendResult(id: id, position: p, hlc: original.hlc, duplicate: true))
-                            continue
-                        }
-                    }
-                    let id = draft.id ?? EventIDs.next()
-                    let at = draft.at ?? now
-                    // The state is read in its own scope: holding a copy while the cached state is
-                    // mutated below would copy its entries on every append.
-                    let (payload, deletionsSeen) = try {
-                        let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
-                        let author = try batch.device(device, txn)
-                        do throws(FieldError) {
-                            let payload = try LocalRules.prepare(
-                                draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
-                                seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
-                            return (payload, state.map(\.deletionHeads))
-                        } catch {
-                            throw LedgerError.invalidEvent(line: line, index: index + 1, error)
-                        }
-                    }()
-                    clock = clock.advanced(to: at)
-                    sequence += 1
-                    position += 1
-                    var event = Event(
-                        id: id, origin: device, sequence: sequence, hlc: clock, at: at,
-                        schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
-                    if let p = previous { event.previousHash = p }
-                    // One encoding serves the log and, while the event is unsigned, its hash.
-                    let record = EventCodec.encode(event)
-                    if previous != nil { previous = EventChain.hash(record: record) }
-                    try batch.apply(event, at: position, checked: true, txn)
-                    if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
-                    newEvents.append(event)
-                    newRecords.append(record)
-                    let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
-                    seen[id] = result
-                    results.append(result)
+        for (index, draft) in drafts.enumerated() {
+            let line = lines.map { index < $0.count ? $0[index] : index + 1 } ?? draft.line
+            do throws(FieldError) {
+                if !draft.passedGate { try draft.checkWellFormed() }
+            } catch {
+                throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+            }
+            if let id = draft.id {
+                if let earlier = seen[id] {
+                    results.append(AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true))
+                    continue
                 }
-                // A batch of duplicates (or none) writes nothing at all.
-                if results.contains(where: { !$0.duplicate }) {
-                    // One signature per batch, on its last event: it vouches for the chain.
-                    if let signer, let last = newEvents.last, let hash = previous {
-                        var signed = last
-                        signed.signature = signer.sign(
-                            EventChain.message(ledger: ledgerID, origin: device, sequence: last.sequence, hash: hash))
-                        signed.signer = signer.publicKey
-                        newRecords[newRecords.count - 1] = EventCodec.encode(signed)
+                if let stored = try txn.get(layout.eventIds, key: id.bytes) {
+                    let p = stored.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+                    guard let original = try Self.event(at: p, txn, layout) else {
+                        throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
                     }
-                    try Self.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, txn, layout)
-                    try batch.flush(txn)
-                    try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
-                    try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
-                    try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
-                    // An enrolment, rotation or revocation: the trust table is derived anew.
-                    if wroteTrust { try self.recomputeTrust(txn) }
+                    results.append(AppendResult(id: id, position: p, hlc: original.hlc, duplicate: true))
+                    continue
                 }
-                return results
+            }
+            let id = draft.id ?? EventIDs.next()
+            let at = draft.at ?? now
+            // The state is read in its own scope: holding a copy while the cached state is
+            // mutated below would copy its entries on every append.
+            let (payload, deletionsSeen) = try {
+                let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
+                let author = try batch.device(device, txn)
+                do throws(FieldError) {
+                    let payload = try LocalRules.prepare(
+                        draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
+                        seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
+                    return (payload, state.map(\.deletionHeads))
+                } catch {
+                    throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+                }
+            }()
+            clock = clock.advanced(to: at)
+            sequence += 1
+            position += 1
+            var event = Event(
+                id: id, origin: device, sequence: sequence, hlc: clock, at: at,
+                schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
+            if let p = previous { event.previousHash = p }
+            // One encoding serves the log and, while the event is unsigned, its hash.
+            let record = EventCodec.encode(event)
+            if previous != nil { previous = EventChain.hash(record: record) }
+            try batch.apply(event, at: position, checked: true, txn)
+            if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
+            newEvents.append(event)
+            newRecords.append(record)
+            let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
+            seen[id] = result
+            results.append(result)
+        }
+        // A batch of duplicates (or none) writes nothing at all.
+        if results.contains(where: { !$0.duplicate }) {
+            // One signature per batch, on its last event: it vouches for the chain.
+            if let signer, let last = newEvents.last, let hash = previous {
+                var signed = last
+                signed.signature = signer.sign(
+                    EventChain.message(ledger: ledgerID, origin: device, sequence: last.sequence, hash: hash))
+                signed.signer = signer.publicKey
+                newRecords[newRecords.count - 1] = EventCodec.encode(signed)
+            }
+            try Self.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, txn, layout)
+            try batch.flush(txn)
+            try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+            try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
+            try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+            // An enrolment, rotation or revocation: the trust table is derived anew.
+            if wroteTrust { try self.recomputeTrust(txn) }
+        }
+        return results
     }
 
     /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at
@@ -238,7 +239,9 @@ extension LedgerStore {
         _ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout
     ) throws {
         func sortKey(_ id: UUID) -> (UInt64, UInt64) {
-            withUnsafeBytes(of: id.uuid) { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
+            withUnsafeBytes(of: id.uuid) {
+                ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
+            }
         }
         var ids: [(key: (UInt64, UInt64), position: UInt64)] = []
         var goals: [(key: (UInt64, UInt64), position: UInt64)] = []
@@ -268,7 +271,9 @@ extension LedgerStore {
             let options = try txn.orderedPutOptions(layout.eventIds, from: bytes(first.key), .noOverwrite)
             for (key, position) in ids {
                 try withUnsafeBytes(of: position.bigEndian) { pos in
-                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) { try txn.put(layout.eventIds, key: $0, value: pos, options: options) }
+                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) {
+                        try txn.put(layout.eventIds, key: $0, value: pos, options: options)
+                    }
                 }
             }
         }
@@ -281,19 +286,24 @@ extension LedgerStore {
                 let options: Transaction.PutOptions = !appending ? [] : previous.map { $0 == key } == true ? .appendDuplicate : .append
                 previous = key
                 try withUnsafeBytes(of: position.bigEndian) { pos in
-                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) { try txn.put(layout.goalEvents, key: $0, value: pos, options: options) }
+                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) {
+                        try txn.put(layout.goalEvents, key: $0, value: pos, options: options)
+                    }
                 }
             }
         }
         origins.sort { a, b in
-            let x = events[a.at], y = events[b.at]
+            let x = events[a.at]
+            let y = events[b.at]
             return x.origin == y.origin ? x.sequence < y.sequence : String.bytesPrecede(x.origin, y.origin)
         }
         if let first = origins.first {
             let firstKey = StoreLayout.originKey(events[first.at].origin, events[first.at].sequence)
             let options = try txn.orderedPutOptions(layout.origins, from: firstKey, .noOverwrite)
             for (i, position) in origins {
-                try txn.put(layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes, options: options)
+                try txn.put(
+                    layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes,
+                    options: options)
             }
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import LMDB
 
 extension LedgerStore {
-    /// The goals as ``goals(now:includingDeleted:includingEntries:)`` gives them, first now and then after every
+    /// The goals as ``LedgerSnapshot/goals(now:includingDeleted:includingEntries:)`` gives them, first now and then after every
     /// change: a screen's live list.
     ///
     /// - A write committed in this process (through this store or another `LedgerStore` of the
@@ -20,10 +20,12 @@ extension LedgerStore {
         now: @escaping @Sendable () -> Instant = { .systemNow }, includingDeleted: Bool = false,
         otherProcesses: Duration = .milliseconds(250)
     ) -> AsyncThrowingStream<[GoalSnapshot], Error> {
-        observe(otherProcesses: otherProcesses) { store in try store.reading { try $0.goals(now: now(), includingDeleted: includingDeleted) } }
+        observe(otherProcesses: otherProcesses) { store in
+            try store.reading { try $0.goals(now: now(), includingDeleted: includingDeleted) }
+        }
     }
 
-    /// One goal as ``goal(_:now:)`` gives it (nil while the store does not know it), first now and
+    /// One goal as ``LedgerSnapshot/goal(_:now:)`` gives it (nil while the store does not know it), first now and
     /// then after every change, with the contract of ``observeGoals(now:includingDeleted:otherProcesses:)``.
     public func observeGoal(
         _ id: UUID, now: @escaping @Sendable () -> Instant = { .systemNow }, otherProcesses: Duration = .milliseconds(250)

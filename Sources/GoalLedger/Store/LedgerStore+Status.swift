@@ -3,11 +3,11 @@ import LMDB
 
 /// Every figure of a store's status (what `ledger status` prints), read in one snapshot.
 ///
-/// ``LedgerStore/status()`` reads them all in one read transaction, so they describe one state
+/// ``LedgerSnapshot/status()`` reads them all in one read transaction, so they describe one state
 /// of the store even while another thread or process appends: the event count, the origin
 /// heads, the projection's checkpoint, the digest and the goal count are of the same commit.
 /// The store's ledger id, device and whether the ledger is signed are properties of the store
-/// (``LedgerStore/ledgerID``, ``LedgerStore/device``, ``LedgerStore/isSignedLedger``), which
+/// (``LedgerStore/ledgerID``, ``LedgerStore/device``, ``LedgerSnapshot/isSignedLedger``), which
 /// never change.
 public struct LedgerStatus: Equatable, Sendable {
     /// The event schema the store records: 1 (legacy) until `migrate`, then 2.
@@ -22,19 +22,19 @@ public struct LedgerStatus: Equatable, Sendable {
     public var projectionVersion: UInt64
     /// The last position the stored projection has folded (``events`` once it is up to date).
     public var projectionCheckpoint: UInt64
-    /// The digest of the stored projection (``LedgerStore/digest()``).
+    /// The digest of the stored projection (``LedgerSnapshot/digest()``).
     public var digest: String
-    /// The migrations the store records (``LedgerStore/appliedMigrations()``).
+    /// The migrations the store records (``LedgerSnapshot/appliedMigrations()``).
     public var migrations: [String]
-    /// The devices enrolled in the ledger, by name (``LedgerStore/enrolledDevices()``).
+    /// The devices enrolled in the ledger, by name (``LedgerSnapshot/enrolledDevices()``).
     public var enrolledDevices: [EnrolledDevice]
     /// The events the stored projection set aside, in position order
-    /// (``LedgerStore/setAsideEvents()``).
+    /// (``LedgerSnapshot/setAsideEvents()``).
     public var setAside: [SetAsideEvent]
     /// Events that wait behind one an exchange could not verify, by origin
-    /// (``LedgerStore/waitingEvents()``).
+    /// (``LedgerSnapshot/waitingEvents()``).
     public var waiting: [WaitingEvents]
-    /// This device's public signing key (``LedgerStore/publicKey()``), from the store's key
+    /// This device's public signing key (``LedgerSnapshot/publicKey()``), from the store's key
     /// store rather than its file; nil when the device has no key yet.
     public var deviceKey: [UInt8]?
 }

@@ -26,14 +26,16 @@ enum TrustTable {
                 guard key.count > 10 else { return true }
                 let name = String(decoding: key[1..<(key.count - 9)], as: UTF8.self)
                 let from = UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...]))
-                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].keys.append(.init(from: from, key: Array(value)))
+                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].keys.append(
+                    .init(from: from, key: Array(value)))
             case UInt8(ascii: "p"):
                 let name = String(decoding: key.dropFirst(), as: UTF8.self)
                 state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].depth = Int(value.first ?? 0)
                 if value.count > 1 { state.devices[name]!.parent = String(decoding: value.dropFirst(), as: UTF8.self) }
             case UInt8(ascii: "r"):
                 let name = String(decoding: key.dropFirst(), as: UTF8.self)
-                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].revokedAfter = UInt64(bigEndianBytes: value)
+                state.devices[name, default: TrustState.Device(keys: [], parent: nil, depth: 0)].revokedAfter = UInt64(
+                    bigEndianBytes: value)
             default:
                 break
             }
@@ -50,8 +52,11 @@ enum TrustTable {
         if let founder { try txn.put(layout.trust, key: founderKey, value: founder) }
         for (name, d) in state.devices {
             for k in d.keys { try txn.put(layout.trust, key: keyPrefix(name) + k.from.bigEndianBytes, value: k.key) }
-            try txn.put(layout.trust, key: [UInt8(ascii: "p")] + Array(name.utf8), value: [UInt8(min(d.depth, 255))] + Array((d.parent ?? "").utf8))
-            if let after = d.revokedAfter { try txn.put(layout.trust, key: [UInt8(ascii: "r")] + Array(name.utf8), value: after.bigEndianBytes) }
+            try txn.put(
+                layout.trust, key: [UInt8(ascii: "p")] + Array(name.utf8), value: [UInt8(min(d.depth, 255))] + Array((d.parent ?? "").utf8))
+            if let after = d.revokedAfter {
+                try txn.put(layout.trust, key: [UInt8(ascii: "r")] + Array(name.utf8), value: after.bigEndianBytes)
+            }
         }
         for (name, c) in cutoffs { try txn.put(layout.trust, key: cutoffKey(name), value: c.bigEndianBytes) }
     }
@@ -155,7 +160,9 @@ public struct WaitingEvents: Equatable, Sendable {
     }
     /// One line for people.
     public var description: String {
-        count > 1 ? "\(origin)/\(sequence) and \(count - 1) later event\(count == 2 ? "" : "s") of \(origin) wait: \(reason)" : "\(origin)/\(sequence) waits: \(reason)"
+        count > 1
+            ? "\(origin)/\(sequence) and \(count - 1) later event\(count == 2 ? "" : "s") of \(origin) wait: \(reason)"
+            : "\(origin)/\(sequence) waits: \(reason)"
     }
 
     /// Events of `origin` from `sequence` on (`count` of them offered) that wait for `cause`,
@@ -180,8 +187,10 @@ public struct WaitingEvents: Equatable, Sendable {
         let bytes = Array(value)
         guard bytes.count >= 16 else { return nil }
         let (sequence, count) = bytes.withUnsafeBytes {
-            (UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[0..<8])),
-             Int(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[8..<16]))))
+            (
+                UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[0..<8])),
+                Int(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[8..<16])))
+            )
         }
         var rest = bytes[16...]
         var cause = Cause.other
@@ -206,14 +215,12 @@ extension LedgerStore {
         isSignedLedger && EventChain.ledgerID(founder: origin, publicKey: key) == ledgerID
     }
 
-
     static func enrolledDevices(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [EnrolledDevice] {
         try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap { name, d in
             guard let last = d.keys.last else { return nil }
             return EnrolledDevice(device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
         }
     }
-
 
     static func waitingEvents(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [WaitingEvents] {
         var out: [WaitingEvents] = []
@@ -303,7 +310,9 @@ extension LedgerStore {
     }
 
     /// The fold over the log's trust events (and `extra`, events not yet written).
-    func foldTrust(_ txn: borrowing Transaction, extra: [TrustFold.Input] = [], firstChainedExtra: [String: UInt64] = [:]) throws -> TrustState {
+    func foldTrust(_ txn: borrowing Transaction, extra: [TrustFold.Input] = [], firstChainedExtra: [String: UInt64] = [:]) throws
+        -> TrustState
+    {
         let (inputs, firstChained) = try trustInputs(txn)
         var fold = TrustFold()
         fold.founder = try discoverFounder(txn)
@@ -345,7 +354,9 @@ extension LedgerStore {
     /// The last sequence of `origin` that counts under `state` (see `TrustState.CutoffWalk`),
     /// walking its stored events; `events[written]`, the origin's last events in sequence order
     /// when the caller holds them in memory, are walked from there instead of read back.
-    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction, written: [Int] = [], of events: [Event] = []) throws -> UInt64? {
+    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction, written: [Int] = [], of events: [Event] = []) throws
+        -> UInt64?
+    {
         var walk = TrustState.CutoffWalk(origin, state, signedLedger: isSignedLedger)
         let firstWritten = written.first.map { events[$0].sequence } ?? .max
         var going = true
@@ -357,7 +368,9 @@ extension LedgerStore {
         }
         if going {
             for i in written
-            where !walk.step(events[i].sequence, chained: events[i].previousHash != nil, signer: events[i].signature == nil ? nil : events[i].signer) {
+            where !walk.step(
+                events[i].sequence, chained: events[i].previousHash != nil, signer: events[i].signature == nil ? nil : events[i].signer)
+            {
                 break
             }
         }
@@ -412,7 +425,8 @@ extension LedgerStore {
         let head = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
         if let cut = try TrustTable.revokedAfter(device, txn, layout), cut < head {
             throw LedgerError(
-                .store, "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
+                .store,
+                "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
                 situation: .signerNotTrusted(device: device))
         }
         guard let enrolled = state.devices[device], !enrolled.keys.isEmpty else {
@@ -503,7 +517,8 @@ extension LedgerWriter {
         }
         guard let me = state.devices[device], me.revokedAfter == nil else {
             throw LedgerError(
-                .store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)", situation: .signerNotTrusted(device: device))
+                .store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)",
+                situation: .signerNotTrusted(device: device))
         }
         return try enrol(device: other, key: publicKey, from: 1, now: now)
     }
@@ -548,7 +563,9 @@ extension LedgerStore {
     /// device a key (kept if a previous run made one) and appends its enrolment, from its next
     /// sequence on. Idempotent: a device already enrolled is left alone.
     func startSigning(now: Instant) throws(LedgerError) {
-        let (schema, enrolled, head) = try reading { s in (s.schema, try s.trustState().devices[device] != nil, try s.originHeads()[device] ?? 0) }
+        let (schema, enrolled, head) = try reading { s in
+            (s.schema, try s.trustState().devices[device] != nil, try s.originHeads()[device] ?? 0)
+        }
         guard schema == Self.currentSchema, !isSignedLedger, !enrolled else { return }
         let key: SigningKey
         if let existing = try keys.key(ledger: ledgerID, device: device) {

@@ -66,10 +66,12 @@ public final class LedgerStore: @unchecked Sendable {
         let key: SigningKey? = schema == currentSchema && signed ? SigningKey.generate() : nil
         let ledger = ledger ?? (founding ? EventChain.ledgerID(founder: device, publicKey: key!.publicKey) : UUID())
         guard DeviceName.isValid(device) else {
-            throw LedgerError(.invalidArgument, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
+            throw LedgerError(
+                .invalidArgument, "invalid device name \"\(device)\": use 1 to 64 of a-z 0-9 . _ - starting with a letter or digit")
         }
         guard (1...currentSchema).contains(schema) else {
-            throw LedgerError(.invalidArgument, "schema \(schema) is not supported (this version creates schema 1 or \(currentSchema) stores)")
+            throw LedgerError(
+                .invalidArgument, "schema \(schema) is not supported (this version creates schema 1 or \(currentSchema) stores)")
         }
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -301,7 +303,8 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             return try EventCodec.decode(bytes)
         } catch {
-            throw LedgerError(.store, "the event at position \(position) is damaged: \(error.reason)", remedy: .verifyThenRestore, position: position)
+            throw LedgerError(
+                .store, "the event at position \(position) is damaged: \(error.reason)", remedy: .verifyThenRestore, position: position)
         }
     }
 
@@ -385,7 +388,6 @@ public final class LedgerStore: @unchecked Sendable {
             }
         }
     }
-
 
 }
 

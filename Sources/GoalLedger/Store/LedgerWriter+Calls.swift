@@ -18,7 +18,8 @@ extension LedgerWriter {
         title: String, cadence: Cadence = .once, progress: GoalProgress = .outcome, targetDate: Day? = nil, details: String? = nil,
         reminder: ReminderTime? = nil, tags: [String] = [], id: UUID = UUID(), now: Instant = .systemNow
     ) throws(LedgerError) -> UUID {
-        var created = GoalCreated(goal: id, title: title, details: details, cadence: cadence, targetDate: targetDate, reminder: reminder, tags: tags)
+        var created = GoalCreated(
+            goal: id, title: title, details: details, cadence: cadence, targetDate: targetDate, reminder: reminder, tags: tags)
         if case .measurable(let target, let unit) = progress {
             created.progressKind = .measurable
             created.target = target.value
@@ -57,7 +58,10 @@ extension LedgerWriter {
         target: Amount? = nil, unit: String?? = nil, now: Instant = .systemNow
     ) throws(LedgerError) -> AppendResult {
         try one(
-            .goalEdited(GoalEdited(goal: goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target?.value, unit: unit)),
+            .goalEdited(
+                GoalEdited(
+                    goal: goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target?.value, unit: unit)
+            ),
             now: now)
     }
 

@@ -95,8 +95,8 @@ public struct SyncState: Equatable, Sendable {
 }
 
 /// The unit every transport carries: signed event records one store holds and another lacks,
-/// computed from the other's ``SyncState`` (``LedgerStore/changeSet(since:)``) and applied with
-/// the checks of an import (``LedgerStore/apply(_:from:)``). An export file is a change set
+/// computed from the other's ``SyncState`` (``LedgerSnapshot/changeSet(since:)``) and applied with
+/// the checks of an import (``LedgerWriter/apply(_:from:)``). An export file is a change set
 /// since an empty state.
 ///
 /// Its byte form (``encoded()``), version 1:
@@ -207,6 +207,7 @@ extension LedgerWriter {
     ) throws(LedgerError) -> ImportResult {
         try store.checkSameLedger(changeSet.ledger, source: source)
         // The records as received are written as they are: no second encoding.
-        return try importEvents(changeSet.events, records: changeSet.records, from: source, unreadable: unreadable, beforeCommit: beforeCommit)
+        return try importEvents(
+            changeSet.events, records: changeSet.records, from: source, unreadable: unreadable, beforeCommit: beforeCommit)
     }
 }

@@ -11,7 +11,7 @@ public struct ImportResult: Equatable, Sendable {
     /// Events of revoked devices, written after their revocation, that were left out.
     public var revoked: [RevokedEvents] = []
     /// Events that could not be verified, by origin: the first of them and every later one of
-    /// its origin wait (see ``LedgerStore/importEvents(_:from:beforeCommit:)``).
+    /// its origin wait (see ``LedgerWriter/importEvents(_:from:)``).
     public var waiting: [WaitingEvents] = []
     /// Events written that fail the gate (by a store written before every event passed it):
     /// kept in the log, in their origins' chains, and set aside by every fold
@@ -44,7 +44,7 @@ extension LedgerWriter {
     /// without a gap or a fork, every signature present verifies, and the signature closing
     /// each run was made by the key the ledger's trust (<doc:TrustAndTheThreatModel>) gives the origin at that
     /// sequence. The first event that fails, and every later event of its origin, wait: they
-    /// are reported in ``ImportResult/waiting`` and named by ``waitingEvents()``, nothing of
+    /// are reported in ``ImportResult/waiting`` and named by ``LedgerSnapshot/waitingEvents()``, nothing of
     /// them is written, and the rest of the import goes on. Events of a revoked device after its
     /// revocation are left out (``ImportResult/revoked``). Business rules are not applied:
     /// another device's events are facts; one that fails the gate is kept and set aside
@@ -68,7 +68,8 @@ extension LedgerWriter {
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
             throw LedgerError(
                 .store,
-                "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema)", remedy: .migrate
+                "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema)",
+                remedy: .migrate
             )
         }
         let (result, rebuildAfter) = try run("importing into \(store.path)") {
@@ -87,84 +88,84 @@ extension LedgerStore {
         _ incoming: [Event], records incomingRecords: [[UInt8]]?, unreadable: [WaitingEvents],
         beforeCommit: (() throws(LedgerError) -> Void)?, _ txn: borrowing Transaction
     ) throws -> (ImportResult, Bool) {
-                let layout = self.layout
-                var rebuildAfter = false
-                try self.checkBeforeWriting(txn, layout)
-                var result = ImportResult()
-                let heads = try Self.originHeads(txn, layout)
-                var waiting: [String: WaitingEvents] = [:]
-                for w in unreadable { waiting[w.origin] = w }
-                // What follows an unreadable record of its origin waits behind it.
-                let offer = Offer(incoming, records: incomingRecords, waiting: waiting)
-                // A device that signs may receive its own later events back (restored from a
-                // backup): their signatures prove they are its own.
-                let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
+        let layout = self.layout
+        var rebuildAfter = false
+        try self.checkBeforeWriting(txn, layout)
+        var result = ImportResult()
+        let heads = try Self.originHeads(txn, layout)
+        var waiting: [String: WaitingEvents] = [:]
+        for w in unreadable { waiting[w.origin] = w }
+        // What follows an unreadable record of its origin waits behind it.
+        let offer = Offer(incoming, records: incomingRecords, waiting: waiting)
+        // A device that signs may receive its own later events back (restored from a
+        // backup): their signatures prove they are its own.
+        let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
 
-                var history = HeldHistory(heads: heads)
-                history.ownDevice = device
-                history.signsOwnEvents = signsOwnEvents
-                let stored = try trustInputs(txn)
-                history.trustInputs = stored.inputs
-                history.firstChained = stored.firstChained
-                history.founder = try discoverFounder(txn)
-                let outcome = try OfferedEvents.check(
-                    offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
-                    event: { origin, sequence in
-                        guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-                        return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
-                    },
-                    idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
-                if let (name, key) = outcome.founder { try TrustTable.recordFounder(name, key, txn, layout) }
-                waiting = outcome.waiting
-                result.alreadyPresent = outcome.alreadyPresent
-                result.revoked = outcome.revoked
-                result.waiting = waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
+        var history = HeldHistory(heads: heads)
+        history.ownDevice = device
+        history.signsOwnEvents = signsOwnEvents
+        let stored = try trustInputs(txn)
+        history.trustInputs = stored.inputs
+        history.firstChained = stored.firstChained
+        history.founder = try discoverFounder(txn)
+        let outcome = try OfferedEvents.check(
+            offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
+            event: { origin, sequence in
+                guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
+                return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+            },
+            idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
+        if let (name, key) = outcome.founder { try TrustTable.recordFounder(name, key, txn, layout) }
+        waiting = outcome.waiting
+        result.alreadyPresent = outcome.alreadyPresent
+        result.revoked = outcome.revoked
+        result.waiting = waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
 
-                // 3. The accepted events, in canonical order (new events take local positions
-                //    in it).
-                let accepted = outcome.accepted(incoming)
-                // What waits is named until its origin moves past it.
-                for origin in Set(offer.byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
-                    let key = MetaKey.waiting + Array(origin.utf8)
-                    if let w = waiting[origin] {
-                        try txn.put(layout.meta, key: key, value: w.storedValue)
-                    } else {
-                        try txn.delete(layout.meta, key: key)
-                    }
-                }
-                // Any completed exchange ends a restored store's wait: it has what the peer had.
-                try txn.delete(layout.meta, key: MetaKey.restored)
-                guard !accepted.isEmpty else {
-                    try beforeCommit?()
-                    return (result, false)
-                }
-                var position = try Self.lastPosition(txn, layout)
-                let firstNew = position + 1
-                try Self.index(incoming, records: offer.records, order: accepted, from: firstNew, txn, layout)
-                position += UInt64(accepted.count)
-                for (origin, run) in outcome.prefixes where incoming[run.last!].sequence != (heads[origin] ?? 0) {
-                    try txn.put(layout.originHeads, key: Array(origin.utf8), value: incoming[run.last!].sequence.bigEndianBytes)
-                }
-                // Trust first, so that the fold below counts what the new trust says.
-                if outcome.founder != nil || accepted.contains(where: { incoming[$0].payload.trustChange != nil }) {
-                    // The events just written are walked from memory, not read back.
-                    rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes, of: incoming)
-                }
-                let tables = try StoredProjection.active(txn, layout)
-                var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
-                var batch = StoredProjection.Batch(tables: tables, layout: layout)
-                position = firstNew - 1
-                for i in accepted {
-                    position += 1
-                    if try !batch.apply(incoming[i], at: position, txn) { result.setAside += 1 }
-                    if incoming[i].hlc > clock { clock = incoming[i].hlc }
-                }
-                try batch.flush(txn)
-                try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
-                try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
-                result.imported = accepted.count
-                try beforeCommit?()
-                return (result, rebuildAfter)
+        // 3. The accepted events, in canonical order (new events take local positions
+        //    in it).
+        let accepted = outcome.accepted(incoming)
+        // What waits is named until its origin moves past it.
+        for origin in Set(offer.byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
+            let key = MetaKey.waiting + Array(origin.utf8)
+            if let w = waiting[origin] {
+                try txn.put(layout.meta, key: key, value: w.storedValue)
+            } else {
+                try txn.delete(layout.meta, key: key)
+            }
+        }
+        // Any completed exchange ends a restored store's wait: it has what the peer had.
+        try txn.delete(layout.meta, key: MetaKey.restored)
+        guard !accepted.isEmpty else {
+            try beforeCommit?()
+            return (result, false)
+        }
+        var position = try Self.lastPosition(txn, layout)
+        let firstNew = position + 1
+        try Self.index(incoming, records: offer.records, order: accepted, from: firstNew, txn, layout)
+        position += UInt64(accepted.count)
+        for (origin, run) in outcome.prefixes where incoming[run.last!].sequence != (heads[origin] ?? 0) {
+            try txn.put(layout.originHeads, key: Array(origin.utf8), value: incoming[run.last!].sequence.bigEndianBytes)
+        }
+        // Trust first, so that the fold below counts what the new trust says.
+        if outcome.founder != nil || accepted.contains(where: { incoming[$0].payload.trustChange != nil }) {
+            // The events just written are walked from memory, not read back.
+            rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes, of: incoming)
+        }
+        let tables = try StoredProjection.active(txn, layout)
+        var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+        var batch = StoredProjection.Batch(tables: tables, layout: layout)
+        position = firstNew - 1
+        for i in accepted {
+            position += 1
+            if try !batch.apply(incoming[i], at: position, txn) { result.setAside += 1 }
+            if incoming[i].hlc > clock { clock = incoming[i].hlc }
+        }
+        try batch.flush(txn)
+        try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+        try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+        result.imported = accepted.count
+        try beforeCommit?()
+        return (result, rebuildAfter)
     }
 }
 

@@ -29,7 +29,9 @@ extension LedgerSnapshot {
                     let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
                         try body(try LedgerStore.decodeRecord(bytes, position: p), bytes)
                     }
-                    guard found != nil else { throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p) }
+                    guard found != nil else {
+                        throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p)
+                    }
                     return true
                 }
             }

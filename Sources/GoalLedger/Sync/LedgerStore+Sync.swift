@@ -53,7 +53,8 @@ extension LedgerStore {
             (try s.originHeads(), try s.trustState(), s.schema, try s.enrolledDevices().contains(where: { $0.device == self.device }))
         }
         guard origins[device] == nil, device != self.device, trust.devices[device] == nil else {
-            throw LedgerError(.invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
+            throw LedgerError(
+                .invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
         }
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
         // This device vouches for the new one: it enrols the new store's key, signed, before

@@ -1,6 +1,6 @@
 import Foundation
-import LedgerFileCenter
 import LMDB
+import LedgerFileCenter
 import Synchronization
 import Testing
 
@@ -174,7 +174,8 @@ struct OneStorePerProcessTests {
         let second = try LedgerStore.open(at: dir.path + "/./s")
         #expect(first!.env === second.env)
         let goal = UUID()
-        try first!.append([EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Shared")))], now: instant("2026-11-05T12:00:00Z"))
+        try first!.append(
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Shared")))], now: instant("2026-11-05T12:00:00Z"))
         #expect(try second.goal(goal)?.title == "Shared")
         first = nil
         #expect(try second.lastPosition() == 1)

@@ -15,7 +15,10 @@ struct TrustAttackTests {
         var stores: [String: LedgerStore] = [:]
         let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Save", cadence: .daily, progressKind: .measurable, target: 5)))],
+            [
+                EventDraft(
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Save", cadence: .daily, progressKind: .measurable, target: 5)))
+            ],
             now: at)
         stores["phone"] = phone
         for (name, source) in devices {
@@ -38,7 +41,10 @@ struct TrustAttackTests {
     static func expectConverged(_ stores: [LedgerStore]) throws {
         let digests = Set(try stores.map { try $0.digest() })
         #expect(digests.count == 1, "digests differ")
-        let trust = Set(try stores.map { try $0.enrolledDevices().map { "\($0.device) \($0.fingerprint) \($0.revokedAfter ?? 0) \($0.enrolledBy ?? "-")" } })
+        let trust = Set(
+            try stores.map {
+                try $0.enrolledDevices().map { "\($0.device) \($0.fingerprint) \($0.revokedAfter ?? 0) \($0.enrolledBy ?? "-")" }
+            })
         #expect(trust.count == 1, "trust differs: \(trust)")
         for s in stores {
             let report = try s.verify()
@@ -104,7 +110,8 @@ struct TrustAttackTests {
         // A modified build writes the revocations anyway, signed by the watch's key.
         let watchKey = try #require(try watch.keys.key(ledger: watch.ledgerID, device: "watch"))
         for target in ["laptop", "phone"] {
-            let forged = try Forger.next(.deviceRevoked(DeviceRevoked(device: target, after: 0)), origin: "watch", after: watch, key: watchKey)
+            let forged = try Forger.next(
+                .deviceRevoked(DeviceRevoked(device: target, after: 0)), origin: "watch", after: watch, key: watchKey)
             #expect(try watch.importEvents([forged], from: "the thief's own build").imported == 1)
         }
         // Meanwhile the laptop revokes the watch; the stores learn both in different orders.
@@ -174,7 +181,9 @@ struct TrustAttackTests {
         try tablet.append(Self.progress(9), now: now)
         let result = try phone.sync(with: tablet)
         #expect(result.pulled.imported == 0 && result.pulled.revoked.first?.origin == "tablet")
-        #expect(ledgerError { try phone.enrol(device: "tablet", publicKey: SigningKey.generate().publicKey, now: now) }?.message.contains("revoked") == true)
+        #expect(
+            ledgerError { try phone.enrol(device: "tablet", publicKey: SigningKey.generate().publicKey, now: now) }?.message.contains(
+                "revoked") == true)
     }
 
     @Test func revokingADeviceRevokesTheDevicesItEnrolled() throws {
@@ -220,7 +229,8 @@ struct TrustAttackTests {
         let dir = TemporaryDirectory()
         let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone", signed: false)
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Save", progressKind: .measurable, target: 5)))] + Self.progress(),
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Save", progressKind: .measurable, target: 5)))]
+                + Self.progress(),
             now: now)
         let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: now)
         _ = try phone.migrate(now: now)

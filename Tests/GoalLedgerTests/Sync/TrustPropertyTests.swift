@@ -27,7 +27,7 @@ struct TrustPropertyTests {
         func pick<T>(_ items: [T]) -> T { items[Int(rng.next() % UInt64(items.count))] }
         /// Runs a step a device may be refused (it was revoked, say): refusals are expected.
         func attempt(_ body: () throws -> Void) throws {
-            do { try body() } catch let e as LedgerError where e.code != .internal {} 
+            do { try body() } catch let e as LedgerError where e.code != .internal {}
         }
 
         for _ in 0..<40 {
@@ -65,7 +65,8 @@ struct TrustPropertyTests {
                 // The thief revokes devices above it or beside it, with a modified build.
                 let victim = pick(["phone", "laptop", "watch", "tablet"])
                 if let key = try thief.keys.key(ledger: thief.ledgerID, device: "thief") {
-                    let forged = try Forger.next(.deviceRevoked(DeviceRevoked(device: victim, after: 0)), origin: "thief", after: thief, key: key)
+                    let forged = try Forger.next(
+                        .deviceRevoked(DeviceRevoked(device: victim, after: 0)), origin: "thief", after: thief, key: key)
                     try attempt { _ = try thief.importEvents([forged], from: "the thief's build") }
                 }
             default:
@@ -85,7 +86,9 @@ struct TrustPropertyTests {
         try TrustAttackTests.expectConverged(stores)
         let thiefCut = try stores[0].enrolledDevices().first { $0.device == "thief" }?.revokedAfter
         if ProcessInfo.processInfo.environment["TRUST_STATS"] != nil {
-            print("seed \(seed): trust \(try stores[0].enrolledDevices().map { "\($0.device)<\($0.enrolledBy ?? "-")>\($0.revokedAfter.map { "x\($0)" } ?? "")" }), waiting \(try stores.map { try $0.waitingEvents().count }), events \(try stores[0].lastPosition()), heads \(try stores[0].originHeads())")
+            print(
+                "seed \(seed): trust \(try stores[0].enrolledDevices().map { "\($0.device)<\($0.enrolledBy ?? "-")>\($0.revokedAfter.map { "x\($0)" } ?? "")" }), waiting \(try stores.map { try $0.waitingEvents().count }), events \(try stores[0].lastPosition()), heads \(try stores[0].originHeads())"
+            )
         }
         for store in stores {
             for e in try store.events(missingFrom: [:]) {

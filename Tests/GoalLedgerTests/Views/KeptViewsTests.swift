@@ -67,7 +67,8 @@ struct KeptViewsTests {
                     if e.cadence == nil && e.target == nil { e.title = "edited \(i)" }
                     payload = .goalEdited(e)
                 case 14:
-                    payload = rng.next() % 2 == 0 ? .goalDeleted(GoalRegisterWrite(goal: goal)) : .goalRestored(GoalRegisterWrite(goal: goal))
+                    payload =
+                        rng.next() % 2 == 0 ? .goalDeleted(GoalRegisterWrite(goal: goal)) : .goalRestored(GoalRegisterWrite(goal: goal))
                 case 15, 16:
                     payload = .deviceConfigured(
                         DeviceConfigured(
@@ -87,7 +88,9 @@ struct KeptViewsTests {
     static func expectKeptViewsMatch(_ store: LedgerStore, _ label: String) throws {
         let projection = try store.replay()
         let calendar = projection.device(store.device).calendar
-        let moments = ["2026-08-20T10:00:00Z", "2026-09-15T23:30:00Z", "2026-10-04T05:00:00Z", "2026-11-19T12:00:00Z", "2027-02-01T00:00:00Z"]
+        let moments = [
+            "2026-08-20T10:00:00Z", "2026-09-15T23:30:00Z", "2026-10-04T05:00:00Z", "2026-11-19T12:00:00Z", "2027-02-01T00:00:00Z",
+        ]
         for text in moments {
             let now = instant(text)
             for goal in projection.existingGoals {
@@ -98,7 +101,9 @@ struct KeptViewsTests {
                 #expect(kept == folded, "\(label) goal \(goal.title?.value ?? "?") at \(text)")
             }
             let listed = try store.goals(now: now, includingDeleted: true, includingEntries: false)
-            #expect(listed.map(\.view) == projection.existingGoals.map { GoalView(goal: $0, calendar: calendar, now: now) }, "\(label) at \(text)")
+            #expect(
+                listed.map(\.view) == projection.existingGoals.map { GoalView(goal: $0, calendar: calendar, now: now) },
+                "\(label) at \(text)")
             #expect(listed.allSatisfy { $0.goal.entries.isEmpty })
         }
     }
@@ -142,11 +147,19 @@ struct KeptViewsTests {
         let store = t.store
         let goal = UUID()
         let now = instant("2026-10-10T12:00:00Z")
-        try store.append([EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: 2)))], now: now)
+        try store.append(
+            [
+                EventDraft(
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: 2)))
+            ], now: now)
         var ids: [Int: UUID] = [:]
         for d in [1, 2, 3, 5, 6, 8] {
             let r = try store.append(
-                [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 2, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))],
+                [
+                    EventDraft(
+                        payload: .progressRecorded(
+                            ProgressRecorded(goal: goal, amount: 2, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
+                ],
                 now: now)
             ids[d] = r[0].id
         }
@@ -155,7 +168,11 @@ struct KeptViewsTests {
         #expect(try streak("2026-10-06T20:00:00Z") == Streak(current: 2, best: 3))
         // Day 4 joins 1–3 and 5–6 into a run of six.
         try store.append(
-            [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 2.5, completed: nil, occurredAt: instant("2026-10-04T09:00:00Z"))))],
+            [
+                EventDraft(
+                    payload: .progressRecorded(
+                        ProgressRecorded(goal: goal, amount: 2.5, completed: nil, occurredAt: instant("2026-10-04T09:00:00Z"))))
+            ],
             now: now)
         #expect(try streak("2026-10-06T20:00:00Z") == Streak(current: 6, best: 6))
         // Removing day 2 splits it: 1, then 3–6; the best is 4.
@@ -184,10 +201,16 @@ struct KeptViewsTests {
         let now = instant("2026-10-10T12:00:00Z")
         do {
             let store = try LedgerStore.create(at: dir.path + "/s", device: "phone")
-            try store.append([EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Walk", cadence: .daily, progressKind: .outcome)))], now: now)
+            try store.append(
+                [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Walk", cadence: .daily, progressKind: .outcome)))],
+                now: now)
             for d in 1...4 {
                 try store.append(
-                    [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: nil, completed: true, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))],
+                    [
+                        EventDraft(
+                            payload: .progressRecorded(
+                                ProgressRecorded(goal: goal, amount: nil, completed: true, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
+                    ],
                     now: now)
             }
             // As an older version left it: no kept views, an older projection version.
@@ -210,28 +233,48 @@ struct KeptViewsTests {
         let store = t.store
         let goal = UUID()
         let now = instant("2026-10-10T12:00:00Z")
-        try store.append([EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 1)))], now: now)
+        try store.append(
+            [
+                EventDraft(
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 1)))
+            ], now: now)
         for d in 1...3 {
             try store.append(
-                [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))],
+                [
+                    EventDraft(
+                        payload: .progressRecorded(
+                            ProgressRecorded(goal: goal, amount: 1, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
+                ],
                 now: now)
         }
         #expect(try store.verify().isClean)
         let damages: [(String, (borrowing Transaction, ProjectionTables) throws -> Void)] = [
             ("days", { txn, t in try txn.put(t.days, key: ViewTables.dayKey(goal, day("2026-10-02")), value: DaySummary().bytes) }),
             ("days", { txn, t in try txn.delete(t.days, key: ViewTables.dayKey(goal, day("2026-10-03"))) }),
-            ("periods", {
-                txn, t in
-                try txn.put(t.periods, key: ViewTables.periodKey(goal, day("2026-10-02").daysSinceEpoch), value: DaySummary().bytes)
-            }),
+            (
+                "periods",
+                {
+                    txn, t in
+                    try txn.put(t.periods, key: ViewTables.periodKey(goal, day("2026-10-02").daysSinceEpoch), value: DaySummary().bytes)
+                }
+            ),
             ("runs", { txn, t in try txn.put(t.runs, key: ViewTables.runKey(goal, 5), value: [0x80, 0, 0, 5]) }),
-            ("runs", { txn, t in try txn.put(t.runs, key: goal.bytes, value: ViewBasis(cadence: .daily, kind: .measurable, targetMicro: 1_000_000, best: 9).bytes) }),
+            (
+                "runs",
+                { txn, t in
+                    try txn.put(
+                        t.runs, key: goal.bytes, value: ViewBasis(cadence: .daily, kind: .measurable, targetMicro: 1_000_000, best: 9).bytes
+                    )
+                }
+            ),
         ]
         for (table, damage) in damages {
             try store.write("damaging") { txn in try damage(txn, try StoredProjection.active(txn, store.layout)) }
             let findings = try store.verify().findings
             // A changed or stray row is named with its goal; a missing one shows in the count.
-            #expect(!findings.isEmpty && findings.allSatisfy { $0.check == .projections && $0.message.hasPrefix("projection \(table): ") }, "\(findings)")
+            #expect(
+                !findings.isEmpty && findings.allSatisfy { $0.check == .projections && $0.message.hasPrefix("projection \(table): ") },
+                "\(findings)")
             #expect(findings.allSatisfy { $0.goal == goal || $0.message.contains("rows stored") }, "\(findings)")
             try store.rebuild()
             #expect(try store.verify().isClean)
@@ -239,4 +282,3 @@ struct KeptViewsTests {
         }
     }
 }
-
