@@ -6,7 +6,7 @@ import Foundation
 /// kind of failure it is (and so how a caller may react), the message says what exactly was
 /// wrong. A code matches an error in a `catch` clause:
 ///
-///     do { try store.append(drafts, now: now) }
+///     do { try store.write { try $0.append(drafts, now: now) } }
 ///     catch LedgerError.Code.invalidInput { … }      // show the message to the user
 ///     catch LedgerError.Code.store { … }             // the store needs attention
 ///

@@ -6,7 +6,7 @@ import GoalLedger
 /// tests can run in parallel.
 ///
 ///     let ledger = try TemporaryLedger(device: "phone")
-///     try ledger.store.createGoal(title: "Read", now: Instant(rfc3339: "2026-03-02T08:00:00Z")!)
+///     try ledger.store.write { try $0.createGoal(title: "Read", now: Instant(rfc3339: "2026-03-02T08:00:00Z")!) }
 ///
 /// Further devices of the same ledger (``device(_:)``) are clones in the same directory, so
 /// tests of several devices sync between them as an app's devices would.

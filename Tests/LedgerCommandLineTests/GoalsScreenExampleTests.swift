@@ -10,7 +10,7 @@ struct GoalsScreen {
     var rows: [GoalSnapshot]
 
     init(store: LedgerStore, now: Instant) throws {
-        rows = try store.goals(now: now)
+        rows = try store.read { try $0.goals(now: now) }
     }
 
     /// One row's text, as a cell would show it.
@@ -39,24 +39,31 @@ struct GoalsScreenExampleTests {
 
         // Set up: this device's calendar, then two goals.
         let store = try LedgerStore.create(at: dir + "/store", device: "phone")
-        try store.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: morning)
-        let water = try store.createGoal(
-            title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
-            reminder: try ReminderTime(hour: 9, minute: 0), now: morning)
-        let call = try store.createGoal(title: "Call grandma", cadence: .weekly, now: morning)
+        let (water, call) = try store.write { writer in
+            try writer.configureDevice(
+                try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, firstWeekday: 2), now: morning)
+            let water = try writer.createGoal(
+                title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"),
+                reminder: try ReminderTime(hour: 9, minute: 0), now: morning)
+            let call = try writer.createGoal(title: "Call grandma", cadence: .weekly, now: morning)
+            return (water, call)
+        }
 
         // Record progress: checked amounts, exact sums.
-        for litres in [0.1, 0.2, 0.5] {
-            try store.recordProgress(water, amount: try Amount(litres), now: morning)
+        try store.write { writer in
+            for litres in [0.1, 0.2, 0.5] {
+                try writer.recordProgress(water, amount: try Amount(litres), now: morning)
+            }
+            try writer.recordCompletion(call, now: morning)
         }
-        try store.recordCompletion(call, now: morning)
 
-        // The screen.
+        // The screen, and a detail read from the same state.
         let screen = try GoalsScreen(store: store, now: morning)
         #expect(Set(screen.rows.map(screen.line)) == ["Drink water: 0.8/2", "Call grandma: done · 1 in a row"])
+        let (rows, detail) = try store.read { snapshot in (try snapshot.goals(now: morning), try snapshot.goal(water, now: morning)) }
+        #expect(rows.first { $0.id == water } == detail)
 
         // Cache the screen or hand it to a widget: snapshots are Codable in the command line's form.
-        let rows = try store.goals(now: morning)
         let data = try JSONEncoder().encode(rows)  // [{"id": …, "view": {…}}, …]
         let cached = try JSONDecoder().decode([GoalSnapshot].self, from: data)  // == rows
         #expect(cached == rows)
@@ -72,13 +79,13 @@ struct GoalsScreenExampleTests {
         // A goal the store does not know: a `LedgerError` an app can show as it is.
         let one = try Amount(1)
         do {
-            try store.recordProgress(UUID(), amount: one, now: morning)
+            try store.write { try $0.recordProgress(UUID(), amount: one, now: morning) }
             Issue.record("progress on an unknown goal was accepted")
-        } catch {
+        } catch let error as LedgerError {
             #expect(error.code == .invalidInput)
             #expect(error.localizedDescription.contains("event 1 of the batch"))
         }
-        #expect(try store.goals(now: morning).count == 2)
+        #expect(try store.read { try $0.goals(now: morning) }.count == 2)
     }
 
     /// The article's other steps: writes off the main actor, reminders in the app's own
@@ -88,11 +95,14 @@ struct GoalsScreenExampleTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let morning = Instant(Date(timeIntervalSince1970: 1_793_606_400))  // 2026-11-02T07:00:00Z
         let store = try LedgerStore.create(at: dir + "/store", device: "phone")
-        try await store.reportAuthorization(.authorized, now: morning)
-        let call = try await store.createGoal(title: "Call grandma", cadence: .weekly, reminder: try ReminderTime(hour: 18, minute: 0), now: morning)
+        let reminder = try ReminderTime(hour: 18, minute: 0)
+        let call = try await store.write { writer in
+            try writer.reportAuthorization(.authorized, now: morning)
+            return try writer.createGoal(title: "Call grandma", cadence: .weekly, reminder: reminder, now: morning)
+        }
 
         // Write off the main actor.
-        try await store.recordCompletion(call, now: morning)
+        try await store.write { try $0.recordCompletion(call, now: morning) }
 
         // Reminders in the app's own center, in its own words.
         let center = InMemoryCenter()
@@ -105,7 +115,7 @@ struct GoalsScreenExampleTests {
 
         // Another device.
         let laptop = try store.clone(to: dir + "/laptop", device: "laptop", now: morning)
-        try await laptop.recordCompletion(call, completed: false, now: morning)
+        try await laptop.write { try $0.recordCompletion(call, completed: false, now: morning) }
         let result = try await store.sync(with: laptop)
         #expect(result.pulled.imported == 1)
 
@@ -120,9 +130,9 @@ struct GoalsScreenExampleTests {
             }
         }
         do {
-            try await store.recordCompletion(UUID(), now: morning)
+            try await store.write { try $0.recordCompletion(UUID(), now: morning) }
             Issue.record("a completion of an unknown goal was written")
-        } catch {
+        } catch let error as LedgerError {
             #expect(message(for: error) == "That goal is gone.")
         }
     }

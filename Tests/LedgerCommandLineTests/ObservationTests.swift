@@ -55,7 +55,7 @@ struct ObservationTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-observe-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try LedgerStore.create(at: dir + "/s", device: "phone")
-        let goal = try await store.createGoal(title: "Read", now: Self.now)
+        let goal = try store.createGoal(title: "Read", now: Self.now)
         let updates = store.observeGoals(now: { Self.now }, otherProcesses: .milliseconds(100))
 
         let p = Process()
@@ -87,7 +87,7 @@ struct ObservationTests {
             }
             return values
         }
-        for _ in 0..<50 { try await store.recordProgress(water, amount: try Amount(1), now: Self.now) }
+        for _ in 0..<50 { try store.recordProgress(water, amount: try Amount(1), now: Self.now) }
         let values = try await collector.value
         #expect(values.last == 50)
         #expect(values.count <= 51, "one value per distinct state at most")

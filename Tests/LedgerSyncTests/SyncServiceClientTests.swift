@@ -72,11 +72,11 @@ struct SyncServiceClientTests {
         #expect(first.pushed.imported == 3)  // day one and the tablet's enrolment
         #expect(try d.service.hub.lastPosition() == 3)
 
-        try await d.tablet.append(try progress(5), now: now)
+        try d.tablet.append(try progress(5), now: now)
         let second = try await d.client.sync(d.tablet)
         #expect(second.pulled.imported == 0 && second.pushed.imported == 5)
 
-        try await d.phone.append(try progress(2), now: now)
+        try d.phone.append(try progress(2), now: now)
         let third = try await d.client.sync(d.phone)
         #expect(third.pulled.imported == 5 && third.pushed.imported == 2)
         let fourth = try await d.client.sync(d.tablet)
@@ -173,7 +173,7 @@ struct SyncServiceClientTests {
 
         // A service that does not name its state: nothing is applied or sent.
         d.service.omitState(true)
-        try await d.tablet.append(try progress(1), now: now)
+        try d.tablet.append(try progress(1), now: now)
         let stateless = try #require(await ledgerError { _ = try await d.client.sync(d.tablet) })
         #expect(stateless.code == .store && stateless.message.contains("ledger-state"))
         #expect(try d.tablet.originHeads()["tablet"] == 1)
@@ -241,7 +241,7 @@ struct SyncServiceClientTests {
         let joined = try await d.client.sync(kept)
         #expect(joined.pulled.imported == 4)
         #expect(try kept.projection().digest == d.phone.projection().digest)
-        try await kept.append(try progress(1), now: now)
+        try kept.append(try progress(1), now: now)
         #expect(try await d.client.sync(kept).pushed.imported == 1)
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The one well-formedness gate every event passes before it is written, signed or sent,
 /// however it was made: a JSON line (`EventDraft(json:)`), a typed value from an app
-/// (`LedgerStore.append`), an import or a sync (`Event.checkWellFormed()`), a scenario step.
+/// (`LedgerWriter.append`), an import or a sync (`Event.checkWellFormed()`), a scenario step.
 ///
 /// Readers of the JSON form check only its shape (types, unknown and missing members); every
 /// limit and rule is checked here, once, with one message per rule, naming the field by its

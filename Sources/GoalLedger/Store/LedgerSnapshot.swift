@@ -2,7 +2,7 @@ import Foundation
 import LMDB
 
 /// One state of the store, as of one commit: every read of the ledger is made through a
-/// snapshot, inside ``LedgerStore/read(_:)``.
+/// snapshot, inside ``LedgerStore/read(_:)-7x66n``.
 ///
 ///     let (goals, digest) = try store.read { snapshot in
 ///         (try snapshot.goals(now: now), try snapshot.digest())

@@ -36,8 +36,7 @@ extension LedgerWriter {
     ///   does not exist yet. A mismatch throws `versionConflict`.
     /// - `now` is the wall time of events that carry no `at`.
     ///
-    /// A refused batch throws before it writes anything, and the writer's transaction is left as
-    /// it was before the call.
+    /// A refused batch ends the write: nothing of the write is committed (see ``LedgerWriter``).
     @discardableResult
     public func append(
         _ drafts: [EventDraft], lines: [Int]? = nil, expectedVersion: Int? = nil, now: Instant

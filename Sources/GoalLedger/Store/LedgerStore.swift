@@ -5,8 +5,9 @@ import Sodium
 
 /// One device's copy of the ledger: an LMDB environment holding the event log and its indexes.
 ///
-/// Every append is one LMDB write transaction: the events, every index and the clock are
-/// written together or not at all, so a crash leaves either the whole batch or none of it.
+/// Every write is one LMDB write transaction: the events, every index, the projection and the
+/// clock are written together or not at all, so a crash leaves either the whole write or none
+/// of it.
 public final class LedgerStore: @unchecked Sendable {
     /// The store format this code writes; stores with a newer one are refused.
     public static let format: UInt64 = 1
@@ -249,7 +250,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// to the ledger (events appended or imported, a goal created, a device enrolled) is a call
     /// of ``LedgerWriter``, and what `body` writes commits together or not at all.
     ///
-    ///     try store.write { try $0.recordProgress(goal, amount: 2.5, now: now) }
+    ///     try store.write { try $0.recordProgress(goal, amount: try Amount(2.5), now: now) }
     ///
     /// When `body` throws, nothing is written and its error is rethrown; the store's own
     /// failures are ``LedgerError``s. Writes of the store run one at a time. `body` may run a
@@ -257,6 +258,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// back), so it should only read and write the ledger. From async code, use the `async`
     /// form, which runs on the store's writer queue.
     @available(*, noasync, message: "a write transaction must not cross a suspension point; use the async form of write")
+    @discardableResult
     public func write<R>(_ body: (borrowing LedgerWriter) throws -> R) throws -> R {
         do {
             return try commit(body)
@@ -265,13 +267,13 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// ``read(_:)`` off the caller's actor: `body` runs on a background thread, and the caller
+    /// ``read(_:)-7x66n`` off the caller's actor: `body` runs on a background thread, and the caller
     /// goes on while it reads (a long read, such as `verify()`, does not hold up a screen).
     public func read<R: Sendable>(_ body: @escaping @Sendable (borrowing LedgerSnapshot) throws -> R) async throws -> R {
         try await onQueue(DispatchQueue.global(qos: .userInitiated)) { store in try store.read(body) }
     }
 
-    /// ``write(_:)`` off the caller's actor, on the store's writer queue: the writes of one store
+    /// ``write(_:)-9fstg`` off the caller's actor, on the store's writer queue: the writes of one store
     /// run one after another in the order they were called, while the caller's actor (the main
     /// actor of a screen) goes on. An observer (``observeGoals(now:includingDeleted:otherProcesses:)``)
     /// sees each write once it is committed.

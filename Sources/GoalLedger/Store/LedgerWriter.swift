@@ -2,7 +2,7 @@ import Foundation
 import LMDB
 import Sodium
 
-/// The store's one write transaction, inside ``LedgerStore/write(_:)``: every change to the
+/// The store's one write transaction, inside ``LedgerStore/write(_:)-9fstg``: every change to the
 /// ledger is made through a writer, and what one closure writes commits together or not at all.
 ///
 ///     let goal = try store.write { writer in
@@ -97,6 +97,7 @@ extension LedgerStore {
 
     /// `write` with every failure a ``LedgerError`` (an error `body` throws of another type
     /// becomes a store error): for the calls of the store and its companion modules.
+    @discardableResult
     package func writing<R>(_ body: (borrowing LedgerWriter) throws -> R) throws(LedgerError) -> R {
         try failing(as: "writing to \(path)") { try commit(body) }
     }

@@ -49,8 +49,7 @@ extension LedgerWriter {
     /// revocation are left out (``ImportResult/revoked``). Business rules are not applied:
     /// another device's events are facts; one that fails the gate is kept and set aside
     /// (``SetAsideEvent``). The clock advances past every imported event.
-    ///
-    ///     @discardableResult
+    @discardableResult
     public func importEvents(_ incoming: [Event], from source: String) throws(LedgerError) -> ImportResult {
         try importEvents(incoming, records: nil, from: source, unreadable: [])
     }

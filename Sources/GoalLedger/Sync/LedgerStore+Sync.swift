@@ -29,7 +29,7 @@ extension LedgerStore {
         return SyncResult(pulled: pulled, pushed: pushed)
     }
 
-    /// ``sync(with:)``, off the caller's actor, on the store's writer queue.
+    /// ``sync(with:)-6ncyr``, off the caller's actor, on the store's writer queue.
     public func sync(with peer: LedgerStore) async throws(LedgerError) -> SyncResult {
         do {
             return try await onQueue(writer) { store in try store.sync(with: peer) }

@@ -357,7 +357,7 @@ extension GoalView: Codable {
 /// `view` (``GoalView``). The members are those of the form; their order in the text is the
 /// encoder's (`JSONEncoder` with `.sortedKeys` gives the same bytes for equal values).
 ///
-///     let data = try JSONEncoder().encode(try store.goals(now: now))
+///     let data = try JSONEncoder().encode(try store.read { try $0.goals(now: now) })
 ///     let rows = try JSONDecoder().decode([GoalSnapshot].self, from: data)   // equal values
 extension GoalSnapshot: Codable {
     public init(from decoder: any Decoder) throws {

@@ -48,7 +48,7 @@ struct ReconcilerDriftTests {
     /// outdated and replaced.
     @Test func aTitleHeldInAnotherUnicodeFormIsReplaced() async throws {
         let (t, reconciler, center) = try await reconciled()
-        try await t.store.append(try drafts([#"{"type":"goalEdited","goal":"\#(goalID(1).uuidString)","title":"Caf\u00e9"}"#]), now: now)
+        try t.store.append(try drafts([#"{"type":"goalEdited","goal":"\#(goalID(1).uuidString)","title":"Caf\u00e9"}"#]), now: now)
         _ = try await reconciler.reconcile(center: center, now: now)
         center.withState { s in
             let i = s.requests.firstIndex { $0.id == rid(1) }!
@@ -88,7 +88,7 @@ struct ReconcilerDriftTests {
             s.requests.removeAll { $0.id == rid(1) }
             s.refuse = [rid(1), rid(4)]
         }
-        try await t.store.append(try drafts([goal(4)]), now: now)
+        try t.store.append(try drafts([goal(4)]), now: now)
         let r = try await reconciler.reconcile(center: center, now: now)
         #expect(!r.full)
         #expect(
@@ -123,7 +123,7 @@ struct ReconcilerDriftTests {
 
     @Test func schedulingComesBeforeCancelling() async throws {
         let (t, reconciler, center) = try await reconciled()
-        try await t.store.append(
+        try t.store.append(
             try drafts([#"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#, goal(5)]), now: now)
         center.withState { s in s.requests.removeAll { $0.id == rid(2) } }
         let r = try await reconciler.reconcile(center: center, now: now)
@@ -142,7 +142,7 @@ struct ReconcilerDriftTests {
 
     @Test func deletingClearingOrCompletingRemovesDeliveredNotifications() async throws {
         let (t, reconciler, center) = try await reconciled()
-        try await t.store.append(try drafts([goal(6, cadence: "once", extra: #","targetDate":"2026-12-01""#), goal(7)]), now: now)
+        try t.store.append(try drafts([goal(6, cadence: "once", extra: #","targetDate":"2026-12-01""#), goal(7)]), now: now)
         func delivered(_ n: Int) -> DeliveredNotification {
             DeliveredNotification(id: rid(n), goal: goalID(n), title: "Goal \(n)", body: "b", deliveredAt: instant("2026-11-04T06:00:00Z"))
         }
@@ -152,7 +152,7 @@ struct ReconcilerDriftTests {
         }
         _ = try await reconciler.reconcile(center: center, now: now)
         #expect(center.withState { $0.delivered.count } == 6)  // nothing to remove yet
-        try await t.store.append(
+        try t.store.append(
             try drafts([
                 #"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#,
                 #"{"type":"reminderCleared","goal":"\#(goalID(2).uuidString)"}"#,
@@ -169,7 +169,7 @@ struct ReconcilerDriftTests {
     @Test func aCenterWithoutDeliveredNotificationsIsNotAskedForThem() async throws {
         let (t, reconciler, center) = try await reconciled()
         center.withState { $0.supportsDelivered = false }
-        try await t.store.append(try drafts([#"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#]), now: now)
+        try t.store.append(try drafts([#"{"type":"goalDeleted","goal":"\#(goalID(1).uuidString)"}"#]), now: now)
         let r = try await reconciler.reconcile(center: center, now: now)
         #expect(r.removedDelivered.isEmpty && r.cancelled == [rid(1)])
         #expect(!center.withState { $0.calls }.contains { $0.hasPrefix("removeDelivered") })
@@ -177,7 +177,7 @@ struct ReconcilerDriftTests {
 
     @Test func aDryRunOnlyReadsTheCenter() async throws {
         let (t, reconciler, center) = try await reconciled()
-        try await t.store.append(try drafts([goal(8)]), now: now)
+        try t.store.append(try drafts([goal(8)]), now: now)
         let dry = try await reconciler.reconcile(center: center, now: now, dryRun: true)
         #expect(dry.scheduled == [rid(8)])
         #expect(center.withState { $0.calls }.isEmpty)

@@ -11,9 +11,9 @@ struct ReminderContentProviderTests {
 
     @Test func theProvidersWordsAreScheduledAndAPassThatChangesNothingAddsNothing() async throws {
         let t = try TemporaryStore()
-        try await t.store.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, locale: "de_DE"), now: now)
-        try await t.store.reportAuthorization(.authorized, now: now)
-        let run = try await t.store.createGoal(title: "Laufen", cadence: .daily, reminder: try ReminderTime(hour: 7, minute: 30), now: now)
+        try t.store.configureDevice(try DeviceConfigured(timeZone: TimeZone(identifier: "Europe/Berlin")!, locale: "de_DE"), now: now)
+        try t.store.reportAuthorization(.authorized, now: now)
+        let run = try t.store.createGoal(title: "Laufen", cadence: .daily, reminder: try ReminderTime(hour: 7, minute: 30), now: now)
         let german: ReminderContentProvider = { request in
             ReminderText(title: "🏃 " + request.title, body: "Zeit für dein Tagesziel")
         }
@@ -30,7 +30,7 @@ struct ReminderContentProviderTests {
         #expect(center.withState { $0.calls.count } == calls, "nothing added or removed")
 
         // A new title: the provider words it anew.
-        try await t.store.editGoal(run, title: "Joggen", now: now)
+        try t.store.editGoal(run, title: "Joggen", now: now)
         let third = try await reconciler.reconcile(center: center, now: now)
         #expect(third.scheduled.count == 1 && center.requests.map(\.title) == ["🏃 Joggen"])
 

@@ -19,7 +19,7 @@ struct ErrorReasonTests {
 
     @Test func eachFailureAnAppHandlesHasItsReason() async throws {
         let t = try TemporaryStore()
-        let goal = try await t.store.createGoal(title: "Read", now: now)
+        let goal = try t.store.createGoal(title: "Read", now: now)
         // A rule broken by the second event of a batch: its field and place.
         let bad = ledgerError {
             try t.store.append(
@@ -48,7 +48,7 @@ struct ErrorReasonTests {
         let missing = ledgerError { _ = try LedgerStore.open(at: t.directory.path + "/nowhere") }
         #expect(missing?.reason == .noStore(path: t.directory.path + "/nowhere"))
         // A center that fails: its own error is carried.
-        try await t.store.reportAuthorization(.authorized, now: now)
+        try t.store.reportAuthorization(.authorized, now: now)
         do {
             _ = try await Reconciler(store: t.store, centerID: "broken").reconcile(center: BrokenCenter(), now: now)
             Issue.record("a failing center went unreported")

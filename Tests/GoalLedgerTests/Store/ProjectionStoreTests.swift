@@ -281,7 +281,7 @@ struct ProjectionStoreTests {
         let stream = live.changes(pollInterval: .seconds(3600))
         var iterator = stream.makeAsyncIterator()
         for _ in 0..<2 { received.append(try #require(try await iterator.next()).position) }
-        try await t.store.append(
+        try t.store.append(
             try drafts([
                 #"{"type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#, #"{"type":"tagAdded","goal":"\#(meditateGoal)","tag":"y"}"#,
             ]), now: now)

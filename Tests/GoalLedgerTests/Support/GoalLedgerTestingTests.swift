@@ -31,10 +31,10 @@ import Testing
 
     @Test func theInMemoryCenterReceivesAPassAndRefusesWhenFull() async throws {
         let ledger = try TemporaryLedger()
-        try await ledger.store.configureDevice(DeviceConfigured(timeZone: "UTC"), now: now)
-        try await ledger.store.reportAuthorization(.authorized, now: now)
+        try ledger.store.configureDevice(DeviceConfigured(timeZone: "UTC"), now: now)
+        try ledger.store.reportAuthorization(.authorized, now: now)
         for title in ["Read", "Walk"] {
-            try await ledger.store.createGoal(title: title, cadence: .daily, reminder: try ReminderTime(hour: 9, minute: 0), now: now)
+            try ledger.store.createGoal(title: title, cadence: .daily, reminder: try ReminderTime(hour: 9, minute: 0), now: now)
         }
         let center = InMemoryReminderCenter(capacity: 1)
         let report = try await Reconciler(store: ledger.store, centerID: "test").reconcile(center: center, now: now)

@@ -8,21 +8,24 @@ struct ReadmeExampleTests {
     static func readmeExample(path: String, lines: [String], now: Instant) throws -> (GoalView, UUID) {
         // README begin
         let store = try LedgerStore.create(at: path, device: "phone")
-        let water = try store.createGoal(
-            title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"), now: now)
-        try store.recordProgress(water, amount: try Amount(0.5), now: now)  // one checked event; `now:` defaults to the clock
-        for row in try store.goals(now: now) {  // [GoalSnapshot]: the Goal and its GoalView, Codable
-            print(row.goal.title, row.view.value ?? 0, row.view.completed)
+        let water = try store.write { writer in  // one transaction: its calls commit together or not at all
+            let water = try writer.createGoal(
+                title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"), now: now)
+            try writer.recordProgress(water, amount: try Amount(0.5), now: now)  // one checked event; `now:` defaults to the clock
+            return water
         }
+        let rows = try store.read { try $0.goals(now: now) }  // [GoalSnapshot]: the Goal and its GoalView, Codable
+        for row in rows { print(row.goal.title, row.view.value ?? 0, row.view.completed) }
         let drafts = try lines.enumerated().map { try EventDraft(line: $1, number: $0 + 1) }  // JSON lines
         do {
-            try store.append(drafts, now: now)
-        } catch {
+            _ = try store.write { try $0.append(drafts, now: now) }  // [AppendResult]
+        } catch let error as LedgerError {
             print(error.localizedDescription)  // names the line and the field; nothing was written
             if case .unknownGoal(let goal, _, _)? = error.reason { print("no goal \(goal)") }
         }
-        let state = try store.goalState(water)  // the fold's registers, for audits and conflicts
-        let projection = try store.replay()  // GoalProjection: goals, devices, digest
+        let (state, projection) = try store.read { snapshot in  // both from one consistent state
+            (try snapshot.goalState(water), try snapshot.replay())  // the fold's registers; GoalProjection: goals, devices, digest
+        }
         var feed = ChangeFeed(store: store, after: 0)
         for change in try feed.next() { print(change) }  // then persist feed.checkpoint
         let view = GoalView(goal: state, calendar: projection.device("phone").calendar, now: now)
@@ -48,7 +51,7 @@ struct ReadmeExampleTests {
         let store = try LedgerStore.open(at: path)
         let line = #"{"type":"progressRecorded","goal":"\#(goal.uuidString)","amount":2.5}"#
         let draft = try EventDraft(line: line, number: 1)
-        let results = try store.append([draft], now: now)
+        let results = try store.write { try $0.append([draft], now: now) }
         // Article end
         return results
     }
