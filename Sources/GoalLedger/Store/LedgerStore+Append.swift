@@ -221,14 +221,22 @@ extension LedgerStore {
                 newRecords[newRecords.count - 1] = EventCodec.encode(signed)
             }
             try Self.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, txn, layout)
-            try batch.flush(txn)
-            try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+            try Self.finish(&batch, clock: clock, through: position, txn, layout)
             try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
-            try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
             // An enrolment, rotation or revocation: the trust table is derived anew.
             if wroteTrust { try self.recomputeTrust(txn) }
         }
         return results
+    }
+
+    /// The last step of every batch of new events, appended or imported: the projection's rows,
+    /// the clock, and the projection's checkpoint at the batch's last position.
+    static func finish(
+        _ batch: inout StoredProjection.Batch, clock: HLC, through position: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout
+    ) throws {
+        try batch.flush(txn)
+        try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+        try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
     }
 
     /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at

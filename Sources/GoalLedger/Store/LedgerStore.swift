@@ -86,7 +86,7 @@ public final class LedgerStore: @unchecked Sendable {
             }
         }
         let env = try openEnvironment(path, options: options)
-        do {
+        return try failing(as: "initializing the store at \(path)") {
             let layout = try env.write { txn in
                 let layout = try StoreLayout { name in
                     try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
@@ -115,10 +115,6 @@ public final class LedgerStore: @unchecked Sendable {
                 if founding { try store.trustFounder(key.publicKey) }
             }
             return store
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.store, "cannot initialize the store at \(path): \(error)")
         }
     }
 
@@ -132,8 +128,7 @@ public final class LedgerStore: @unchecked Sendable {
             throw LedgerError.noStore(at: path)
         }
         let env = try openEnvironment(path, options: options)
-        let store: LedgerStore
-        do {
+        let store = try failing(as: "opening the store at \(path)") {
             let layout: StoreLayout
             do {
                 layout = try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name))
@@ -150,7 +145,8 @@ public final class LedgerStore: @unchecked Sendable {
                     }
                 }
             }
-            store = try env.read { txn in
+            do {
+                return try env.read { txn in
                 guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
                     let device = try txn.get(layout.meta, key: MetaKey.device),
                     let schema = try txn.get(layout.meta, key: MetaKey.schema),
@@ -180,13 +176,10 @@ public final class LedgerStore: @unchecked Sendable {
                 return LedgerStore(
                     path: path, env: env, layout: layout, ledgerID: id,
                     device: String(decoding: device, as: UTF8.self), keys: keys)
+                }
+            } catch let e as LMDBError where e.isNotFound {
+                throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
             }
-        } catch let e as LedgerError {
-            throw e
-        } catch let e as LMDBError where e.isNotFound {
-            throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
-        } catch {
-            throw LedgerError(.store, "cannot open the store at \(path): \(error)")
         }
         try store.ensureProjectionIsCurrent(onRebuild: onRebuild)
         return store
@@ -217,6 +210,11 @@ public final class LedgerStore: @unchecked Sendable {
     /// becomes a store error saying what was being done ("`doing` failed: …"). The one place
     /// that turns storage failures into ledger errors.
     func failing<R>(as doing: @autoclosure () -> String, _ body: () throws -> R) throws(LedgerError) -> R {
+        try Self.failing(as: doing(), body)
+    }
+
+    /// ``failing(as:_:)`` where there is no store yet (creating or opening one).
+    static func failing<R>(as doing: @autoclosure () -> String, _ body: () throws -> R) throws(LedgerError) -> R {
         do {
             return try body()
         } catch let e as LedgerError {

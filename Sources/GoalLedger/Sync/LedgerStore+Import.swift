@@ -159,9 +159,7 @@ extension LedgerStore {
             if try !batch.apply(incoming[i], at: position, txn) { result.setAside += 1 }
             if incoming[i].hlc > clock { clock = incoming[i].hlc }
         }
-        try batch.flush(txn)
-        try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
-        try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+        try Self.finish(&batch, clock: clock, through: position, txn, layout)
         result.imported = accepted.count
         try beforeCommit?()
         return (result, rebuildAfter)

@@ -31,13 +31,10 @@ extension LedgerStore {
 
     /// ``sync(with:)-6ncyr``, off the caller's actor, on the store's writer queue.
     public func sync(with peer: LedgerStore) async throws(LedgerError) -> SyncResult {
-        do {
-            return try await onQueue(writer) { store in try store.sync(with: peer) }
-        } catch let e as LedgerError {
-            throw e
-        } catch {
-            throw LedgerError(.store, "syncing \(path) failed: \(error)")
+        let result: Result<SyncResult, LedgerError> = await withCheckedContinuation { continuation in
+            writer.async { continuation.resume(returning: Result { () throws(LedgerError) in try self.sync(with: peer) }) }
         }
+        return try result.get()
     }
 
     /// Applies to `target` what `source` holds that it lacks.
