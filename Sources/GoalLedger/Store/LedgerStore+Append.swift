@@ -69,9 +69,9 @@ extension LedgerStore {
         let rule: HistoryRule = schema == 1 ? .lastWriteWins : .recordLevel
         try self.checkBeforeWriting(txn, layout)
         var clock = HLC(
-            rawValue: try txn.get(layout.meta, key: MetaKey.hlc).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0)
+            rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
         var sequence =
-            try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+            try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
         var position = try Self.lastPosition(txn, layout)
         let tables = try StoredProjection.active(txn, layout)
         let heads = try Self.originHeads(txn, layout)
@@ -168,7 +168,7 @@ extension LedgerStore {
                     continue
                 }
                 if let stored = try txn.get(layout.eventIds, key: id.bytes) {
-                    let p = stored.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+                    let p = UInt64(bigEndianBytes: stored)
                     guard let original = try Self.event(at: p, txn, layout) else {
                         throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
                     }

@@ -16,7 +16,7 @@ extension LedgerSnapshot {
         let rule = historyRule
         return try run {
             let revoked = try TrustTable.revocations(txn, layout)
-            let last = try txn.last(layout.events).map { $0.key.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+            let last = try txn.last(layout.events).map { UInt64(bigEndianBytes: $0.key) } ?? 0
             let through = min(position ?? last, last)
             var totals = LedgerDigest()
             var current: (id: [UInt8], projection: GoalProjection)?

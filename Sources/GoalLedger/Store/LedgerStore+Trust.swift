@@ -97,7 +97,7 @@ enum TrustTable {
 
     /// The last sequence of `device` that counts, when its later events do not.
     static func revokedAfter(_ device: String, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64? {
-        try txn.get(layout.trust, key: cutoffKey(device)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
+        try StoredProjection.u64(txn, layout.trust, cutoffKey(device))
     }
 }
 
@@ -238,7 +238,7 @@ extension LedgerStore {
     static func chainHash(_ origin: String, _ sequence: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [UInt8] {
         guard sequence > 0 else { return EventChain.genesis }
         guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
-            let e = try event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+            let e = try event(at: UInt64(bigEndianBytes: p), txn, layout)
         else { throw LedgerError.damaged("the origin index lacks \(origin)/\(sequence): the store is damaged") }
         return EventChain.hash(e)
     }
@@ -422,7 +422,7 @@ extension LedgerStore {
                 .store, "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
                 situation: .deviceRevoked(device: device, after: after))
         }
-        let head = try txn.get(layout.originHeads, key: Array(device.utf8)).map { $0.withUnsafeBytes { UInt64(bigEndianBytes: $0) } } ?? 0
+        let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
         if let cut = try TrustTable.revokedAfter(device, txn, layout), cut < head {
             throw LedgerError(
                 .store,

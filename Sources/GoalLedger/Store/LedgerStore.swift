@@ -152,14 +152,14 @@ public final class LedgerStore: @unchecked Sendable {
                     let schema = try txn.get(layout.meta, key: MetaKey.schema),
                     let format = try txn.get(layout.meta, key: MetaKey.format)
                 else { throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)") }
-                let storeFormat = format.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+                let storeFormat = UInt64(bigEndianBytes: format)
                 guard storeFormat <= Self.format else {
                     throw LedgerError(
                         .store,
                         "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
                 }
                 let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
-                let schemaValue = Int(schema.withUnsafeBytes { UInt64(bigEndianBytes: $0) })
+                let schemaValue = Int(UInt64(bigEndianBytes: schema))
                 guard schemaValue <= currentSchema else {
                     throw LedgerError(
                         .store,
@@ -296,7 +296,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     static func lastPosition(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64 {
         guard let last = try txn.last(layout.events) else { return 0 }
-        return last.key.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+        return UInt64(bigEndianBytes: last.key)
     }
 
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer, position: UInt64) throws(LedgerError) -> Event {

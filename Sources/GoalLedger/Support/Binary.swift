@@ -142,6 +142,11 @@ extension UInt64 {
         for i in 0..<Swift.min(8, b.count) { v = v << 8 | UInt64(b[i]) }
         self = v
     }
+
+    /// The value of a stored big-endian key or value (its first 8 bytes).
+    init(bigEndianBytes b: [UInt8]) {
+        self = b.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+    }
 }
 
 extension UUID {

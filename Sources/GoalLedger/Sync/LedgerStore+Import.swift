@@ -111,7 +111,7 @@ extension LedgerStore {
             offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
             event: { origin, sequence in
                 guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-                return try Self.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+                return try Self.event(at: UInt64(bigEndianBytes: p), txn, layout)
             },
             idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
         if let (name, key) = outcome.founder { try TrustTable.recordFounder(name, key, txn, layout) }

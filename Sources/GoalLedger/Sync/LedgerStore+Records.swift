@@ -42,7 +42,7 @@ extension LedgerSnapshot {
     package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
         try run {
             guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-            return try LedgerStore.event(at: p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }, txn, layout)
+            return try LedgerStore.event(at: UInt64(bigEndianBytes: p), txn, layout)
         }
     }
 }

@@ -132,7 +132,7 @@ extension LedgerStore {
             } else {
                 subject = "a key of \(k.count) bytes"
                 // setAside: a position
-                if name == "setAside", k.count == 8 { d.position = k.withUnsafeBytes { UInt64(bigEndianBytes: $0) } }
+                if name == "setAside", k.count == 8 { d.position = UInt64(bigEndianBytes: k) }
             }
             d.text = "projection \(name): \(subject) \(what)"
             problems.append(d)
