@@ -99,11 +99,11 @@ package struct NotificationCenterFile: Sendable {
     /// Writes the file at `path`, replacing it atomically, readable by its owner only; throws a
     /// ``LedgerError/Code/store`` error when it cannot.
     package func save() throws(LedgerError) {
+        let text = try JSONWriter.string(json) + "\n"
         do {
-            try Data((JSONWriter.string(json) + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try AtomicFile.write(Array(text.utf8), to: path)
         } catch {
-            throw LedgerError(.store, "cannot write the notification center \(path): \(error.localizedDescription)")
+            throw LedgerError(.store, "cannot write the notification center \(path): \(error.reason)")
         }
     }
 

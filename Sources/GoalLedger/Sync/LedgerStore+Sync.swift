@@ -75,17 +75,17 @@ extension LedgerStore {
 }
 
 extension LedgerSnapshot {
-    /// Writes every event of the store to an export file at `path` (atomically: a temporary
-    /// file renamed into place); the number of events written.
+    /// Writes every event of the store to an export file at `path`, readable by its owner only
+    /// (atomically: a new file beside it, synced, then renamed into place); the number of events
+    /// written.
     public func export(to file: String) throws(LedgerError) -> Int {
         let changes = try changeSet(since: SyncState(ledger: ledgerID))
         let bytes = changes.encoded()
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: file), options: .atomic)
             // A person's history: owner-only, like the store's own files.
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            try AtomicFile.write(bytes, to: file)
         } catch {
-            throw LedgerError(.invalidInput, "cannot write \(file): \(error.localizedDescription)")
+            throw LedgerError(.invalidInput, "cannot write \(file): \(error.reason)")
         }
         return changes.count
     }

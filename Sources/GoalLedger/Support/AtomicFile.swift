@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Replaces a file as a whole: the bytes go to a new file beside it, created readable by its
+/// owner only, synced to disk, then renamed over the old one. A reader sees the old file or
+/// the new one, never a part; a crash leaves at most a stray `.name.tmp-…` beside it; the file
+/// is never readable by others, not even for a moment. (Foundation's `.atomic` write stages the
+/// bytes in a directory of its own under the system's temporary directory, which on Linux is
+/// left behind after every write.)
+package enum AtomicFile {
+    /// Why a write failed: the step and the system's reason ("renaming … over it failed: …").
+    package struct Failure: Error {
+        package let reason: String
+    }
+
+    /// Writes `bytes` to `path` as above; the error says which step failed.
+    package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = directory + "/." + name + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        func failure(_ what: String) -> Failure { Failure(reason: "\(what) failed: \(String(cString: strerror(errno)))") }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("creating \(temporary)") }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let error = failure("writing")
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            written += n
+        }
+        guard fsync(fd) == 0 else {
+            let error = failure("syncing")
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("renaming \(temporary) over it")
+            unlink(temporary)
+            throw error
+        }
+        // The rename itself reaches the disk with the directory.
+        let dir = open(directory, O_RDONLY | O_CLOEXEC)
+        if dir >= 0 {
+            _ = fsync(dir)
+            close(dir)
+        }
+    }
+}
+
+/// The system's `write(2)` (the name `write` inside ``AtomicFile`` is its own).
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
