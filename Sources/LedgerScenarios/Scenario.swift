@@ -68,182 +68,300 @@ extension Scenario {
 
     /// Reads a scenario; every problem names its place in the file.
     public init(json: JSONValue, name fallback: String) throws(LedgerError) {
-        func bad(_ at: String, _ why: String) -> LedgerError { LedgerError(.invalidInput, "\(fallback): \(at): \(why)") }
-        func string(_ v: JSONValue?, _ at: String) throws(LedgerError) -> String {
-            guard case .string(let s) = v else { throw bad(at, "must be a string") }
-            return s
+        do throws(FieldError) {
+            var r = try ObjectReader(scenario: json, at: "", fields: ["name", "description", "schema", "start", "devices", "steps", "hub"])
+            self = try Self.header(&r, name: fallback)
+            guard case .array(let deviceList) = r.raw("devices"), !deviceList.isEmpty else {
+                throw FieldError("devices", "must list at least one device")
+            }
+            for (i, d) in deviceList.enumerated() { devices.append(try device(d, at: "devices[\(i)]")) }
+            guard case .array(let stepList) = r.raw("steps") else { throw FieldError("steps", "must be an array") }
+            for (i, s) in stepList.enumerated() { steps.append(try step(s, at: "steps[\(i)]")) }
+        } catch {
+            throw LedgerError(.invalidInput, "\(fallback): \(error.field ?? "scenario"): \(error.message)")
         }
-        func instant(_ v: JSONValue?, _ at: String) throws(LedgerError) -> Instant {
-            guard let i = Instant(rfc3339: try string(v, at)) else { throw bad(at, "must be an RFC 3339 instant") }
-            guard Instant.supportedNow.contains(i) else { throw bad(at, "must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z") }
-            return i
-        }
-        func uuid(_ v: JSONValue?, _ at: String) throws(LedgerError) -> UUID {
-            guard let u = UUID.parse(try string(v, at)) else { throw bad(at, "must be a UUID") }
-            return u
-        }
-        func strings(_ v: JSONValue?, _ at: String) throws(LedgerError) -> [String] {
-            guard case .array(let items) = v else { throw bad(at, "must be an array of strings") }
-            var out: [String] = []
-            for (i, item) in items.enumerated() { out.append(try string(item, "\(at)[\(i)]")) }
-            return out
-        }
-        func keys(_ v: JSONValue, _ allowed: Set<String>, _ at: String) throws(LedgerError) {
-            guard case .object(let m) = v else { throw bad(at, "must be an object") }
-            for (k, _) in m where !allowed.contains(k) { throw bad(at, "unknown field \"\(k)\"") }
-        }
+    }
 
-        try keys(json, ["name", "description", "schema", "start", "devices", "steps", "hub"], "scenario")
-        if let h = json["hub"] {
-            guard case .bool(let b) = h else { throw bad("hub", "must be true or false") }
-            hasHub = b
-        }
-        schema = LedgerStore.currentSchema
-        if let s = json["schema"] {
-            guard case .number(let n) = s, n == 1 || n == 2 else { throw bad("schema", "must be 1 or 2") }
+    /// The scenario's own members: its name (the file's when it has none), whether it has a hub,
+    /// the event schema of its stores and its start. Its devices and steps are still to be read.
+    private static func header(_ r: inout ObjectReader, name fallback: String) throws(FieldError) -> Scenario {
+        let hasHub = try r.scenarioBool("hub") ?? false
+        var schema = LedgerStore.currentSchema
+        if let s = r.raw("schema") {
+            guard case .number(let n) = s, n == 1 || n == 2 else { throw FieldError("schema", "must be 1 or 2") }
             schema = Int(n)
         }
-        name = json["name"].map { v in if case .string(let s) = v { return s } else { return fallback } } ?? fallback
-        start = try json["start"].map { (v) throws(LedgerError) in try instant(v, "start") } ?? Instant(rfc3339: "2026-01-01T00:00:00Z")!
-        guard case .array(let deviceList) = json["devices"], !deviceList.isEmpty else {
-            throw bad("devices", "must list at least one device")
+        var name = fallback
+        if case .string(let s) = r.raw("name") { name = s }
+        let start = try r.scenarioInstant("start") ?? Instant(rfc3339: "2026-01-01T00:00:00Z")!
+        return Scenario(name: name, hasHub: hasHub, schema: schema, start: start, devices: [], steps: [])
+    }
+
+    /// A device: a name that no device before it (nor the hub) has, its settings when it names a
+    /// time zone, and its notification permission.
+    private func device(_ value: JSONValue, at place: String) throws(FieldError) -> Device {
+        var r = try ObjectReader(
+            scenario: value, at: place,
+            fields: ["name", "timeZone", "firstWeekday", "locale", "strategy", "windowDays", "capacity", "authorization"])
+        let name = try r.scenarioString("name")
+        let namesTheHub = hasHub && name == Self.hubName
+        guard DeviceName.isValid(name), !devices.contains(where: { $0.name == name }), !namesTheHub else {
+            throw FieldError(r.name("name"), "must be a new device name\(namesTheHub ? " (\"hub\" names the hub)" : "")")
         }
-        devices = []
-        for (i, d) in deviceList.enumerated() {
-            let at = "devices[\(i)]"
-            try keys(d, ["name", "timeZone", "firstWeekday", "locale", "strategy", "windowDays", "capacity", "authorization"], at)
-            let name = try string(d["name"], at + ".name")
-            guard DeviceName.isValid(name), !devices.contains(where: { $0.name == name }), !(hasHub && name == Self.hubName) else {
-                throw bad(at + ".name", "must be a new device name\(hasHub && name == Self.hubName ? " (\"hub\" names the hub)" : "")")
+        var device = Device(name: name)
+        if r.has("timeZone") { device.configuration = try Self.configuration(value, at: place) }
+        device.authorization = try r.scenarioEnumeration("authorization", AuthorizationStatus.self)
+        return device
+    }
+
+    /// A device's settings: its members other than `name` and `authorization`, read as the
+    /// `deviceConfigured` event that the device starts with.
+    private static func configuration(_ value: JSONValue, at place: String) throws(FieldError) -> DeviceConfigured {
+        var config: [(String, JSONValue)] = [("type", .string("deviceConfigured"))]
+        if case .object(let m) = value { config += m.filter { !["name", "authorization"].contains($0.0) } }
+        do throws(FieldError) {
+            guard case .deviceConfigured(let c) = try EventDraft(json: .object(config)).payload else {
+                throw FieldError(nil, "not a device")
             }
-            var device = Device(name: name)
-            if d["timeZone"] != nil {
-                var config: [(String, JSONValue)] = [("type", .string("deviceConfigured"))]
-                if case .object(let m) = d { config += m.filter { !["name", "authorization"].contains($0.0) } }
-                do throws(FieldError) {
-                    guard case .deviceConfigured(let c) = try EventDraft(json: .object(config)).payload else {
-                        throw FieldError(nil, "not a device")
-                    }
-                    device.configuration = c
-                } catch {
-                    throw bad(at + "." + (error.field ?? ""), error.message)
-                }
-            }
-            if let a = d["authorization"] {
-                guard let status = AuthorizationStatus(rawValue: try string(a, at + ".authorization")) else {
-                    throw bad(
-                        at + ".authorization", "must be one of \(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                device.authorization = status
-            }
-            devices.append(device)
+            return c
+        } catch {
+            throw FieldError(place + "." + (error.field ?? ""), error.message)
         }
-        let names = Set(devices.map(\.name))
-        func device(_ v: JSONValue?, _ at: String) throws(LedgerError) -> String {
-            let n = try string(v, at)
-            guard names.contains(n) else { throw bad(at, "unknown device \"\(n)\"") }
-            return n
+    }
+
+    /// A step: the member that names its kind (`append`, `sync`, `reconcile`, `migrate` or
+    /// `expect`) says which members it may have.
+    private func step(_ value: JSONValue, at place: String) throws(FieldError) -> Step {
+        if value["append"] != nil {
+            var r = try ObjectReader(scenario: value, at: place, fields: ["append", "at", "events", "expectError"])
+            let device = try deviceName(&r, "append")
+            let events = try Self.events(r.raw("events"), at: r.name("events"))
+            var expectError: Int32?
+            if case .number(let n) = r.raw("expectError") { expectError = Int32(n) }
+            return .append(device: device, at: try r.scenarioInstant("at", required: true)!, events: events, expectError: expectError)
         }
-        guard case .array(let stepList) = json["steps"] else { throw bad("steps", "must be an array") }
-        steps = []
-        for (i, s) in stepList.enumerated() {
-            let at = "steps[\(i)]"
-            if s["append"] != nil {
-                try keys(s, ["append", "at", "events", "expectError"], at)
-                let d = try device(s["append"], at + ".append")
-                guard case .array(let lines) = s["events"] else { throw bad(at + ".events", "must be an array of events") }
-                var drafts: [EventDraft] = []
-                for (j, line) in lines.enumerated() {
-                    do throws(FieldError) {
-                        // Checked against both catalogs here; the store checks its own schema.
-                        if let legacy = try? EventDraft(json: line, schema: 1) {
-                            drafts.append(legacy)
-                        } else {
-                            drafts.append(try EventDraft(json: line, schema: 2))
-                        }
-                    } catch {
-                        throw bad("\(at).events[\(j)]" + (error.field.map { ".\($0)" } ?? ""), error.message)
-                    }
+        if value["sync"] != nil {
+            var r = try ObjectReader(scenario: value, at: place, fields: ["sync"])
+            let pair = try r.scenarioStrings("sync", required: true)!
+            guard pair.count == 2, pair[0] != pair[1] else { throw FieldError(r.name("sync"), "must name two different devices") }
+            return .sync(try peer(pair[0], at: r.name("sync") + "[0]"), try peer(pair[1], at: r.name("sync") + "[1]"))
+        }
+        if value["reconcile"] != nil {
+            var r = try ObjectReader(scenario: value, at: place, fields: ["reconcile", "at", "full"])
+            var full = false
+            if case .bool(let b) = r.raw("full") { full = b }
+            return .reconcile(device: try deviceName(&r, "reconcile"), at: try r.scenarioInstant("at", required: true)!, full: full)
+        }
+        if value["migrate"] != nil {
+            var r = try ObjectReader(scenario: value, at: place, fields: ["migrate"])
+            return .migrate(try deviceName(&r, "migrate"))
+        }
+        if value["expect"] != nil {
+            var r = try ObjectReader(scenario: value, at: place, fields: ["expect"])
+            return .expect(try expectation(r.raw("expect")!, label: place))
+        }
+        throw FieldError(place, "a step is one of append, sync, reconcile, migrate, expect")
+    }
+
+    /// The events of an `append` step, each read in the schema-1 catalog or else in the schema-2
+    /// one: the store checks them against its own schema.
+    private static func events(_ value: JSONValue?, at place: String) throws(FieldError) -> [EventDraft] {
+        guard case .array(let lines) = value else { throw FieldError(place, "must be an array of events") }
+        var drafts: [EventDraft] = []
+        for (j, line) in lines.enumerated() {
+            do throws(FieldError) {
+                if let legacy = try? EventDraft(json: line, schema: 1) {
+                    drafts.append(legacy)
+                } else {
+                    drafts.append(try EventDraft(json: line, schema: 2))
                 }
-                var expectError: Int32?
-                if case .number(let n) = s["expectError"] { expectError = Int32(n) }
-                steps.append(.append(device: d, at: try instant(s["at"], at + ".at"), events: drafts, expectError: expectError))
-            } else if s["sync"] != nil {
-                try keys(s, ["sync"], at)
-                let pair = try strings(s["sync"], at + ".sync")
-                guard pair.count == 2, pair[0] != pair[1] else { throw bad(at + ".sync", "must name two different devices") }
-                func peer(_ i: Int) throws(LedgerError) -> String {
-                    if hasHub, pair[i] == Self.hubName { return pair[i] }
-                    return try device(.string(pair[i]), at + ".sync[\(i)]")
-                }
-                steps.append(.sync(try peer(0), try peer(1)))
-            } else if s["reconcile"] != nil {
-                try keys(s, ["reconcile", "at", "full"], at)
-                var full = false
-                if case .bool(let b) = s["full"] { full = b }
-                steps.append(
-                    .reconcile(device: try device(s["reconcile"], at + ".reconcile"), at: try instant(s["at"], at + ".at"), full: full))
-            } else if s["migrate"] != nil {
-                try keys(s, ["migrate"], at)
-                steps.append(.migrate(try device(s["migrate"], at + ".migrate")))
-            } else if let e = s["expect"] {
-                try keys(s, ["expect"], at)
-                try keys(
-                    e,
-                    [
-                        "device", "goal", "now", "title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted",
-                        "exists", "entries", "entryCount", "periodValue", "completed", "conflicts", "converged", "pending", "center",
-                        "issues",
-                        "scheduled", "cancelled",
-                    ], at + ".expect")
-                var x = Expectation(label: at)
-                if let d = e["device"] { x.device = try device(d, at + ".expect.device") }
-                if let g = e["goal"] { x.goal = try uuid(g, at + ".expect.goal") }
-                if let n = e["now"] { x.now = try instant(n, at + ".expect.now") }
-                for key in ["title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted"] {
-                    if let v = e[key] { x.facts.append((key, v)) }
-                }
-                if case .bool(let b) = e["exists"] { x.exists = b }
-                if let v = e["entries"] {
-                    x.entries = try strings(v, at + ".expect.entries").map { s throws(LedgerError) in
-                        try uuid(.string(s), at + ".expect.entries")
-                    }
-                }
-                if case .number(let n) = e["entryCount"] { x.entryCount = Int(n) }
-                x.periodValue = e["periodValue"]
-                if case .bool(let b) = e["completed"] { x.completed = b }
-                if case .array(let cs) = e["conflicts"] {
-                    x.conflicts = []
-                    for (j, c) in cs.enumerated() {
-                        let cat = "\(at).expect.conflicts[\(j)]"
-                        try keys(c, ["goal", "field", "winner", "overwritten"], cat)
-                        x.conflicts!.append(
-                            ExpectedConflict(
-                                goal: try uuid(c["goal"], cat + ".goal"), field: try string(c["field"], cat + ".field"),
-                                winner: try string(c["winner"], cat + ".winner"),
-                                overwritten: try strings(c["overwritten"] ?? .array([]), cat + ".overwritten")))
-                    }
-                }
-                if let v = e["converged"] { x.converged = try strings(v, at + ".expect.converged") }
-                if let v = e["pending"] { x.pending = try strings(v, at + ".expect.pending") }
-                if let v = e["center"] { x.center = try strings(v, at + ".expect.center") }
-                if let v = e["issues"] { x.issues = try strings(v, at + ".expect.issues") }
-                if let v = e["scheduled"] { x.scheduled = try strings(v, at + ".expect.scheduled") }
-                if let v = e["cancelled"] { x.cancelled = try strings(v, at + ".expect.cancelled") }
-                if (x.goal != nil || !x.facts.isEmpty || x.entries != nil || x.pending != nil || x.center != nil || x.conflicts != nil
-                    || x.issues != nil || x.scheduled != nil || x.cancelled != nil) && x.device == nil
-                {
-                    throw bad(at + ".expect", "needs a device")
-                }
-                if (!x.facts.isEmpty || x.entries != nil || x.entryCount != nil || x.periodValue != nil || x.completed != nil
-                    || x.exists != nil) && x.goal == nil
-                {
-                    throw bad(at + ".expect", "needs a goal")
-                }
-                steps.append(.expect(x))
-            } else {
-                throw bad(at, "a step is one of append, sync, reconcile, migrate, expect")
+            } catch {
+                throw FieldError("\(place)[\(j)]" + (error.field.map { ".\($0)" } ?? ""), error.message)
             }
         }
+        return drafts
+    }
+
+    /// The goal facts an expectation may state, compared with the goal's JSON by key.
+    private static let factKeys = ["title", "details", "cadence", "targetDate", "progress", "reminder", "tags", "deleted"]
+
+    /// What an `expect` step (at `label`) states about a device, and one of its goals.
+    private func expectation(_ value: JSONValue, label: String) throws(FieldError) -> Expectation {
+        var r = try ObjectReader(
+            scenario: value, at: label + ".expect",
+            fields: Self.factKeys + [
+                "device", "goal", "now", "exists", "entries", "entryCount", "periodValue", "completed", "conflicts", "converged", "pending",
+                "center", "issues", "scheduled", "cancelled",
+            ])
+        var x = Expectation(label: label)
+        if r.has("device") { x.device = try deviceName(&r, "device") }
+        x.goal = try r.scenarioUUID("goal")
+        x.now = try r.scenarioInstant("now")
+        for key in Self.factKeys {
+            if let v = r.raw(key) { x.facts.append((key, v)) }
+        }
+        if case .bool(let b) = r.raw("exists") { x.exists = b }
+        if let entries = try r.scenarioStrings("entries") {
+            x.entries = []
+            for s in entries {
+                guard let id = UUID.parse(s) else { throw FieldError(r.name("entries"), "must be a UUID") }
+                x.entries!.append(id)
+            }
+        }
+        if case .number(let n) = r.raw("entryCount") { x.entryCount = Int(n) }
+        x.periodValue = r.raw("periodValue")
+        if case .bool(let b) = r.raw("completed") { x.completed = b }
+        if case .array(let conflicts) = r.raw("conflicts") {
+            x.conflicts = []
+            for (j, c) in conflicts.enumerated() { x.conflicts!.append(try Self.conflict(c, at: r.name("conflicts") + "[\(j)]")) }
+        }
+        x.converged = try r.scenarioStrings("converged")
+        // Replays are compared between the scenario's devices (the hub keeps no replay).
+        for (j, name) in (x.converged ?? []).enumerated() where !devices.contains(where: { $0.name == name }) {
+            throw FieldError(r.name("converged") + "[\(j)]", "unknown device \"\(name)\"")
+        }
+        x.pending = try r.scenarioStrings("pending")
+        x.center = try r.scenarioStrings("center")
+        x.issues = try r.scenarioStrings("issues")
+        x.scheduled = try r.scenarioStrings("scheduled")
+        x.cancelled = try r.scenarioStrings("cancelled")
+        if (x.goal != nil || !x.facts.isEmpty || x.entries != nil || x.pending != nil || x.center != nil || x.conflicts != nil
+            || x.issues != nil || x.scheduled != nil || x.cancelled != nil) && x.device == nil
+        {
+            throw FieldError(r.path, "needs a device")
+        }
+        if (!x.facts.isEmpty || x.entries != nil || x.entryCount != nil || x.periodValue != nil || x.completed != nil
+            || x.exists != nil) && x.goal == nil
+        {
+            throw FieldError(r.path, "needs a goal")
+        }
+        return x
+    }
+
+    /// A conflict an expectation expects a device's ledger to report.
+    private static func conflict(_ value: JSONValue, at place: String) throws(FieldError) -> ExpectedConflict {
+        var r = try ObjectReader(scenario: value, at: place, fields: ["goal", "field", "winner", "overwritten"])
+        return ExpectedConflict(
+            goal: try r.scenarioUUID("goal", required: true)!, field: try r.scenarioString("field"),
+            winner: try r.scenarioString("winner"), overwritten: try r.scenarioStrings("overwritten") ?? [])
+    }
+
+    /// The device a member names, which must be one of the scenario's.
+    private func deviceName(_ r: inout ObjectReader, _ key: String) throws(FieldError) -> String {
+        let name = try r.scenarioString(key)
+        guard devices.contains(where: { $0.name == name }) else { throw FieldError(r.name(key), "unknown device \"\(name)\"") }
+        return name
+    }
+
+    /// One side of a `sync` step: a device, or the hub when the scenario has one.
+    private func peer(_ name: String, at place: String) throws(FieldError) -> String {
+        guard (hasHub && name == Self.hubName) || devices.contains(where: { $0.name == name }) else {
+            throw FieldError(place, "unknown device \"\(name)\"")
+        }
+        return name
+    }
+}
+
+/// The scenario format reads its members with `ObjectReader`, in its own words: a message says
+/// what a member must be, without the `, got …` that the other formats add; a member the format
+/// needs is refused, when absent, as one of the wrong type; and an unknown member is named
+/// before any wrong value.
+extension ObjectReader {
+    /// Opens the object at `place` ("" for the scenario itself) and refuses any member but
+    /// `fields` at once, as `unknown field "key"` of the object.
+    fileprivate init(scenario value: JSONValue, at place: String, fields: [String]) throws(FieldError) {
+        do throws(FieldError) {
+            self = try ObjectReader(value, path: place)
+        } catch {
+            throw error.inScenarioWords
+        }
+        for field in fields { _ = raw(field) }
+        do throws(FieldError) {
+            try finish()
+        } catch {
+            // `finish` names the member (`place.key`); a scenario names the object and the key.
+            let key = String(decoding: (error.field ?? "").utf8.dropFirst(place.isEmpty ? 0 : place.utf8.count + 1), as: UTF8.self)
+            throw FieldError(place.isEmpty ? nil : place, "unknown field \"\(key)\"")
+        }
+    }
+
+    /// A string the format needs.
+    fileprivate mutating func scenarioString(_ key: String) throws(FieldError) -> String {
+        do throws(FieldError) {
+            guard let s = try string(key) else { throw FieldError(name(key), "must be a string") }
+            return s
+        } catch {
+            throw error.inScenarioWords
+        }
+    }
+
+    /// An instant within `Instant.supportedNow`.
+    fileprivate mutating func scenarioInstant(_ key: String, required: Bool = false) throws(FieldError) -> Instant? {
+        do throws(FieldError) {
+            guard let i = try instant(key) else {
+                if required { throw FieldError(name(key), "must be a string") }
+                return nil
+            }
+            guard Instant.supportedNow.contains(i) else {
+                throw FieldError(name(key), "must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z")
+            }
+            return i
+        } catch {
+            throw error.inScenarioWords
+        }
+    }
+
+    /// A UUID (a goal's id).
+    fileprivate mutating func scenarioUUID(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
+        do throws(FieldError) {
+            guard let id = try uuid(key) else {
+                if required { throw FieldError(name(key), "must be a string") }
+                return nil
+            }
+            return id
+        } catch {
+            throw error.inScenarioWords
+        }
+    }
+
+    /// An array of strings (device names, notification ids, issues).
+    fileprivate mutating func scenarioStrings(_ key: String, required: Bool = false) throws(FieldError) -> [String]? {
+        do throws(FieldError) {
+            guard let list = try strings(key, of: "strings") else {
+                if required { throw FieldError(name(key), "must be an array of strings") }
+                return nil
+            }
+            return list
+        } catch {
+            throw error.inScenarioWords
+        }
+    }
+
+    /// `true` or `false`.
+    fileprivate mutating func scenarioBool(_ key: String) throws(FieldError) -> Bool? {
+        do throws(FieldError) {
+            return try bool(key)
+        } catch {
+            throw error.inScenarioWords
+        }
+    }
+
+    /// One of the raw values of `E`.
+    fileprivate mutating func scenarioEnumeration<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type) throws(FieldError)
+        -> E?
+    where E.RawValue == String {
+        do throws(FieldError) {
+            return try enumeration(key, type)
+        } catch {
+            throw error.inScenarioWords
+        }
+    }
+}
+
+extension FieldError {
+    /// The error without the value found (`must be a UUID, got "x"` becomes `must be a UUID`).
+    fileprivate var inScenarioWords: FieldError {
+        guard let cut = message.range(of: ", got ") else { return self }
+        return FieldError(field, String(message[..<cut.lowerBound]))
     }
 }
