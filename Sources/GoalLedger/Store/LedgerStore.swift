@@ -86,7 +86,7 @@ public final class LedgerStore: @unchecked Sendable {
             }
         }
         let env = try openEnvironment(path, options: options)
-        return try failing(as: "initializing the store at \(path)") {
+        return try failing({ "cannot initialize the store at \(path): \($0)" }) {
             let layout = try env.write { txn in
                 let layout = try StoreLayout { name in
                     try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
@@ -128,7 +128,7 @@ public final class LedgerStore: @unchecked Sendable {
             throw LedgerError.noStore(at: path)
         }
         let env = try openEnvironment(path, options: options)
-        let store = try failing(as: "opening the store at \(path)") {
+        let store = try failing({ "cannot open the store at \(path): \($0)" }) {
             let layout: StoreLayout
             do {
                 layout = try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name))
@@ -213,14 +213,20 @@ public final class LedgerStore: @unchecked Sendable {
         try Self.failing(as: doing(), body)
     }
 
-    /// ``failing(as:_:)`` where there is no store yet (creating or opening one).
+    /// ``failing(as:_:)`` where there is no store yet.
     static func failing<R>(as doing: @autoclosure () -> String, _ body: () throws -> R) throws(LedgerError) -> R {
+        try failing({ "\(doing()) failed: \($0)" }, body)
+    }
+
+    /// Runs `body`: a `LedgerError` passes as it is, any other failure becomes a store error
+    /// whose message `message` makes from it (where there is no store yet: creating or opening one).
+    static func failing<R>(_ message: (any Error) -> String, _ body: () throws -> R) throws(LedgerError) -> R {
         do {
             return try body()
         } catch let e as LedgerError {
             throw e
         } catch {
-            throw LedgerError(.store, "\(doing()) failed: \(error)")
+            throw LedgerError(.store, message(error))
         }
     }
 
