@@ -10,11 +10,12 @@ enum AuditCommand {
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let goal = try inv.uuidArgument(0, "GOAL")
         let store = try inv.openStore()
-        let steps = try store.reading { try $0.audit(goal: goal) }
+        // The steps, conflicts and entry sources of one state of the store.
+        let (steps, conflicts, events, rule) = try store.reading { s in
+            (try s.audit(goal: goal), try s.conflicts(goal: goal), try s.events(ofGoal: goal), s.historyRule)
+        }
         guard !steps.isEmpty else { throw LedgerError(.invalidInput, "unknown goal \(goal.uuidString)") }
-        let conflicts = try store.reading { try $0.conflicts(goal: goal) }
-        let sources = GoalAudit.entrySources(
-            try store.reading { try $0.events(ofGoal: goal) }.map(\.event), rule: try store.reading { $0.historyRule })
+        let sources = GoalAudit.entrySources(events.map(\.event), rule: rule)
         if inv.json {
             // Each step lists the conflicts it took part in, as winner or as overwritten.
             try inv.printJSON(

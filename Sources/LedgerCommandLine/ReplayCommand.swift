@@ -41,12 +41,14 @@ enum ReplayCommand {
     /// keeps its one-line goals until the digest is known.
     static func replayGoalByGoal(_ store: LedgerStore, through: UInt64?, _ inv: inout Invocation) throws(LedgerError) {
         if inv.json {
-            let (position, digest) = try store.reading { try $0.replayGoalByGoal(through: through) { _ throws(LedgerError) in } }
-            inv.write(#"{"position":\#(position),"digest":"\#(digest)","goals":["#)
-            var first = true
-            var buffer: [UInt8] = []
-            _ = try store.reading {
-                try $0.replayGoalByGoal(through: through) { g throws(LedgerError) in
+            // Both passes read one snapshot: the digest printed first is the goals' that follow,
+            // whatever is appended meanwhile.
+            try store.reading { s in
+                let (position, digest) = try s.replayGoalByGoal(through: through) { _ throws(LedgerError) in }
+                inv.write(#"{"position":\#(position),"digest":"\#(digest)","goals":["#)
+                var first = true
+                var buffer: [UInt8] = []
+                _ = try s.replayGoalByGoal(through: through) { g throws(LedgerError) in
                     buffer.removeAll(keepingCapacity: true)
                     if !first { buffer.append(UInt8(ascii: ",")) }
                     first = false

@@ -43,8 +43,9 @@ struct KillLoop {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let pipe = Pipe()
             let p = try spawn(arguments, stdout: pipe)
-            // Up to 1.2× the run's length, so some kills land after it finished.
-            Thread.sleep(forTimeInterval: duration * 1.2 * Double((seed >> 33) % 1000) / 1000)
+            // Up to 1.6× the calibrated length, so some kills land after the run finished even when
+            // a loaded machine makes the runs slower than the calibration.
+            Thread.sleep(forTimeInterval: duration * 1.6 * Double((seed >> 33) % 1000) / 1000)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
