@@ -137,7 +137,13 @@ extension Scenario {
             let device = try deviceName(&r, "append")
             let events = try Self.events(r.raw("events"), at: r.name("events"))
             var expectError: Int32?
-            if case .number(let n) = r.raw("expectError") { expectError = Int32(n) }
+            if case .number(let n) = r.raw("expectError") {
+                // An exit code: a whole number a process can exit with.
+                guard n.rounded() == n, (0...255).contains(n) else {
+                    throw FieldError(r.name("expectError"), "must be an exit code from 0 to 255")
+                }
+                expectError = Int32(n)
+            }
             return .append(device: device, at: try r.scenarioInstant("at", required: true)!, events: events, expectError: expectError)
         }
         if value["sync"] != nil {
@@ -208,7 +214,12 @@ extension Scenario {
                 x.entries!.append(id)
             }
         }
-        if case .number(let n) = r.raw("entryCount") { x.entryCount = Int(n) }
+        if case .number(let n) = r.raw("entryCount") {
+            guard n.rounded() == n, (0...1e15).contains(n) else {
+                throw FieldError(r.name("entryCount"), "must be a whole number of entries")
+            }
+            x.entryCount = Int(n)
+        }
         x.periodValue = r.raw("periodValue")
         if case .bool(let b) = r.raw("completed") { x.completed = b }
         if case .array(let conflicts) = r.raw("conflicts") {

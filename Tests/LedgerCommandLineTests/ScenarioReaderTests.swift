@@ -78,6 +78,18 @@ struct ScenarioReaderTests {
         (#"{"expect":{"device":"phone"},"x":1}"#, #"steps[0]: unknown field "x""#),
         (#"{"expect":{"device":7,"x":1}}"#, #"steps[0].expect: unknown field "x""#),
         (#"{"expect":{"device":"ghost"}}"#, #"steps[0].expect.device: unknown device "ghost""#),
+        // Numbers that would not fit what they count are refused when read (they used to stop
+        // the runner, or lose their fraction).
+        (
+            #"{"append":"phone","at":"2026-01-01T00:00:00Z","events":[],"expectError":1e300}"#,
+            #"steps[0].expectError: must be an exit code from 0 to 255"#
+        ),
+        (
+            #"{"append":"phone","at":"2026-01-01T00:00:00Z","events":[],"expectError":2.5}"#,
+            #"steps[0].expectError: must be an exit code from 0 to 255"#
+        ),
+        (#"{"expect":{"device":"phone","entryCount":-1}}"#, #"steps[0].expect.entryCount: must be a whole number of entries"#),
+        (#"{"expect":{"device":"phone","entryCount":1.5}}"#, #"steps[0].expect.entryCount: must be a whole number of entries"#),
         // A convergence check between devices the scenario does not have is refused when read
         // (it used to stop the runner on a missing store).
         (#"{"expect":{"converged":["phone","ghost"]}}"#, #"steps[0].expect.converged[1]: unknown device "ghost""#),
