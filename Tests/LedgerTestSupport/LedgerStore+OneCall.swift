@@ -9,7 +9,7 @@ extension LedgerStore {
     // MARK: Reads
 
     package var schema: Int { (try? reading { s in s.schema }) ?? 0 }
-    package var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
+    package var historyRule: HistoryRule { HistoryRule(schema: schema) }
     package var isSignedLedger: Bool { (try? reading { s in s.isSignedLedger }) ?? false }
 
     package func lastPosition() throws(LedgerError) -> UInt64 { try reading { s in try s.lastPosition() } }

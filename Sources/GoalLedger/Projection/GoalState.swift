@@ -42,6 +42,9 @@ public enum HistoryRule: Equatable, Sendable {
     /// relative to its base write, and the base's entries it left out as removals; a write with
     /// no (known) base only adds. Nothing another device recorded is lost.
     case recordLevel
+
+    /// The rule of a store on event schema `schema`: the old one until migration.
+    package init(schema: Int) { self = schema == 1 ? .lastWriteWins : .recordLevel }
 }
 
 /// A schema-1 history write, kept as written: its entries are derived by the history rule.

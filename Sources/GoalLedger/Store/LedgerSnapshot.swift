@@ -31,7 +31,7 @@ public struct LedgerSnapshot: ~Copyable {
     public var ledgerID: UUID { store.ledgerID }
 
     /// How schema-1 history writes count in this snapshot: the old rule until migration.
-    public var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
+    public var historyRule: HistoryRule { HistoryRule(schema: schema) }
 
     /// Whether the ledger was founded signed: its id is derived from the founder's name and key
     /// (a version-8 UUID), so every origin must be enrolled and every event signed. Ledgers

@@ -66,7 +66,7 @@ extension LedgerStore {
         schema: Int, _ txn: borrowing Transaction
     ) throws -> [AppendResult] {
         let device = self.device
-        let rule: HistoryRule = schema == 1 ? .lastWriteWins : .recordLevel
+        let rule = HistoryRule(schema: schema)
         try self.checkBeforeWriting(txn, layout)
         var clock = HLC(
             rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)

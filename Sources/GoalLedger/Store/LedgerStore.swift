@@ -244,7 +244,7 @@ public final class LedgerStore: @unchecked Sendable {
     @available(*, noasync, message: "a snapshot must not cross a suspension point; use the async form of read")
     public func read<R>(_ body: (borrowing LedgerSnapshot) throws -> R) throws -> R {
         do {
-            return try env.withReadTransaction { txn in try body(try LedgerSnapshot(txn, store: self)) }
+            return try snapshot(body)
         } catch let e as LMDBError {
             throw LedgerError(.store, "reading \(path) failed: \(e)")
         }

@@ -36,7 +36,7 @@ public struct LedgerWriter: ~Copyable {
     /// The name of the store's device, the origin of the events this writer appends.
     public var device: String { store.device }
     /// How schema-1 history writes count: the old rule until migration.
-    public var historyRule: HistoryRule { schema == 1 ? .lastWriteWins : .recordLevel }
+    public var historyRule: HistoryRule { HistoryRule(schema: schema) }
 
     /// Runs `body` inside the transaction, turning storage failures into store errors that say
     /// what was being done (`doing`: "appending to …").
@@ -102,9 +102,14 @@ extension LedgerStore {
         try failing(as: "writing to \(path)") { try commit(body) }
     }
 
+    /// Runs `body` with a snapshot in one read transaction. Errors pass as they are.
+    func snapshot<R>(_ body: (borrowing LedgerSnapshot) throws -> R) throws -> R {
+        try env.withReadTransaction { txn in try body(try LedgerSnapshot(txn, store: self)) }
+    }
+
     /// `read` with every failure a ``LedgerError`` (an error `body` throws of another type
     /// becomes a store error): for the calls of the store and its companion modules.
     package func reading<R>(_ body: (borrowing LedgerSnapshot) throws -> R) throws(LedgerError) -> R {
-        try failing(as: "reading \(path)") { try env.withReadTransaction { txn in try body(try LedgerSnapshot(txn, store: self)) } }
+        try failing(as: "reading \(path)") { try snapshot(body) }
     }
 }

@@ -325,7 +325,7 @@ enum PendingTable {
     }
 
     static func historyRule(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> HistoryRule {
-        try StoredProjection.u64(txn, layout.meta, MetaKey.schema) == 1 ? .lastWriteWins : .recordLevel
+        HistoryRule(schema: try LedgerStore.schema(txn, layout))
     }
 
     // MARK: Codec
