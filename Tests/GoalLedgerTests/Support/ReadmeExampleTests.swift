@@ -71,6 +71,48 @@ struct ReadmeExampleTests {
         try Self.expectShown(in: "Sources/GoalLedger/GoalLedger.docc/FollowingOneEvent.md", after: "```swift\n", matches: "Article")
     }
 
+    /// The samples of the store article's "Reading and writing", with `store`, `goal` and `now`
+    /// as inputs (the article's third sample is a SwiftUI button).
+    static func readingAndWriting(store: LedgerStore, goal: UUID, now: Instant) throws -> (Int, String, UUID) {
+        // Store begin
+        let list = try store.read { try $0.goals(now: now, includingEntries: false) }
+        let (goals, digest) = try store.read { snapshot in
+            (try snapshot.goals(now: now), try snapshot.digest())
+        }
+        _ = try store.write { try $0.recordProgress(goal, amount: try Amount(0.5), now: now) }
+        // Store end
+        #expect(list.count == goals.count)
+        let read = try Self.composedWrite(store: store, now: now)
+        return (goals.count, digest, read)
+    }
+
+    static func composedWrite(store: LedgerStore, now: Instant) throws -> UUID {
+        // Composed begin
+        let goal = try store.write { writer in
+            let goal = try writer.createGoal(title: "Read", cadence: .daily, now: now)
+            try writer.setReminder(goal, at: try ReminderTime(hour: 20, minute: 0), now: now)
+            return goal
+        }
+        // Composed end
+        return goal
+    }
+
+    @Test func theStoreArticlesSamplesRunAndAreItsText() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-store-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let now = Instant(rfc3339: "2026-11-02T07:00:00Z")!
+        let store = try LedgerStore.create(at: dir + "/store", device: "phone")
+        let water = try store.write { try $0.createGoal(title: "Water", progress: .measurable(target: try Amount(2)), now: now) }
+        let (count, digest, read) = try Self.readingAndWriting(store: store, goal: water, now: now)
+        #expect(count == 1 && !digest.isEmpty)
+        let state = try store.read { try $0.goalState(read) }
+        #expect(state.title?.value == "Read" && state.reminder?.value != nil, "both calls of the composed write committed")
+
+        let article = "Sources/GoalLedger/GoalLedger.docc/TheStore.md"
+        try Self.expectShown(in: article, after: "each lent to a closure:\n\n```swift\n", matches: "Store")
+        try Self.expectShown(in: article, after: "for the second:\n\n  ```swift\n", matches: "Composed")
+    }
+
     /// Expects the first code block of `file` (a path in the package) that starts with `opening`
     /// to show exactly the lines of this file between `// <marker> begin` and `// <marker> end`
     /// (blank lines and indentation aside).
