@@ -148,6 +148,22 @@ public struct Benchmark {
         return time
     }
 
+    /// For profiling the write path alone: appends the benchmark's workload of `sizes.events`
+    /// events over `sizes.goals` goals to a new store at `path`, `batch` per commit, and
+    /// returns the events per second.
+    public func appendOnly(at path: String, batch: Int) throws -> Double {
+        let drafts = workload(count: sizes.events, goals: sizes.goals, seed: 42)
+        let store = try LedgerStore.create(at: path, device: "bench")
+        let time = try Self.seconds {
+            var i = 0
+            while i < drafts.count {
+                try store.writing { try $0.append(Array(drafts[i..<min(i + batch, drafts.count)]), now: Self.now) }
+                i += batch
+            }
+        }
+        return Double(drafts.count) / time
+    }
+
     // MARK: Append, replay, rebuild, memory, size
 
     func appendFigures(batch: Int) throws -> [Figure] {
@@ -398,7 +414,7 @@ public struct Benchmark {
 
     /// A schema-1 store of `events` events (goals, then history writes of up to five entries,
     /// each on the previous write of its goal), migrated to schema 2.
-    func migrateFigures() throws -> [Figure] {
+    public func migrateFigures() throws -> [Figure] {
         let n = sizes.events
         log("migrate: \(n) schema-1 events")
         let store = try LedgerStore.create(at: try fresh("migrate") + "/s", device: "phone", schema: 1)

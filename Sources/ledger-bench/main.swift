@@ -59,6 +59,20 @@ defer { try? FileManager.default.removeItem(atPath: dir) }
 
 var bench = Benchmark(sizes: sizes, directory: dir, executable: CommandLine.arguments[0])
 bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
+// `--only-append BATCH`: the library append alone, into a new store under `--dir` (for profiling;
+// `--keep` keeps the store, at DIR/only-append).
+if let batch = value("--only-append").flatMap(Int.init) {
+    print(String(format: "append (%d/commit): %.0f events/s", batch, try bench.appendOnly(at: dir + "/only-append", batch: batch)))
+    if !args.contains("--keep") { try? FileManager.default.removeItem(atPath: dir) }
+    exit(0)
+}
+// `--only-migrate`: the schema-1 store's writing and migration alone (for profiling).
+if args.contains("--only-migrate") {
+    let start = Date()
+    for f in try bench.migrateFigures() { print(f.name, f.value, f.unit, "; whole run", Date().timeIntervalSince(start), "s") }
+    try? FileManager.default.removeItem(atPath: dir)
+    exit(0)
+}
 // `--only-hub`: the hub's figures alone (for profiling the sync paths).
 var figures = args.contains("--only-hub") ? [] : try bench.run()
 if let socket = value("--hub-dir") {

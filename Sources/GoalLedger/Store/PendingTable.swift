@@ -8,7 +8,7 @@ import LMDB
 /// |----------------|--------------------------------------------------|------------------|
 /// | `pN.reminders` | goal id (16)                                     | `ReminderFacts`  |
 /// | `pN.pending`   | device · 0x00 · request id (`goal-reminder-<GOAL>`) | `PendingRow`  |
-/// | `pN.entries`   | goal id (16) · day (4) · event id (16)           | the entry (`entryValue`); empty for a history write |
+/// | `pN.entries`   | goal id (16) · day (4) · event id (16)           | the entry (`entryValue`); for a history write its canonical key (`historyValue`) |
 ///
 /// What is stored never depends on the moment. `reminders` holds the facts of every goal with a
 /// live reminder; `pending` holds, for every device the store knows (one that reported settings
@@ -21,7 +21,8 @@ import LMDB
 /// so that the window strategy reads only the entries of the periods in its window, and a goal's
 /// entries are read in one pass over its rows, without looking up and decoding their events (a
 /// schema-1 history write is indexed under the day `historyDay`, after every real day, with its
-/// event id only: its goal is then read whole).
+/// event's canonical key: its goal's entries are then derived from the history writes' events,
+/// and under the old rule, where only the last write counts, that one is found by the keys alone).
 ///
 /// The tables are updated by `StoredProjection.Batch` in the transaction of the append, import
 /// or rebuild chunk that changes them, and `verify` compares them with a fresh computation.
@@ -29,6 +30,18 @@ enum PendingTable {
     static let codecVersion: UInt8 = 1
     /// The day key of schema-1 history writes: later than any real day.
     static let historyDay = UInt32.max
+
+    /// The value of a history write's row in `entries`: its event's clock reading (8 bytes,
+    /// big-endian), then its origin (UTF-8).
+    static func historyValue(_ key: CanonicalKey) -> [UInt8] { key.hlc.rawValue.bigEndianBytes + Array(key.device.utf8) }
+
+    /// The canonical key a history write's row holds (`historyValue`).
+    static func historyKey(_ v: UnsafeRawBufferPointer) throws(RecordDecodingError) -> CanonicalKey {
+        guard v.count >= 8 else { throw RecordDecodingError(reason: "a history write's row of \(v.count) bytes") }
+        return CanonicalKey(
+            hlc: HLC(rawValue: UInt64(bigEndian: v.loadUnaligned(as: UInt64.self))),
+            device: String(decoding: UnsafeRawBufferPointer(rebasing: v[8...]), as: UTF8.self))
+    }
 
     // MARK: Keys
 
@@ -114,10 +127,10 @@ enum PendingTable {
         return w.bytes
     }
 
-    /// The entry a row of `entries` holds; nil for a history write's row (empty value).
+    /// The entry a row of `entries` holds; nil for a history write's row (under `historyDay`).
     static func entry(key k: UnsafeRawBufferPointer, value v: UnsafeRawBufferPointer) throws(RecordDecodingError) -> ProgressEntry? {
-        guard !v.isEmpty else { return nil }
         guard let key = EntryKey(bytes: k) else { throw RecordDecodingError(reason: "an entry key of \(k.count) bytes") }
+        guard key.day != historyDay else { return nil }
         var r = ByteReader(v)
         let hlc = HLC(rawValue: try r.u64BE())
         let flags = try r.u8()

@@ -77,8 +77,10 @@ enum StoredProjection {
     /// compact (the time as a difference from the clock, whole amounts as varints); 7: events
     /// that fail the gate are set aside (`setAside`), never folded; 8: the digest's parts
     /// (`digest`), kept with the projection; 9: per-day summaries and runs of completed periods
-    /// (`days`, `periods`, `runs`), so that a view reads what it shows.
-    static let version: UInt64 = 9
+    /// (`days`, `periods`, `runs`), so that a view reads what it shows; 10: a history write's row
+    /// in `entries` holds its event's canonical key, so the one in effect is found without
+    /// decoding the others.
+    static let version: UInt64 = 10
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -124,7 +126,7 @@ enum StoredProjection {
     /// `header` completed with the goal's entries, history writes, removals and version.
     static func withEntries(
         _ header: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout,
-        rule: HistoryRule, revoked: [String: UInt64]? = nil
+        rule: HistoryRule, revoked: [String: UInt64]? = nil, historyInEffectOnly: Bool = false
     ) throws -> GoalState {
         var state = header
         let goal = header.id
@@ -146,6 +148,10 @@ enum StoredProjection {
             }
         }
         var historyWrites: [UUID] = []
+        // Under the old rule only the last write in canonical order counts: with
+        // `historyInEffectOnly`, the others are left unread (their rows hold their keys).
+        let lastOnly = historyInEffectOnly && rule == .lastWriteWins
+        var last: (key: CanonicalKey, id: UUID)?
         state.recordedEntries.reserveCapacity(state.version)
         let prefix = goal.bytes
         try txn.scan(t.entries, from: prefix) { k, v in
@@ -153,10 +159,18 @@ enum StoredProjection {
             if let entry = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) {
                 state.recordedEntries[entry.id] = entry
             } else {
-                historyWrites.append(uuid(UnsafeRawBufferPointer(rebasing: k[20...])))
+                let id = uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
+                guard lastOnly else {
+                    historyWrites.append(id)
+                    return true
+                }
+                let key = try decoded({ () throws(RecordDecodingError) in try PendingTable.historyKey(v) })
+                if let l = last, l.key != key ? key < l.key : !UUID.precedes(l.id, id) { return true }
+                last = (key, id)
             }
             return true
         }
+        if let last { historyWrites = [last.id] }
         for id in historyWrites {
             guard let e = try LedgerStore.event(id: id, txn, layout) else {
                 throw LedgerError.damaged("the entries table names event \(id.uuidString), which the log does not hold")
@@ -351,7 +365,7 @@ enum StoredProjection {
                     }
                     return
                 case .progressHistoryReplaced:
-                    entryPuts.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: e.id), []))
+                    entryPuts.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: e.id), PendingTable.historyValue(e.key)))
                     pendingChanges.progress.insert(goal)
                     recomputeEntries.insert(goal)
                     return
@@ -458,7 +472,8 @@ enum StoredProjection {
                 if recomputeEntries.contains(goal) {
                     if rule == nil { rule = try PendingTable.historyRule(txn, layout) }
                     let header = try headers[goal] ?? StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
-                    let state = try StoredProjection.withEntries(header, txn, tables, layout, rule: rule!, revoked: revocations)
+                    let state = try StoredProjection.withEntries(
+                        header, txn, tables, layout, rule: rule!, revoked: revocations, historyInEffectOnly: true)
                     new.entrySum = try ProjectionDigest.entrySum(of: state)
                     // The views' days too, from the state just read (`flushViews` builds the runs).
                     try ViewTables.replaceDays(of: state, txn, tables)

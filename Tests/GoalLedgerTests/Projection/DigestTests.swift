@@ -306,6 +306,47 @@ struct DigestTests {
         }
     }
 
+    /// Under the old rule only the last history write in canonical order counts, and the kept
+    /// rows find it by the keys their rows hold: a write that arrives later (a sync) but sorts
+    /// earlier does not replace it, one that sorts later does, and several in one batch leave the
+    /// last. The digest, the goal's entries and every kept row agree with a replay.
+    @Test func theLastHistoryWriteInCanonicalOrderIsTheOneKept() throws {
+        let dir = TemporaryDirectory()
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone", schema: 1)
+        let goal = UUID()
+        func entry(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
+        func history(_ entries: [Int], at: String) -> EventDraft {
+            EventDraft(
+                id: UUID(), at: instant(at),
+                payload: .progressHistoryReplaced(
+                    ProgressHistoryReplaced(
+                        goal: goal,
+                        entries: entries.map { HistoryEntry(id: entry($0), amount: Double($0), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
+                        base: nil)))
+        }
+        try phone.append(
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))],
+            now: instant("2026-10-01T00:00:00Z"))
+        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: instant("2026-10-01T00:00:00Z"))
+        func check(_ entries: [Int], _ line: Int = #line) throws {
+            for s in [phone, tablet] {
+                #expect(try s.goalState(goal).entries.map(\.id).sorted { UUID.precedes($0, $1) } == entries.map(entry), "line \(line)")
+                #expect(try s.digest() == s.replay().digest, "line \(line)")
+                #expect(try s.verify().isClean, "line \(line)")
+            }
+        }
+        // The tablet's write is earlier in canonical order, the phone's later.
+        try tablet.append([history([1, 2], at: "2026-10-02T21:00:00Z")], now: instant("2026-10-02T21:00:00Z"))
+        try phone.append([history([3], at: "2026-10-04T21:00:00Z"), history([4, 5], at: "2026-10-05T21:00:00Z")], now: instant("2026-10-05T21:00:00Z"))
+        _ = try phone.sync(with: tablet)
+        try check([4, 5])
+        // A later write from the tablet replaces it everywhere.
+        try tablet.append(
+            [history([1], at: "2026-10-06T21:00:00Z"), history([2, 3], at: "2026-10-07T21:00:00Z")], now: instant("2026-10-07T21:00:00Z"))
+        _ = try phone.sync(with: tablet)
+        try check([2, 3])
+    }
+
     // MARK: Damage and old stores
 
     /// A damaged digest row (the ledger's or a goal's) is a problem `verify` names; `rebuild`

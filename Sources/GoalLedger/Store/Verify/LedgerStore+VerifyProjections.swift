@@ -51,7 +51,7 @@ extension LedgerStore {
     /// Differences between the stored `entries` table and a fresh replay's rows (in key order):
     /// one walk over both, as `compareRows` reports them, without a table of a million rows.
     static func compareEntries(
-        _ db: Database, _ want: [(key: PendingTable.EntryKey, entry: ProgressEntry?)], _ txn: borrowing Transaction
+        _ db: Database, _ want: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)], _ txn: borrowing Transaction
     ) throws -> [RowDifference] {
         var problems: [RowDifference] = []
         var seen = 0
@@ -79,7 +79,7 @@ extension LedgerStore {
                 }
             }
             if let key, next < want.count, want[next].key == key {
-                let expected = want[next].entry.map(PendingTable.entryValue) ?? []
+                let expected = want[next].row.value
                 if !expected.elementsEqual(v) { row(k, "differs from a fresh replay") }
                 next += 1
             } else {
@@ -155,19 +155,32 @@ extension LedgerStore {
 }
 
 extension PendingTable {
+    /// What a row of `entries` holds: a progress entry, or a history write's canonical key.
+    enum EntryRow {
+        case entry(ProgressEntry)
+        case history(CanonicalKey)
+
+        /// The row's stored value.
+        var value: [UInt8] {
+            switch self {
+            case .entry(let e): entryValue(e)
+            case .history(let key): historyValue(key)
+            }
+        }
+    }
+
     /// Every row of the three tables a fresh replay gives, for `verify` to compare with the
-    /// stored ones. The rows of `entries` come in key order, each with its entry (nil: a history
-    /// write's row, whose value is empty).
+    /// stored ones. The rows of `entries` come in key order, each with what it holds.
     static func rows(of p: GoalProjection) -> (
-        reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [(key: EntryKey, entry: ProgressEntry?)]
+        reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [(key: EntryKey, row: EntryRow)]
     ) {
         var reminders: [[UInt8]: [UInt8]] = [:]
         var pending: [[UInt8]: [UInt8]] = [:]
-        var entries: [(key: EntryKey, entry: ProgressEntry?)] = []
+        var entries: [(key: EntryKey, row: EntryRow)] = []
         var facts: [ReminderFacts] = []
         for (id, g) in p.goals {
-            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, e), e)) }
-            for w in g.historyWrites.keys { entries.append((EntryKey(goal: id, day: historyDay, event: w), nil)) }
+            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, e), .entry(e))) }
+            for w in g.historyWrites.values { entries.append((EntryKey(goal: id, day: historyDay, event: w.event), .history(w.key))) }
             guard let f = ReminderFacts(g) else { continue }
             reminders[id.bytes] = encode(f)
             facts.append(f)
