@@ -192,24 +192,24 @@ public struct HubBenchmark {
             Figure(
                 name: "service pull (\(n) events)\(label)", unit: "events/s", value: Double(servicePulled) / servicePullTime,
                 baseline: Double(pulled) / pullTime, baselineName: "the pull straight from the hub with libpq",
-                note: "higher is better (target ≥ 200,000 events/s)"),
+                note: "higher is better", target: .atLeast(200_000, "≥ 200,000 events/s")),
             Figure(
                 name: "service sync, nothing missing\(label)", unit: "ms", value: serviceNoop[serviceNoop.count / 2] * 1000, baseline: nil,
                 baselineName: nil, note: "median of 21: a signed pull and nothing to push"),
             Figure(
                 name: "hub push (\(n) events)\(label)", unit: "events/s", value: Double(pushed) / copyTime, baseline: Double(n) / rawTime,
                 baselineName: "raw binary COPY of the same rows into the same table",
-                note: "higher is better; ratio = push / raw COPY (target ≥ 0.5)"),
+                note: "higher is better; ratio = push / raw COPY", target: .ratio(0.5, higher: true, "ratio ≥ 0.5")),
             Figure(
                 name: "hub push, batched INSERT\(label)", unit: "events/s", value: Double(n) / insertTime, baseline: Double(n) / copyTime,
                 baselineName: "the push with COPY", note: "why COPY is the push's default: ratio < 1"),
             Figure(
                 name: "hub pull (\(n) events)\(label)", unit: "events/s", value: Double(pulled) / pullTime,
                 baseline: Double(n) / selectTime,
-                baselineName: "a binary SELECT of the same rows", note: "higher is better (target ≥ 200,000 events/s)"),
+                baselineName: "a binary SELECT of the same rows", note: "higher is better", target: .atLeast(300_000, "≥ 300,000 events/s")),
             Figure(
                 name: "hub sync, nothing missing\(label)", unit: "ms", value: noop[noop.count / 2] * 1000, baseline: nil, baselineName: nil,
-                note: "median of 21, connecting included; moved \(moved) (target ≤ 20 ms)"),
+                note: "median of 21, connecting included; moved \(moved)", target: .atMost(20, "≤ 20 ms")),
         ]
     }
 

@@ -84,6 +84,8 @@ if let socket = value("--hub-dir") {
     hub.log = bench.log
     figures += try hub.run(base: bench)
 }
+// Targets are stated for the full sizes; a smaller run prints them unjudged.
+let judged = sizes.events >= 1_000_000 && sizes.lines >= 200_000 && sizes.goals == 1_000
 if args.contains("--json") {
     print(
         try JSONWriter.string(
@@ -95,18 +97,22 @@ if args.contains("--json") {
                         ("syncEvents", .number(Double(sizes.syncEvents))),
                     ])
                 ),
-                ("figures", .array(figures.map(\.json))),
+                ("judged", .bool(judged)), ("figures", .array(figures.map { $0.json(judged: judged) })),
             ])))
 } else {
     func fmt(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : String(format: "%.3g", v) }
     func column(_ s: String, _ width: Int) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
     print(
-        column("figure", 44) + column("ledger", 12) + column("raw LMDB", 12) + column("ratio", 8) + column("SQLite peer", 12)
-            + column("ratio", 8) + "unit / note")
+        column("figure", 50) + column("ledger", 12) + column("raw LMDB", 12) + column("ratio", 8) + column("SQLite peer", 12)
+            + column("ratio", 8) + column("target", 44) + "unit / note")
     for f in figures {
         print(
-            column(f.name, 44) + column(fmt(f.value), 12) + column(f.baseline.map(fmt) ?? "-", 12)
+            column(f.name, 50) + column(fmt(f.value), 12) + column(f.baseline.map(fmt) ?? "-", 12)
                 + column(f.ratio.map { String(format: "%.3f", $0) } ?? "-", 8) + column(f.peer.map(fmt) ?? "-", 12)
-                + column(f.peerRatio.map { String(format: "%.3f", $0) } ?? "-", 8) + f.unit + (f.note.isEmpty ? "" : "; " + f.note))
+                + column(f.peerRatio.map { String(format: "%.3f", $0) } ?? "-", 8) + column(f.targetColumn(judged: judged), 44) + f.unit
+                + (f.note.isEmpty ? "" : "; " + f.note))
     }
+    let targets = figures.filter { $0.target != nil }
+    let met = targets.filter { $0.verdict(judged: judged) == "met" }.count
+    print(judged ? "targets: \(met) of \(targets.count) met" : "targets: \(targets.count), not judged (they are stated for the full sizes)")
 }

@@ -35,6 +35,45 @@ struct BenchmarkTests {
         }
         let sync = try #require(figures.first { $0.name.hasPrefix("sync (") })
         #expect(sync.note.contains("moved 1000, then 0"))
+        // Every target of the store's figures is printed beside its figure (judged on a full run).
+        let targets = Dictionary(figures.compactMap { f in f.target.map { (f.name, $0.text) } }, uniquingKeysWith: { a, _ in a })
+        for (name, text) in [
+            ("append (10000/commit)", "≥ 300,000 events/s"), ("rebuild", "≥ 3 M events/s"),
+            ("append --file (2000 lines, one process)", "≥ 2× the peer"), ("rebuild (2000 events, one process)", "≥ 5× the peer"),
+            ("replay (3000 events, one process)", "≥ 3 M events/s, ≤ 256 MiB"),
+            ("verify (3000 events, one process)", "≥ 1.5 M events/s, ≤ 256 MiB"), ("status, in process", "≤ 5 ms"),
+            ("status command (3000 events)", "≤ 50 ms, ≤ 64 MiB"), ("goals, in process (50 goals, no entries)", "≤ 5 ms"),
+            ("goals command (3000 events)", "≤ 50 ms, ≤ 64 MiB"), ("show command (3000 events)", "≤ 50 ms, ≤ 64 MiB"),
+            ("pending (3000 events)", "≤ 5 ms"), ("pending command (3000 events)", "≤ 50 ms, ≤ 64 MiB"),
+            ("one-event append, new process", "≤ 1.5× the peer"), ("store size (live pages)", "≤ 2.0× the encoded events"),
+            ("append --file (3000 lines) peak memory", "≤ 512 MiB"),
+        ] {
+            #expect(targets[name] == text, "\(name): \(targets[name] ?? "no target")")
+        }
+        #expect(figures.allSatisfy { $0.target == nil || $0.verdict(judged: false) == "not judged" })
+    }
+
+    /// A target is met or missed by the figure's value, its ratios and its process's peak memory.
+    @Test func targetsJudgeTheirFigure() {
+        var f = Figure(name: "x", unit: "s", value: 0.04, baseline: 0.01, baselineName: "raw", peer: 0.02, peerName: "peer", peakMiB: 60)
+        f.target = .process(seconds: 0.05, mebibytes: 64, "")
+        #expect(f.verdict(judged: true) == "met")
+        f.peakMiB = 65
+        #expect(f.verdict(judged: true) == "missed")
+        f.target = .peerRatio(1.5, higher: false, "")
+        #expect(f.verdict(judged: true) == "missed")  // 0.04 / 0.02 = 2
+        f.target = .peerRatio(2, higher: false, "")
+        #expect(f.verdict(judged: true) == "met")
+        f.target = .ratio(4, higher: true, "")
+        #expect(f.verdict(judged: true) == "met")  // 0.04 / 0.01 = 4
+        f.target = .atLeast(0.05, "")
+        #expect(f.verdict(judged: true) == "missed")
+        f.target = .atMost(0.04, "≤ 40 ms")
+        #expect(f.verdict(judged: true) == "met")
+        #expect(f.targetColumn(judged: true) == "≤ 40 ms: met")
+        #expect(f.targetColumn(judged: false) == "≤ 40 ms: not judged")
+        f.target = nil
+        #expect(f.verdict(judged: true) == nil)
     }
 
     @Test func aQuickHubRunProducesEveryHubFigure() throws {
@@ -60,6 +99,7 @@ struct BenchmarkTests {
         for f in figures where f.baselineName != nil {
             #expect(f.value > 0 && (f.baseline ?? 0) > 0, "\(f.name)")
         }
+        #expect(figures.first { $0.name == "hub pull (500 events)" }?.target?.text == "≥ 300,000 events/s")
         let noop = try #require(figures.first { $0.name == "hub sync, nothing missing" })
         #expect(noop.note.contains("moved 0"))
         // The load run: 5 devices founding 50 ledgers, every request answered.
