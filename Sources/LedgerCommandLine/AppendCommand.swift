@@ -14,10 +14,16 @@ enum AppendCommand {
         ],
         run: run)
 
+    /// The input is read and appended in chunks of about this many bytes (cut at line ends),
+    /// all in one write: a large batch stays atomic while only one chunk's events are in
+    /// memory beside the transaction's pages.
+    static let chunkBytes = 8 << 20
+
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let data: Data
         if let file = try inv.value(Self.file) {
-            guard let d = FileManager.default.contents(atPath: file) else {
+            // Mapped, not read: a large file's pages are read as its chunks are parsed.
+            guard let d = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
                 throw LedgerError(.invalidInput, "cannot read \(file)")
             }
             data = d
@@ -26,9 +32,28 @@ enum AppendCommand {
         }
         let expected = try inv.value(Self.expectVersion)
         let store = try inv.openStore()
-        let (drafts, lines) = try parseLines(data, schema: try store.reading { $0.schema })
-        let results = try store.writing { try $0.append(drafts, lines: lines, expectedVersion: expected, now: try inv.now()) }
-        for r in results { inv.print(try line(r)) }
+        let schema = try store.reading { $0.schema }
+        let now = try inv.now()
+        let results: Result<[AppendResult], LedgerError> = data.withUnsafeBytes { all in
+            Result { () throws(LedgerError) in
+                try store.writing { writer in
+                    // An expected version is checked against the whole batch: read in one chunk.
+                    let chunks = expected == nil ? Self.pieces(all, count: all.count / Self.chunkBytes + 1) : [0..<all.count]
+                    var results: [AppendResult] = []
+                    var before = 0
+                    for (k, range) in chunks.enumerated() {
+                        let chunk = Self.parseLines(
+                            UnsafeRawBufferPointer(rebasing: all[range]), schema: schema, endsInput: k == chunks.count - 1)
+                        if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
+                        results += try writer.append(
+                            chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: expected, now: now)
+                        before += chunk.lineCount
+                    }
+                    return results
+                }
+            }
+        }
+        for r in try results.get() { inv.print(try line(r)) }
     }
 
     /// A result as its JSON line (the bytes `JSONWriter` gives its `json`), written directly:
@@ -38,37 +63,41 @@ enum AppendCommand {
         return #"{"id":"\#(r.id.upperString)","position":\#(r.position),"hlc":"\#(r.hlc)","duplicate":\#(r.duplicate)}"#
     }
 
-    /// One event per non-blank line; errors name the line number in the input (the first
-    /// invalid line, as if read in order). A large input is cut at line ends into pieces that
-    /// are read in parallel, one per core and a few more.
+    /// One event per non-blank line, with its line number; errors name the line number in the
+    /// input (the first invalid line, as if read in order).
     static func parseLines(_ data: Data, schema: Int) throws(LedgerError) -> ([EventDraft], [Int]) {
-        let result: Result<([EventDraft], [Int]), LedgerError> = data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
-            let pieces = Self.pieces(all, count: all.count < 1 << 20 ? 1 : ProcessInfo.processInfo.activeProcessorCount * 4)
-            var parsed = [Piece](repeating: Piece(), count: pieces.count)
-            parsed.withUnsafeMutableBufferPointer { out in
-                // Each iteration reads its own range of the input and writes its own slot.
-                let input = Unchecked(all)
-                let results = Unchecked(out)
-                DispatchQueue.concurrentPerform(iterations: pieces.count) { i in
-                    results.value[i] = Self.parse(input.value, pieces[i], last: i == pieces.count - 1, schema: schema)
-                }
+        let piece = data.withUnsafeBytes { parseLines($0, schema: schema, endsInput: true) }
+        if let (line, field, message) = piece.error { throw LedgerError.invalidLine(line, field: field, message) }
+        return (piece.drafts, piece.lines)
+    }
+
+    /// The lines of `all`, numbered from 1, up to the first invalid one. Unless `endsInput`,
+    /// `all` ends with a line feed after which no line begins. A large input is cut at line ends
+    /// into pieces that are read in parallel, one per core and a few more.
+    static func parseLines(_ all: UnsafeRawBufferPointer, schema: Int, endsInput: Bool) -> Piece {
+        let pieces = Self.pieces(all, count: all.count < 1 << 20 ? 1 : ProcessInfo.processInfo.activeProcessorCount * 4)
+        var parsed = [Piece](repeating: Piece(), count: pieces.count)
+        parsed.withUnsafeMutableBufferPointer { out in
+            // Each iteration reads its own range of the input and writes its own slot.
+            let input = Unchecked(all)
+            let results = Unchecked(out)
+            DispatchQueue.concurrentPerform(iterations: pieces.count) { i in
+                results.value[i] = Self.parse(input.value, pieces[i], last: endsInput && i == pieces.count - 1, schema: schema)
             }
-            var drafts: [EventDraft] = []
-            var lines: [Int] = []
-            drafts.reserveCapacity(parsed.reduce(0) { $0 + $1.drafts.count })
-            lines.reserveCapacity(drafts.capacity)
-            var before = 0
-            for piece in parsed {
-                if let (line, field, message) = piece.error {
-                    return .failure(LedgerError.invalidLine(before + line, field: field, message))
-                }
-                drafts += piece.drafts
-                lines += piece.lines.lazy.map { before + $0 }
-                before += piece.lineCount
-            }
-            return .success((drafts, lines))
         }
-        return try result.get()
+        var whole = Piece()
+        whole.drafts.reserveCapacity(parsed.reduce(0) { $0 + $1.drafts.count })
+        whole.lines.reserveCapacity(whole.drafts.capacity)
+        for piece in parsed {
+            if let (line, field, message) = piece.error {
+                whole.error = (whole.lineCount + line, field, message)
+                return whole
+            }
+            whole.drafts += piece.drafts
+            whole.lines += piece.lines.lazy.map { whole.lineCount + $0 }
+            whole.lineCount += piece.lineCount
+        }
+        return whole
     }
 
     /// A buffer shared by the parallel readers, each of which touches only its own part.
@@ -78,7 +107,7 @@ enum AppendCommand {
     }
 
     /// What one piece of the input gave: its events with their line numbers within the piece,
-    /// how many lines it holds, and its first error.
+    /// how many lines it holds, and its first error (its line number within the piece).
     struct Piece {
         var drafts: [EventDraft] = []
         var lines: [Int] = []

@@ -60,3 +60,56 @@ struct AppendInputTests {
         }
     }
 }
+
+/// An input larger than one chunk is appended chunk by chunk in one write: one atomic batch
+/// whose line numbers, duplicates and refusals are those of the whole input.
+struct ChunkedAppendTests {
+    static let goal = "5E0B1E4A-3C6A-4A44-9F1A-2B7A1C0D9E12"
+
+    /// Lines padded to about 2 KiB each, so that `count` lines make several chunks.
+    static func lines(_ count: Int, invalidAt bad: Int? = nil, repeatFirstIDAt repeated: Int? = nil) -> String {
+        let padding = String(repeating: " ", count: 2_000)
+        var out = [#"{"type":"goalCreated","goal":"\#(goal)","title":"Run","cadence":"daily","progress":{"kind":"measurable","target":5}}"#]
+        for n in 2...count {
+            let id = String(format: "E0000000-0000-4000-8000-%012d", n == repeated ? 2 : n)
+            let amount = n == bad ? #""many""# : "\(n % 5)"
+            out.append(#"{"id":"\#(id)","type":"progressRecorded","goal":"\#(goal)","amount":\#(amount)}"# + padding)
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    @Test func aBatchOfSeveralChunksIsOneAtomicAppend() throws {
+        let f = CLIFixture()
+        f.run(["init", "--device", "phone"])
+        let count = AppendCommand.chunkBytes / 2_000 * 2 + 500
+        let file = f.root + "/big.jsonl"
+        // Refused in the second chunk: the error names the line, and nothing of the first
+        // chunk is kept.
+        let bad = count - 100
+        try Data(Self.lines(count, invalidAt: bad).utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)).count > 2 * AppendCommand.chunkBytes)
+        let before = f.replayText()
+        let refused = f.run(["append", "--file", file])
+        #expect(refused.exitCode == 3)
+        #expect(refused.stderr.contains("line \(bad)"), "\(refused.stderr)")
+        #expect(f.replayText() == before)
+        // Accepted: positions in line order, and an id repeated in a later chunk is a duplicate
+        // of its first line's event.
+        try Data(Self.lines(count, repeatFirstIDAt: count - 1).utf8).write(to: URL(fileURLWithPath: file))
+        let accepted = f.run(["append", "--file", file])
+        #expect(accepted.exitCode == 0, "\(accepted.stderr)")
+        let results = accepted.stdout.split(separator: "\n").map { try! JSONParser.parse(String($0)) }
+        #expect(results.count == count)
+        let positions = results.map { r -> Int in
+            guard case .number(let p) = r["position"] else { return -1 }
+            return Int(p)
+        }
+        let duplicates = results.map { $0["duplicate"] == .bool(true) }
+        #expect(Array(positions[0..<count - 2]) == Array(1...count - 2))
+        #expect(positions[count - 2] == 2 && duplicates[count - 2])
+        #expect(positions[count - 1] == count - 1 && !duplicates[count - 1])
+        #expect(duplicates.filter { $0 }.count == 1)
+        let status = try f.json(["status"])
+        #expect(status["events"] == .number(Double(count - 1)))
+    }
+}
