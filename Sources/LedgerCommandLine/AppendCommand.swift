@@ -15,45 +15,135 @@ enum AppendCommand {
         run: run)
 
     /// The input is read and appended in chunks of about this many bytes (cut at line ends),
-    /// all in one write: a large batch stays atomic while only one chunk's events are in
-    /// memory beside the transaction's pages.
+    /// all in one write: a large batch stays atomic while only one chunk of its lines and
+    /// events is in memory beside the transaction's pages.
     static let chunkBytes = 8 << 20
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
-        let data: Data
-        if let file = try inv.value(Self.file) {
-            // Mapped, not read: a large file's pages are read as its chunks are parsed.
-            guard let d = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
-                throw LedgerError(.invalidInput, "cannot read \(file)")
-            }
-            data = d
-        } else {
-            data = inv.readInput()
-        }
         let expected = try inv.value(Self.expectVersion)
+        // An expected version is checked against the whole batch: it is read as one chunk.
+        let size = expected == nil ? Self.chunkBytes : Int.max
+        var input: ChunkedInput
+        if let file = try inv.value(Self.file) {
+            guard let handle = FileHandle(forReadingAtPath: file) else { throw LedgerError(.invalidInput, "cannot read \(file)") }
+            input = try ChunkedInput(file: handle, named: file, size: size)
+        } else {
+            input = ChunkedInput(inv.readInput(), size: size)
+        }
         let store = try inv.openStore()
+        for r in try append(&input, to: store, expectedVersion: expected, now: try inv.now()) { inv.print(try line(r)) }
+    }
+
+    /// Appends the lines of `input` as one atomic batch, chunk by chunk in one write.
+    static func append(_ input: inout ChunkedInput, to store: LedgerStore, expectedVersion: Int?, now: Instant) throws(LedgerError)
+        -> [AppendResult]
+    {
         let schema = try store.reading { $0.schema }
-        let now = try inv.now()
-        let results: Result<[AppendResult], LedgerError> = data.withUnsafeBytes { all in
-            Result { () throws(LedgerError) in
-                try store.writing { writer in
-                    // An expected version is checked against the whole batch: read in one chunk.
-                    let chunks = expected == nil ? Self.pieces(all, count: all.count / Self.chunkBytes + 1) : [0..<all.count]
-                    var results: [AppendResult] = []
-                    var before = 0
-                    for (k, range) in chunks.enumerated() {
-                        let chunk = Self.parseLines(
-                            UnsafeRawBufferPointer(rebasing: all[range]), schema: schema, endsInput: k == chunks.count - 1)
-                        if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
-                        results += try writer.append(
-                            chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: expected, now: now)
-                        before += chunk.lineCount
+        return try store.writing { writer in
+            // The write runs again from its start when the store's file has to grow: so does the input.
+            try input.rewind()
+            var results: [AppendResult] = []
+            var before = 0
+            while let (bytes, last) = try input.next() {
+                let chunk = bytes.withUnsafeBytes { Self.parseLines($0, schema: schema, endsInput: last) }
+                if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
+                results += try writer.append(
+                    chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: expectedVersion, now: now)
+                before += chunk.lineCount
+            }
+            return results
+        }
+    }
+
+    /// An input in chunks of about `size` bytes, each but the last ending with a line feed (a
+    /// line longer than `size` makes a longer chunk); the last one ends the input and may be
+    /// empty. Every input, even an empty one, gives at least one chunk.
+    struct ChunkedInput {
+        let size: Int
+        /// Up to `n` more bytes of the input; empty at its end.
+        let read: (Int) throws(LedgerError) -> Data
+        /// Back to the input's start.
+        let restart: () throws(LedgerError) -> Void
+        var carry: [UInt8] = []
+        var ended = false
+
+        init(size: Int, read: @escaping (Int) throws(LedgerError) -> Data, restart: @escaping () throws(LedgerError) -> Void) {
+            self.size = size
+            self.read = read
+            self.restart = restart
+        }
+
+        /// An input held in memory.
+        init(_ data: Data, size: Int) {
+            final class Offset { var value = 0 }
+            let offset = Offset()
+            self.init(
+                size: size,
+                read: { n in
+                    let end = n >= data.count - offset.value ? data.count : offset.value + n
+                    defer { offset.value = end }
+                    return data.subdata(in: offset.value..<end)
+                },
+                restart: { offset.value = 0 })
+        }
+
+        /// A file, read chunk by chunk when it is a regular file (it can be read again from its
+        /// start); anything else (a pipe, a device) is read whole first.
+        init(file handle: FileHandle, named name: String, size: Int) throws(LedgerError) {
+            func failed(_ error: any Error) -> LedgerError { LedgerError(.invalidInput, "cannot read \(name): \(error.localizedDescription)") }
+            var info = stat()
+            guard fstat(handle.fileDescriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                do {
+                    self.init(try handle.readToEnd() ?? Data(), size: size)
+                } catch {
+                    throw failed(error)
+                }
+                return
+            }
+            self.init(
+                size: size,
+                read: { (n) throws(LedgerError) in
+                    do {
+                        return try n == Int.max ? handle.readToEnd() ?? Data() : handle.read(upToCount: n) ?? Data()
+                    } catch {
+                        throw failed(error)
                     }
-                    return results
+                },
+                restart: { () throws(LedgerError) in
+                    do {
+                        try handle.seek(toOffset: 0)
+                    } catch {
+                        throw failed(error)
+                    }
+                })
+        }
+
+        /// Back to the input's first chunk.
+        mutating func rewind() throws(LedgerError) {
+            try restart()
+            carry = []
+            ended = false
+        }
+
+        mutating func next() throws(LedgerError) -> (bytes: [UInt8], last: Bool)? {
+            guard !ended else { return nil }
+            var buffer = carry
+            carry = []
+            while true {
+                let more = try read(size)
+                if more.isEmpty {
+                    ended = true
+                    return (buffer, true)
+                }
+                let scanFrom = buffer.count
+                buffer += more
+                if let cut = buffer[scanFrom...].lastIndex(of: UInt8(ascii: "\n")) {
+                    carry = Array(buffer[(cut + 1)...])
+                    buffer.removeSubrange((cut + 1)...)
+                    return (buffer, false)
                 }
             }
         }
-        for r in try results.get() { inv.print(try line(r)) }
     }
 
     /// A result as its JSON line (the bytes `JSONWriter` gives its `json`), written directly:

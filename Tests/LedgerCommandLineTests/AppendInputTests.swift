@@ -42,6 +42,37 @@ struct AppendInputTests {
         #expect(again == expected)
     }
 
+    /// Chunks of any size, read in turn, give the input back and the same events and line
+    /// numbers as one reading: a line longer than a chunk, blank lines, carriage returns, an
+    /// input with or without its final line feed, and an empty one.
+    @Test(arguments: [1, 7, 300, 4_096, 1 << 20])
+    func chunksGiveTheLinesOfOneReading(_ size: Int) throws {
+        let (text, expected) = Self.input()
+        // The first 400 or so lines (about 23 KiB), without the line feed after the last.
+        let sample = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(400).joined(separator: "\n")
+        for input in ["", "\n", sample, sample + "\n"] {
+            let data = Data(input.utf8)
+            var chunks = AppendCommand.ChunkedInput(data, size: size)
+            var joined: [UInt8] = []
+            var lines: [Int] = []
+            var before = 0
+            var count = 0
+            while let (bytes, last) = try chunks.next() {
+                count += 1
+                #expect(last || bytes.last == UInt8(ascii: "\n"))
+                joined += bytes
+                let piece = bytes.withUnsafeBytes { AppendCommand.parseLines($0, schema: 2, endsInput: last) }
+                #expect(piece.error == nil)
+                lines += piece.lines.map { before + $0 }
+                before += piece.lineCount
+            }
+            #expect(count >= 1)
+            #expect(joined == Array(data))
+            #expect(lines == (try AppendCommand.parseLines(data, schema: 2)).1)
+            if !input.hasPrefix("\n") && !input.isEmpty { #expect(lines.count > 300 && Set(lines).isSubset(of: expected)) }
+        }
+    }
+
     @Test func resultLinesAreTheJSONOfTheResults() throws {
         for (position, duplicate) in [(UInt64(1), false), (987_654_321, true), (999_999_999_999_999, false), (1_000_000_000_000_000, true)] {
             let r = AppendResult(id: UUID(), position: position, hlc: HLC(rawValue: position &* 65_537), duplicate: duplicate)
@@ -111,5 +142,38 @@ struct ChunkedAppendTests {
         #expect(duplicates.filter { $0 }.count == 1)
         let status = try f.json(["status"])
         #expect(status["events"] == .number(Double(count - 1)))
+    }
+
+    /// When the store's file has to grow mid-write, the write runs again from its start, and so
+    /// does the input: every line is appended once, in order, on a store whose map starts tiny.
+    @Test func aWriteRunAgainOnAGrownMapReadsTheInputAgain() throws {
+        let dir = CLIFixture()
+        var options = StoreOptions()
+        options.initialMapSize = 128 << 10
+        let store = try LedgerStore.create(at: dir.root + "/s", device: "phone", options: options)
+        let count = 3_000
+        let text = Self.lines(count).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
+        for source in ["memory", "file"] {
+            var input: AppendCommand.ChunkedInput
+            if source == "file" {
+                let file = dir.root + "/lines.jsonl"
+                let other = text.replacingOccurrences(of: Self.goal, with: "5E0B1E4A-3C6A-4A44-9F1A-2B7A1C0D9E13")
+                try Data(other.replacingOccurrences(of: "\"E0000000-", with: "\"F0000000-").utf8)
+                    .write(to: URL(fileURLWithPath: file))
+                input = try AppendCommand.ChunkedInput(file: try #require(FileHandle(forReadingAtPath: file)), named: file, size: 16 << 10)
+            } else {
+                input = AppendCommand.ChunkedInput(Data(text.utf8), size: 16 << 10)
+            }
+            let before: UInt64 = source == "file" ? UInt64(count) : 0
+            let mapBefore = store.env.mapSize
+            let now = try #require(Instant(rfc3339: "2026-11-05T12:00:00Z"))
+            let results = try AppendCommand.append(&input, to: store, expectedVersion: nil, now: now)
+            #expect(store.env.mapSize > mapBefore, "\(source): the map did not grow")
+            let positions: [UInt64] = results.map(\.position)
+            let wanted: [UInt64] = Array((before + 1)...(before + UInt64(count)))
+            #expect(positions == wanted, "\(source)")
+            #expect(!results.contains { $0.duplicate })
+        }
+        #expect(try store.read { try $0.verify() }.isClean)
     }
 }
