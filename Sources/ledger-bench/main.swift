@@ -66,6 +66,24 @@ if let batch = value("--only-append").flatMap(Int.init) {
     if !args.contains("--keep") { try? FileManager.default.removeItem(atPath: dir) }
     exit(0)
 }
+// `--only-read STORE WHAT`: one in-process read (goals, pending or status) 200 times on an
+// existing store, for profiling; prints the median.
+if let store = value("--only-read"), let i = args.firstIndex(of: "--only-read"), i + 2 < args.count {
+    let s = try LedgerStore.open(at: store)
+    let now = Instant(rfc3339: "2026-12-01T07:00:00Z")!
+    var times: [Double] = []
+    for _ in 0..<200 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        switch args[i + 2] {
+        case "goals": _ = try s.read { try $0.goals(now: now, includingEntries: false) }.count
+        case "pending": _ = try s.read { try $0.pendingPlan(device: s.device, now: now) }.1.requests.count
+        default: _ = try s.read { try $0.status() }.digest
+        }
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    print(args[i + 2], "median", times.sorted()[100], "s")
+    exit(0)
+}
 // `--only-migrate`: the schema-1 store's writing and migration alone (for profiling).
 if args.contains("--only-migrate") {
     let start = Date()

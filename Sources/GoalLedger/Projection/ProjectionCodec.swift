@@ -94,6 +94,8 @@ enum ProjectionCodec {
             }
         }
         let tagCount = try r.varint()
+        guard tagCount <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "truncated tags") }
+        g.tagAdds.reserveCapacity(Int(tagCount))
         for _ in 0..<tagCount {
             let tag = try r.string()
             g.tagAdds[NormalizedText(tag)] = try uuids(&r)
@@ -208,7 +210,7 @@ enum ProjectionCodec {
     private static func uuids(_ r: inout ByteReader) throws(RecordDecodingError) -> Set<UUID> {
         let n = try r.varint()
         guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw RecordDecodingError(reason: "truncated id set") }
-        var out = Set<UUID>()
+        var out = Set<UUID>(minimumCapacity: Int(n))
         for _ in 0..<n { out.insert(try r.uuid()) }
         return out
     }

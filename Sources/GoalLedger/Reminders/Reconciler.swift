@@ -222,7 +222,7 @@ public struct Reconciler: Sendable {
         report.scheduled.sort(by: String.bytesPrecede)
         report.cancelled.sort(by: String.bytesPrecede)
         report.issues = Array(Set(report.issues)).sorted {
-            $0.goal != $1.goal ? $0.goal.uuidString < $1.goal.uuidString : $0.kind.rawValue < $1.kind.rawValue
+            $0.goal != $1.goal ? UUID.precedes($0.goal, $1.goal) : $0.kind.rawValue < $1.kind.rawValue
         }
         if saveState { try self.saveState(state) }
         return report
@@ -288,12 +288,12 @@ public struct Reconciler: Sendable {
         w.varint(s.checkpoint)
         w.u8(s.overCapacity ? 1 : 0)
         w.varint(UInt64(s.retry.count))
-        for g in s.retry.sorted(by: { $0.uuidString < $1.uuidString }) { w.uuid(g) }
+        for g in s.retry.sorted(by: UUID.precedes) { w.uuid(g) }
         if let held = s.held, let a = s.authorization {
             w.u8(1)
             w.u8(a.storedCode)
             w.varint(UInt64(held.count))
-            for g in held.sorted(by: { $0.uuidString < $1.uuidString }) { w.uuid(g) }
+            for g in held.sorted(by: UUID.precedes) { w.uuid(g) }
         } else {
             w.u8(0)
         }

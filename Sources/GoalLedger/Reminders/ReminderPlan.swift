@@ -57,7 +57,8 @@ public struct ReminderPlan: Equatable, Sendable {
         let dropped = Set(eligible.dropFirst(capacity).map(\.plannedGoal))
         return ReminderPlan(
             requests: Array(eligible.prefix(capacity)),
-            overCapacity: dropped.sorted { $0.uuidString < $1.uuidString })
+            // By bytes: the order of their upper-case strings, without formatting a string per comparison.
+            overCapacity: dropped.sorted(by: UUID.precedes))
     }
 
     /// Requests one goal would produce, ignoring capacity and routing, sorted as in `plan`. The
@@ -104,6 +105,13 @@ public struct ReminderPlan: Equatable, Sendable {
         var calendar: DeviceCalendar
         var timeZone: TimeZone
 
+        /// The instants `instant` found, by day and time: a plan asks for the same few of them
+        /// once per goal, and each costs several time-zone lookups.
+        private final class Instants {
+            var found: [Int64: Instant] = [:]
+        }
+        private let instants = Instants()
+
         init(_ device: DeviceState) {
             settings = device.settings
             calendar = device.calendar
@@ -111,7 +119,11 @@ public struct ReminderPlan: Equatable, Sendable {
         }
 
         func instant(_ day: Day, _ time: ReminderTime) -> Instant {
-            localInstant(day: day, hour: time.hour, minute: time.minute, timeZone: timeZone)
+            let key = Int64(day.daysSinceEpoch) << 16 | Int64(time.hour * 60 + time.minute)
+            if let known = instants.found[key] { return known }
+            let instant = localInstant(day: day, hour: time.hour, minute: time.minute, timeZone: timeZone)
+            instants.found[key] = instant
+            return instant
         }
     }
 
@@ -127,7 +139,7 @@ public struct ReminderPlan: Equatable, Sendable {
         if let device, !routing.routes(facts.devices, to: device) { return nil }
         let (hour, minute) = (facts.time.hour, facts.time.minute)
         var row = PendingRow(
-            facts: facts, id: idPrefix + facts.goal.uuidString, strategy: context.settings.strategy,
+            facts: facts, id: idPrefix + facts.goal.upperString, strategy: context.settings.strategy,
             body: ReminderContent.body(
                 cadence: facts.cadence, targetDate: facts.cadence == .once ? facts.targetDate : nil, locale: context.settings.locale),
             trigger: nil, fireAt: facts.cadence == .once ? context.instant(facts.targetDate!, facts.time) : nil)

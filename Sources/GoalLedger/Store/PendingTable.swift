@@ -48,7 +48,7 @@ enum PendingTable {
     static func devicePrefix(_ device: String) -> [UInt8] { Array(device.utf8) + [0] }
 
     static func rowKey(device: String, goal: UUID) -> [UInt8] {
-        devicePrefix(device) + Array((ReminderPlan.idPrefix + goal.uuidString).utf8)
+        devicePrefix(device) + Array((ReminderPlan.idPrefix + goal.upperString).utf8)
     }
 
     static func dayBytes(_ day: Day) -> UInt32 { UInt32(bitPattern: day.daysSinceEpoch) ^ 0x8000_0000 }
@@ -456,7 +456,7 @@ enum PendingTable {
         let fireAt = try r.u8() == 1 ? try r.instant() : nil
         guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes in a pending row") }
         return PendingRow(
-            facts: facts, id: ReminderPlan.idPrefix + facts.goal.uuidString, strategy: strategy, body: body,
+            facts: facts, id: ReminderPlan.idPrefix + facts.goal.upperString, strategy: strategy, body: body,
             trigger: trigger, fireAt: fireAt)
     }
 

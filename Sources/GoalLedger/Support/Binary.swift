@@ -93,7 +93,7 @@ struct ByteReader {
         guard count <= bytes.count - index else { throw RecordDecodingError(reason: "truncated string") }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[index..<index + count])
         index += count
-        guard let s = String(validating: slice, as: UTF8.self) else { throw RecordDecodingError(reason: "invalid UTF-8") }
+        guard let s = String(utf8: slice) else { throw RecordDecodingError(reason: "invalid UTF-8") }
         return s
     }
 
@@ -282,4 +282,16 @@ struct IDWords: Comparable {
     }
 
     static func < (a: IDWords, b: IDWords) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
+}
+
+extension String {
+    /// The string `bytes` encode, or nil when they are not valid UTF-8: what
+    /// `String(validating:as:)` gives, without its generic detour. Decoding repairs invalid
+    /// UTF-8, so the string's bytes then differ from the input; text of ASCII alone (most of it)
+    /// needs no comparison.
+    init?(utf8 bytes: UnsafeRawBufferPointer) {
+        let s = String(decoding: bytes, as: UTF8.self)
+        guard bytes.allSatisfy({ $0 < 0x80 }) || s.utf8.elementsEqual(bytes) else { return nil }
+        self = s
+    }
 }

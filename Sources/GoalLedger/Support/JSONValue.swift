@@ -212,7 +212,7 @@ package struct JSONParser {
         var end = index
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            guard let s = String(validating: bytes[index..<end], as: UTF8.self) else {
+            guard let s = bytes.withUnsafeBytes({ String(utf8: UnsafeRawBufferPointer(rebasing: $0[index..<end])) }) else {
                 index = end + 1
                 throw error("invalid UTF-8 in a string")
             }
@@ -263,7 +263,7 @@ package struct JSONParser {
             default: throw error("invalid escape")
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+        guard let s = out.withUnsafeBytes({ String(utf8: $0) }) else { throw error("invalid UTF-8 in a string") }
         return s
     }
 
