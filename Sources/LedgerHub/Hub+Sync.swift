@@ -112,7 +112,7 @@ extension Hub {
             let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
             try store.writing { try $0.apply(fetched.changes, from: "the hub at \(name)", unreadable: fetched.unreadable) }
             // A name the ledger enrolled (its device has not written yet) belongs to that device.
-            if try store.reading { try $0.enrolledDevices() }.contains(where: { $0.device == device }) {
+            if try (store.reading { try $0.enrolledDevices() }).contains(where: { $0.device == device }) {
                 throw LedgerError(
                     .invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
             }

@@ -31,10 +31,21 @@ struct SHA256 {
 
     mutating func finalize() -> [UInt8] { hash.finalize() }
 
-    /// SHA-256 of `bytes` into `out` (32 bytes), in one call without allocating.
+    /// SHA-256 of `bytes` into `out` (32 bytes), in one call without allocating: with the CPU's
+    /// SHA extensions where present (`CChecksum`), else libsodium's (tested equal).
     static func hash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= 32)
+        if ledger_sha256(bytes.baseAddress, bytes.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0 {
+            Sodium.SHA256Hash.hash(bytes, into: out)
+        }
+    }
+
+    /// libsodium's SHA-256 alone (for tests that compare the two paths).
+    static func portableHash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         Sodium.SHA256Hash.hash(bytes, into: out)
     }
+
+    static var usesHardware: Bool { ledger_sha256_is_hardware() != 0 }
 
     static func hex(_ data: some Sequence<UInt8>) -> String {
         var h = SHA256()

@@ -1,0 +1,12 @@
+#ifndef LEDGER_SHA256_H
+#define LEDGER_SHA256_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// SHA-256 of `count` bytes into `out` with the CPU's SHA extensions: returns 1, or 0 (and
+/// writes nothing) where the CPU lacks them, for the caller to use another implementation.
+int ledger_sha256(const void *bytes, size_t count, uint8_t out[32]);
+
+/// Whether `ledger_sha256` uses the CPU's SHA extensions on this machine.
+int ledger_sha256_is_hardware(void);
+#endif
