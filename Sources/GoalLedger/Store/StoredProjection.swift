@@ -266,8 +266,13 @@ enum StoredProjection {
         private var pendingChanges = PendingTable.Changes()
         private(set) var headers: [UUID: GoalState] = [:]
         private(set) var devices: [String: DeviceState] = [:]
-        /// The goals' days whose entries this batch changed (`flushViews` computes them again).
+        /// The goals' days whose entries this batch changed other than by adding live ones: a
+        /// removal (`flushViews` computes them again from their entries).
         var touchedDays = Set<GoalDay>()
+        /// What this batch's live new entries add to their days (`flushViews` adds it to each
+        /// day's row, unless the day is in `touchedDays`): a summary is a sum, counts and the
+        /// latest completion, so additions need no rescan of the day.
+        var addedToDays: [GoalDay: DaySummary] = [:]
         /// Status-only states read for recording progress (a header loaded later supersedes them;
         /// progress never changes a goal's status).
         private var statuses: [UUID: GoalState] = [:]
@@ -358,10 +363,10 @@ enum StoredProjection {
                     let entry = ProgressEntry(e, p)
                     entryPuts.append((PendingTable.EntryKey(goal: goal, entry), PendingTable.entryValue(entry)))
                     pendingChanges.progress.insert(goal)
-                    touchedDays.insert(GoalDay(goal: goal, day: entry.day))
                     // A removal may have arrived first: the entry is then not live.
                     if try !isRemoved(e.id, of: goal, txn) {
                         entryDeltas[goal, default: .zero] += try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+                        addedToDays[GoalDay(goal: goal, day: entry.day), default: DaySummary()].add(entry)
                     }
                     return
                 case .progressHistoryReplaced:

@@ -352,6 +352,20 @@ enum ViewTables {
         return (old, s)
     }
 
+    /// Adds `added` (the summary of new live entries) to `goal`'s row for `day`; returns the row
+    /// before and after.
+    static func add(_ added: DaySummary, to goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+        -> (old: DaySummary, new: DaySummary)
+    {
+        let key = dayKey(goal, day)
+        let old = try txn.withValue(t.days, key: key) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
+            ?? DaySummary()
+        var new = old
+        new.add(added)
+        if new != old { try txn.put(t.days, key: key, value: new.bytes) }
+        return (old, new)
+    }
+
     /// Replaces every day row of `goal` with those of its live entries (a goal whose entries
     /// come from schema-1 history writes, which are not additive).
     static func replaceDays(of goal: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
@@ -561,6 +575,10 @@ extension StoredProjection.Batch {
         var changed: [UUID: [(day: Day, old: DaySummary, new: DaySummary)]] = [:]
         for d in touchedDays where !recomputeEntries.contains(d.goal) {
             let (old, new) = try ViewTables.rescan(d.goal, d.day, txn, t, anyRemoved: anyRemoved)
+            changed[d.goal, default: []].append((d.day, old, new))
+        }
+        for (d, added) in addedToDays where !touchedDays.contains(d) && !recomputeEntries.contains(d.goal) {
+            let (old, new) = try ViewTables.add(added, to: d.goal, d.day, txn, t)
             changed[d.goal, default: []].append((d.day, old, new))
         }
         var goals = Set(changed.keys)

@@ -123,11 +123,14 @@ struct GoldenRecordTests {
     }
 
     /// Rows of the entries table: key, then value, for an amount, a completion, a completion
-    /// refused, and a history write's key (its value is empty).
+    /// refused, and a history write (its value is its event's canonical key).
     static var entryRows: [(String, [UInt8])] {
         entries.sorted { $0.key < $1.key }.flatMap { name, e in
             [("entries.\(name).key", PendingTable.entryKey(goal: goal, e)), ("entries.\(name).value", PendingTable.entryValue(e))]
-        } + [("entries.history.key", PendingTable.entryKey(goal: goal, day: PendingTable.historyDay, event: id(904)))]
+        } + [
+            ("entries.history.key", PendingTable.entryKey(goal: goal, day: PendingTable.historyDay, event: id(904))),
+            ("entries.history.value", PendingTable.historyValue(CanonicalKey(hlc: HLC(rawValue: UInt64(1_793_602_800_000) << 16 | 4), device: "tablet"))),
+        ]
     }
 
     static var entries: [String: ProgressEntry] {

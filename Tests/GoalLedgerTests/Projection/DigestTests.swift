@@ -261,21 +261,30 @@ struct DigestTests {
         for s in stores { #expect(try s.verify().isClean) }
     }
 
+    /// The entry `n` of the schema-1 history writes below.
+    static func legacyEntry(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
+
+    /// A schema-1 history write of `goal` holding the entries numbered `entries` (entry n of
+    /// amount n, on October n), written at `at`.
+    static func legacyHistory(_ id: UUID, goal: UUID, _ entries: [Int], base: UUID?, at: String) -> EventDraft {
+        EventDraft(
+            id: id, at: instant(at),
+            payload: .progressHistoryReplaced(
+                ProgressHistoryReplaced(
+                    goal: goal,
+                    entries: entries.map { HistoryEntry(id: legacyEntry($0), amount: Double($0), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
+                    base: base)))
+    }
+
     /// A schema-1 store's history writes (read by the old rule, then upcast by migration) and
     /// removals of their entries keep the maintained digest equal to a replay's.
     @Test func historyWritesOfALegacyStoreKeepTheDigest() throws {
         let dir = TemporaryDirectory()
         let store = try LedgerStore.create(at: dir.path + "/s", device: "phone", schema: 1)
         let goal = UUID()
-        func entry(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
+        let entry = Self.legacyEntry
         func history(_ id: UUID, _ entries: [Int], base: UUID?, at: String) -> EventDraft {
-            EventDraft(
-                id: id, at: instant(at),
-                payload: .progressHistoryReplaced(
-                    ProgressHistoryReplaced(
-                        goal: goal,
-                        entries: entries.map { HistoryEntry(id: entry($0), amount: Double($0), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
-                        base: base)))
+            Self.legacyHistory(id, goal: goal, entries, base: base, at: at)
         }
         try store.append(
             [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))],
@@ -314,16 +323,8 @@ struct DigestTests {
         let dir = TemporaryDirectory()
         let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone", schema: 1)
         let goal = UUID()
-        func entry(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
-        func history(_ entries: [Int], at: String) -> EventDraft {
-            EventDraft(
-                id: UUID(), at: instant(at),
-                payload: .progressHistoryReplaced(
-                    ProgressHistoryReplaced(
-                        goal: goal,
-                        entries: entries.map { HistoryEntry(id: entry($0), amount: Double($0), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
-                        base: nil)))
-        }
+        let entry = Self.legacyEntry
+        func history(_ entries: [Int], at: String) -> EventDraft { Self.legacyHistory(UUID(), goal: goal, entries, base: nil, at: at) }
         try phone.append(
             [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))],
             now: instant("2026-10-01T00:00:00Z"))
