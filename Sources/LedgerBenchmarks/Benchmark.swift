@@ -352,7 +352,7 @@ public struct Benchmark {
     /// What signing costs: the same appends and the same sync on a ledger whose devices sign
     /// (a hash chain per origin, one Ed25519 signature per batch, verified on import) and on one
     /// founded before signing (no chain), in the same run.
-    func signatureFigures() throws -> [Figure] {
+    public func signatureFigures() throws -> [Figure] {
         let n = sizes.syncEvents
         log("signatures: \(n) events, signed and unsigned")
         let drafts = workload(count: n, goals: min(sizes.goals, n / 10 + 1), seed: 11)

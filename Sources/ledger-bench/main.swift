@@ -84,10 +84,11 @@ if let store = value("--only-read"), let i = args.firstIndex(of: "--only-read"),
     print(args[i + 2], "median", times.sorted()[100], "s")
     exit(0)
 }
-// `--only-migrate`: the schema-1 store's writing and migration alone (for profiling).
-if args.contains("--only-migrate") {
+// `--only-migrate`, `--only-signatures`: the schema-1 store's writing and migration, or the
+// signed and unsigned appends and imports, alone (for profiling).
+if args.contains("--only-migrate") || args.contains("--only-signatures") {
     let start = Date()
-    for f in try bench.migrateFigures() { print(f.name, f.value, f.unit, "; whole run", Date().timeIntervalSince(start), "s") }
+    for f in try args.contains("--only-migrate") ? bench.migrateFigures() : bench.signatureFigures() { print(f.name, f.value, f.unit, "; whole run", Date().timeIntervalSince(start), "s") }
     try? FileManager.default.removeItem(atPath: dir)
     exit(0)
 }
