@@ -46,7 +46,7 @@ struct BenchmarkTests {
             ("goals command (3000 events)", "≤ 50 ms, ≤ 64 MiB"), ("show command (3000 events)", "≤ 50 ms, ≤ 64 MiB"),
             ("pending (3000 events)", "≤ 5 ms"), ("pending command (3000 events)", "≤ 50 ms, ≤ 64 MiB"),
             ("one-event append, new process", "≤ 1.5× the peer"), ("store size (live pages)", "≤ 2.0× the encoded events"),
-            ("append --file (3000 lines) peak memory", "≤ 512 MiB"),
+            ("append --file (3000 lines) peak memory", "≤ 512 MiB"), ("clone (3000 events) peak memory", "≤ 512 MiB"),
         ] {
             #expect(targets[name] == text, "\(name): \(targets[name] ?? "no target")")
         }
