@@ -364,34 +364,41 @@ public struct Benchmark {
             }
         }
         var figures: [Figure] = []
-        var appendTimes: [Double] = []
-        var syncTimes: [Double] = []
-        var singleTimes: [Double] = []
-        for signed in [true, false] {
-            let name = signed ? "signed" : "unsigned"
-            let a = try LedgerStore.create(at: try fresh("sig-\(name)-a") + "/s", device: "phone", signed: signed)
-            appendTimes.append(try Self.seconds { try appendAll(a) })
-            // A new store receives the phone's whole history: every chain and signature checked.
-            let d = try LedgerStore.create(at: try fresh("sig-\(name)-d") + "/s", device: "laptop", ledger: a.ledgerID, signed: signed)
-            syncTimes.append(
-                try Self.seconds {
-                    _ = try d.writing { try $0.importEvents(try a.reading { try $0.events(missingFrom: [:]) }, from: "bench") }
-                })
-            let one = [EventDraft(payload: drafts[drafts.count - 1].payload)]
-            let rounds = 200
-            singleTimes.append(
-                try Self.seconds { for _ in 0..<rounds { try a.writing { try $0.append(one, now: Self.now) } } } / Double(rounds))
+        // Index 0 signed, 1 unsigned: the best of two rounds, the second in the other order, so
+        // that neither case always runs first (on a colder machine) or second.
+        var appendTimes: [Double] = [.infinity, .infinity]
+        var syncTimes: [Double] = [.infinity, .infinity]
+        var singleTimes: [Double] = [.infinity, .infinity]
+        for round in 0..<2 {
+            for signed in round == 0 ? [true, false] : [false, true] {
+                let name = signed ? "signed" : "unsigned"
+                let k = signed ? 0 : 1
+                let a = try LedgerStore.create(at: try fresh("sig-\(name)-a") + "/s", device: "phone", signed: signed)
+                appendTimes[k] = min(appendTimes[k], try Self.seconds { try appendAll(a) })
+                // A new store receives the phone's whole history: every chain and signature checked.
+                let d = try LedgerStore.create(
+                    at: try fresh("sig-\(name)-d") + "/s", device: "laptop", ledger: a.ledgerID, signed: signed)
+                let history = try a.reading { try $0.events(missingFrom: [:]) }
+                syncTimes[k] = min(syncTimes[k], try Self.seconds { _ = try d.writing { try $0.importEvents(history, from: "bench") } })
+                let one = [EventDraft(payload: drafts[drafts.count - 1].payload)]
+                let rounds = 200
+                singleTimes[k] = min(
+                    singleTimes[k],
+                    try Self.seconds { for _ in 0..<rounds { try a.writing { try $0.append(one, now: Self.now) } } } / Double(rounds))
+            }
         }
         figures.append(
             Figure(
                 name: "append with signatures (10000/commit)", unit: "events/s", value: Double(n) / appendTimes[0],
                 baseline: Double(n) / appendTimes[1], baselineName: "the same appends, unsigned",
-                note: "higher is better; ratio = signed/unsigned", target: .ratio(0.9, higher: true, "≥ 0.9× unsigned")))
+                note: "higher is better; ratio = signed/unsigned; best of two rounds in alternating order",
+                target: .ratio(0.9, higher: true, "≥ 0.9× unsigned")))
         figures.append(
             Figure(
                 name: "import with signature checks (\(n) events)", unit: "events/s", value: Double(n) / syncTimes[0],
                 baseline: Double(n) / syncTimes[1], baselineName: "the same import, unsigned",
-                note: "higher is better; ratio = signed/unsigned", target: .ratio(0.9, higher: true, "≥ 0.9× unsigned")))
+                note: "higher is better; ratio = signed/unsigned; best of two rounds in alternating order",
+                target: .ratio(0.9, higher: true, "≥ 0.9× unsigned")))
         figures.append(
             Figure(
                 name: "one-event append, signed", unit: "ms", value: singleTimes[0] * 1000, baseline: singleTimes[1] * 1000,

@@ -88,7 +88,9 @@ if let store = value("--only-read"), let i = args.firstIndex(of: "--only-read"),
 // signed and unsigned appends and imports, alone (for profiling).
 if args.contains("--only-migrate") || args.contains("--only-signatures") {
     let start = Date()
-    for f in try args.contains("--only-migrate") ? bench.migrateFigures() : bench.signatureFigures() { print(f.name, f.value, f.unit, "; whole run", Date().timeIntervalSince(start), "s") }
+    for f in try args.contains("--only-migrate") ? bench.migrateFigures() : bench.signatureFigures() {
+        print(f.name, f.value, f.unit, f.baseline.map { "baseline \($0), ratio \(f.ratio!)" } ?? "", "; whole run", Date().timeIntervalSince(start), "s")
+    }
     try? FileManager.default.removeItem(atPath: dir)
     exit(0)
 }
