@@ -20,20 +20,41 @@ package enum ExportFile {
 
     /// The bytes of `records` (stored event records, as they are) of `ledger`.
     public static func encode(ledger: UUID, records: [[UInt8]]) -> [UInt8] {
-        var w = ByteWriter(capacity: 64 + records.reduce(0) { $0 + $1.count + 2 })
-        w.bytes.append(contentsOf: magic)
-        w.u8(version)
-        w.uuid(ledger)
-        w.u64BE(UInt64(records.count))
-        for record in records {
+        var encoder = Encoder(ledger: ledger, capacity: 64 + records.reduce(0) { $0 + $1.count + 2 })
+        for record in records { record.withUnsafeBytes { encoder.append($0) } }
+        return encoder.finish()
+    }
+
+    /// The file's bytes, written record by record: one record need not be kept beside the next.
+    struct Encoder {
+        private var w: ByteWriter
+        private let countOffset: Int
+        private(set) var count: UInt64 = 0
+
+        init(ledger: UUID, capacity: Int = 64) {
+            w = ByteWriter(capacity: capacity)
+            w.bytes.append(contentsOf: magic)
+            w.u8(version)
+            w.uuid(ledger)
+            countOffset = w.bytes.count
+            w.u64BE(0)
+        }
+
+        mutating func append(_ record: UnsafeRawBufferPointer) {
             w.varint(UInt64(record.count))
             w.bytes.append(contentsOf: record)
+            count += 1
         }
-        w.bytes.append(contentsOf: trailer)
-        var hash = SHA256()
-        hash.update(w.bytes.dropLast(trailer.count))
-        w.bytes.append(contentsOf: hash.finalize())
-        return w.bytes
+
+        /// The whole file: the count written in its place, then the trailer and the hash.
+        mutating func finish() -> [UInt8] {
+            for i in 0..<8 { w.bytes[countOffset + i] = UInt8(truncatingIfNeeded: count >> UInt64(56 - 8 * i)) }
+            w.bytes.append(contentsOf: trailer)
+            var hash = SHA256()
+            hash.update(w.bytes.dropLast(trailer.count))
+            w.bytes.append(contentsOf: hash.finalize())
+            return w.bytes
+        }
     }
 
     /// Reads a whole file; every problem is an invalid-input error naming what is wrong.

@@ -164,6 +164,8 @@ struct SyncTests {
         let file = r.dir.path + "/b.export"
         #expect(try r.b.export(to: file) == 10)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        // The file is the change set since an empty state, written record by record.
+        #expect(Array(bytes) == (try r.b.changeSet(since: SyncState(ledger: r.b.ledgerID)).encoded()))
         for cut in [0, 10, 40, bytes.count / 2, bytes.count - 1] {
             try bytes.prefix(cut).write(to: URL(fileURLWithPath: file))
             #expect(try r.refused(.invalidInput) { _ = try r.a.importFile(file) }, "cut at \(cut)")
