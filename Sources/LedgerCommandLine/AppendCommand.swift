@@ -56,8 +56,8 @@ enum AppendCommand {
     }
 
     /// An input in chunks of about `size` bytes, each but the last ending with a line feed (a
-    /// line longer than `size` makes a longer chunk); the last one ends the input and may be
-    /// empty. Every input, even an empty one, gives at least one chunk.
+    /// line longer than `size` makes a longer chunk); the last one ends the input, and is empty
+    /// only for an empty input. Every input, even an empty one, gives at least one chunk.
     struct ChunkedInput {
         let size: Int
         /// Up to `n` more bytes of the input; empty at its end.
@@ -129,19 +129,30 @@ enum AppendCommand {
             guard !ended else { return nil }
             var buffer = carry
             carry = []
+            var scanned = 0
             while true {
+                if let cut = buffer[scanned...].lastIndex(of: UInt8(ascii: "\n")) {
+                    carry = Array(buffer[(cut + 1)...])
+                    buffer.removeSubrange((cut + 1)...)
+                    // A line feed at the input's very end makes this chunk the last: no empty
+                    // chunk follows it (a batch with an expected version must stay one call).
+                    if carry.isEmpty {
+                        let ahead = try read(size)
+                        if ahead.isEmpty {
+                            ended = true
+                            return (buffer, true)
+                        }
+                        carry = Array(ahead)
+                    }
+                    return (buffer, false)
+                }
+                scanned = buffer.count
                 let more = try read(size)
                 if more.isEmpty {
                     ended = true
                     return (buffer, true)
                 }
-                let scanFrom = buffer.count
                 buffer += more
-                if let cut = buffer[scanFrom...].lastIndex(of: UInt8(ascii: "\n")) {
-                    carry = Array(buffer[(cut + 1)...])
-                    buffer.removeSubrange((cut + 1)...)
-                    return (buffer, false)
-                }
             }
         }
     }

@@ -57,8 +57,10 @@ struct AppendInputTests {
             var lines: [Int] = []
             var before = 0
             var count = 0
+            var lastChunkEmpty = false
             while let (bytes, last) = try chunks.next() {
                 count += 1
+                lastChunkEmpty = last && bytes.isEmpty
                 #expect(last || bytes.last == UInt8(ascii: "\n"))
                 joined += bytes
                 let piece = bytes.withUnsafeBytes { AppendCommand.parseLines($0, schema: 2, endsInput: last) }
@@ -67,6 +69,8 @@ struct AppendInputTests {
                 before += piece.lineCount
             }
             #expect(count >= 1)
+            // Only an empty input ends with an empty chunk.
+            #expect(data.isEmpty || !lastChunkEmpty)
             #expect(joined == Array(data))
             #expect(lines == (try AppendCommand.parseLines(data, schema: 2)).1)
             if !input.hasPrefix("\n") && !input.isEmpty { #expect(lines.count > 300 && Set(lines).isSubset(of: expected)) }

@@ -120,6 +120,10 @@ struct CommandLineTests {
         #expect(f.replayText() == before)
         #expect(
             f.run(["append", "--expect-version", "2"], input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"x"}"#).exitCode == 0)
+        // A final line feed is the end of the one line, not a batch of its own.
+        #expect(
+            f.run(["append", "--expect-version", "3"], input: #"{"type":"goalEdited","goal":"\#(goalIDs[0])","title":"y"}"# + "\n").exitCode
+                == 0)
         #expect(f.run(["append", "--file", f.root + "/absent.jsonl"]).exitCode == 3)
     }
 
