@@ -281,11 +281,7 @@ extension ObjectReader {
     /// Opens the object at `place` ("" for the scenario itself) and refuses any member but
     /// `fields` at once, as `unknown field "key"` of the object.
     fileprivate init(scenario value: JSONValue, at place: String, fields: [String]) throws(FieldError) {
-        do throws(FieldError) {
-            self = try ObjectReader(value, path: place)
-        } catch {
-            throw error.inScenarioWords
-        }
+        self = try inScenarioWords { () throws(FieldError) in try ObjectReader(value, path: place) }
         for field in fields { _ = raw(field) }
         do throws(FieldError) {
             try finish()
@@ -298,17 +294,15 @@ extension ObjectReader {
 
     /// A string the format needs.
     fileprivate mutating func scenarioString(_ key: String) throws(FieldError) -> String {
-        do throws(FieldError) {
+        try inScenarioWords { () throws(FieldError) in
             guard let s = try string(key) else { throw FieldError(name(key), "must be a string") }
             return s
-        } catch {
-            throw error.inScenarioWords
         }
     }
 
     /// An instant within `Instant.supportedNow`.
     fileprivate mutating func scenarioInstant(_ key: String, required: Bool = false) throws(FieldError) -> Instant? {
-        do throws(FieldError) {
+        try inScenarioWords { () throws(FieldError) in
             guard let i = try instant(key) else {
                 if required { throw FieldError(name(key), "must be a string") }
                 return nil
@@ -317,55 +311,50 @@ extension ObjectReader {
                 throw FieldError(name(key), "must be between 1970-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z")
             }
             return i
-        } catch {
-            throw error.inScenarioWords
         }
     }
 
     /// A UUID (a goal's id).
     fileprivate mutating func scenarioUUID(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
-        do throws(FieldError) {
+        try inScenarioWords { () throws(FieldError) in
             guard let id = try uuid(key) else {
                 if required { throw FieldError(name(key), "must be a string") }
                 return nil
             }
             return id
-        } catch {
-            throw error.inScenarioWords
         }
     }
 
     /// An array of strings (device names, notification ids, issues).
     fileprivate mutating func scenarioStrings(_ key: String, required: Bool = false) throws(FieldError) -> [String]? {
-        do throws(FieldError) {
+        try inScenarioWords { () throws(FieldError) in
             guard let list = try strings(key, of: "strings") else {
                 if required { throw FieldError(name(key), "must be an array of strings") }
                 return nil
             }
             return list
-        } catch {
-            throw error.inScenarioWords
         }
     }
 
     /// `true` or `false`.
     fileprivate mutating func scenarioBool(_ key: String) throws(FieldError) -> Bool? {
-        do throws(FieldError) {
-            return try bool(key)
-        } catch {
-            throw error.inScenarioWords
-        }
+        try inScenarioWords { () throws(FieldError) in try bool(key) }
     }
 
     /// One of the raw values of `E`.
     fileprivate mutating func scenarioEnumeration<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type) throws(FieldError)
         -> E?
     where E.RawValue == String {
-        do throws(FieldError) {
-            return try enumeration(key, type)
-        } catch {
-            throw error.inScenarioWords
-        }
+        try inScenarioWords { () throws(FieldError) in try enumeration(key, type) }
+    }
+}
+
+/// What `body` returns; what it throws, in the scenario format's words (`inScenarioWords`).
+private func inScenarioWords<T>(_ body: () throws(FieldError) -> T) throws(FieldError) -> T {
+    do throws(FieldError) {
+        return try body()
+    } catch {
+        throw error.inScenarioWords
     }
 }
 

@@ -328,28 +328,21 @@ enum ViewTables {
     static func rescan(_ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables, anyRemoved: Bool) throws
         -> (old: DaySummary, new: DaySummary)
     {
-        let prefix = dayKey(goal, day)
-        let old = try txn.withValue(t.days, key: prefix) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
-            ?? DaySummary()
-        var entries: [ProgressEntry] = []
-        try txn.scan(t.entries, from: prefix) { k, v in
-            guard k.count == 36, k.prefix(20).elementsEqual(prefix) else { return false }
-            if let e = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) { entries.append(e) }
-            return true
-        }
-        var s = DaySummary()
-        for e in entries {
-            if anyRemoved, try txn.withValue(t.removed, key: goal.bytes + e.id.bytes, { _ in true }) == true { continue }
-            s.add(e)
-        }
-        if s != old {
-            if s.isEmpty {
-                try txn.delete(t.days, key: prefix)
-            } else {
-                try txn.put(t.days, key: prefix, value: s.bytes)
+        try updateDay(goal, day, txn, t) { (txn: borrowing Transaction, _) in
+            let prefix = dayKey(goal, day)
+            var entries: [ProgressEntry] = []
+            try txn.scan(t.entries, from: prefix) { k, v in
+                guard k.count == 36, k.prefix(20).elementsEqual(prefix) else { return false }
+                if let e = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) { entries.append(e) }
+                return true
             }
+            var s = DaySummary()
+            for e in entries {
+                if anyRemoved, try txn.withValue(t.removed, key: goal.bytes + e.id.bytes, { _ in true }) == true { continue }
+                s.add(e)
+            }
+            return s
         }
-        return (old, s)
     }
 
     /// Adds `added` (the summary of new live entries) to `goal`'s row for `day`; returns the row
@@ -357,12 +350,30 @@ enum ViewTables {
     static func add(_ added: DaySummary, to goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
         -> (old: DaySummary, new: DaySummary)
     {
+        try updateDay(goal, day, txn, t) { (_: borrowing Transaction, old) in
+            var new = old
+            new.add(added)
+            return new
+        }
+    }
+
+    /// Replaces `goal`'s row for `day` with what `change` makes of it (an empty summary removes
+    /// the row); returns the row before and after.
+    private static func updateDay(
+        _ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables,
+        _ change: (borrowing Transaction, DaySummary) throws -> DaySummary
+    ) throws -> (old: DaySummary, new: DaySummary) {
         let key = dayKey(goal, day)
         let old = try txn.withValue(t.days, key: key) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
             ?? DaySummary()
-        var new = old
-        new.add(added)
-        if new != old { try txn.put(t.days, key: key, value: new.bytes) }
+        let new = try change(txn, old)
+        if new != old {
+            if new.isEmpty {
+                try txn.delete(t.days, key: key)
+            } else {
+                try txn.put(t.days, key: key, value: new.bytes)
+            }
+        }
         return (old, new)
     }
 
