@@ -114,7 +114,7 @@ public struct Benchmark {
                     payload: .goalCreated(
                         GoalCreated(
                             goal: id, title: "Goal \(i)", details: nil, cadence: [.daily, .weekly, .monthly][i % 3], targetDate: nil,
-                            progressKind: .measurable, target: 5, unit: "km", reminder: Self.reminder, tags: ["bench"]))
+                            progressKind: .measurable, target: try! Amount("5"), unit: "km", reminder: Self.reminder, tags: ["bench"]))
                 ))
         }
         var t = Self.now.milliseconds + Int64(goals)
@@ -125,7 +125,7 @@ public struct Benchmark {
             switch rng.next() % 50 {
             case 0: payload = .goalEdited(GoalEdited(goal: goal, title: "Edited \(out.count)", replaces: [:]))
             case 1: payload = .tagAdded(TagAdded(goal: goal, tag: "t\(rng.next() % 5)"))
-            default: payload = .progressRecorded(ProgressRecorded(goal: goal, amount: Double(rng.next() % 5), completed: nil))
+            default: payload = .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount(whole: Int64(rng.next() % 5)), completed: nil))
             }
             out.append(EventDraft(id: rng.uuid(), at: Instant(milliseconds: t), payload: payload))
         }
@@ -453,7 +453,7 @@ public struct Benchmark {
         var rng = SplitMix(seed: 11)
         let goals = (0..<min(sizes.goals, max(1, n / 10))).map { _ in rng.uuid() }
         var drafts = goals.map {
-            EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))
+            EventDraft(payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: try! Amount("20"))))
         }
         var last: [UUID: UUID] = [:]
         var histories: [UUID: [HistoryEntry]] = [:]
@@ -466,7 +466,7 @@ public struct Benchmark {
             let g = goals[Int(rng.next() % UInt64(goals.count))]
             t += 1000
             var entries = histories[g] ?? []
-            entries.append(HistoryEntry(id: rng.uuid(), amount: Double(i % 5), occurredAt: Instant(milliseconds: t)))
+            entries.append(HistoryEntry(id: rng.uuid(), amount: try! Amount(whole: Int64(i % 5)), occurredAt: Instant(milliseconds: t)))
             if entries.count > 5 { entries.removeFirst() }
             histories[g] = entries
             let id = rng.uuid()

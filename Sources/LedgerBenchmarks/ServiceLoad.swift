@@ -67,10 +67,10 @@ public struct ServiceLoad: Sendable {
                 let sequence = UInt64(events.count + 1)
                 let payload: Payload =
                     sequence == 1
-                    ? .goalCreated(GoalCreated(goal: goal, title: "Load", cadence: .daily, progressKind: .measurable, target: 8))
+                    ? .goalCreated(GoalCreated(goal: goal, title: "Load", cadence: .daily, progressKind: .measurable, target: try! Amount("8")))
                     : .progressRecorded(
                         ProgressRecorded(
-                            goal: goal, amount: Double(sequence % 7 + 1), occurredAt: Instant(milliseconds: Int64(clock)),
+                            goal: goal, amount: try! Amount(whole: Int64(sequence % 7 + 1)), occurredAt: Instant(milliseconds: Int64(clock)),
                             day: Day(daysSinceEpoch: 20_752)))
                 var e = Event(
                     id: UUID(), origin: "phone", sequence: sequence, hlc: HLC(milliseconds: Int64(clock), counter: 0),

@@ -2,12 +2,12 @@ import GoalLedger
 
 /// Readable one-line and multi-line forms of goals.
 enum GoalText {
-    static func number(_ v: Double) -> String { JSONWriter.number(v) }
+    static func number(_ v: Amount) -> String { v.description }
 
     static func line(_ g: GoalState, view: GoalView? = nil) -> String {
         var s = "\(g.id.uuidString)  \(g.title?.value ?? "")  [\((g.cadence?.value ?? .once).rawValue)"
         if g.kind == .measurable {
-            s += ", target \(number((g.target?.value ?? nil) ?? 0))"
+            s += ", target \(number((g.target?.value ?? nil) ?? .zero))"
             if let unit = g.unit?.value ?? nil { s += " \(unit)" }
         }
         s += "]"
@@ -21,7 +21,7 @@ enum GoalText {
     }
 
     static func progress(_ g: GoalState, _ v: GoalView) -> String {
-        var s = g.kind == .measurable ? "\(number(v.value ?? 0))/\(number((g.target?.value ?? nil) ?? 0))" : ""
+        var s = g.kind == .measurable ? "\(number(v.value ?? .zero))/\(number((g.target?.value ?? nil) ?? .zero))" : ""
         s += v.completed ? (s.isEmpty ? "done" : " done") : (s.isEmpty ? "not done" : "")
         if let p = v.period { s += p.start == p.end ? " (\(p.start))" : " (\(p.start)…\(p.end))" }
         if let streak = v.streak { s += ", streak \(streak.current) (best \(streak.best))" }
@@ -35,7 +35,7 @@ enum GoalText {
         if let t = g.targetDate?.value ?? nil { lines.append("  target    \(t)") }
         if g.kind == .measurable {
             let unit = (g.unit?.value ?? nil).map { " " + $0 } ?? ""
-            lines.append("  measure   \(number((g.target?.value ?? nil) ?? 0))\(unit)")
+            lines.append("  measure   \(number((g.target?.value ?? nil) ?? .zero))\(unit)")
         } else {
             lines.append("  measure   outcome")
         }

@@ -136,8 +136,9 @@ public struct HeatMap: Sendable {
         let first = max(week.start.adding(days: -7 * (weeks - 1)), Day.supported.lowerBound)
         let points = GoalHistory.days(of: goal, from: first, through: today)
         let daily = goal.cadence?.value == .daily
-        let target = (goal.target?.value ?? nil) ?? 0
-        let largest = points.compactMap(\.value).max() ?? 0
+        // Shades are drawn in Doubles; the values the page prints are exact.
+        let target = (goal.target?.value ?? nil)?.doubleValue ?? 0
+        let largest = points.compactMap(\.value).max()?.doubleValue ?? 0
         let scale = daily && target > 0 ? target : largest
         let origin = week.start.adding(days: -7 * (weeks - 1))
         var cells: [Cell] = []
@@ -151,7 +152,7 @@ public struct HeatMap: Sendable {
             } else if p.completed {
                 level = 4
             } else if let v = p.value {
-                level = v > 0 && scale > 0 ? min(3, 1 + Int(v / scale * 3)) : 1
+                level = v > .zero && scale > 0 ? min(3, 1 + Int(v.doubleValue / scale * 3)) : 1
             } else {
                 level = 1
             }

@@ -148,7 +148,7 @@ struct ReportPage {
         w.open("span", ["class": done ? "status-done" : "status-open"])
         var s = done ? "✓ " : "○ "
         if g.kind == .measurable {
-            s += number(v.value ?? 0) + ((g.unit?.value ?? nil).map { " " + user($0) } ?? "")
+            s += number(v.value ?? .zero) + ((g.unit?.value ?? nil).map { " " + user($0) } ?? "")
         } else {
             s += done ? l.done : l.notDone
         }
@@ -257,9 +257,11 @@ struct ReportPage {
         let plotW = Double(width - left - right)
         let plotH = Double(height - top - bottom)
         let measurable = goal.kind == .measurable
-        let target = measurable ? ((goal.target?.value ?? nil) ?? 0) : 1
+        // Drawn in Doubles (a pixel is no place for exactness); every number shown is exact.
+        let exactTarget = (goal.target?.value ?? nil) ?? .zero
+        let target = measurable ? exactTarget.doubleValue : 1
         // Outcome periods are drawn as done (full) or not (empty), against a line at "done".
-        let values = points.map { measurable ? ($0.value ?? 0) : ($0.completed ? 1 : 0) }
+        let values = points.map { measurable ? ($0.value?.doubleValue ?? 0) : ($0.completed ? 1 : 0) }
         let topValue = max(target, values.max() ?? 0) * 1.15
         let low = min(0, values.min() ?? 0)
         let span = max(topValue - low, 1e-9)
@@ -279,7 +281,7 @@ struct ReportPage {
             let y0 = y(max(v, 0))
             let h = abs(y(0) - y(v))
             var tip = period(p.period) + ": "
-            tip += measurable ? number(p.value ?? 0) + unit : (p.completed ? l.done : l.notDone)
+            tip += measurable ? number(p.value ?? .zero) + unit : (p.completed ? l.done : l.notDone)
             if p.completed { tip += " ✓" }
             w.raw("<g class=\"period\" data-start=\"\(p.period.start)\">")
             w.element("title", text: tip)
@@ -306,8 +308,8 @@ struct ReportPage {
         w.raw("<line class=\"target-line\" x1=\"\(left)\" y1=\"8\" x2=\"\(left + 22)\" y2=\"8\"/>")
         w.element(
             "text", ["class": "target-label", "x": String(left + 28), "y": "12"],
-            text: measurable ? l.target + " " + number(target) + unit : l.done)
-        w.element("text", ["x": "0", "y": f(ty + 4)], text: measurable ? number(target) : "✓")
+            text: measurable ? l.target + " " + number(exactTarget) + unit : l.done)
+        w.element("text", ["x": "0", "y": f(ty + 4)], text: measurable ? number(exactTarget) : "✓")
         if let first = points.first, let last = points.last {
             w.element("text", ["x": String(left), "y": String(height - 6)], text: first.period.start.description)
             w.element(
@@ -560,7 +562,7 @@ struct ReportPage {
 
     func target(_ g: GoalState) -> String {
         guard g.kind == .measurable else { return "✓" }
-        return number((g.target?.value ?? nil) ?? 0) + ((g.unit?.value ?? nil).map { " " + user($0) } ?? "")
+        return number((g.target?.value ?? nil) ?? .zero) + ((g.unit?.value ?? nil).map { " " + user($0) } ?? "")
     }
 
     func period(_ p: Period?) -> String {
@@ -568,7 +570,7 @@ struct ReportPage {
         return p.start == p.end ? p.start.description : "\(p.start) – \(p.end)"
     }
 
-    func number(_ v: Double) -> String { JSONWriter.number(v) }
+    func number(_ v: Amount) -> String { v.description }
 
     /// Text a person wrote (a title, tag, unit, value, reminder), isolated from the page's own
     /// text around it (`HTMLWriter.isolated`): it cannot reorder a tooltip, a chart label or a
@@ -583,8 +585,8 @@ struct ReportPage {
         case .object:
             if let day = v["day"], case .string(let d) = day {
                 let what: String
-                if let a = v["amount"], case .number(let n) = a {
-                    what = number(n)
+                if let a = v["amount"], let n = a.amountText {
+                    what = n
                 } else if let c = v["completed"], case .bool(let b) = c {
                     what = b ? "✓ " + l.done : "✗ " + l.notDone
                 } else {

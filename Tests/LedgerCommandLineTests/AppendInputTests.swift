@@ -32,11 +32,11 @@ struct AppendInputTests {
         let (drafts, lines) = try AppendCommand.parseLines(Data(text.utf8), schema: 2)
         #expect(lines == expected)
         #expect(drafts.count == expected.count)
-        let amounts = drafts.map { d -> Double? in
+        let amounts = drafts.map { d -> Amount? in
             guard case .progressRecorded(let p) = d.payload else { return nil }
             return p.amount
         }
-        #expect(amounts == expected.map { Double($0 % 7) })
+        #expect(amounts == expected.map { try! Amount(whole: Int64($0 % 7)) })
         // With a final line feed the last line is empty and skipped.
         let (_, again) = try AppendCommand.parseLines(Data((text + "\n").utf8), schema: 2)
         #expect(again == expected)

@@ -192,7 +192,7 @@ struct CrashTests {
         try legacy.append(
             goals.map {
                 EventDraft(
-                    payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: 5)))
+                    payload: .goalCreated(GoalCreated(goal: $0, title: "Read", cadence: .daily, progressKind: .measurable, target: try! Amount("5"))))
             }, now: now)
         var last: [UUID: UUID] = [:]
         var histories: [UUID: [HistoryEntry]] = [:]
@@ -200,7 +200,7 @@ struct CrashTests {
         for i in 0..<12_000 {
             let g = goals[i % goals.count]
             var entries = histories[g] ?? []
-            entries.append(HistoryEntry(id: UUID(), amount: 1, occurredAt: now))
+            entries.append(HistoryEntry(id: UUID(), amount: try! Amount("1"), occurredAt: now))
             if entries.count > 4 { entries.removeFirst() }
             histories[g] = entries
             let id = UUID()

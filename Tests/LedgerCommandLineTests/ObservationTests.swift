@@ -35,7 +35,7 @@ struct ObservationTests {
         let updates = store.observeGoals(now: { Self.now }, otherProcesses: .seconds(3600))
         var iterator = updates.makeAsyncIterator()
         let initial = try #require(try await iterator.next())
-        #expect(initial.map(\.goal.title) == ["Water"] && initial[0].view.value == 0)
+        #expect(initial.map(\.goal.title) == ["Water"] && initial[0].view.value?.description == "0")
 
         // Another task writes, through a second LedgerStore of the same path (one environment).
         let writer = Task.detached {
@@ -45,7 +45,7 @@ struct ObservationTests {
         try await writer.value
         let started = ContinuousClock.now
         let next = try #require(try await iterator.next())
-        #expect(next[0].view.value == 0.5)
+        #expect(next[0].view.value?.description == "0.5")
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
@@ -80,16 +80,16 @@ struct ObservationTests {
         let water = try await store.createGoal(title: "Water", cadence: .daily, progress: .measurable(target: try .target(100)), now: Self.now)
         let updates = store.observeGoal(water, now: { Self.now }, otherProcesses: .seconds(3600))
         let collector = Task {
-            var values: [Double] = []
+            var values: [Amount] = []
             for try await snapshot in updates {
-                values.append(snapshot?.view.value ?? -1)
-                if snapshot?.view.value == 50 { break }
+                values.append(snapshot?.view.value ?? Amount.zero)
+                if snapshot?.view.value?.description == "50" { break }
             }
             return values
         }
         for _ in 0..<50 { try store.recordProgress(water, amount: try Amount(1), now: Self.now) }
         let values = try await collector.value
-        #expect(values.last == 50)
+        #expect(values.last?.description == "50")
         #expect(values.count <= 51, "one value per distinct state at most")
         #expect(values == values.sorted(), "values only move forward")
     }

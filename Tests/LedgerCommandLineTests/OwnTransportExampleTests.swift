@@ -49,7 +49,7 @@ struct OwnTransportExampleTests {
         let phone = try LedgerStore.create(at: dir + "/phone", device: "phone")
         try await phone.write {
             try $0.append(
-                [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8)))],
+                [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try! Amount("8"))))],
                 now: now)
         }
         let tablet = try phone.clone(to: dir + "/tablet", device: "tablet", now: now)

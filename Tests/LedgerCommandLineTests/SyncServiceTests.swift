@@ -113,7 +113,7 @@ struct SyncServiceTests {
     func devices(_ f: ServiceFixture) throws -> (LedgerStore, LedgerStore, LedgerStore) {
         let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8)))],
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try! Amount("8"))))],
             now: now)
         let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
         let watch = try phone.clone(to: f.hub.path("watch"), device: "watch", now: now)
@@ -121,7 +121,7 @@ struct SyncServiceTests {
     }
 
     static func progress(_ n: Int) -> [EventDraft] {
-        (0..<n).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: Double(i % 5 + 1)))) }
+        (0..<n).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount(whole: Int64(i % 5 + 1))))) }
     }
 
     @Test func threeDevicesConvergeThroughTheServiceWithoutADatabaseRoleEach() throws {
@@ -264,12 +264,12 @@ struct SyncServiceFaultTests {
         let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
         let goal = UUID()
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8)))],
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try! Amount("8"))))],
             now: now)
         try f.sync(phone)
         let before = try f.rows()
         try phone.append(
-            (0..<3_000).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: Double(i % 7 + 1)))) }, now: now)
+            (0..<3_000).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount(whole: Int64(i % 7 + 1))))) }, now: now)
         let (service, base) = try serve(f.serviceURL)
         f.base = base
         // The push runs while the service is killed at a seeded moment.

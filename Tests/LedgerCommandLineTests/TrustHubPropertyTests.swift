@@ -15,7 +15,7 @@ struct TrustHubPropertyTests {
     let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
     static let goal = UUID(uuidString: "0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1")!
 
-    static func progress(_ amount: Double) -> [EventDraft] {
+    static func progress(_ amount: Amount) -> [EventDraft] {
         [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: amount)))]
     }
 
@@ -33,7 +33,7 @@ struct TrustHubPropertyTests {
             [
                 EventDraft(
                     payload: .goalCreated(
-                        GoalCreated(goal: Self.goal, title: "Save", cadence: .daily, progressKind: .measurable, target: 5)))
+                        GoalCreated(goal: Self.goal, title: "Save", cadence: .daily, progressKind: .measurable, target: try! Amount("5"))))
             ],
             now: now)
         let laptop = try phone.clone(to: hub.path("laptop"), device: "laptop", now: now)
@@ -48,7 +48,7 @@ struct TrustHubPropertyTests {
             switch rng.below(9) {
             case 0, 1:
                 let s = pick(stores)
-                try attempt { try s.append(Self.progress(Double(rng.below(9))), now: now) }
+                try attempt { try s.append(Self.progress(try! Amount(whole: Int64(rng.below(9)))), now: now) }
             case 2, 3:
                 _ = try h.sync(pick(stores))
             case 4:

@@ -1,15 +1,16 @@
 import Foundation
 
-/// An amount encodes as a JSON number: its value, which `JSONEncoder` writes in the shortest
-/// form that reads back as the same number (`0.3`, `2.5`, `1000000`), as the ledger's JSON
-/// writer does. Decoding applies the ledger's rule (finite, within ±1e12, at most six digits
-/// after the point) and refuses, naming the key, a number that breaks it.
+/// An amount encodes as a JSON number with its exact digits (a `Decimal`, which `JSONEncoder`
+/// writes digit for digit: `0.3`, `2.5`, `1000000`, `0.000001`). Decoding reads the number as
+/// a `Decimal` (every digit the text has) and applies the ledger's rule (within ±1e12, at most
+/// six digits after the point), refusing, naming the key, a number that breaks it.
 extension Amount: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        let value = try c.decode(Double.self)
+        let value = try c.decode(Decimal.self)
         do throws(FieldError) {
-            self = try Amount(value)
+            guard value.isFinite else { throw FieldError("amount", "must be a number between -1e12 and 1e12, got \(value)") }
+            self = try Amount(decimal: Array(value.description.utf8), field: "amount")
         } catch {
             throw DecodingError.ledgerField(c.codingPath, error)
         }
@@ -17,7 +18,7 @@ extension Amount: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
-        try c.encode(value)
+        try c.encode(Decimal(string: description, locale: Locale(identifier: "en_US_POSIX"))!)
     }
 }
 

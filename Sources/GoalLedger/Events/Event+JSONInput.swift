@@ -81,13 +81,28 @@ package struct ObjectReader {
 
     package mutating func number(_ key: String) throws(FieldError) -> Double? {
         guard let v = raw(key) else { return nil }
+        if case .decimal(let t) = v {
+            throw FieldError(name(key), "must be a number a 64-bit float holds as written, got \(Amount.shown(Array(t.utf8)))")
+        }
         guard case .number(let n) = v else { throw FieldError(name(key), "must be a number, got \(v.typeName)") }
         return n
+    }
+
+    /// An amount or a target, read exactly from the number's decimal text: at most six digits
+    /// after the point (trailing zeros aside) and within ±1e12, else refused naming the field.
+    package mutating func amount(_ key: String) throws(FieldError) -> Amount? {
+        guard let v = raw(key) else { return nil }
+        switch v {
+        case .number(let n): return try Amount(double: n, field: name(key))
+        case .decimal(let t): return try Amount(decimal: Array(t.utf8), field: name(key))
+        default: throw FieldError(name(key), "must be a number, got \(v.typeName)")
+        }
     }
 
     /// A whole number (its range is the gate's to check).
     package mutating func integer(_ key: String) throws(FieldError) -> Int? {
         guard let v = raw(key) else { return nil }
+        if case .decimal(let t) = v { throw FieldError(name(key), "must be an integer, got \(Amount.shown(Array(t.utf8)))") }
         guard case .number(let n) = v else { throw FieldError(name(key), "must be an integer, got \(v.typeName)") }
         guard n == n.rounded(), abs(n) < 1e15, let i = Int(exactly: n) else {
             throw FieldError(name(key), "must be an integer, got \(JSONWriter.number(n))")

@@ -55,6 +55,13 @@ extension Event {
         try payload.checkWellFormed(.stored)
     }
 
+    /// Whether the fold counts the event: it passes the gate and its device was not revoked
+    /// before it (`revokedAfter`: the last counted sequence of each revoked device).
+    func isCounted(revokedAfter: [String: UInt64]) -> Bool {
+        if let after = revokedAfter[origin], sequence > after { return false }
+        return isFoldable
+    }
+
     /// Whether a fold may read the event (``checkContent()`` passes).
     var isFoldable: Bool {
         do throws(FieldError) {
@@ -118,30 +125,17 @@ enum FieldRules {
         for (i, t) in tags.enumerated() { _ = try tag(t, field: "\(field)[\(i)]") }
     }
 
-    static func target(_ v: Double, field: String) throws(FieldError) -> Double {
-        _ = try amount(v, field: field)
-        guard v > 0 else { throw FieldError(field, "must be greater than 0, got \(JSONWriter.number(v))") }
-        return v
-    }
-
-    /// Amounts and targets are decimals within ±`EventLimits.magnitude` with at most
-    /// `EventLimits.fractionDigits` digits after the point, counted in the shortest decimal
-    /// form that reads back as the same number (0.1 has one). More digits are refused, never
-    /// rounded.
-    static func amount(_ v: Double, field: String) throws(FieldError) -> Double {
-        guard v.isFinite, abs(v) <= EventLimits.magnitude else {
-            throw FieldError(field, "must be a number between -1e12 and 1e12, got \(v.isFinite ? JSONWriter.number(v) : "\(v)")")
+    /// A target: an amount greater than 0; `legacy` is the double an older record held when
+    /// it is no amount (checked by the rule of doubles, which refuses it).
+    static func target(_ t: Amount?, legacy: Double?, field: String) throws(FieldError) {
+        if let legacy {
+            let a = try Amount(double: legacy, field: field)
+            _ = try a.checkedTarget(field: field)
         }
-        // Most amounts lie on the grid of 10^-6: one that reads back from its grid value has at
-        // most 6 digits after the point in its shortest form too (no string is made).
-        let scaled = (v * 1e6).rounded()
-        if EventLimits.fractionDigits == 6, abs(scaled) < 9e15, scaled / 1e6 == v { return v }
-        let digits = fractionDigits(v)
-        guard digits <= EventLimits.fractionDigits else {
-            throw FieldError(
-                field, "must have at most \(EventLimits.fractionDigits) digits after the decimal point, got \(digits) (\(JSONWriter.number(v)))")
+        if let t {
+            guard t.isWithinEventRange else { throw FieldError(field, "must be a number between -1e12 and 1e12, got \(t)") }
+            _ = try t.checkedTarget(field: field)
         }
-        return v
     }
 
     /// The digits after the point in the shortest decimal form of a finite `v` that reads back
@@ -238,11 +232,17 @@ enum FieldRules {
 
     /// Exactly one of an amount (measurable) and a completion (outcome); `prefix` is the
     /// entry's path in the JSON form.
-    static func amountOrCompleted(_ amount: Double?, _ completed: Bool?, prefix: String) throws(FieldError) {
-        if amount != nil && completed != nil {
+    static func amountOrCompleted(_ amount: Amount?, legacy: Double?, _ completed: Bool?, prefix: String) throws(FieldError) {
+        // A double an older record held that is no amount (NaN, too many digits) is refused by
+        // the rule it broke.
+        if let legacy { _ = try Amount(double: legacy, field: prefix + "amount") }
+        if let amount, !amount.isWithinEventRange {
+            throw FieldError(prefix + "amount", "must be a number between -1e12 and 1e12, got \(amount)")
+        }
+        let given = amount != nil || legacy != nil
+        if given && completed != nil {
             throw FieldError(prefix + "completed", "give either amount (measurable) or completed (outcome), not both")
         }
-        if amount == nil && completed == nil { throw FieldError(prefix + "amount", "is required (or completed, for an outcome goal)") }
-        if let amount { _ = try Self.amount(amount, field: prefix + "amount") }
+        if !given && completed == nil { throw FieldError(prefix + "amount", "is required (or completed, for an outcome goal)") }
     }
 }

@@ -16,7 +16,7 @@ public struct Goal: Hashable, Sendable, Identifiable {
     /// A completion flag, or an amount against `target`.
     public var progressKind: ProgressKind
     /// For a measurable goal, the amount a period must reach; nil for an outcome goal.
-    public var target: Double?
+    public var target: Amount?
     /// The unit of a measurable goal's amounts, or nil for none.
     public var unit: String?
     /// The reminder time, or nil when the goal has no reminder.

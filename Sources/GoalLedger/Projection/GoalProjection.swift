@@ -156,7 +156,7 @@ extension ProgressEntry {
     /// `occurredAt`, `day`, `device`.
     public var json: JSONValue {
         var m: [(String, JSONValue)] = [("id", .string(id.upperString))]
-        if let amount { m.append(("amount", .number(amount))) }
+        if let amount { m.append(("amount", .amount(amount))) }
         if let completed { m.append(("completed", .bool(completed))) }
         m.append(("occurredAt", .string(occurredAt.rfc3339)))
         m.append(("day", .string(day.description)))
@@ -171,7 +171,7 @@ extension ProgressEntry {
         out.append(UInt8(ascii: "\""))
         if let amount {
             out.append(contentsOf: #","amount":"#.utf8)
-            try JSONWriter.writeNumber(amount, into: &out)
+            out.append(contentsOf: amount.description.utf8)
         }
         if let completed { out.append(contentsOf: (completed ? #","completed":true"# : #","completed":false"#).utf8) }
         out.append(contentsOf: #","occurredAt":""#.utf8)

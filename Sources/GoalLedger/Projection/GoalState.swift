@@ -5,7 +5,7 @@ public struct ProgressEntry: Hashable, Sendable {
     /// The entry's id: its `progressRecorded` event's (in a schema-1 history, the entry's own).
     public var id: UUID
     /// For a measurable goal, the amount (may be negative); nil for a completion.
-    public var amount: Double?
+    public var amount: Amount?
     /// For an outcome goal, whether it was done; nil for an amount.
     public var completed: Bool?
     /// When it happened: the event's `occurredAt`, else the event's wall time.
@@ -115,7 +115,7 @@ public struct GoalState: Equatable, Sendable {
     /// The target date (a nil value: none), and who wrote it.
     public internal(set) var targetDate: Register<Day?>?
     /// For a measurable goal, the amount a period must reach (a nil value: none), and who wrote it.
-    public internal(set) var target: Register<Double?>?
+    public internal(set) var target: Register<Amount?>?
     /// The unit of a measurable goal's amounts (a nil value: none), and who wrote it.
     public internal(set) var unit: Register<String?>?
     /// The reminder time (a nil value: no reminder), and who set or cleared it.
@@ -419,7 +419,7 @@ extension GoalState {
             return RegisterCell(value: v, json: v)
         case .target:
             // An outcome goal has no target: a measurable goal's is its amount (0 for none).
-            let v: JSONValue = measurable ? .number((target?.value ?? nil) ?? 0) : .null
+            let v: JSONValue = measurable ? .amount((target?.value ?? nil) ?? Amount.zero) : .null
             return RegisterCell(value: v, json: measurable ? v : nil)
         case .unit:
             let v: JSONValue = measurable ? .nullable(unit?.value ?? nil) : .null
@@ -457,7 +457,7 @@ extension GoalState {
         case .target:
             return put(target) { t, w in
                 w.u8(t == nil ? 0 : 1)
-                if let t { w.double(t) }
+                if let t { w.amount(t) }
             }
         case .unit: return put(unit) { ProjectionCodec.optionalString($0, &$1) }
         case .reminder:
@@ -482,7 +482,7 @@ extension GoalState {
         case .details: details = Register(try ProjectionCodec.optionalString(&r), s)
         case .cadence: cadence = Register(try Cadence.decode(try r.u8(), "cadence"), s)
         case .targetDate: targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s)
-        case .target: target = Register(try r.u8() == 1 ? try r.double() : nil, s)
+        case .target: target = Register(try r.u8() == 1 ? try r.amount() : nil, s)
         case .unit: unit = Register(try ProjectionCodec.optionalString(&r), s)
         case .reminder: reminder = Register(try r.u8() == 1 ? ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) : nil, s)
         case .deleted: deletion = Register(try r.u8() == 1, s)

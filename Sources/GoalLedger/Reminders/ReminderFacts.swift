@@ -16,7 +16,7 @@ package struct ReminderFacts: Equatable, Sendable {
     /// The devices the reminder is routed to; nil: every device.
     public var devices: [String]?
     public var kind: ProgressKind
-    public var target: Double?
+    public var target: Amount?
     public var completed: Bool
 
     /// Whether the facts of this goal need its entries (a one-time goal's completion): the
@@ -44,7 +44,7 @@ package struct ReminderFacts: Equatable, Sendable {
 
     init(
         goal: UUID, title: String, cadence: Cadence, targetDate: Day?, time: ReminderTime, devices: [String]?,
-        kind: ProgressKind, target: Double?, completed: Bool
+        kind: ProgressKind, target: Amount?, completed: Bool
     ) {
         self.goal = goal
         self.title = title

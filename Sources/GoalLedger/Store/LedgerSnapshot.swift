@@ -64,13 +64,16 @@ public struct LedgerSnapshot: ~Copyable {
         }
     }
 
-    /// Events about `goal` that folds read (set-aside ones are left out), in local position order.
+    /// Events about `goal` that folds count, in local position order: set-aside ones are left
+    /// out, and so are those of a revoked device after its cutoff (``setAsideEvents()``,
+    /// ``LedgerSnapshot/enrolledDevices()``).
     public func events(ofGoal goal: UUID) throws(LedgerError) -> [(position: UInt64, event: Event)] {
         try run { try LedgerStore.events(ofGoal: goal, txn, layout) }
     }
 
-    /// Every event in canonical order (hybrid logical clock, then origin device), without the
-    /// set-aside ones (``setAsideEvents()``); with `goal`, that goal's only.
+    /// Every event the fold counts in canonical order (hybrid logical clock, then origin device):
+    /// without the set-aside ones (``setAsideEvents()``) and those of a revoked device after its
+    /// cutoff; with `goal`, that goal's only.
     public func canonicalEvents(goal: UUID? = nil) throws(LedgerError) -> [(position: UInt64, event: Event)] {
         try run {
             if let goal {
@@ -79,10 +82,11 @@ public struct LedgerSnapshot: ~Copyable {
             // Canonical order is sorted when asked for: it is needed for reading a whole log
             // (`ledger log`), never on the append or replay paths.
             var out: [(position: UInt64, event: Event)] = []
+            let revoked = try TrustTable.revocations(txn, layout)
             try txn.scan(layout.events) { key, value in
                 let p = UInt64(bigEndianBytes: key)
                 let e = try LedgerStore.decodeRecord(value, position: p)
-                if e.isFoldable { out.append((p, e)) }
+                if e.isCounted(revokedAfter: revoked) { out.append((p, e)) }
                 return true
             }
             return out.sorted { $0.event.key < $1.event.key }

@@ -338,13 +338,17 @@ public final class LedgerStore: @unchecked Sendable {
     }
 
     /// The goal's events that folds read, in position order: set-aside events are left out.
+    /// The events about `goal` that the fold counts: not set aside, and not of a revoked device
+    /// after its cutoff (a store may hold such an event, its own or one it received before the
+    /// revocation; no view, audit or conflict reads it).
     static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)]
     {
-        try positions(ofGoal: goal, txn, layout).compactMap { p in
+        let revoked = try TrustTable.revocations(txn, layout)
+        return try positions(ofGoal: goal, txn, layout).compactMap { p in
             guard let e = try event(at: p, txn, layout) else {
                 throw LedgerError.damaged("the goal index names position \(p), which holds no event", position: p)
             }
-            return e.isFoldable ? (p, e) : nil
+            return e.isCounted(revokedAfter: revoked) ? (p, e) : nil
         }
     }
 

@@ -22,7 +22,7 @@ extension LedgerWriter {
             goal: id, title: title, details: details, cadence: cadence, targetDate: targetDate, reminder: reminder, tags: tags)
         if case .measurable(let target, let unit) = progress {
             created.progressKind = .measurable
-            created.target = target.value
+            created.target = target
             created.unit = unit
         }
         _ = try one(.goalCreated(created), now: now)
@@ -34,7 +34,7 @@ extension LedgerWriter {
     public func recordProgress(_ goal: UUID, amount: Amount, occurredAt: Instant? = nil, now: Instant = .systemNow) throws(LedgerError)
         -> AppendResult
     {
-        try one(.progressRecorded(ProgressRecorded(goal: goal, amount: amount.value, occurredAt: occurredAt)), now: now)
+        try one(.progressRecorded(ProgressRecorded(goal: goal, amount: amount, occurredAt: occurredAt)), now: now)
     }
 
     /// Records whether an outcome goal was done; the result's `id` is the entry's.
@@ -60,7 +60,7 @@ extension LedgerWriter {
         try one(
             .goalEdited(
                 GoalEdited(
-                    goal: goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target?.value, unit: unit)
+                    goal: goal, title: title, details: details, cadence: cadence, targetDate: targetDate, target: target, unit: unit)
             ),
             now: now)
     }

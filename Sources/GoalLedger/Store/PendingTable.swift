@@ -109,20 +109,16 @@ enum PendingTable {
     /// A progress entry's value in `entries`: what the views need of it (its day and id are in
     /// the key), compactly, since there is one per entry:
     ///
-    ///     hlc (8, big-endian) · flags (1: 1 amount, 2 completed given, 4 completed, 8 the
-    ///     amount is a whole number) · occurredAt − the clock's milliseconds (zig-zag varint)
-    ///     · amount (zig-zag varint when whole, else IEEE 754 big-endian; when given)
+    ///     hlc (8, big-endian) · flags (1: 1 amount, 2 completed given, 4 completed)
+    ///     · occurredAt − the clock's milliseconds (zig-zag varint)
+    ///     · amount (zig-zag varint of millionths; when given)
     ///     · device (UTF-8, the rest of the value)
     static func entryValue(_ e: ProgressEntry) -> [UInt8] {
         var w = ByteWriter(capacity: 32)
         w.u64BE(e.hlc.rawValue)
-        // A whole amount of at most 2^53 (not −0) is exact as an integer.
-        let whole = e.amount.map { $0 == $0.rounded() && abs($0) <= 9_007_199_254_740_992 && !($0 == 0 && $0.sign == .minus) } ?? false
-        w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0) | (whole ? 8 : 0))
+        w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0))
         w.signed(e.occurredAt.milliseconds &- e.hlc.milliseconds)
-        if let a = e.amount {
-            if whole { w.signed(Int64(a)) } else { w.double(a) }
-        }
+        if let a = e.amount { w.amount(a) }
         w.bytes += Array(e.device.utf8)
         return w.bytes
     }
@@ -135,7 +131,7 @@ enum PendingTable {
         let hlc = HLC(rawValue: try r.u64BE())
         let flags = try r.u8()
         let occurredAt = Instant(milliseconds: hlc.milliseconds &+ (try r.signed()))
-        let amount = flags & 1 == 0 ? nil : flags & 8 != 0 ? Double(try r.signed()) : try r.double()
+        let amount = flags & 1 == 0 ? nil : try r.amount()
         let device = String(decoding: UnsafeRawBufferPointer(rebasing: v[r.index...]), as: UTF8.self)
         return ProgressEntry(
             id: key.event.uuid, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt,
@@ -367,7 +363,7 @@ enum PendingTable {
         }
         w.u8(f.kind.storedCode)
         w.u8(f.target == nil ? 0 : 1)
-        if let t = f.target { w.double(t) }
+        if let t = f.target { w.amount(t) }
         w.u8(f.completed ? 1 : 0)
     }
 
@@ -393,7 +389,7 @@ enum PendingTable {
             for _ in 0..<n { devices!.append(try r.string()) }
         }
         let kind = try ProgressKind.decode(try r.u8(), "progress kind")
-        let target = try r.u8() == 1 ? try r.double() : nil
+        let target = try r.u8() == 1 ? try r.amount() : nil
         let completed = try r.u8() == 1
         return ReminderFacts(
             goal: goal, title: title, cadence: cadence, targetDate: targetDate, time: time, devices: devices, kind: kind,

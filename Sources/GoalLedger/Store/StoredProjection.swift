@@ -79,8 +79,9 @@ enum StoredProjection {
     /// (`digest`), kept with the projection; 9: per-day summaries and runs of completed periods
     /// (`days`, `periods`, `runs`), so that a view reads what it shows; 10: a history write's row
     /// in `entries` holds its event's canonical key, so the one in effect is found without
-    /// decoding the others.
-    static let version: UInt64 = 10
+    /// decoding the others; 11: amounts exact (millionths in every stored row, the digest's
+    /// amounts in plain decimal).
+    static let version: UInt64 = 11
 
     struct Status: Equatable, Sendable {
         var generation: Int

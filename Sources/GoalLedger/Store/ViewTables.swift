@@ -34,7 +34,7 @@ struct DaySummary: Equatable {
         }
     }
 
-    /// The sum of the amounts in millionths (each amount rounded as ``Amount`` does).
+    /// The sum of the amounts in millionths, exact.
     var micro: Int128 = 0
     var amounts: UInt32 = 0
     var outcomes: UInt32 = 0
@@ -44,7 +44,7 @@ struct DaySummary: Equatable {
 
     mutating func add(_ e: ProgressEntry) {
         if let a = e.amount {
-            micro += Int128(Amount.micro(a))
+            micro += a.micros
             amounts += 1
         }
         if let c = e.completed {
@@ -65,9 +65,9 @@ struct DaySummary: Equatable {
     func hasEntries(_ kind: ProgressKind) -> Bool { kind == .measurable ? amounts > 0 : outcomes > 0 }
 
     /// The value and completion `GoalView.summarize` gives the same entries.
-    func summary(_ kind: ProgressKind, targetMicro: Int64) -> (value: Double?, completed: Bool) {
+    func summary(_ kind: ProgressKind, targetMicro: Int64) -> (value: Amount?, completed: Bool) {
         switch kind {
-        case .measurable: return (Double(micro) / 1e6, micro >= Int128(targetMicro))
+        case .measurable: return (Amount(unchecked: micro), micro >= Int128(targetMicro))
         case .outcome: return (nil, latest?.completed ?? false)
         }
     }
@@ -127,7 +127,7 @@ struct ViewBasis: Equatable {
 
     /// The basis `goal`'s header gives (the best run not yet known).
     init(_ goal: GoalState) {
-        self.init(cadence: goal.cadence?.value ?? .once, kind: goal.kind, targetMicro: Amount.micro((goal.target?.value ?? nil) ?? 0))
+        self.init(cadence: goal.cadence?.value ?? .once, kind: goal.kind, targetMicro: Int64(clamping: ((goal.target?.value ?? nil)?.micros ?? 0)))
     }
 
     func sameRules(as other: ViewBasis) -> Bool {

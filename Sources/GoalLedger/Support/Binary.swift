@@ -295,3 +295,13 @@ extension String {
         self = s
     }
 }
+
+extension ByteWriter {
+    /// An event's amount or target (within ±10^18 millionths) as a zig-zag varint of millionths.
+    mutating func amount(_ a: Amount) { signed(Int64(clamping: a.micros)) }
+}
+
+extension ByteReader {
+    /// An amount `ByteWriter.amount` wrote, refused beyond ±10^18 millionths.
+    mutating func amount() throws(RecordDecodingError) -> Amount { try StoredAmount.fromMicros(&self) }
+}

@@ -7,6 +7,12 @@ public enum JSONValue: Equatable, Sendable {
     case bool(Bool)
     /// A number; JSON does not tell integers apart.
     case number(Double)
+    /// A number as decimal text in JSON's syntax, for a value a `Double` does not hold exactly:
+    /// the parser gives one when a number's digits would be rounded by a `Double` or it is
+    /// beyond a `Double`'s range (`999999999999.999999`, `1e400`), and amounts are written in
+    /// this form (``Amount/description``: plain decimal, never an exponent). It compares equal
+    /// to a `.number` of the same value.
+    case decimal(String)
     /// A string.
     case string(String)
     /// An array, in order.
@@ -19,6 +25,8 @@ public enum JSONValue: Equatable, Sendable {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.number(let a), .number(let b)): return a == b
+        case (.decimal, .decimal), (.decimal, .number), (.number, .decimal):
+            return lhs.decimalDigits.map { Decimal6Key($0) } == rhs.decimalDigits.map { Decimal6Key($0) }
         case (.string(let a), .string(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)):
@@ -40,11 +48,62 @@ public enum JSONValue: Equatable, Sendable {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
-        case .number: return "number"
+        case .number, .decimal: return "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"
         }
+    }
+}
+
+extension JSONValue {
+    /// An amount: its exact decimal text (``decimal(_:)``).
+    package static func amount(_ a: Amount) -> JSONValue { .decimal(a.description) }
+
+    /// A number's text as an amount shows it (plain decimal, exact), for a number within an
+    /// amount's range and precision; else the number's JSON text; nil for anything else.
+    public var amountText: String? {
+        switch self {
+        case .number(let n):
+            return (try? Amount(double: n, field: "amount"))?.description ?? (n.isFinite ? JSONWriter.number(n) : nil)
+        case .decimal(let t): return (try? Amount(decimal: Array(t.utf8), field: "amount"))?.description ?? t
+        default: return nil
+        }
+    }
+
+    /// A number's value as the nearest `Double` (a `.decimal` beyond a `Double`'s range gives
+    /// ±infinity); nil for anything else.
+    public var numberValue: Double? {
+        switch self {
+        case .number(let n): return n
+        case .decimal(let t): return Double(t)
+        default: return nil
+        }
+    }
+
+    /// A number's sign and significant digits with the power of ten of the last one, for
+    /// comparing two spellings of one value; nil for anything else.
+    fileprivate var decimalDigits: (negative: Bool, digits: [UInt8], exponent: Int)? {
+        let text: String
+        switch self {
+        case .number(let n): text = n.isFinite ? JSONWriter.number(n) : "\(n)"
+        case .decimal(let t): text = t
+        default: return nil
+        }
+        let d = JSONParser.significantDigits(Array(text.utf8))
+        return (d.digits.isEmpty ? false : text.utf8.first == UInt8(ascii: "-"), d.digits, d.digits.isEmpty ? 0 : d.exponent)
+    }
+}
+
+/// A number's value in a form `==` compares: zero has one spelling.
+private struct Decimal6Key: Equatable {
+    let negative: Bool
+    let digits: [UInt8]
+    let exponent: Int
+    init(_ d: (negative: Bool, digits: [UInt8], exponent: Int)) {
+        negative = d.negative
+        digits = d.digits
+        exponent = d.exponent
     }
 }
 
@@ -56,7 +115,8 @@ package struct JSONSyntaxError: Error, Equatable, CustomStringConvertible, Senda
 }
 
 /// A strict JSON parser (RFC 8259): no comments, no trailing commas, no duplicate keys, valid
-/// UTF-8 only, bounded nesting, finite numbers only.
+/// UTF-8 only, bounded nesting. A number is never rounded: one a `Double` does not hold as
+/// written is kept as its text (``JSONValue/decimal(_:)``).
 package struct JSONParser {
     public static let maximumDepth = 64
 
@@ -115,7 +175,7 @@ package struct JSONParser {
         case UInt8(ascii: "n"):
             try literal("null")
             return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character")
         }
     }
@@ -267,7 +327,7 @@ package struct JSONParser {
         return s
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
         let start = index
         func digits(_ p: inout JSONParser) -> Int {
             let s = p.index
@@ -295,23 +355,22 @@ package struct JSONParser {
         let first = negative ? start + 1 : start
         if index - first <= 15, !bytes[first..<index].contains(where: { $0 < UInt8(ascii: "0") || $0 > UInt8(ascii: "9") }) {
             let magnitude = bytes[first..<index].reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
-            return negative ? -Double(magnitude) : Double(magnitude)
+            return .number(negative ? -Double(magnitude) : Double(magnitude))
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            index = start
-            throw error("number out of range")
-        }
-        // A number is never rounded on the way in: its digits must be those of the value read.
+        // A number a Double holds as written is a `.number`; one whose digits a Double would
+        // round, or beyond its range, keeps its text (`.decimal`): the reader of each field
+        // decides (an amount reads it exactly, other numbers refuse it, naming the field).
+        guard let value = Double(text), value.isFinite else { return .decimal(text) }
         let exactInteger = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
             && Int64(text).map { abs(value) < 9.2e18 && Int64(value) == $0 } == true
-        guard value == 0 || exactInteger
+        // Zero only when the text is zero: `1e-400` is no zero, however a Double rounds it.
+        guard (value == 0 && Self.significantDigits(Array(text.utf8)).digits.isEmpty) || exactInteger
             || Self.significantDigits(Array(text.utf8)) == Self.significantDigits(Array(value.description.utf8))
         else {
-            index = start
-            throw error("number \(text) has more digits than a 64-bit number holds (it would be rounded)")
+            return .decimal(text)
         }
-        return value
+        return .number(value)
     }
 
     /// The significant digits of a decimal number's text and the power of ten of its last one

@@ -23,6 +23,11 @@ public enum JSONWriter {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
         case .number(let n): try writeNumber(n, into: &out)
+        case .decimal(let t):
+            guard isNumberText(t) else {
+                throw LedgerError(.internal, "\"\(t.prefix(40))\" is not a JSON number and cannot be written as one; nothing was printed")
+            }
+            out.append(contentsOf: t.utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -62,6 +67,33 @@ public enum JSONWriter {
             return String(Int64(n))
         }
         return "\(n)"
+    }
+
+    /// Whether `text` is a number in JSON's syntax: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func isNumberText(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits() -> Int {
+            let s = i
+            while i < b.count, b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - s
+        }
+        if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
+        if i < b.count, b[i] == UInt8(ascii: "0") {
+            i += 1
+        } else if digits() == 0 {
+            return false
+        }
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return false }
+        }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return i == b.count
     }
 
     static let hexDigits = Array("0123456789abcdef".utf8)

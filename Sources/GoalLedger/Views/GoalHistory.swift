@@ -7,8 +7,8 @@ public enum GoalHistory {
     public struct Point: Equatable, Sendable {
         /// The span: one day, or one period (a one-time goal's: its first entry through today).
         public var period: Period
-        /// Measurable: the sum of amounts. Outcome: nil (see `completed`).
-        public var value: Double?
+        /// Measurable: the sum of amounts, exact. Outcome: nil (see `completed`).
+        public var value: Amount?
         /// Whether the span is complete: its sum reached the target (measurable), or its latest
         /// entry says completed (outcome).
         public var completed: Bool
@@ -21,7 +21,7 @@ public enum GoalHistory {
     /// outcome entry of the day).
     public static func days(of goal: GoalState, from first: Day, through last: Day) -> [Point] {
         guard first <= last else { return [] }
-        let target = (goal.target?.value ?? nil) ?? 0
+        let target = (goal.target?.value ?? nil) ?? Amount.zero
         var byDay: [Day: [ProgressEntry]] = [:]
         for e in GoalView.countedEntries(of: goal) where e.day >= first && e.day <= last { byDay[e.day, default: []].append(e) }
         var out: [Point] = []
@@ -41,7 +41,7 @@ public enum GoalHistory {
     /// single all-time point.
     public static func periods(of goal: GoalState, calendar: DeviceCalendar, now: Instant, count: Int) -> [Point] {
         let cadence = goal.cadence?.value ?? .once
-        let target = (goal.target?.value ?? nil) ?? 0
+        let target = (goal.target?.value ?? nil) ?? Amount.zero
         let entries = GoalView.countedEntries(of: goal)
         let today = calendar.day(of: now)
         guard let current = cadence.period(containing: today, firstWeekday: calendar.firstWeekday) else {

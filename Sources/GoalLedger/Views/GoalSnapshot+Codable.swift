@@ -107,8 +107,8 @@ extension Goal: Codable {
         case .target:
             // An outcome goal has no target.
             guard let p = progress, progressKind == .measurable else { return }
-            target = try p.decodeNullable(Double.self, forKey: .target).map { t in
-                try p.check(t, at: .target) { t throws(FieldError) in try FieldRules.target(t, field: "target") }
+            target = try p.decodeNullable(Amount.self, forKey: .target).map { t in
+                try p.check(t, at: .target) { t throws(FieldError) in try t.checkedTarget(field: "target") }
             }
         case .unit:
             guard let p = progress else { return }
@@ -207,7 +207,7 @@ extension ProgressEntry: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let id = try c.decode(String.self, forKey: .id, checkedBy: UUIDText.parse)
-        let amount = try c.decodeIfPresent(Amount.self, forKey: .amount)?.value
+        let amount = try c.decodeIfPresent(Amount.self, forKey: .amount)
         let completed = try c.decodeIfPresent(Bool.self, forKey: .completed)
         if amount == nil && completed == nil {
             throw DecodingError.keyNotFound(
@@ -328,7 +328,7 @@ extension GoalView: Codable {
             }
             value = nil
         } else {
-            value = try c.decode(Double.self, forKey: .value)
+            value = try c.decode(Amount.self, forKey: .value)
         }
         streak = try c.decodeNullable(Streak.self, forKey: .streak)
         if (streak == nil) != (period == nil) {

@@ -23,8 +23,8 @@ public struct GoalView: Hashable, Sendable {
     /// The current period of the goal's cadence (cut to the supported days); nil for a one-time
     /// goal, whose every entry counts.
     public var period: Period?
-    /// Measurable: the sum of amounts in the period. Outcome: nil (see `completed`).
-    public var value: Double?
+    /// Measurable: the sum of amounts in the period, exact. Outcome: nil (see `completed`).
+    public var value: Amount?
     /// Whether the period is complete: the sum reached the target (measurable), or the latest
     /// entry says completed (outcome).
     public var completed: Bool
@@ -42,18 +42,18 @@ public struct GoalView: Hashable, Sendable {
     /// The value and completion of a set of entries (one period's, or one day's): measurable, the
     /// exact sum (``Amount``: in millionths, whatever the entries' order) against the target;
     /// outcome, whether the latest entry (by `occurredAt`, then canonical order) says completed.
-    static func summarize(_ entries: [ProgressEntry], kind: ProgressKind, target: Double) -> (value: Double?, completed: Bool) {
+    static func summarize(_ entries: [ProgressEntry], kind: ProgressKind, target: Amount) -> (value: Amount?, completed: Bool) {
         switch kind {
         case .measurable:
-            let micro = Amount.microSum(entries.lazy.compactMap(\.amount))
-            return (Double(micro) / 1e6, micro >= Int128(Amount.micro(target)))
+            let sum = Amount.sum(entries.lazy.compactMap(\.amount))
+            return (sum, sum >= target)
         case .outcome:
             let latest = entries.max { a, b in a.occurredAt != b.occurredAt ? a.occurredAt < b.occurredAt : a.key < b.key }
             return (nil, latest?.completed ?? false)
         }
     }
 
-    init(period: Period?, value: Double?, completed: Bool, streak: Streak?) {
+    init(period: Period?, value: Amount?, completed: Bool, streak: Streak?) {
         self.period = period
         self.value = value
         self.completed = completed
@@ -64,9 +64,9 @@ public struct GoalView: Hashable, Sendable {
     public init(goal: GoalState, calendar: DeviceCalendar, now: Instant) {
         let cadence = goal.cadence?.value ?? .once
         let kind = goal.kind
-        let target = (goal.target?.value ?? nil) ?? 0
+        let target = (goal.target?.value ?? nil) ?? Amount.zero
         let entries = Self.countedEntries(of: goal)
-        func summarize(_ entries: [ProgressEntry]) -> (value: Double?, completed: Bool) {
+        func summarize(_ entries: [ProgressEntry]) -> (value: Amount?, completed: Bool) {
             Self.summarize(entries, kind: kind, target: target)
         }
 
@@ -125,7 +125,7 @@ public struct GoalView: Hashable, Sendable {
             ("periodStart", period.map { .string($0.start.description) } ?? .null),
             ("periodEnd", period.map { .string($0.end.description) } ?? .null),
             // Outcome goals have no amount: their period value is whether the period is done.
-            ("value", value.map { .number($0) } ?? .bool(completed)),
+            ("value", value.map { .amount($0) } ?? .bool(completed)),
             ("completed", .bool(completed)),
             ("streak", streak.map { .object([("current", .number(Double($0.current))), ("best", .number(Double($0.best)))]) } ?? .null),
         ])

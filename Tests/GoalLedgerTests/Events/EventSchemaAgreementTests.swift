@@ -212,7 +212,7 @@ struct EventSchemaAgreementTests {
         }
         for v in [1, 2] { walk(Self.schemas[v]!) }
         #expect(found >= 5)
-        #expect(throws: FieldError.self) { try FieldRules.amount(0.0000001, field: "amount") }
-        #expect(try FieldRules.amount(0.000001, field: "amount") == 0.000001)
+        #expect(throws: FieldError.self) { try Amount(double: 0.0000001, field: "amount") }
+        #expect(try Amount(double: 0.000001, field: "amount").micros == 1)
     }
 }

@@ -16,7 +16,7 @@ struct WireFormatGoldenTests {
         var created = Event(
             id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, origin: "phone", sequence: 1,
             hlc: HLC(milliseconds: 1_793_000_000_000, counter: 0), at: Instant(milliseconds: 1_793_000_000_000), schema: 2,
-            payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8, unit: "glasses")))
+            payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try! Amount("8"), unit: "glasses")))
         created.previousHash = EventChain.genesis
         created.signer = [UInt8](repeating: 0xA1, count: 32)
         created.signature = [UInt8](repeating: 0x5C, count: 64)
@@ -24,7 +24,7 @@ struct WireFormatGoldenTests {
             id: UUID(uuidString: "00000000-0000-4000-8000-000000000002")!, origin: "tablet", sequence: 1,
             hlc: HLC(milliseconds: 1_793_000_060_000, counter: 1), at: Instant(milliseconds: 1_793_000_060_000), schema: 2,
             payload: .progressRecorded(
-                ProgressRecorded(goal: goal, amount: 2.5, occurredAt: Instant(milliseconds: 1_793_000_060_000), day: Day(daysSinceEpoch: 20_752))))
+                ProgressRecorded(goal: goal, amount: try! Amount("2.5"), occurredAt: Instant(milliseconds: 1_793_000_060_000), day: Day(daysSinceEpoch: 20_752))))
         return try ChangeSet(ledger: ledger, records: [EventCodec.encode(created), EventCodec.encode(entry)])
     }
 

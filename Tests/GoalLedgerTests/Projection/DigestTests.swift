@@ -68,7 +68,7 @@ struct DigestTests {
         let goal = UUID()
         let entry = Event(
             id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: now.milliseconds, counter: 0), at: now, schema: 2,
-            payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 2, completed: nil)))
+            payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("2"), completed: nil)))
         _ = try u.store.importEvents([entry], from: "test")
         #expect(try u.store.digest() == Self.emptyDigest)
         #expect(try u.store.replay().digest == Self.emptyDigest)
@@ -125,8 +125,8 @@ struct DigestTests {
             [
                 EventDraft(
                     payload: .goalCreated(
-                        GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: 5, unit: "km", tags: ["x"]))),
-                EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 2, completed: nil))),
+                        GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: try! Amount("5"), unit: "km", tags: ["x"]))),
+                EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("2"), completed: nil))),
             ], now: now)
         var seen: [String] = []
         func check(_ label: String, new: Bool = true) throws {
@@ -150,7 +150,7 @@ struct DigestTests {
         #expect(try t.store.digest() == tagged, "the tag again")
         try t.store.append([EventDraft(payload: .tagRemoved(TagRemoved(goal: goal, tag: "y", observed: [])))], now: now)
         let added = try t.store.append(
-            [EventDraft(at: instant("2026-11-05T09:00:00Z"), payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 3, completed: nil)))],
+            [EventDraft(at: instant("2026-11-05T09:00:00Z"), payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("3"), completed: nil)))],
             now: now)
         try check("an entry")
         try t.store.append([EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: added[0].id)))], now: now)
@@ -159,7 +159,7 @@ struct DigestTests {
         let id = UUID()
         try t.store.append(
             [
-                EventDraft(id: id, payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1, completed: nil))),
+                EventDraft(id: id, payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("1"), completed: nil))),
                 EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: id))),
             ], now: now)
         #expect(try t.store.digest() == base, "an entry and its removal in one batch")
@@ -183,8 +183,8 @@ struct DigestTests {
                 schema: 2, payload: payload)
         }
         let created = event(
-            1, .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: 5)))
-        func history(amount: Double) -> [Event] {
+            1, .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: try! Amount("5"))))
+        func history(amount: Amount) -> [Event] {
             [
                 created,
                 event(
@@ -197,15 +197,15 @@ struct DigestTests {
             for e in events { p.apply(e) }
             return try p.digest
         }
-        #expect(try digest(history(amount: 2)) != digest(history(amount: 3)))
-        #expect(try digest(history(amount: 2)) != digest([created]))
+        #expect(try digest(history(amount: try! Amount("2"))) != digest(history(amount: try! Amount("3"))))
+        #expect(try digest(history(amount: try! Amount("2"))) != digest([created]))
         let removal = event(3, .progressRemoved(ProgressRemoved(goal: goal, entry: entryID)))
-        #expect(try digest(history(amount: 2) + [removal]) == digest([created]))
-        #expect(try digest([removal] + history(amount: 2)) == digest([created]))
+        #expect(try digest(history(amount: try! Amount("2")) + [removal]) == digest([created]))
+        #expect(try digest([removal] + history(amount: try! Amount("2"))) == digest([created]))
 
         // The same through a store's maintained digest: the removal imported before its entry.
         let t = try TemporaryStore(device: "laptop", signed: false)
-        let entry = history(amount: 2)[1]
+        let entry = history(amount: try! Amount("2"))[1]
         let other = Event(
             id: UUID(), origin: "tablet", sequence: 1, hlc: HLC(milliseconds: now.milliseconds + 10, counter: 0), at: now, schema: 2,
             payload: .progressRemoved(ProgressRemoved(goal: goal, entry: entryID)))
@@ -272,7 +272,7 @@ struct DigestTests {
             payload: .progressHistoryReplaced(
                 ProgressHistoryReplaced(
                     goal: goal,
-                    entries: entries.map { HistoryEntry(id: legacyEntry($0), amount: Double($0), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
+                    entries: entries.map { HistoryEntry(id: legacyEntry($0), amount: try! Amount(whole: Int64($0)), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
                     base: base)))
     }
 
@@ -287,7 +287,7 @@ struct DigestTests {
             Self.legacyHistory(id, goal: goal, entries, base: base, at: at)
         }
         try store.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))],
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: try! Amount("20"))))],
             now: now)
         let w1 = UUID()
         try store.append([history(w1, [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z")], now: now)
@@ -302,7 +302,7 @@ struct DigestTests {
         try store.append([EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: entry(2))))], now: now)
         #expect(try store.goalState(goal).entries.map(\.id) == [entry(1), entry(3)])
         #expect(try store.digest() == store.replay().digest)
-        try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 4, completed: nil)))], now: now)
+        try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("4"), completed: nil)))], now: now)
         #expect(try store.digest() == store.replay().digest)
         #expect(try store.verify().isClean)
         // A rebuild in chunks of one or two events computes the history's entry sums once, at
@@ -326,7 +326,7 @@ struct DigestTests {
         let entry = Self.legacyEntry
         func history(_ entries: [Int], at: String) -> EventDraft { Self.legacyHistory(UUID(), goal: goal, entries, base: nil, at: at) }
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))],
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: try! Amount("20"))))],
             now: instant("2026-10-01T00:00:00Z"))
         let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: instant("2026-10-01T00:00:00Z"))
         func check(_ entries: [Int], _ line: Int = #line) throws {

@@ -65,23 +65,23 @@ struct GoalProjectionTests {
             "phone", 1000,
             .goalCreated(
                 GoalCreated(
-                    goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil, progressKind: .measurable, target: 5,
+                    goal: goal, title: "T", details: nil, cadence: .daily, targetDate: nil, progressKind: .measurable, target: try! Amount("5"),
                     unit: nil, reminder: nil, tags: ["x"])))
         var titleA = GoalEdited(goal: goal, replaces: [.title: created.id])
         titleA.title = "A"
         var titleB = GoalEdited(goal: goal, replaces: [.title: created.id])
         titleB.title = "B"
         var target = GoalEdited(goal: goal, replaces: [.target: created.id])
-        target.target = 9
+        target.target = try! Amount("9")
         let entryID = UUID()
         let events = [
             created,
             event("phone", 2000, .goalEdited(titleA)),
             event("tablet", 2000, .goalEdited(titleB)),  // same millisecond: "tablet" sorts after "phone" and wins
             event("tablet", 2100, .goalEdited(target)),  // a different field: both edits apply
-            event("phone", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 1, occurredAt: Instant(milliseconds: 3000), day: Day(daysSinceEpoch: 0)))),
+            event("phone", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("1"), occurredAt: Instant(milliseconds: 3000), day: Day(daysSinceEpoch: 0)))),
             event(
-                "tablet", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: 2, occurredAt: Instant(milliseconds: 3000), day: Day(daysSinceEpoch: 0))),
+                "tablet", 3000, .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("2"), occurredAt: Instant(milliseconds: 3000), day: Day(daysSinceEpoch: 0))),
                 id: entryID),
             event("phone", 3500, .progressRemoved(ProgressRemoved(goal: goal, entry: entryID))),
             event("tablet", 3600, .tagRemoved(TagRemoved(goal: goal, tag: "x", observed: [created.id]))),
@@ -94,7 +94,7 @@ struct GoalProjectionTests {
             for e in order { p.apply(e) }
             let g = try #require(p.goals[goal])
             #expect(g.title?.value == "B")
-            #expect(g.target?.value == 9)
+            #expect(g.target?.value?.description == "9")
             #expect(g.entries.map { $0.amount } == [1])
             #expect(g.tags == ["x"])
             #expect(g.reminder?.value == nil)

@@ -15,7 +15,7 @@ struct GoalRegisterTests {
 
     /// A measurable daily goal with no reminder: every register has a value its creation wrote.
     static var creation: Payload {
-        .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: 2, unit: "km"))
+        .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: try! Amount("2"), unit: "km"))
     }
 
     /// An event that writes `register` of the goal, `variant` telling two writes apart.
@@ -25,7 +25,7 @@ struct GoalRegisterTests {
         case .details: .goalEdited(GoalEdited(goal: goal, details: "Note \(variant)"))
         case .cadence: .goalEdited(GoalEdited(goal: goal, cadence: variant == 1 ? .weekly : .monthly))
         case .targetDate: .goalEdited(GoalEdited(goal: goal, targetDate: day("2027-0\(variant)-01")))
-        case .target: .goalEdited(GoalEdited(goal: goal, target: Double(4 + variant)))
+        case .target: .goalEdited(GoalEdited(goal: goal, target: try! Amount(whole: Int64(4 + variant))))
         case .unit: .goalEdited(GoalEdited(goal: goal, unit: "unit \(variant)"))
         case .reminder: .reminderSet(ReminderSet(goal: goal, hour: 6 + variant, minute: 15))
         case .deleted: .goalDeleted(GoalDeleted(goal: goal))

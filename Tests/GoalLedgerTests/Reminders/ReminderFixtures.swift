@@ -10,7 +10,7 @@ struct ReminderGoal {
 
     init(
         _ id: UUID = UUID(), title: String = "Read", cadence: Cadence, targetDate: String? = nil,
-        reminder: ReminderTime? = .default, measurable target: Double? = nil
+        reminder: ReminderTime? = .default, measurable target: Amount? = nil
     ) {
         state = GoalState(id: id)
         apply(
@@ -37,7 +37,7 @@ struct ReminderGoal {
                     goal: id, amount: nil, completed: done, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
     }
 
-    mutating func record(_ amount: Double, on d: String) {
+    mutating func record(_ amount: Amount, on d: String) {
         apply(
             .progressRecorded(
                 ProgressRecorded(

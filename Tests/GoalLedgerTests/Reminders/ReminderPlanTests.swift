@@ -108,7 +108,7 @@ struct RepeatingReminderTests {
         #expect(only(outcome) == nil)
         outcome.complete(false, on: "2026-06-01")  // reopened
         #expect(only(outcome) != nil)
-        var measurable = ReminderGoal(cadence: .once, targetDate: "2026-06-20", measurable: 10)
+        var measurable = ReminderGoal(cadence: .once, targetDate: "2026-06-20", measurable: try! Amount("10"))
         measurable.record(6, on: "2026-06-01")
         #expect(only(measurable) != nil)
         measurable.record(4, on: "2026-06-09")
@@ -254,7 +254,7 @@ struct WindowReminderTests {
         goal.complete(on: "2026-06-12")
         #expect(fires(goal, ny, now: now).keys.sorted() == ["20260611"])
         // A measurable period counts as completed only once the target is reached.
-        var measurable = ReminderGoal(cadence: .daily, measurable: 3)
+        var measurable = ReminderGoal(cadence: .daily, measurable: try! Amount("3"))
         measurable.record(2, on: "2026-06-10")
         #expect(fires(measurable, ny, now: now).keys.sorted() == ["20260610", "20260611", "20260612"])
         measurable.record(1, on: "2026-06-10")

@@ -19,7 +19,7 @@ struct MigrationTests {
                     at: instant("2026-10-01T08:00:00Z"),
                     payload: .goalCreated(
                         GoalCreated(
-                            goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 20)))
+                            goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: try! Amount("20"))))
             ], now: now)
         return (dir, store)
     }
@@ -31,7 +31,7 @@ struct MigrationTests {
                 ProgressHistoryReplaced(
                     goal: goal,
                     entries: entries.map {
-                        HistoryEntry(id: e($0), amount: Double($0), occurredAt: instant("2026-10-0\($0 % 9 + 1)T20:00:00Z"))
+                        HistoryEntry(id: e($0), amount: try! Amount(whole: Int64($0)), occurredAt: instant("2026-10-0\($0 % 9 + 1)T20:00:00Z"))
                     },
                     base: base)))
     }
@@ -84,7 +84,7 @@ struct MigrationTests {
         defer { withExtendedLifetime(dir) {} }
         try store.append([history(w(1), [1, 2], base: nil, at: "2026-10-03T21:00:00Z")], now: now)
         let refusedBefore = ledgerError {
-            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
+            try store.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("1"))))], now: now)
         }
         #expect(refusedBefore?.message.contains("migrate the store") == true, "\(refusedBefore?.message ?? "")")
         _ = try store.migrate()
@@ -94,7 +94,7 @@ struct MigrationTests {
         try store.append(
             [
                 EventDraft(payload: .progressRemoved(ProgressRemoved(goal: goal, entry: e(2)))),
-                EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 3))),
+                EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("3")))),
             ], now: now)
         #expect(try liveIDs(store).count == 2 && !(try liveIDs(store).contains(e(2))))
         // Migrating again does nothing.
@@ -121,7 +121,7 @@ struct MigrationTests {
         let (dir, legacy) = try legacyStore()
         let migrated = try legacy.clone(to: dir.path + "/m", device: "tablet", now: instant("2026-11-01T00:00:00Z"))
         _ = try migrated.migrate()
-        try migrated.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: 1)))], now: now)
+        try migrated.append([EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("1"))))], now: now)
         let before = try legacy.snapshot()
         let error = ledgerError { _ = try legacy.sync(with: migrated) }
         // The library names no command: the remedy is typed, and the command line names it.

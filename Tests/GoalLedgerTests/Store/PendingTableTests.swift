@@ -43,7 +43,7 @@ struct PendingTableTests {
                     GoalCreated(
                         goal: goal, title: "goal \(i)", cadence: cadence,
                         targetDate: rng.next() % 4 == 0 ? nil : day(Int(rng.next() % 9) - 2),
-                        progressKind: measurable ? .measurable : .outcome, target: measurable ? 3 : nil, reminder: reminder,
+                        progressKind: measurable ? .measurable : .outcome, target: measurable ? try! Amount("3") : nil, reminder: reminder,
                         reminderDevices: reminder == nil ? nil : someDevices(&rng)))
             case 2:
                 var e = GoalEdited(goal: goal, replaces: [:])
@@ -59,7 +59,7 @@ struct PendingTableTests {
                 let d = day(Int(rng.next() % 9) - 3)
                 payload = .progressRecorded(
                     rng.next() % 2 == 0
-                        ? ProgressRecorded(goal: goal, amount: Double(rng.next() % 3), occurredAt: at, day: d)
+                        ? ProgressRecorded(goal: goal, amount: try! Amount(whole: Int64(rng.next() % 3)), occurredAt: at, day: d)
                         : ProgressRecorded(goal: goal, completed: rng.next() % 3 != 0, occurredAt: at, day: d))
                 recorded.append(id)
             case 8:

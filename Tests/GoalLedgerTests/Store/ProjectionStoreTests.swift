@@ -155,7 +155,7 @@ struct ProjectionStoreTests {
             Issue.record("not an entry: \(original.payload)")
             return
         }
-        payload.amount = 100
+        payload.amount = try! Amount("100")
         var forged = original
         forged.payload = .progressRecorded(payload)
         try t.store.env.write { txn in try txn.put(t.store.layout.events, key: position.bigEndianBytes, value: EventCodec.encode(forged)) }

@@ -166,7 +166,7 @@ struct VerifyChecksTests {
             Issue.record("not an entry: \(forged.payload)")
             return
         }
-        payload.amount = 100
+        payload.amount = try! Amount("100")
         forged.payload = .progressRecorded(payload)
         try store.env.write { txn in try txn.put(store.layout.events, key: rewritten.bigEndianBytes, value: EventCodec.encode(forged)) }
         let found = try findings(store)

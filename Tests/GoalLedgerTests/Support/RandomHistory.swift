@@ -36,7 +36,7 @@ enum RandomHistory {
                     GoalCreated(
                         goal: goal, title: "goal \(i)", details: rng.next() % 2 == 0 ? nil : "d\(i)",
                         cadence: Cadence.allCases.randomElement(using: &rng)!, targetDate: nil,
-                        progressKind: measurable ? .measurable : .outcome, target: measurable ? 5 : nil, unit: nil,
+                        progressKind: measurable ? .measurable : .outcome, target: measurable ? try! Amount("5") : nil, unit: nil,
                         reminder: rng.next() % 2 == 0 ? nil : ReminderTime(unchecked: 8, 15), tags: ["a"]))
                 adds.append(id)
             case 2:
@@ -44,14 +44,14 @@ enum RandomHistory {
                 e.title = "title \(i)"
                 if rng.next() % 2 == 0 { e.details = .some(rng.next() % 2 == 0 ? nil : "details \(i)") }
                 if rng.next() % 2 == 0 { e.cadence = Cadence.allCases.randomElement(using: &rng)! }
-                if rng.next() % 2 == 0 { e.target = Double(rng.next() % 10 + 1) }
+                if rng.next() % 2 == 0 { e.target = try! Amount(whole: Int64(rng.next() % 10 + 1)) }
                 payload = .goalEdited(e)
             case 3: payload = .goalDeleted(GoalRegisterWrite(goal: goal))
             case 4: payload = .goalRestored(GoalRegisterWrite(goal: goal))
             case 5, 6:
                 payload = .progressRecorded(
                     ProgressRecorded(
-                        goal: goal, amount: rng.next() % 2 == 0 ? Double(rng.next() % 5) : nil,
+                        goal: goal, amount: rng.next() % 2 == 0 ? try! Amount(whole: Int64(rng.next() % 5)) : nil,
                         completed: rng.next() % 2 == 0 ? rng.next() % 2 == 0 : nil, occurredAt: at,
                         day: at.day(in: TimeZone(identifier: "UTC")!)))
                 recorded.append(id)
@@ -97,20 +97,20 @@ enum RandomHistory {
                 payload = .goalCreated(
                     GoalCreated(
                         goal: rng.uuid(), title: "goal \(step)", details: nil, cadence: Cadence.allCases.randomElement(using: &rng)!,
-                        targetDate: nil, progressKind: measurable ? .measurable : .outcome, target: measurable ? 3 : nil,
+                        targetDate: nil, progressKind: measurable ? .measurable : .outcome, target: measurable ? try! Amount("3") : nil,
                         unit: nil, reminder: nil, tags: ["a"]))
             case 1:
                 if let g = live.randomElement(using: &rng) {
                     var e = GoalEdited(goal: g.id, replaces: [:])
                     e.title = "edited \(step)"
-                    if g.kind == .measurable, rng.next() % 2 == 0 { e.target = Double(rng.next() % 6 + 1) }
+                    if g.kind == .measurable, rng.next() % 2 == 0 { e.target = try! Amount(whole: Int64(rng.next() % 6 + 1)) }
                     payload = .goalEdited(e)
                 }
             case 2, 3, 4:
                 if let g = live.randomElement(using: &rng) {
                     payload = .progressRecorded(
                         g.kind == .measurable
-                            ? ProgressRecorded(goal: g.id, amount: Double(rng.next() % 4), completed: nil)
+                            ? ProgressRecorded(goal: g.id, amount: try! Amount(whole: Int64(rng.next() % 4)), completed: nil)
                             : ProgressRecorded(goal: g.id, amount: nil, completed: rng.next() % 3 != 0))
                 }
             case 5:

@@ -25,8 +25,9 @@ struct AdversarialConvergenceTests {
         "\u{E9}t\u{E9}", "e\u{301}te\u{301}", "\u{E9}te\u{301}", "\u{C5}", "A\u{30A}", "\u{212B}",
         "\u{1E0C}\u{307}", "D\u{307}\u{323}", "D\u{323}\u{307}", "\u{304C}", "\u{304B}\u{3099}", "\u{1F44D}\u{1F3FD}",
     ]
-    static let amounts: [Double] = [1e12, -1e12, 999_999_999_999.99, 0.1, -0.1, 0.000001, 123.456, 0, 1]
-    static let targets: [Double] = [1e12, 0.000001, 0.5, 3]
+    static let amounts: [Amount] = ["1000000000000", "-1000000000000", "999999999999.99", "0.1", "-0.1", "0.000001", "123.456", "0", "1"]
+        .map { try! Amount($0) }
+    static let targets: [Amount] = ["1000000000000", "0.000001", "0.5", "3"].map { try! Amount($0) }
     static let targetDates = ["1970-01-02", "9999-12-30", "2026-12-31", "2000-02-29"]
     static let days = ["1970-01-01", "9999-12-31", "2026-11-05", "2024-02-29"]
     /// Each device's clock is off by its own amount.

@@ -73,7 +73,7 @@ struct SignedEventsTests {
         try refused(phone, { try phone.importEvents([forged], from: "test") }, mentioning: "without a signature")
         // An altered amount: the chain still links, the signature no longer verifies.
         var altered = run
-        altered[1].payload = .progressRecorded(ProgressRecorded(goal: UUID(uuidString: Self.goal)!, amount: 999, occurredAt: now, day: day("2026-11-05")))
+        altered[1].payload = .progressRecorded(ProgressRecorded(goal: UUID(uuidString: Self.goal)!, amount: try! Amount("999"), occurredAt: now, day: day("2026-11-05")))
         try refused(phone, { try phone.importEvents(altered, from: "test") }, mentioning: "tablet/2")
         // Reordered: two events swap places (and sequences).
         var reordered = run

@@ -17,7 +17,7 @@ struct TrustAttackTests {
         try phone.append(
             [
                 EventDraft(
-                    payload: .goalCreated(GoalCreated(goal: goal, title: "Save", cadence: .daily, progressKind: .measurable, target: 5)))
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Save", cadence: .daily, progressKind: .measurable, target: try! Amount("5"))))
             ],
             now: at)
         stores["phone"] = phone
@@ -27,7 +27,7 @@ struct TrustAttackTests {
         return stores
     }
 
-    static func progress(_ amount: Double = 1) -> [EventDraft] {
+    static func progress(_ amount: Amount = try! Amount(whole: 1)) -> [EventDraft] {
         [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: amount)))]
     }
 
@@ -229,7 +229,7 @@ struct TrustAttackTests {
         let dir = TemporaryDirectory()
         let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone", signed: false)
         try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Save", progressKind: .measurable, target: 5)))]
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Save", progressKind: .measurable, target: try! Amount("5"))))]
                 + Self.progress(),
             now: now)
         let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: now)

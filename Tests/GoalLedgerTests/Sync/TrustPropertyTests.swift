@@ -34,7 +34,7 @@ struct TrustPropertyTests {
             switch rng.next() % 10 {
             case 0, 1:
                 let store = pick(stores)
-                try attempt { try store.append(TrustAttackTests.progress(Double(rng.next() % 9)), now: now) }
+                try attempt { try store.append(TrustAttackTests.progress(try! Amount(whole: Int64(rng.next() % 9))), now: now) }
             case 2:
                 // Delivery by sync, in a random direction.
                 let a = pick(stores)
@@ -76,7 +76,7 @@ struct TrustPropertyTests {
                 if let key = try thief.keys.key(ledger: thief.ledgerID, device: "thief") {
                     let forged = try Forger.next(
                         .progressRecorded(
-                            ProgressRecorded(goal: TrustAttackTests.goal, amount: 666, occurredAt: now, day: day("2026-11-05"))),
+                            ProgressRecorded(goal: TrustAttackTests.goal, amount: try! Amount("666"), occurredAt: now, day: day("2026-11-05"))),
                         origin: victim, after: thief, key: key)
                     _ = try pick(stores).importEvents([forged], from: "the thief")
                 }

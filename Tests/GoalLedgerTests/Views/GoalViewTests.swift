@@ -8,7 +8,7 @@ struct GoalBuilder {
     var state: GoalState
     private var clock: Int64 = 1_700_000_000_000
 
-    init(cadence: Cadence, measurable target: Double? = nil) {
+    init(cadence: Cadence, measurable target: Amount? = nil) {
         let id = UUID()
         state = GoalState(id: id)
         apply(
@@ -25,7 +25,7 @@ struct GoalBuilder {
             Event(id: UUID(), origin: "phone", sequence: 1, hlc: HLC(milliseconds: clock, counter: 0), at: at, schema: 2, payload: payload))
     }
 
-    mutating func record(_ amount: Double, on d: String) {
+    mutating func record(_ amount: Amount, on d: String) {
         apply(
             .progressRecorded(
                 ProgressRecorded(goal: state.id, amount: amount, completed: nil, occurredAt: instant(d + "T12:00:00Z"), day: day(d))))
@@ -43,7 +43,7 @@ struct GoalViewTests {
     let newYork = DeviceCalendar(timeZoneIdentifier: "America/New_York", firstWeekday: 1)
 
     @Test func dailyMeasurableUsesTheLocalDayOfNow() {
-        var g = GoalBuilder(cadence: .daily, measurable: 5)
+        var g = GoalBuilder(cadence: .daily, measurable: try! Amount("5"))
         g.record(2, on: "2026-11-02")
         g.record(3, on: "2026-11-02")
         g.record(1, on: "2026-11-03")
@@ -63,29 +63,29 @@ struct GoalViewTests {
         #expect(nyView.value == 5)
     }
 
-    @Test func sumsAreExactWhateverTheEntriesOrder() {
+    @Test func sumsAreExactWhateverTheEntriesOrder() throws {
         // 0.1 + 0.2 is 0.3, and ten tenths complete a target of 1.
-        var g = GoalBuilder(cadence: .daily, measurable: 1)
+        var g = GoalBuilder(cadence: .daily, measurable: try! Amount("1"))
         g.record(0.1, on: "2026-11-02")
         g.record(0.2, on: "2026-11-02")
         let now = instant("2026-11-02T18:00:00Z")
         #expect(GoalView(goal: g.state, calendar: berlin, now: now).value == 0.3)
-        #expect(JSONWriter.number(GoalView(goal: g.state, calendar: berlin, now: now).value!) == "0.3")
-        var tenths = GoalBuilder(cadence: .daily, measurable: 1)
+        #expect(GoalView(goal: g.state, calendar: berlin, now: now).value!.description == "0.3")
+        var tenths = GoalBuilder(cadence: .daily, measurable: try! Amount("1"))
         for _ in 0..<10 { tenths.record(0.1, on: "2026-11-02") }
         #expect((0..<10).reduce(0.0) { s, _ in s + 0.1 } != 1, "floating-point addition would miss the target")
         let view = GoalView(goal: tenths.state, calendar: berlin, now: now)
-        #expect(view.value == 1 && view.completed)
+        #expect(view.value?.description == "1" && view.completed)
 
         // Amounts of up to six digits after the point, in seeded random orders: the sum is the
         // exact decimal sum (computed here in whole millionths), in every order.
         var rng = SeededRandom(seed: 26)
         for _ in 0..<50 {
             let micros = (0..<Int.random(in: 2...40, using: &rng)).map { _ in Int64.random(in: -5_000_000_000...5_000_000_000, using: &rng) }
-            let amounts = micros.map { Double($0) / 1e6 }
-            let exact = Double(micros.reduce(0, +)) / 1e6
+            let amounts = try micros.map { try Amount(micros: $0) }
+            let exact = Int128(micros.reduce(0, +))
             for _ in 0..<3 {
-                #expect(Amount.sum(amounts.shuffled(using: &rng)) == exact)
+                #expect(Amount.sum(amounts.shuffled(using: &rng)).micros == exact)
             }
         }
     }
@@ -105,13 +105,13 @@ struct GoalViewTests {
     }
 
     @Test func monthlyAndYearlyPeriodBounds() {
-        var m = GoalBuilder(cadence: .monthly, measurable: 10)
+        var m = GoalBuilder(cadence: .monthly, measurable: try! Amount("10"))
         m.record(4, on: "2028-02-01")
         m.record(6, on: "2028-02-29")
         m.record(9, on: "2028-03-01")
         let view = GoalView(goal: m.state, calendar: newYork, now: instant("2028-02-29T20:00:00Z"))
         #expect(view.period == Period(start: day("2028-02-01"), end: day("2028-02-29")))
-        #expect(view.value == 10)
+        #expect(view.value?.description == "10")
         #expect(view.completed)
         var y = GoalBuilder(cadence: .yearly)
         y.complete(on: "2025-06-01")
@@ -155,12 +155,12 @@ struct GoalViewTests {
     }
 
     @Test func oneTimeGoalsUseAllEntriesAndHaveNoStreak() {
-        var g = GoalBuilder(cadence: .once, measurable: 10)
+        var g = GoalBuilder(cadence: .once, measurable: try! Amount("10"))
         g.record(6, on: "2026-01-05")
         g.record(5, on: "2026-11-05")
         let view = GoalView(goal: g.state, calendar: berlin, now: instant("2026-11-06T00:00:00Z"))
         #expect(view.period == nil)
-        #expect(view.value == 11)
+        #expect(view.value?.description == "11")
         #expect(view.completed)
         #expect(view.streak == nil)
         #expect(view.json["streak"] == .null)
@@ -168,13 +168,13 @@ struct GoalViewTests {
     }
 
     @Test func removedEntriesDoNotCount() {
-        var g = GoalBuilder(cadence: .daily, measurable: 3)
+        var g = GoalBuilder(cadence: .daily, measurable: try! Amount("3"))
         g.record(3, on: "2026-11-02")
         let entry = g.state.entries[0].id
         #expect(GoalView(goal: g.state, calendar: berlin, now: instant("2026-11-02T12:00:00Z")).completed)
         g.apply(.progressRemoved(ProgressRemoved(goal: g.state.id, entry: entry)))
         let view = GoalView(goal: g.state, calendar: berlin, now: instant("2026-11-02T12:00:00Z"))
         #expect(!view.completed)
-        #expect(view.value == 0)
+        #expect(view.value?.description == "0")
     }
 }

@@ -41,7 +41,7 @@ struct KeptViewsTests {
                 payload = .goalCreated(
                     GoalCreated(
                         goal: goal, title: "goal \(n)", details: nil, cadence: [.daily, .weekly, .monthly, .yearly, .once][n],
-                        targetDate: nil, progressKind: measurable ? .measurable : .outcome, target: measurable ? 2.5 : nil, unit: nil,
+                        targetDate: nil, progressKind: measurable ? .measurable : .outcome, target: measurable ? try! Amount("2.5") : nil, unit: nil,
                         reminder: nil, tags: []))
             } else {
                 switch roll {
@@ -49,7 +49,7 @@ struct KeptViewsTests {
                     // Entries: mostly near their time, some dated days back or ahead.
                     let shift = rng.next() % 5 == 0 ? Int64(rng.next() % 21) - 10 : 0
                     let occurred = Instant(milliseconds: ms + shift * 86_400_000)
-                    let amounts: [Double] = [1, 2, 0.5, 0.1, 0.2, -1, 3.000001]
+                    let amounts: [Amount] = [1, 2, 0.5, 0.1, 0.2, -1, 3.000001]
                     payload = .progressRecorded(
                         ProgressRecorded(
                             goal: goal, amount: rng.next() % 2 == 0 ? amounts[Int(rng.next() % 7)] : nil,
@@ -150,7 +150,7 @@ struct KeptViewsTests {
         try store.append(
             [
                 EventDraft(
-                    payload: .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: 2)))
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .daily, progressKind: .measurable, target: try! Amount("2"))))
             ], now: now)
         var ids: [Int: UUID] = [:]
         for d in [1, 2, 3, 5, 6, 8] {
@@ -158,7 +158,7 @@ struct KeptViewsTests {
                 [
                     EventDraft(
                         payload: .progressRecorded(
-                            ProgressRecorded(goal: goal, amount: 2, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
+                            ProgressRecorded(goal: goal, amount: try! Amount("2"), completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
                 ],
                 now: now)
             ids[d] = r[0].id
@@ -171,7 +171,7 @@ struct KeptViewsTests {
             [
                 EventDraft(
                     payload: .progressRecorded(
-                        ProgressRecorded(goal: goal, amount: 2.5, completed: nil, occurredAt: instant("2026-10-04T09:00:00Z"))))
+                        ProgressRecorded(goal: goal, amount: try! Amount("2.5"), completed: nil, occurredAt: instant("2026-10-04T09:00:00Z"))))
             ],
             now: now)
         #expect(try streak("2026-10-06T20:00:00Z") == Streak(current: 6, best: 6))
@@ -180,14 +180,14 @@ struct KeptViewsTests {
         #expect(try streak("2026-10-06T20:00:00Z") == Streak(current: 4, best: 4))
         // A higher target leaves no period complete; a weekly cadence counts weeks.
         var edit = GoalEdited(goal: goal, replaces: [:])
-        edit.target = 3
+        edit.target = try! Amount("3")
         try store.append([EventDraft(payload: .goalEdited(edit))], now: now)
         #expect(try streak("2026-10-06T20:00:00Z") == Streak(current: 0, best: 0))
         edit = GoalEdited(goal: goal, replaces: [:])
         edit.cadence = .weekly
         try store.append([EventDraft(payload: .goalEdited(edit))], now: now)
         let view = try #require(try store.goal(goal, now: instant("2026-10-06T20:00:00Z"))?.view)
-        #expect(view.value == 8.5)
+        #expect(view.value?.description == "8.5")
         #expect(view.streak == Streak(current: 2, best: 2))
         try Self.expectKeptViewsMatch(store, "edited")
         #expect(try store.verify().isClean)
@@ -236,14 +236,14 @@ struct KeptViewsTests {
         try store.append(
             [
                 EventDraft(
-                    payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: 1)))
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: try! Amount("1"))))
             ], now: now)
         for d in 1...3 {
             try store.append(
                 [
                     EventDraft(
                         payload: .progressRecorded(
-                            ProgressRecorded(goal: goal, amount: 1, completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
+                            ProgressRecorded(goal: goal, amount: try! Amount("1"), completed: nil, occurredAt: instant("2026-10-0\(d)T09:00:00Z"))))
                 ],
                 now: now)
         }

@@ -15,7 +15,9 @@ public struct GoalCreated: Equatable, Sendable {
     /// A completion flag, or an amount against `target`.
     public var progressKind: ProgressKind
     /// For a measurable goal, the amount a period must reach.
-    public var target: Double?
+    public var target: Amount?
+    /// The double an older record held when it is not exactly `target` (see ``ProgressRecorded``).
+    var legacyTarget: Double?
     /// For a measurable goal, the unit of its amounts.
     public var unit: String?
     /// The reminder's time, or nil for no reminder.
@@ -28,7 +30,7 @@ public struct GoalCreated: Equatable, Sendable {
     /// A creation with the defaults of the JSON form for every value not given.
     public init(
         goal: UUID, title: String, details: String? = nil, cadence: Cadence = .once, targetDate: Day? = nil,
-        progressKind: ProgressKind = .outcome, target: Double? = nil, unit: String? = nil,
+        progressKind: ProgressKind = .outcome, target: Amount? = nil, unit: String? = nil,
         reminder: ReminderTime? = nil, tags: [String] = [], reminderDevices: [String]? = nil
     ) {
         self.goal = goal
@@ -55,7 +57,7 @@ extension GoalCreated: GoalEventPayload {
         let cadence = try r.enumeration("cadence", Cadence.self) ?? .once
         let targetDate = try r.day("targetDate")
         var kind = ProgressKind.outcome
-        var target: Double?
+        var target: Amount?
         var unit: String?
         if let p = r.raw("progress") {
             var pr = try ObjectReader(p, path: "progress")
@@ -64,7 +66,7 @@ extension GoalCreated: GoalEventPayload {
             }
             kind = k
             if kind == .measurable {
-                guard let t = try pr.number("target") else { throw FieldError("progress.target", "is required for a measurable goal") }
+                guard let t = try pr.amount("target") else { throw FieldError("progress.target", "is required for a measurable goal") }
                 target = t
                 unit = try pr.string("unit")
             }
@@ -94,7 +96,7 @@ extension GoalCreated: GoalEventPayload {
         if let t = targetDate { m.append(("targetDate", .day(t))) }
         var progress: [(String, JSONValue)] = [("kind", .string(progressKind.rawValue))]
         if progressKind == .measurable {
-            progress.append(("target", .number(target ?? 0)))
+            progress.append(("target", target.map { .amount($0) } ?? .number(legacyTarget ?? 0)))
             if let u = unit { progress.append(("unit", .string(u))) }
         }
         m.append(("progress", .object(progress)))
@@ -116,6 +118,7 @@ extension GoalCreated: GoalEventPayload {
         let hasUnit = f.take()
         let hasReminder = f.take()
         let hasDevices = f.take()
+        let hasTargetMicros = f.take()
         let title = try r.string()
         let cadence = try Cadence.decode(try r.u8(), "cadence")
         let kind = try ProgressKind.decode(try r.u8(), "progress kind")
@@ -124,7 +127,7 @@ extension GoalCreated: GoalEventPayload {
             progressKind: kind, target: nil, unit: nil, reminder: nil, tags: [])
         if hasDetails { details = try r.string() }
         if hasDate { targetDate = try r.day() }
-        if hasTarget { target = try r.double() }
+        (target, legacyTarget) = try StoredAmount.read(&r, double: hasTarget, micros: hasTargetMicros)
         if hasUnit { unit = try r.string() }
         if hasReminder { reminder = ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) }
         if hasDevices { reminderDevices = try r.strings() }
@@ -135,10 +138,12 @@ extension GoalCreated: GoalEventPayload {
         var f = Presence()
         f.mark(details != nil)
         f.mark(targetDate != nil)
-        f.mark(target != nil)
+        let targetDouble = StoredAmount.double(for: target, legacy: legacyTarget)
+        f.mark(targetDouble != nil)
         f.mark(unit != nil)
         f.mark(reminder != nil)
         f.mark(reminderDevices != nil)
+        f.mark(target != nil && targetDouble == nil)
         w.varint(f.bits)
         w.uuid(goal)
         w.string(title)
@@ -146,7 +151,7 @@ extension GoalCreated: GoalEventPayload {
         w.u8(progressKind.storedCode)
         if let d = details { w.string(d) }
         if let t = targetDate { w.day(t) }
-        if let t = target { w.double(t) }
+        StoredAmount.write(target, legacy: legacyTarget, into: &w)
         if let u = unit { w.string(u) }
         if let r = reminder {
             w.u8(UInt8(r.hour))
@@ -162,10 +167,10 @@ extension GoalCreated: GoalEventPayload {
         if let d = details { _ = try FieldRules.details(d, field: "details") }
         if let d = targetDate { _ = try FieldRules.targetDate(d, field: "targetDate") }
         if progressKind == .measurable {
-            guard let t = target else { throw FieldError("progress.target", "is required for a measurable goal") }
-            _ = try FieldRules.target(t, field: "progress.target")
+            guard target != nil || legacyTarget != nil else { throw FieldError("progress.target", "is required for a measurable goal") }
+            try FieldRules.target(target, legacy: legacyTarget, field: "progress.target")
             if let u = unit { _ = try FieldRules.unit(u, field: "progress.unit") }
-        } else if target != nil {
+        } else if target != nil || legacyTarget != nil {
             throw FieldError("progress.target", "an outcome goal has no target")
         } else if unit != nil {
             throw FieldError("progress.unit", "an outcome goal has no unit")

@@ -72,7 +72,9 @@ public struct GoalEdited: Equatable, Sendable {
     /// The new target date; `.some(nil)` clears it.
     public var targetDate: Day??
     /// The new target of a measurable goal.
-    public var target: Double?
+    public var target: Amount?
+    /// The double an older record held when it is not exactly `target` (see ``ProgressRecorded``).
+    var legacyTarget: Double?
     /// The new unit of a measurable goal; `.some(nil)` clears it.
     public var unit: String??
     /// For each changed field, the event whose value the author replaced (filled in at append).
@@ -84,7 +86,7 @@ public struct GoalEdited: Equatable, Sendable {
     /// An edit of the fields given; the others stay unchanged.
     public init(
         goal: UUID, title: String? = nil, details: String?? = nil, cadence: Cadence? = nil, targetDate: Day?? = nil,
-        target: Double? = nil, unit: String?? = nil, replaces: [GoalField: UUID] = [:]
+        target: Amount? = nil, unit: String?? = nil, replaces: [GoalField: UUID] = [:]
     ) {
         self.goal = goal
         self.title = title
@@ -106,7 +108,7 @@ extension GoalEdited {
         case .details: details.map { .nullable($0) }
         case .cadence: cadence.map { .string($0.rawValue) }
         case .targetDate: targetDate.map { .day($0) }
-        case .target: target.map { .number($0) }
+        case .target: target.map { .amount($0) } ?? legacyTarget.map { .number($0) }
         case .unit: unit.map { .nullable($0) }
         }
     }
@@ -118,7 +120,7 @@ extension GoalEdited {
         case .details: details = try r.nullableString("details")
         case .cadence: cadence = try r.enumeration("cadence", Cadence.self)
         case .targetDate: targetDate = try r.nullableDay("targetDate")
-        case .target: target = try r.number("target")
+        case .target: target = try r.amount("target")
         case .unit: unit = try r.nullableString("unit")
         }
     }
@@ -130,7 +132,7 @@ extension GoalEdited {
         case .details: if let d = details ?? nil { _ = try FieldRules.details(d, field: "details") }
         case .cadence: break  // an enumeration: its reading checked it
         case .targetDate: if let d = targetDate ?? nil { _ = try FieldRules.targetDate(d, field: "targetDate") }
-        case .target: if let t = target { _ = try FieldRules.target(t, field: "target") }
+        case .target: if target != nil || legacyTarget != nil { try FieldRules.target(target, legacy: legacyTarget, field: "target") }
         case .unit: if let u = unit ?? nil { _ = try FieldRules.unit(u, field: "unit") }
         }
     }
@@ -143,7 +145,7 @@ extension GoalEdited {
         case .details: if let d = details ?? nil { w.string(d) }
         case .cadence: if let c = cadence { w.u8(c.storedCode) }
         case .targetDate: if let t = targetDate ?? nil { w.day(t) }
-        case .target: if let t = target { w.double(t) }
+        case .target: StoredAmount.write(target, legacy: legacyTarget, into: &w)
         case .unit: if let u = unit ?? nil { w.string(u) }
         }
     }
@@ -156,7 +158,7 @@ extension GoalEdited {
         case .details: details = .some(hasValue ? try r.string() : nil)
         case .cadence: cadence = try Cadence.decode(try r.u8(), "cadence")
         case .targetDate: targetDate = .some(hasValue ? try r.day() : nil)
-        case .target: target = try r.double()
+        case .target: (target, legacyTarget) = StoredAmount.fromDouble(try r.double())
         case .unit: unit = .some(hasValue ? try r.string() : nil)
         }
     }
@@ -188,7 +190,17 @@ extension GoalEdited: GoalEventPayload {
         var f = PresenceReader(try r.varint())
         self.init(goal: try r.uuid(), replaces: [:])
         let presence = GoalField.stored.map { field in (field, changed: f.take(), hasValue: field.isClearable ? f.take() : true) }
-        for (field, changed, hasValue) in presence where changed { try decodeValue(field, hasValue: hasValue, from: &r) }
+        // A target held in millionths has a bit of its own after every field's (its "changed"
+        // bit announces the double form).
+        let targetInMicros = f.take()
+        for (field, changed, hasValue) in presence {
+            if field == .target && targetInMicros {
+                guard !changed else { throw RecordDecodingError(reason: "an amount stored twice") }
+                target = try StoredAmount.fromMicros(&r)
+            } else if changed {
+                try decodeValue(field, hasValue: hasValue, from: &r)
+            }
+        }
         for _ in 0..<(try r.count()) {
             let field = try GoalField.decode(try r.u8(), "field")
             replaces[field] = try r.uuid()
@@ -197,11 +209,13 @@ extension GoalEdited: GoalEventPayload {
 
     func encode(into w: inout ByteWriter) {
         var f = Presence()
+        let targetDouble = StoredAmount.double(for: target, legacy: legacyTarget)
         for field in GoalField.stored {
             let v = value(of: field)
-            f.mark(v != nil)
+            f.mark(field == .target ? targetDouble != nil : v != nil)
             if field.isClearable { f.mark(v != nil && v != .null) }
         }
+        f.mark(target != nil && targetDouble == nil)
         w.varint(f.bits)
         w.uuid(goal)
         for field in GoalField.stored { encodeValue(field, into: &w) }
@@ -223,7 +237,9 @@ extension GoalEdited: GoalEventPayload {
     /// An outcome goal keeps its kind; each changed field records the write it replaces.
     mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
         if state.kind == .outcome {
-            if target != nil { throw FieldError("target", "the goal measures an outcome; its progress kind cannot change") }
+            if target != nil || legacyTarget != nil {
+                throw FieldError("target", "the goal measures an outcome; its progress kind cannot change")
+            }
             if unit != nil { throw FieldError("unit", "the goal measures an outcome; its progress kind cannot change") }
         }
         replaces = [:]

@@ -5,7 +5,9 @@ public struct HistoryEntry: Equatable, Sendable {
     /// The entry's own id.
     public var id: UUID
     /// For a measurable goal, the amount.
-    public var amount: Double?
+    public var amount: Amount?
+    /// The double an older record held when it is not exactly `amount` (see ``ProgressRecorded``).
+    var legacyAmount: Double?
     /// For an outcome goal, whether it was done.
     public var completed: Bool?
     /// When the entry happened.
@@ -14,7 +16,7 @@ public struct HistoryEntry: Equatable, Sendable {
     public var day: Day?
 
     /// An entry of an amount or a completion (give one of the two).
-    public init(id: UUID, amount: Double? = nil, completed: Bool? = nil, occurredAt: Instant, day: Day? = nil) {
+    public init(id: UUID, amount: Amount? = nil, completed: Bool? = nil, occurredAt: Instant, day: Day? = nil) {
         self.id = id
         self.amount = amount
         self.completed = completed
@@ -52,7 +54,7 @@ extension ProgressHistoryReplaced: GoalEventPayload {
         for (i, item) in items.enumerated() {
             var er = try ObjectReader(item, path: "entries[\(i)]")
             let id = try er.uuid("id", required: true)!
-            let amount = try er.number("amount")
+            let amount = try er.amount("amount")
             let completed = try er.bool("completed")
             guard let occurred = try er.instant("occurredAt") else { throw FieldError("entries[\(i)].occurredAt", "is required") }
             let day = try er.day("day")
@@ -70,7 +72,7 @@ extension ProgressHistoryReplaced: GoalEventPayload {
                 .array(
                     entries.map { e in
                         var o: [(String, JSONValue)] = [("id", .string(e.id.upperString))]
-                        if let a = e.amount { o.append(("amount", .number(a))) }
+                        if let a = e.amount { o.append(("amount", .amount(a))) } else if let l = e.legacyAmount { o.append(("amount", .number(l))) }
                         if let c = e.completed { o.append(("completed", .bool(c))) }
                         o.append(("occurredAt", .string(e.occurredAt.rfc3339)))
                         if let d = e.day { o.append(("day", .day(d))) }
@@ -92,13 +94,15 @@ extension ProgressHistoryReplaced: GoalEventPayload {
             let hasCompleted = g.take()
             let completed = g.take()
             let hasDay = g.take()
+            let hasMicros = g.take()
             let id = try r.uuid()
-            let amount = hasAmount ? try r.double() : nil
+            let (amount, legacy) = try StoredAmount.read(&r, double: hasAmount, micros: hasMicros)
             let occurred = try r.instant()
-            entries.append(
-                HistoryEntry(
-                    id: id, amount: amount, completed: hasCompleted ? completed : nil, occurredAt: occurred,
-                    day: hasDay ? try r.day() : nil))
+            var entry = HistoryEntry(
+                id: id, amount: amount, completed: hasCompleted ? completed : nil, occurredAt: occurred,
+                day: hasDay ? try r.day() : nil)
+            entry.legacyAmount = legacy
+            entries.append(entry)
         }
         self.init(goal: goal, entries: entries, base: base)
     }
@@ -110,13 +114,15 @@ extension ProgressHistoryReplaced: GoalEventPayload {
         w.varint(UInt64(entries.count))
         for e in entries {
             var f = Presence()
-            f.mark(e.amount != nil)
+            let double = StoredAmount.double(for: e.amount, legacy: e.legacyAmount)
+            f.mark(double != nil)
             f.mark(e.completed != nil)
             f.mark(e.completed == true)
             f.mark(e.day != nil)
+            f.mark(double == nil && e.amount != nil)
             w.varint(f.bits)
             w.uuid(e.id)
-            if let a = e.amount { w.double(a) }
+            StoredAmount.write(e.amount, legacy: e.legacyAmount, into: &w)
             w.instant(e.occurredAt)
             if let d = e.day { w.day(d) }
         }
@@ -126,7 +132,7 @@ extension ProgressHistoryReplaced: GoalEventPayload {
         var ids = Set<UUID>()
         for (i, e) in entries.enumerated() {
             guard ids.insert(e.id).inserted else { throw FieldError("entries[\(i)].id", "appears twice") }
-            try FieldRules.amountOrCompleted(e.amount, e.completed, prefix: "entries[\(i)].")
+            try FieldRules.amountOrCompleted(e.amount, legacy: e.legacyAmount, e.completed, prefix: "entries[\(i)].")
             _ = try FieldRules.instant(e.occurredAt, field: "entries[\(i)].occurredAt")
             if let d = e.day { _ = try FieldRules.day(d, field: "entries[\(i)].day") }
         }

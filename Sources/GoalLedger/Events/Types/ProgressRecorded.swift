@@ -6,7 +6,10 @@ public struct ProgressRecorded: Equatable, Sendable {
     /// The goal the entry counts for.
     public var goal: UUID
     /// For a measurable goal, the amount (may be negative).
-    public var amount: Double?
+    public var amount: Amount?
+    /// The double an older record held for the amount when it is not exactly `amount` (−0, or
+    /// a value the gate refuses): kept so that the record encodes to the same bytes.
+    var legacyAmount: Double?
     /// For an outcome goal, whether it was done.
     public var completed: Bool?
     /// Defaults to the event's `at` (filled in at append).
@@ -15,7 +18,7 @@ public struct ProgressRecorded: Equatable, Sendable {
     public var day: Day?
 
     /// An entry of an amount or a completion (give one of the two).
-    public init(goal: UUID, amount: Double? = nil, completed: Bool? = nil, occurredAt: Instant? = nil, day: Day? = nil) {
+    public init(goal: UUID, amount: Amount? = nil, completed: Bool? = nil, occurredAt: Instant? = nil, day: Day? = nil) {
         self.goal = goal
         self.amount = amount
         self.completed = completed
@@ -29,14 +32,14 @@ extension ProgressRecorded: GoalEventPayload {
 
     init(json r: inout ObjectReader) throws(FieldError) {
         let g = try r.goal()
-        let amount = try r.number("amount")
+        let amount = try r.amount("amount")
         let completed = try r.bool("completed")
         self.init(goal: g, amount: amount, completed: completed, occurredAt: try r.instant("occurredAt"), day: try r.day("day"))
     }
 
     var jsonMembers: [(String, JSONValue)] {
         var m: [(String, JSONValue)] = [("goal", .id(goal))]
-        if let a = amount { m.append(("amount", .number(a))) }
+        if let a = amount { m.append(("amount", .amount(a))) } else if let l = legacyAmount { m.append(("amount", .number(l))) }
         if let c = completed { m.append(("completed", .bool(c))) }
         if let o = occurredAt { m.append(("occurredAt", .string(o.rfc3339))) }
         if let d = day { m.append(("day", .day(d))) }
@@ -51,7 +54,8 @@ extension ProgressRecorded: GoalEventPayload {
         let completed = f.take()
         let hasOccurred = f.take()
         let hasDay = f.take()
-        if hasAmount { amount = try r.double() }
+        let hasMicros = f.take()
+        (amount, legacyAmount) = try StoredAmount.read(&r, double: hasAmount, micros: hasMicros)
         if hasCompleted { self.completed = completed }
         if hasOccurred { occurredAt = try r.instant() }
         if hasDay { day = try r.day() }
@@ -59,20 +63,22 @@ extension ProgressRecorded: GoalEventPayload {
 
     func encode(into w: inout ByteWriter) {
         var f = Presence()
-        f.mark(amount != nil)
+        let double = StoredAmount.double(for: amount, legacy: legacyAmount)
+        f.mark(double != nil)
         f.mark(completed != nil)
         f.mark(completed == true)
         f.mark(occurredAt != nil)
         f.mark(day != nil)
+        f.mark(double == nil && amount != nil)
         w.varint(f.bits)
         w.uuid(goal)
-        if let a = amount { w.double(a) }
+        StoredAmount.write(amount, legacy: legacyAmount, into: &w)
         if let o = occurredAt { w.instant(o) }
         if let d = day { w.day(d) }
     }
 
     func checkWellFormed(_ stage: GateStage) throws(FieldError) {
-        try FieldRules.amountOrCompleted(amount, completed, prefix: "")
+        try FieldRules.amountOrCompleted(amount, legacy: legacyAmount, completed, prefix: "")
         if let occurredAt { _ = try FieldRules.instant(occurredAt, field: "occurredAt") }
         if let day { _ = try FieldRules.day(day, field: "day") }
         if stage == .stored && (occurredAt == nil || day == nil) {
