@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import LedgerHub
 import LedgerService
+import LedgerSync
 import PostgreSQL
 import Sodium
 import Testing
@@ -318,5 +319,76 @@ struct SyncServiceAttackTests {
         try phone.append(Self.progress(1), now: now)
         try f.sync(phone)
         #expect(try f.rows() == 2)
+    }
+
+    @Test func aPushOverTheEventCapIs413AndTheClientPushesInParts() throws {
+        let f = try ServiceFixture(configure: { $0.maxPushEvents = 6_000 }, http: { $0.maxBodyBytes = 8 << 20 })
+        let phone = try founder(f)
+        try f.sync(phone)
+        for _ in 0..<12 { try phone.append(Self.progress(1_000), now: now) }
+        let pull = try f.signed(phone, "pull", body: try phone.syncState().encoded())
+        let hubState = try SyncState(decoding: Array(Data(base64Encoded: pull.headers["ledger-state"] ?? "")!))
+        // The whole backlog in one push: refused before it is read, nothing written.
+        let whole = try f.signed(phone, "push", body: try phone.changeSet(since: hubState).encoded())
+        #expect(whole.status == 413, "\(whole.status)")
+        #expect(whole.text.contains("the push carries 12001 events; this service takes at most 6000 in one push"), "\(whole.text)")
+        #expect(try f.rows() == 1)
+        // The client pushes it in parts of at most 5,000 events, cut where a signed run ends.
+        let pushesBefore = f.logged.all.filter { $0.contains("/push") && $0.contains("status=200") }.count
+        let result = try SyncServiceClient(baseURL: URL(string: f.base)!).syncBlocking(phone)
+        #expect(result.pushed.imported == 12_000)
+        #expect(f.logged.all.filter { $0.contains("/push") && $0.contains("status=200") }.count == pushesBefore + 3)
+        #expect(try f.rows() == 12_001)
+        let clone = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
+        try f.sync(phone)
+        try f.sync(clone)
+        #expect(try clone.digest() == phone.digest())
+    }
+
+    @Test func eventsOfAnOriginWithNoKeyAreSetAsideUnreadAndOneEnrolledInThePushIsStored() throws {
+        let f = try ServiceFixture(http: { $0.maxBodyBytes = 8 << 20 })
+        let phone = try founder(f)
+        let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
+        try f.sync(phone)
+        try f.sync(tablet)
+        // A made-up origin with a key of its own, which nobody enrolled: 2,000 events, each
+        // signed by that key. An enrolled device pushes them.
+        let key = SigningKey(seed: [UInt8](repeating: 3, count: 32))!
+        var records: [[UInt8]] = []
+        var previous: Event?
+        for i in 1...2_000 {
+            var e = Event(
+                id: UUID(), origin: "mallory", sequence: UInt64(i), hlc: HLC(rawValue: UInt64(i) << 20), at: now, schema: 2,
+                payload: .progressRecorded(ProgressRecorded(goal: Self.goal, amount: 1)))
+            e.previousHash = previous.map(EventChain.hash) ?? EventChain.genesis
+            e.signer = key.publicKey
+            e.signature = key.sign(
+                EventChain.message(ledger: phone.ledgerID, origin: "mallory", sequence: e.sequence, hash: EventChain.hash(e)))
+            records.append(EventCodec.encode(e))
+            previous = e
+        }
+        let before = try f.rows()
+        let forged = ExportFile.encode(ledger: phone.ledgerID, records: records)
+        let a = try f.signed(tablet, "push", body: forged)
+        #expect(a.status == 200, "\(a.text)")
+        #expect(a.text.contains(#""inserted":0"#), "\(a.text)")
+        #expect(
+            a.text.contains(
+                #"{"origin":"mallory","sequence":1,"count":2000,"cause":"untrustedSigner","reason":"origin mallory holds no key in this ledger and is not enrolled in this push: its events were not read"}"#
+            ), "\(a.text)")
+        #expect(try f.rows() == before)
+        // A device the tablet enrols, whose events reach the service in the same push as the
+        // enrolment: stored.
+        let watch = try tablet.clone(to: f.hub.path("watch"), device: "watch", now: now)
+        try watch.append(Self.progress(3), now: now)
+        _ = try tablet.sync(with: watch)
+        try f.sync(tablet)
+        let heads = try f.hub.admin().query("SELECT origin, head FROM hub.heads ORDER BY origin")
+        var held: [String: Int64] = [:]
+        for r in 0..<heads.rowCount { held[heads.string(r, 0)] = heads.int64(r, 1) }
+        #expect(held["watch"] == Int64(try watch.originHeads()["watch"]!), "\(held)")
+        #expect(held["mallory"] == nil)
+        try f.sync(phone)
+        #expect(try phone.digest() == watch.digest())
     }
 }
