@@ -54,6 +54,9 @@ public final class HTTPServer: Sendable {
         public var threads: Int
         /// Seconds a connection may stay idle before it is closed; 0 for no limit.
         public var connectionTimeout: Int
+        /// The most connections open at once from one client address; more from it are closed
+        /// as they are accepted (0 for no limit other than `maxConnections`).
+        public var maxConnectionsPerAddress: Int = 0
         /// The certificate and key to serve HTTPS with; nil for plain HTTP.
         public var tls: TLS?
         /// Whether plain HTTP may be served on a non-loopback address (behind a TLS-terminating
@@ -101,6 +104,10 @@ public final class HTTPServer: Sendable {
         guard options.maxConnections >= 1 && options.maxConnections <= Int(UInt32.max) else {
             throw HTTPServerError(.invalidOptions, "maxConnections must be at least 1, not \(options.maxConnections)")
         }
+        guard options.maxConnectionsPerAddress >= 0 && options.maxConnectionsPerAddress <= Int(UInt32.max) else {
+            throw HTTPServerError(
+                .invalidOptions, "maxConnectionsPerAddress must be 0 (no limit) or more, not \(options.maxConnectionsPerAddress)")
+        }
         guard options.threads >= 0 && options.threads <= 1024 else {
             throw HTTPServerError(.invalidOptions, "threads must be between 0 (a thread per connection) and 1024, not \(options.threads)")
         }
@@ -137,6 +144,9 @@ public final class HTTPServer: Sendable {
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: options.connectionTimeout, ptr_value: nil),
         ]
+        if options.maxConnectionsPerAddress > 0 {
+            items.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: options.maxConnectionsPerAddress, ptr_value: nil))
+        }
         if options.threads > 1 {
             items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
         }

@@ -19,6 +19,37 @@ struct HTTPServerTests {
         var requests: [HTTPRequest] { seen.withLock { $0 } }
     }
 
+    @Test func oneAddressHoldsAtMostItsConnectionsAndAnIdleOneIsClosed() throws {
+        var options = HTTPServer.Options()
+        options.threads = 0
+        options.maxConnectionsPerAddress = 4
+        options.connectionTimeout = 2
+        let server = try HTTPServer(options: options) { HTTPResponse(status: 200, text: "ok \($0.path)") }
+        defer { server.stop() }
+        // Four slow clients from 127.0.0.1, each one byte of a request line in.
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<4 {
+            let fd = try RawClient.connect(port: server.port)
+            try RawClient.send(fd, Array("G".utf8))
+            held.append(fd)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        // A fifth from the same address is closed unanswered.
+        let refused = try? RawClient.exchange(port: server.port, RawClient.request("GET", "/fifth"))
+        #expect(refused == nil, "\(refused.map { "\($0.status) \($0.text)" } ?? "")")
+        // One gone, the next is served.
+        close(held.removeLast())
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/next")).text == "ok /next")
+        // The idle ones are closed after the idle timeout (2 s): their reads end.
+        let started = Date()
+        for fd in held { _ = try? RawClient.receiveAll(fd) }
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited < 4.5, "\(waited) s")
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/after")).text == "ok /after")
+    }
+
     @Test func aGetReachesTheHandlerExactlyAndItsAnswerIsSent() throws {
         let recorder = Recorder()
         let server = try HTTPServer { request in
