@@ -169,6 +169,16 @@ public final class SyncService: Sendable {
         if parts[4] == "push", let count = Self.eventCount(request.body), count > UInt64(max(0, options.maxPushEvents)) {
             return Self.refusal(413, "the push carries \(count) events; this service takes at most \(options.maxPushEvents) in one push")
         }
+        // The signature against what is known without reading the ledger (the founder's key,
+        // proved by the ledger id, and the trust last read of it): a request that is not signed,
+        // whose signature is malformed, or that the founder's key refuses, is refused before
+        // the database is asked anything. What the cached trust does not settle (a key enrolled
+        // or rotated since) is checked again against the ledger as read.
+        if let refusal = precheck(request, ledger: ledger) {
+            if let name = Self.keyID(request) { context.device = name }
+            context.detail = refusal.detail
+            return Self.refusal(refusal.status, refusal.message)
+        }
         sessions.wait()
         defer { sessions.signal() }
         // One transaction per request, with bounded lock waits and statements.
@@ -488,6 +498,36 @@ public final class SyncService: Sendable {
         return v
     }
 
+    /// The refusal of a request whose signature fails whatever the ledger holds now; nil when
+    /// only the ledger, as read, can tell.
+    func precheck(_ request: HTTPRequest, ledger: UUID) -> Refusal? {
+        let signed = SignedRequestParts(
+            method: request.method, target: request.path + (request.query.map { "?" + $0 } ?? ""), headers: request.headers,
+            body: request.body)
+        let founderKey = request.header("device-key").flatMap(Hex.bytes)
+        let trust = trustCache.latest(ledger).map { entry -> TrustState in
+            let fold = entry.fold()
+            return fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(entry.inputs)
+        }
+        switch Self.verify(signed, ledger: ledger, trust: trust ?? TrustState(), founderKey: founderKey) {
+        case .success:
+            return nil
+        case .failure(let error):
+            switch error.reason {
+            case .unknownKey:
+                return nil
+            case .badSignature:
+                // Only the founder's key is certain without reading: a device's may have rotated.
+                let founder = Self.keyID(request).flatMap { name in
+                    founderKey.map { $0.count == 32 && EventChain.ledgerID(founder: name, publicKey: $0) == ledger }
+                }
+                return founder == true ? Self.unauthenticated("the signature was refused: \(error.message)") : nil
+            default:
+                return Self.unauthenticated("the signature was refused: \(error.message)")
+            }
+        }
+    }
+
     /// The signature's check, by a key the ledger's trust gives the device now (or the
     /// founder's, proved by the ledger id).
     static func verify(
@@ -597,6 +637,13 @@ final class TrustCache: @unchecked Sendable {
 
     private var entries: [UUID: Entry] = [:]
     private let lock = NSLock()
+
+    /// The entry of `ledger` as last read, whatever the heads now.
+    func latest(_ ledger: UUID) -> Entry? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[ledger]
+    }
 
     /// The entry of `ledger` if every one of its heads is at or before `heads`.
     func get(_ ledger: UUID, heads: [String: UInt64]) -> Entry? {

@@ -391,4 +391,36 @@ struct SyncServiceAttackTests {
         try f.sync(phone)
         #expect(try phone.digest() == watch.digest())
     }
+
+    @Test func unsignedAlteredOrForgedRequestsAreRefusedBeforeTheLedgerIsRead() throws {
+        // A database the service cannot reach: whatever asks it answers 503.
+        let f = try ServiceFixture(hubURL: "postgresql:///hub?host=/nonexistent-ledger-socket&user=nobody")
+        let phone = try founder(f)
+        let state = try phone.syncState().encoded()
+        let expected = #"{"error":"\#(SyncService.unauthenticated)"}"#
+        for _ in 0..<3 {
+            let random = UUID().uuidString
+            let a = try f.send("POST", "/v1/ledgers/\(random)/pull", headers: [("ledger", random)], body: state)
+            #expect(a.status == 401 && a.text == expected, "\(a.status) \(a.text)")
+        }
+        // The founder's key (the ledger id proves it) with a signature made by another key.
+        let other = try LedgerStore.create(at: f.hub.path("other"), device: "phone")
+        let otherKey = try other.keys.key(ledger: other.ledgerID, device: "phone")
+        let phoneKey = try phone.keys.key(ledger: phone.ledgerID, device: "phone")!
+        var a = try f.signed(phone, "pull", body: state, key: otherKey) { headers, _ in
+            headers = headers.map { $0.0 == "device-key" ? ($0.0, Hex.string(phoneKey.publicKey)) : $0 }
+        }
+        #expect(a.status == 401 && a.text == expected, "\(a.status) \(a.text)")
+        #expect(f.logged.all.last?.contains("does not verify") == true, "\(f.logged.all.last ?? "")")
+        // A body altered after signing.
+        a = try f.signed(phone, "pull", body: state) { _, body in body[body.count - 1] ^= 1 }
+        #expect(a.status == 401 && a.text == expected, "\(a.status) \(a.text)")
+        // A signature missing a parameter.
+        a = try f.signed(phone, "pull", body: state) { headers, _ in
+            headers = headers.map { $0.0 == "signature-input" ? ($0.0, $0.1.replacingOccurrences(of: ";nonce=", with: ";n=")) : $0 }
+        }
+        #expect(a.status == 401 && a.text == expected, "\(a.status) \(a.text)")
+        // The honest request reaches the database (and finds it unreachable).
+        #expect(try f.signed(phone, "pull", body: state).status == 503)
+    }
 }
