@@ -17,6 +17,9 @@ enum ServeCommand {
     static let maxConnections = Option.integer("--max-connections", "N", "the most connections open at once (default 256)", minimum: 1)
     static let idleTimeout = Option.integer(
         "--idle-timeout", "SECONDS", "how long a connection may send or read nothing before it is closed (default 10)", minimum: 1)
+    static let requestDeadline = Option.integer(
+        "--request-deadline", "SECONDS",
+        "how long a request may take from its first line to the end of its body before its connection is closed (default 30)", minimum: 1)
     static let maxPushEvents = Option.integer(
         "--max-push-events", "N", "the most events one push may carry (default 10000); clients push at most 5000 at a time", minimum: 1)
 
@@ -26,7 +29,7 @@ enum ServeCommand {
             "run the sync service in front of a hub: devices sign each request with their enrolled key; one database role serves every ledger, each request scoped to its own; stops gracefully on SIGTERM or SIGINT",
         options: [
             hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec, maxPushEvents.spec, maxConnections.spec, perAddress.spec,
-            idleTimeout.spec,
+            idleTimeout.spec, requestDeadline.spec,
         ],
         positionals: 0...0, run: run)
 
@@ -46,6 +49,7 @@ enum ServeCommand {
         options.maxConnections = try inv.value(Self.maxConnections) ?? 256
         options.maxConnectionsPerAddress = try inv.value(Self.perAddress) ?? 16
         options.connectionTimeout = try inv.value(Self.idleTimeout) ?? 10
+        options.requestDeadline = try inv.value(Self.requestDeadline) ?? 30
         switch (try inv.value(Self.tlsCert), try inv.value(Self.tlsKey)) {
         case (let cert?, let key?):
             guard let c = FileManager.default.contents(atPath: cert), let k = FileManager.default.contents(atPath: key) else {

@@ -50,6 +50,33 @@ struct HTTPServerTests {
         #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/after")).text == "ok /after")
     }
 
+    @Test func aRequestWhoseBodyTricklesPastTheDeadlineIsClosedUnanswered() throws {
+        var options = HTTPServer.Options()
+        options.threads = 0
+        options.requestDeadline = 1
+        let recorder = Recorder()
+        let server = try HTTPServer(options: options) { request in
+            recorder.record(request)
+            return HTTPResponse(status: 200, text: "ok")
+        }
+        defer { server.stop() }
+        // Headers at once, then a byte of the body every 0.3 s: never idle, past 1 s at the 4th.
+        let fd = try RawClient.connect(port: server.port)
+        defer { close(fd) }
+        try RawClient.send(fd, Array("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 8\r\nConnection: close\r\n\r\n".utf8))
+        let started = Date()
+        for _ in 0..<8 {
+            Thread.sleep(forTimeInterval: 0.3)
+            do { try RawClient.send(fd, [0x61]) } catch { break }
+        }
+        let answer = (try? RawClient.receiveAll(fd)) ?? []
+        #expect(answer.isEmpty, "\(String(decoding: answer, as: UTF8.self))")
+        #expect(recorder.requests.isEmpty)
+        #expect(Date().timeIntervalSince(started) < 5)
+        // A request in time is served.
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("POST", "/quick", body: Array("12345678".utf8))).status == 200)
+    }
+
     @Test func aGetReachesTheHandlerExactlyAndItsAnswerIsSent() throws {
         let recorder = Recorder()
         let server = try HTTPServer { request in
