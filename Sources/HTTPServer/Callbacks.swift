@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,12 +15,15 @@ import Synchronization
 final class ServerContext: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     let maxBodyBytes: Int
+    /// Nanoseconds from a request's first line to the end of its body; 0 for no limit.
+    let requestDeadline: UInt64
     private let inFlight = Atomic<Int>(0)
     private let messages = Mutex<[String]>([])
 
-    init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, maxBodyBytes: Int) {
+    init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, maxBodyBytes: Int, requestDeadline: Int = 0) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
+        self.requestDeadline = UInt64(max(0, requestDeadline)) * 1_000_000_000
     }
 
     /// Requests whose first line has been read and whose completion has not been reported.
@@ -56,6 +60,11 @@ final class ServerContext: Sendable {
         if request.answered {
             uploadSize.pointee = 0
             return .YES
+        }
+        // Headers and body must be in before the deadline (checked as the headers complete and
+        // as each piece of the body arrives): past it, the connection is closed unanswered.
+        if requestDeadline > 0, DispatchTime.now().uptimeNanoseconds - request.started > requestDeadline {
+            return .NO
         }
         if !request.headersRead {
             // The first call: the headers are in, the body (if any) is still to come.
@@ -167,6 +176,8 @@ final class RequestState {
     var tooLarge = false
     var received = 0
     var body: [UInt8] = []
+    /// When its first line was read (a monotonic clock, in nanoseconds).
+    let started = DispatchTime.now().uptimeNanoseconds
 
     init(target: String) { self.target = target }
 }

@@ -54,6 +54,13 @@ public final class HTTPServer: Sendable {
         public var threads: Int
         /// Seconds a connection may stay idle before it is closed; 0 for no limit.
         public var connectionTimeout: Int
+        /// The most connections open at once from one client address; more from it are closed
+        /// as they are accepted (0 for no limit other than `maxConnections`).
+        public var maxConnectionsPerAddress: Int = 0
+        /// Seconds a request may take from its first line to the end of its body (checked as its
+        /// headers complete and as each piece of its body arrives); past it, the connection is
+        /// closed unanswered. 0 for no limit.
+        public var requestDeadline: Int = 0
         /// The certificate and key to serve HTTPS with; nil for plain HTTP.
         public var tls: TLS?
         /// Whether plain HTTP may be served on a non-loopback address (behind a TLS-terminating
@@ -101,6 +108,13 @@ public final class HTTPServer: Sendable {
         guard options.maxConnections >= 1 && options.maxConnections <= Int(UInt32.max) else {
             throw HTTPServerError(.invalidOptions, "maxConnections must be at least 1, not \(options.maxConnections)")
         }
+        guard options.maxConnectionsPerAddress >= 0 && options.maxConnectionsPerAddress <= Int(UInt32.max) else {
+            throw HTTPServerError(
+                .invalidOptions, "maxConnectionsPerAddress must be 0 (no limit) or more, not \(options.maxConnectionsPerAddress)")
+        }
+        guard options.requestDeadline >= 0 && options.requestDeadline <= 86_400 else {
+            throw HTTPServerError(.invalidOptions, "requestDeadline must be 0 (no limit) to 86400 seconds, not \(options.requestDeadline)")
+        }
         guard options.threads >= 0 && options.threads <= 1024 else {
             throw HTTPServerError(.invalidOptions, "threads must be between 0 (a thread per connection) and 1024, not \(options.threads)")
         }
@@ -137,6 +151,9 @@ public final class HTTPServer: Sendable {
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: options.connectionTimeout, ptr_value: nil),
         ]
+        if options.maxConnectionsPerAddress > 0 {
+            items.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: options.maxConnectionsPerAddress, ptr_value: nil))
+        }
         if options.threads > 1 {
             items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
         }
@@ -150,7 +167,7 @@ public final class HTTPServer: Sendable {
         }
         items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
-        let context = ServerContext(handler: handler, maxBodyBytes: options.maxBodyBytes)
+        let context = ServerContext(handler: handler, maxBodyBytes: options.maxBodyBytes, requestDeadline: options.requestDeadline)
         let retained = Unmanaged.passRetained(context)
         let daemon = address.withSocketAddress { socketAddress in
             items.withUnsafeMutableBufferPointer { items in

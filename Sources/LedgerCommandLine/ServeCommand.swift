@@ -12,12 +12,25 @@ enum ServeCommand {
     static let tlsCert = Option.text("--tls-cert", "FILE", "the TLS certificate (PEM); with --tls-key, the service speaks HTTPS")
     static let tlsKey = Option.text("--tls-key", "FILE", "the TLS private key (PEM)")
     static let maxBody = Option.integer("--max-body", "BYTES", "the largest request body (default 8388608)", minimum: 1024)
+    static let perAddress = Option.integer(
+        "--max-connections-per-address", "N", "the most connections open at once from one client address (default 16)", minimum: 1)
+    static let maxConnections = Option.integer("--max-connections", "N", "the most connections open at once (default 256)", minimum: 1)
+    static let idleTimeout = Option.integer(
+        "--idle-timeout", "SECONDS", "how long a connection may send or read nothing before it is closed (default 10)", minimum: 1)
+    static let requestDeadline = Option.integer(
+        "--request-deadline", "SECONDS",
+        "how long a request may take from its first line to the end of its body before its connection is closed (default 30)", minimum: 1)
+    static let maxPushEvents = Option.integer(
+        "--max-push-events", "N", "the most events one push may carry (default 10000); clients push at most 5000 at a time", minimum: 1)
 
     static let spec = CommandSpec(
         name: "serve", arguments: "",
         summary:
             "run the sync service in front of a hub: devices sign each request with their enrolled key; one database role serves every ledger, each request scoped to its own; stops gracefully on SIGTERM or SIGINT",
-        options: [hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec],
+        options: [
+            hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec, maxPushEvents.spec, maxConnections.spec, perAddress.spec,
+            idleTimeout.spec, requestDeadline.spec,
+        ],
         positionals: 0...0, run: run)
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
@@ -33,6 +46,10 @@ enum ServeCommand {
         // Handlers wait on the database: a thread per connection (bounded by maxConnections).
         options.threads = 0
         if let limit = try inv.value(Self.maxBody) { options.maxBodyBytes = limit }
+        options.maxConnections = try inv.value(Self.maxConnections) ?? 256
+        options.maxConnectionsPerAddress = try inv.value(Self.perAddress) ?? 16
+        options.connectionTimeout = try inv.value(Self.idleTimeout) ?? 10
+        options.requestDeadline = try inv.value(Self.requestDeadline) ?? 30
         switch (try inv.value(Self.tlsCert), try inv.value(Self.tlsKey)) {
         case (let cert?, let key?):
             guard let c = FileManager.default.contents(atPath: cert), let k = FileManager.default.contents(atPath: key) else {
@@ -47,7 +64,9 @@ enum ServeCommand {
         // The hub must be reachable and current before the service says it is ready.
         try Hub(url: url).checkSchema()
         let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data(("ledger serve: " + line + "\n").utf8)) }
-        let service = SyncService(SyncService.Options(hubURL: url, log: log))
+        var serviceOptions = SyncService.Options(hubURL: url, log: log)
+        if let limit = try inv.value(Self.maxPushEvents) { serviceOptions.maxPushEvents = limit }
+        let service = SyncService(serviceOptions)
         let server: HTTPServer
         do {
             server = try HTTPServer(options: options) { service.handle($0) }
@@ -57,7 +76,8 @@ enum ServeCommand {
         let scheme = options.tls == nil ? "http" : "https"
         // Said at once (not at exit, as other commands' output): whoever started the service
         // waits for this line to know it listens.
-        FileHandle.standardOutput.write(Data("serving the ledger sync service at \(scheme)://\(server.endpoint) (hub \(Hub.redacted(url)))\n".utf8))
+        FileHandle.standardOutput.write(
+            Data("serving the ledger sync service at \(scheme)://\(server.endpoint) (hub \(Hub.redacted(url)))\n".utf8))
         // Until SIGTERM or SIGINT: then stop accepting and let requests in flight finish.
         let stop = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []

@@ -127,7 +127,7 @@ public final class Hub {
     /// Another session holding the lock (a sync of the same ledger, or any session holding the
     /// same advisory lock) is waited for up to `lockTimeout`, retrying, then refused: it can
     /// delay a sync, never stall it.
-    func lock(ledger: UUID) throws(LedgerError) {
+    package func lock(ledger: UUID) throws(LedgerError) {
         let deadline = Date().addingTimeInterval(lockTimeout)
         var pause = 0.01
         while true {

@@ -15,6 +15,7 @@ public enum HubSchema {
     public static let migrations: [Migration] = [
         Migration(identifier: "1-events-heads-access", sql: eventsHeadsAccess),
         Migration(identifier: "2-sync-service", sql: syncService),
+        Migration(identifier: "3-nonce-expiry", sql: nonceExpiry),
     ]
 
     /// The group role of the sync service (`ledger serve`): one database role for every device,
@@ -54,6 +55,18 @@ public enum HubSchema {
         CREATE POLICY service_request_ledger ON hub.nonces TO hub_service
             USING (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid)
             WITH CHECK (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid);
+        """
+
+    /// The service deletes old nonces of every ledger, though each of its transactions sees
+    /// its own ledger's rows only: through a function that runs as the schema's owner and does
+    /// that alone.
+    static let nonceExpiry = """
+        CREATE INDEX nonces_seen ON hub.nonces (seen);
+        CREATE FUNCTION hub.forget_nonces(before timestamptz) RETURNS bigint
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$ WITH gone AS (DELETE FROM hub.nonces WHERE seen < before RETURNING 1) SELECT count(*) FROM gone $$;
+        REVOKE ALL ON FUNCTION hub.forget_nonces(timestamptz) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION hub.forget_nonces(timestamptz) TO hub_service;
         """
 
     /// Run before any migration: the schema and the table that records migrations.

@@ -20,12 +20,23 @@ public final class SyncService: Sendable {
         /// The hub's URL, as the service's database role (a member of
         /// ``HubSchema/serviceRole``).
         public var hubURL: String
-        /// How far a request's `created` may be from the service's clock, in seconds.
+        /// How long ago, in seconds by the service's clock, a request's `created` may be.
         public var window: Int64 = 300
+        /// How far ahead of the service's clock, in seconds, a request's `created` may be (a
+        /// device whose clock is fast); further ahead is refused.
+        public var lead: Int64 = 60
+        /// How long, in seconds, a nonce is kept once seen: as long as a request carrying it
+        /// could be accepted, `created` as far ahead as `lead` then as old as `window`, and a
+        /// second more; then it is deleted, whatever its ledger.
+        public var nonceLifetime: Int64 { window + lead + 1 }
         /// The clock the window is read against.
         public var clock: @Sendable () -> Date = { Date() }
         /// Where the one line per request goes (ledger, device, status, duration); nil: nowhere.
         public var log: (@Sendable (String) -> Void)?
+        /// The most events one push may carry (its bytes are bounded by the HTTP server's body
+        /// limit); a larger push is refused (413) before anything of it is read. Clients push
+        /// in parts (`SyncServiceClient.pushPartEvents` events at most).
+        public var maxPushEvents = 10_000
         /// How many requests hold a database session at once; others wait their turn (the
         /// database's own connection limit stays out of reach).
         public var databaseSessions = 32
@@ -49,6 +60,9 @@ public final class SyncService: Sendable {
     /// Each ledger's trust events as last read, so that a request reads only the rows since.
     let trustCache = TrustCache()
 
+    /// When old nonces were last deleted.
+    let nonceSweep = Sweep(every: 60_000)
+
     /// A service with `options`; nothing connects until a request comes.
     public init(_ options: Options) {
         self.options = options
@@ -61,17 +75,65 @@ public final class SyncService: Sendable {
     /// Answers one request; never throws: every failure is a status with a JSON reason.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = Date()
-        var context = (ledger: "-", device: "-")
+        var context = Context()
         let response = answer(request, &context)
         let ms = Int(Date().timeIntervalSince(started) * 1000)
-        options.log?("\(request.method) \(request.path) ledger=\(context.ledger) device=\(context.device) status=\(response.status) \(ms)ms")
+        if let log = options.log {
+            var line = "\(Self.escaped(request.method)) \(Self.escaped(request.path)) ledger=\(context.ledger)"
+            line += " device=\(Self.escaped(context.device)) status=\(response.status) \(ms)ms"
+            if let detail = context.detail { line += " reason=\"\(Self.escaped(detail, spaces: true))\"" }
+            log(line)
+        }
         return response
     }
 
-    /// A refusal: a status and what is wrong.
+    /// What the log line of a request says beside its method, path and status.
+    struct Context {
+        var ledger = "-"
+        /// The device the request names (its signature's `keyid`, not trusted until verified).
+        var device = "-"
+        /// Why it was refused, when the answer does not say it (an authentication failure,
+        /// a database error).
+        var detail: String?
+    }
+
+    /// A refusal: a status and what is wrong; `detail`, for the log only, what the answer
+    /// does not tell.
     struct Refusal: Error {
         var status: Int
         var message: String
+        var detail: String?
+    }
+
+    /// The one answer to every authentication failure (unknown, revoked or wrong key, altered
+    /// body, stale or replayed request, …): what was wrong goes to the log only, so the answer
+    /// tells an anonymous client nothing of which devices a ledger holds.
+    public static let unauthenticated =
+        "the request is not signed by a device key this ledger accepts now, or is stale or replayed; nothing was done"
+
+    static func unauthenticated(_ detail: String) -> Refusal { Refusal(status: 401, message: unauthenticated, detail: detail) }
+
+    /// `text` as a log line shows it: control characters, backslashes and double quotes
+    /// escaped (`\u{1B}`, `\\`, `\"`), and spaces (`\u{20}`) unless `spaces` (a quoted
+    /// field), so that no request can write a line, a field or a terminal sequence of its own.
+    public static func escaped(_ text: String, spaces: Bool = false) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case " " where !spaces: out += "\\u{20}"
+            default:
+                if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                    || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator
+                {
+                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
     }
 
     static func refusal(_ status: Int, _ message: String) -> HTTPResponse {
@@ -84,7 +146,7 @@ public final class SyncService: Sendable {
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
     }
 
-    func answer(_ request: HTTPRequest, _ context: inout (ledger: String, device: String)) -> HTTPResponse {
+    func answer(_ request: HTTPRequest, _ context: inout Context) -> HTTPResponse {
         if request.path == "/v1/ready" {
             guard request.method == "GET" else { return Self.refusal(405, "use GET") }
             do {
@@ -98,37 +160,42 @@ public final class SyncService: Sendable {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "ledgers", let ledger = UUID(uuidString: String(parts[3])),
             parts[4] == "pull" || parts[4] == "push"
-        else { return Self.refusal(404, "no such endpoint: \(request.method) \(request.path)") }
+        else { return Self.refusal(404, "no such endpoint") }
         context.ledger = ledger.uuidString
         guard request.method == "POST" else { return Self.refusal(405, "use POST") }
         guard let header = request.header("ledger"), UUID(uuidString: header) == ledger else {
             return Self.refusal(400, "the ledger header must name the ledger of the path, \(ledger.uuidString)")
         }
+        if parts[4] == "push", let count = Self.eventCount(request.body), count > UInt64(max(0, options.maxPushEvents)) {
+            return Self.refusal(413, "the push carries \(count) events; this service takes at most \(options.maxPushEvents) in one push")
+        }
+        // The signature against what is known without reading the ledger (the founder's key,
+        // proved by the ledger id, and the trust last read of it): a request that is not signed,
+        // whose signature is malformed, or that the founder's key refuses, is refused before
+        // the database is asked anything. What the cached trust does not settle (a key enrolled
+        // or rotated since) is checked again against the ledger as read.
+        if let refusal = precheck(request, ledger: ledger) {
+            if let name = Self.keyID(request) { context.device = name }
+            context.detail = refusal.detail
+            return Self.refusal(refusal.status, refusal.message)
+        }
         sessions.wait()
         defer { sessions.signal() }
-        let hub: Hub
-        do {
-            hub = try pool.take(options.hubURL)
-        } catch {
+        // One transaction per request, with bounded lock waits and statements.
+        guard let hub = beginSession(&context) else {
             return Self.refusal(503, "the service cannot reach its database; nothing was written")
         }
         var reusable = true
         defer { if reusable { pool.give(hub) } }
         var device = "-"
         defer { context.device = device }
-        // One transaction per request, with bounded lock waits and statements.
-        do {
-            try hub.begin()
-        } catch {
-            reusable = false
-            return Self.refusal(503, "the service cannot reach its database; nothing was written")
-        }
         do {
             let response = try serve(request, ledger: ledger, push: parts[4] == "push", hub: hub, device: &device)
             _ = try hub.connection.execute("COMMIT")
             return response
         } catch let r as Refusal {
             _ = try? hub.connection.execute("ROLLBACK")
+            context.detail = r.detail
             return Self.refusal(r.status, r.message)
         } catch let e as PostgreSQLError {
             _ = try? hub.connection.execute("ROLLBACK")
@@ -136,14 +203,44 @@ public final class SyncService: Sendable {
                 reusable = false
                 return Self.refusal(503, "the service lost its database; nothing was written")
             }
-            return Self.refusal(500, "the database refused the request: \(e.message)")
+            context.detail = "the database refused the request: \(e.message)"
+            return Self.refusal(500, "the service could not complete the request; nothing was written")
         } catch let e as LedgerError {
             _ = try? hub.connection.execute("ROLLBACK")
             if e.code == .store { reusable = false }
-            return Self.refusal(e.code == .store ? 503 : 500, e.message)
+            context.detail = e.message
+            if e.code == .store { return Self.refusal(503, "the service lost its database; nothing was written") }
+            return Self.refusal(500, "the service could not complete the request; nothing was written")
         } catch {
             _ = try? hub.connection.execute("ROLLBACK")
-            return Self.refusal(500, "the service failed: \(error)")
+            context.detail = "the service failed: \(error)"
+            return Self.refusal(500, "the service could not complete the request; nothing was written")
+        }
+    }
+
+    /// A connection with its transaction begun, pooled if one is: a pooled one that fails to
+    /// begin is taken for a sign that the database restarted, so the idle ones go and the
+    /// transaction begins on a new connection. Nil when the database cannot be reached.
+    func beginSession(_ context: inout Context) -> Hub? {
+        while true {
+            let taken: (hub: Hub, pooled: Bool)
+            do {
+                taken = try pool.take(options.hubURL)
+            } catch {
+                context.detail = error.message
+                return nil
+            }
+            do {
+                try taken.hub.begin()
+                return taken.hub
+            } catch {
+                if taken.pooled {
+                    pool.drain()
+                    continue
+                }
+                context.detail = error.message
+                return nil
+            }
         }
     }
 
@@ -165,31 +262,39 @@ public final class SyncService: Sendable {
             }
             return out
         }
-        // Each origin's last event, as the hub holds it (looked up as `Hub.headQuery` says).
-        var heads: [String: (sequence: UInt64, event: Event)] = [:]
-        let origins = try connection.query("SELECT origin, head FROM hub.heads WHERE ledger = $1", [.uuid(queried)])
-        for o in 0..<origins.rowCount {
-            let head = origins.int64(o, 1)
-            let row = try connection.query(Hub.headQuery, [.uuid(queried), .text(origins.string(o, 0)), .int64(head)])
-            guard row.rowCount == 1, row.int64(0, 0) == head else { continue }
-            for (e, _) in try decode(row, 3) { heads[e.origin] = (e.sequence, e) }
+        // Each origin's last event, as the hub holds it (looked up as `Hub.headQuery` says), and
+        // the ledger's trust.
+        func readLedger() throws -> (
+            heads: [String: (sequence: UInt64, event: Event)], fold: TrustFold, inputs: [TrustFold.Input], trust: TrustState
+        ) {
+            var heads: [String: (sequence: UInt64, event: Event)] = [:]
+            let origins = try connection.query("SELECT origin, head FROM hub.heads WHERE ledger = $1", [.uuid(queried)])
+            for o in 0..<origins.rowCount {
+                let head = origins.int64(o, 1)
+                let row = try connection.query(Hub.headQuery, [.uuid(queried), .text(origins.string(o, 0)), .int64(head)])
+                guard row.rowCount == 1, row.int64(0, 0) == head else { continue }
+                for (e, _) in try decode(row, 3) { heads[e.origin] = (e.sequence, e) }
+            }
+            // Trust, folded from the ledger's trust events: those read before are kept (keyed by
+            // the heads they were read up to); only the rows since are read.
+            let cached = trustCache.get(queried, heads: heads.mapValues(\.sequence))
+            var known = cached ?? TrustCache.Entry()
+            for (origin, head) in heads where head.sequence > (known.heads[origin] ?? 0) {
+                let rows = try decode(
+                    try connection.query(
+                        "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence > $3 ORDER BY sequence",
+                        [.uuid(queried), .text(origin), .int64(try Self.bigint(known.heads[origin] ?? 0, "the hub's head of \(origin)"))]),
+                    0)
+                known.add(rows.map(\.0), origin: origin, ledger: ledger)
+                known.heads[origin] = head.sequence
+            }
+            trustCache.put(queried, known)
+            let fold = known.fold()
+            let inputs = known.inputs
+            let trust = fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(inputs)
+            return (heads, fold, inputs, trust)
         }
-        // Trust, folded from the ledger's trust events: those read before are kept (keyed by
-        // the heads they were read up to); only the rows since are read.
-        let cached = trustCache.get(queried, heads: heads.mapValues(\.sequence))
-        var known = cached ?? TrustCache.Entry()
-        for (origin, head) in heads where head.sequence > (known.heads[origin] ?? 0) {
-            let rows = try decode(
-                try connection.query(
-                    "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence > $3 ORDER BY sequence",
-                    [.uuid(queried), .text(origin), .int64(Int64(known.heads[origin] ?? 0))]), 0)
-            known.add(rows.map(\.0), origin: origin, ledger: ledger)
-            known.heads[origin] = head.sequence
-        }
-        trustCache.put(queried, known)
-        let fold = known.fold()
-        let inputs = known.inputs
-        let trust = fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(inputs)
+        var (heads, fold, inputs, trust) = try readLedger()
 
         // Who is asking: the signature, by a key the ledger's trust gives the device now.
         let signed = SignedRequestParts(
@@ -202,27 +307,50 @@ public final class SyncService: Sendable {
         case .success(let v):
             verified = v
         case .failure(let error):
+            if let name = Self.keyID(request) { device = name }
             if error.reason == .unknownKey, let name = Self.keyID(request) {
-                device = name
-                if trust.devices[name]?.revokedAfter != nil {
-                    throw Refusal(status: 401, message: "device \(name) was revoked in ledger \(ledger.uuidString)")
-                }
-                throw Refusal(status: 401, message: "device \(name) is not enrolled in ledger \(ledger.uuidString)")
+                if trust.devices[name]?.revokedAfter != nil { throw Self.unauthenticated("device \(name) was revoked") }
+                throw Self.unauthenticated(trust.devices[name] == nil ? "device \(name) is not enrolled" : "not the key of device \(name)")
             }
-            throw Refusal(status: 401, message: "the request's signature was refused: \(error.message)")
+            throw Self.unauthenticated("the signature was refused: \(error.message)")
         }
         device = verified.keyID
-        let now = Int64(options.clock().timeIntervalSince1970)
-        guard abs(now - verified.created) <= options.window else {
-            throw Refusal(status: 401, message: "the request was signed at \(verified.created), outside \(options.window) s of the service's clock")
+        // Compared to the millisecond (no rounding lets a request a second more), then the nonce:
+        // kept as long as a request could be accepted again (`nonceLifetime`).
+        let clock = options.clock().timeIntervalSince1970
+        let now = (clock * 1000).rounded(.down)
+        let created = Double(verified.created) * 1000
+        guard created >= now - Double(options.window) * 1000 else {
+            throw Self.unauthenticated("signed at \(verified.created), more than \(options.window) s before the service's clock (\(clock))")
         }
-        guard (16...64).contains(verified.nonce.count) else { throw Refusal(status: 401, message: "the nonce must be 16 to 64 characters") }
+        guard created <= now + Double(options.lead) * 1000 else {
+            throw Self.unauthenticated("signed at \(verified.created), more than \(options.lead) s after the service's clock (\(clock))")
+        }
+        if let expires = verified.expires {
+            guard Double(expires) * 1000 > now else {
+                throw Self.unauthenticated("expired at \(expires), by the service's clock \(clock)")
+            }
+        }
+        guard (16...64).contains(verified.nonce.count) else { throw Self.unauthenticated("the nonce is not 16 to 64 characters") }
+        let forgetBefore = Int64(now) - options.nonceLifetime * 1000
+        if nonceSweep.due(at: now) {
+            // Every ledger's old nonces, at most once a minute (the schema's function: the
+            // request's transaction sees its own ledger's rows only).
+            _ = try connection.query("SELECT hub.forget_nonces(to_timestamp($1::int8 / 1000.0))", [.int64(forgetBefore)])
+        }
         _ = try connection.query(
-            "DELETE FROM hub.nonces WHERE ledger = $1 AND seen < now() - interval '10 minutes'", [.uuid(ledger)])
+            "DELETE FROM hub.nonces WHERE ledger = $1 AND seen < to_timestamp($2::int8 / 1000.0)", [.uuid(ledger), .int64(forgetBefore)])
         let fresh = try connection.query(
-            "INSERT INTO hub.nonces (ledger, nonce) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.uuid(ledger), .text(verified.nonce)]
+            "INSERT INTO hub.nonces (ledger, nonce, seen) VALUES ($1, $2, to_timestamp($3::int8 / 1000.0)) ON CONFLICT DO NOTHING",
+            [.uuid(ledger), .text(verified.nonce), .int64(Int64(now))]
         ).affectedRows
-        guard fresh == 1 else { throw Refusal(status: 401, message: "the request was replayed (its nonce was seen before)") }
+        guard fresh == 1 else { throw Self.unauthenticated("replayed (its nonce was seen before)") }
+        if push {
+            // One push of a ledger at a time (with the hub's own syncs of it): a push that waited
+            // reads what the one before it wrote, and finds its events already there.
+            try hub.lock(ledger: ledger)
+            (heads, fold, inputs, trust) = try readLedger()
+        }
 
         let state = SyncState(
             ledger: ledger, heads: heads.mapValues { SyncState.Head(sequence: $0.sequence, hash: EventChain.hash($0.event)) })
@@ -240,7 +368,7 @@ public final class SyncService: Sendable {
                 let first = max(theirs.heads[origin]?.sequence ?? 0, 1)
                 let rows = try connection.query(
                     "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 ORDER BY sequence",
-                    [.uuid(queried), .text(origin), .int64(Int64(first))])
+                    [.uuid(queried), .text(origin), .int64(try Self.bigint(first, "the sequence of \(origin) in the sync state"))])
                 for r in 0..<rows.rowCount { out.append(rows.bytes(r, 0)) }
             }
             // The records go out as stored: the device decodes and checks each (the service
@@ -254,13 +382,48 @@ public final class SyncService: Sendable {
                 body: ExportFile.encode(ledger: ledger, records: out))
         }
 
-        let changes: ChangeSet
+        let pushed: ChangeSet
         do {
-            changes = try ChangeSet(decoding: request.body, source: "the pushed change set")
+            pushed = try ChangeSet(decoding: request.body, source: "the pushed change set")
         } catch {
             throw Refusal(status: 400, message: error.message)
         }
-        guard changes.ledger == ledger else { throw Refusal(status: 400, message: "the change set is of another ledger") }
+        guard pushed.ledger == ledger else { throw Refusal(status: 400, message: "the change set is of another ledger") }
+        // Before any signature is checked: in a signed ledger, the events of an origin that holds
+        // no key here, is not the founder and is not enrolled in this push (by an origin that may
+        // write) are set aside unread, so that made-up origins cost no signature check.
+        var strangers: [String: WaitingEvents] = [:]
+        let changes: ChangeSet
+        if ledger.uuid.6 >> 4 == 8 {
+            var allowed = Set(trust.devices.keys)
+            if let founder = fold.founder?.name { allowed.insert(founder) } else { allowed.insert(verified.keyID) }
+            var grew = true
+            while grew {
+                grew = false
+                for e in pushed.events where allowed.contains(e.origin) {
+                    if case .deviceEnrolled(let p) = e.payload, allowed.insert(p.device).inserted { grew = true }
+                }
+            }
+            var kept: [Int] = []
+            kept.reserveCapacity(pushed.count)
+            for (i, e) in pushed.events.enumerated() {
+                if allowed.contains(e.origin) {
+                    kept.append(i)
+                } else if let w = strangers[e.origin] {
+                    strangers[e.origin]?.count = w.count + 1
+                    strangers[e.origin]?.sequence = min(w.sequence, e.sequence)
+                } else {
+                    strangers[e.origin] = WaitingEvents(
+                        origin: e.origin, sequence: e.sequence, count: 1, cause: .untrustedSigner,
+                        reason: "origin \(e.origin) holds no key in this ledger and is not enrolled in this push: its events were not read")
+                }
+            }
+            changes =
+                kept.count == pushed.count
+                ? pushed : ChangeSet(ledger: ledger, events: kept.map { pushed.events[$0] }, records: kept.map { pushed.records[$0] })
+        } else {
+            changes = pushed
+        }
         // The checks of a store's import, against what the hub holds.
         let offer = Offer(changes.events, records: changes.records)
         var history = HeldHistory(heads: heads.mapValues(\.sequence))
@@ -282,7 +445,10 @@ public final class SyncService: Sendable {
                 for (e, _) in try decode(
                     try connection.query(
                         "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 AND sequence < $4 ORDER BY sequence",
-                        [.uuid(queried), .text(origin), .int64(Int64(lowest)), .int64(Int64(head.sequence))]), 0)
+                        [
+                            .uuid(queried), .text(origin), .int64(try Self.bigint(lowest, "sequence of \(origin) offered")),
+                            .int64(try Self.bigint(head.sequence, "the hub's head of \(origin)")),
+                        ]), 0)
                 {
                     held[origin, default: [:]][e.sequence] = e
                 }
@@ -299,18 +465,67 @@ public final class SyncService: Sendable {
                 SELECT $1, * FROM unnest($2::text[], $3::int8[], $4::uuid[], $5::int8[], $6::bytea[])
                 """,
                 [
-                    .uuid(ledger), .textArray(accepted.map(\.event.origin)), .int64Array(accepted.map { Int64($0.event.sequence) }),
+                    .uuid(ledger), .textArray(accepted.map(\.event.origin)),
+                    .int64Array(try accepted.map { try Self.bigint($0.event.sequence, "sequence of \($0.event.origin)") }),
                     .uuidArray(accepted.map(\.event.id)), .int64Array(accepted.map { Int64(bitPattern: $0.event.hlc.rawValue) }),
                     .byteaArray(accepted.map(\.record)),
                 ])
         }
-        let waiting: [JSONValue] = outcome.waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }.map { w in
-            .object([
-                ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
-                ("cause", .string(w.cause.rawValue)), ("reason", .string(w.reason)),
-            ])
-        }
+        let waiting: [JSONValue] = (Array(outcome.waiting.values) + strangers.values).sorted { String.bytesPrecede($0.origin, $1.origin) }
+            .map { w in
+                .object([
+                    ("origin", .string(w.origin)), ("sequence", .number(Double(w.sequence))), ("count", .number(Double(w.count))),
+                    ("cause", .string(w.cause.rawValue)), ("reason", .string(w.reason)),
+                ])
+            }
         return Self.json(.object([("inserted", .number(Double(accepted.count))), ("waiting", .array(waiting))]))
+    }
+
+    /// The event count a change set's header states (the body is not read further), or nil when
+    /// the body does not start like a change set (its decoding says what is wrong).
+    static func eventCount(_ body: [UInt8]) -> UInt64? {
+        let magic = Array("GOALLEDG".utf8)
+        guard body.count >= magic.count + 1 + 16 + 8, body.starts(with: magic) else { return nil }
+        return body[(magic.count + 17)..<(magic.count + 25)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
+    /// `value`, a sequence read from a request or the hub, as a database `bigint`; past what a
+    /// ledger holds (which the codecs already refuse), a 400 naming `what` instead of a trap.
+    static func bigint(_ value: UInt64, _ what: @autoclosure () -> String) throws -> Int64 {
+        guard let v = Int64(exactly: value) else {
+            throw Refusal(status: 400, message: "\(what()), \(value), is past the largest sequence a ledger holds (\(Int64.max))")
+        }
+        return v
+    }
+
+    /// The refusal of a request whose signature fails whatever the ledger holds now; nil when
+    /// only the ledger, as read, can tell.
+    func precheck(_ request: HTTPRequest, ledger: UUID) -> Refusal? {
+        let signed = SignedRequestParts(
+            method: request.method, target: request.path + (request.query.map { "?" + $0 } ?? ""), headers: request.headers,
+            body: request.body)
+        let founderKey = request.header("device-key").flatMap(Hex.bytes)
+        let trust = trustCache.latest(ledger).map { entry -> TrustState in
+            let fold = entry.fold()
+            return fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(entry.inputs)
+        }
+        switch Self.verify(signed, ledger: ledger, trust: trust ?? TrustState(), founderKey: founderKey) {
+        case .success:
+            return nil
+        case .failure(let error):
+            switch error.reason {
+            case .unknownKey:
+                return nil
+            case .badSignature:
+                // Only the founder's key is certain without reading: a device's may have rotated.
+                let founder = Self.keyID(request).flatMap { name in
+                    founderKey.map { $0.count == 32 && EventChain.ledgerID(founder: name, publicKey: $0) == ledger }
+                }
+                return founder == true ? Self.unauthenticated("the signature was refused: \(error.message)") : nil
+            default:
+                return Self.unauthenticated("the signature was refused: \(error.message)")
+            }
+        }
     }
 
     /// The signature's check, by a key the ledger's trust gives the device now (or the
@@ -340,18 +555,47 @@ public final class SyncService: Sendable {
     }
 }
 
+/// Something done at most once per period of the service's clock (in milliseconds).
+final class Sweep: @unchecked Sendable {
+    private let period: Double
+    private var last: Double?
+    private let lock = NSLock()
+
+    init(every period: Double) { self.period = period }
+
+    /// Whether it is due at `now`; if so, it counts as done then.
+    func due(at now: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let last, now >= last, now - last < period { return false }
+        last = now
+        return true
+    }
+}
+
 /// Connections to the hub kept idle between requests.
 final class ConnectionPool: @unchecked Sendable {
     private var idle: [Hub] = []
     private let lock = NSLock()
 
-    /// An idle connection, or a new one.
-    func take(_ url: String) throws(LedgerError) -> Hub {
+    /// An idle connection that still looks open (``Connection/isOpenAndIdle``: those the
+    /// server closed, after a restart say, are dropped without a round trip), or a new one.
+    func take(_ url: String) throws(LedgerError) -> (hub: Hub, pooled: Bool) {
+        while true {
+            lock.lock()
+            let hub = idle.popLast()
+            lock.unlock()
+            guard let hub else { break }
+            if hub.connection.isOpenAndIdle { return (hub, true) }
+        }
+        return (try Hub(url: url), false)
+    }
+
+    /// Drops every idle connection (the server was found gone: they are all from before).
+    func drain() {
         lock.lock()
-        let hub = idle.popLast()
+        idle.removeAll()
         lock.unlock()
-        if let hub { return hub }
-        return try Hub(url: url)
     }
 
     /// Keeps `hub` for the next request (up to 64 idle).
@@ -393,6 +637,13 @@ final class TrustCache: @unchecked Sendable {
 
     private var entries: [UUID: Entry] = [:]
     private let lock = NSLock()
+
+    /// The entry of `ledger` as last read, whatever the heads now.
+    func latest(_ ledger: UUID) -> Entry? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[ledger]
+    }
 
     /// The entry of `ledger` if every one of its heads is at or before `heads`.
     func get(_ ledger: UUID, heads: [String: UInt64]) -> Entry? {

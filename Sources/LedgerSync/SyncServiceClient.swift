@@ -74,10 +74,9 @@ public struct SyncServiceClient: Sendable {
     public func sync(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
         let pull = try pullRequest(for: store, state: try store.reading { try $0.syncState() })
         let (pulled, hubState) = try finishPull(try await send(pull), store: store)
-        guard let push = try pushRequest(for: store, hubState: hubState) else {
-            return SyncResult(pulled: pulled, pushed: ImportResult())
-        }
-        return SyncResult(pulled: pulled, pushed: try finishPush(try await send(push)))
+        var pushed = ImportResult()
+        for push in try pushRequests(for: store, hubState: hubState) { pushed.add(try finishPush(try await send(push))) }
+        return SyncResult(pulled: pulled, pushed: pushed)
     }
 
     /// Creates a store at `path` for the new device `device` of `ledger`
@@ -234,13 +233,57 @@ extension SyncServiceClient {
         try signedRequest("pull", for: store, body: state.encoded(), contentType: Self.stateMediaType)
     }
 
-    /// The push of what the store holds beyond `hubState`; nil when that is nothing (a change
-    /// set also repeats the hub's last event of each origin both hold, which alone is not worth
-    /// a request).
-    func pushRequest(for store: LedgerStore, hubState: SyncState) throws(LedgerError) -> Prepared? {
+    /// The most events one push carries (a service takes at least 10,000 by default): more go
+    /// in several pushes, one after the other.
+    public static let pushPartEvents = 5_000
+    /// The most record bytes one push carries (a service takes 8 MiB by default).
+    public static let pushPartBytes = 4 << 20
+
+    /// The pushes of what the store holds beyond `hubState`; none when that is nothing (a
+    /// change set also repeats the hub's last event of each origin both hold, which alone is
+    /// not worth a request). Parts of at most ``pushPartEvents`` events and ``pushPartBytes``
+    /// bytes, each origin's events in order, a part ending only where a signed run ends (a run
+    /// longer than that goes alone).
+    func pushRequests(for store: LedgerStore, hubState: SyncState) throws(LedgerError) -> [Prepared] {
         let changes = try store.reading { try $0.changeSet(since: hubState) }
-        guard changes.events.contains(where: { $0.sequence > (hubState.heads[$0.origin]?.sequence ?? 0) }) else { return nil }
-        return try signedRequest("push", for: store, body: changes.encoded(), contentType: Self.changesMediaType)
+        guard changes.events.contains(where: { $0.sequence > (hubState.heads[$0.origin]?.sequence ?? 0) }) else { return [] }
+        var prepared: [Prepared] = []
+        for part in Self.parts(changes, events: Self.pushPartEvents, bytes: Self.pushPartBytes) {
+            prepared.append(try signedRequest("push", for: store, body: part.encoded(), contentType: Self.changesMediaType))
+        }
+        return prepared
+    }
+
+    /// `changes` in parts of at most `events` events and `bytes` record bytes, cut only after
+    /// an event that ends a run (signed, or not chained), so that every part vouches for itself.
+    static func parts(_ changes: ChangeSet, events limit: Int, bytes byteLimit: Int) -> [ChangeSet] {
+        var parts: [ChangeSet] = []
+        var part: [Int] = []
+        var partBytes = 0
+        var run: [Int] = []
+        var runBytes = 0
+        func flush() {
+            guard !part.isEmpty else { return }
+            parts.append(
+                ChangeSet(ledger: changes.ledger, events: part.map { changes.events[$0] }, records: part.map { changes.records[$0] }))
+            part = []
+            partBytes = 0
+        }
+        for i in changes.events.indices {
+            run.append(i)
+            runBytes += changes.records[i].count
+            let e = changes.events[i]
+            let last = i + 1 == changes.events.count
+            let ends = e.signature != nil || e.previousHash == nil || last || changes.events[i + 1].origin != e.origin
+            guard ends else { continue }
+            if !part.isEmpty && (part.count + run.count > limit || partBytes + runBytes > byteLimit) { flush() }
+            part += run
+            partBytes += runBytes
+            run = []
+            runBytes = 0
+        }
+        flush()
+        return parts
     }
 
     /// Applies a pull's change set to `store`; returns what was applied and the hub's state as
@@ -487,10 +530,9 @@ extension SyncServiceClient {
     package func syncBlocking(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
         let pull = try pullRequest(for: store, state: try store.reading { try $0.syncState() })
         let (pulled, hubState) = try finishPull(try sendBlocking(pull), store: store)
-        guard let push = try pushRequest(for: store, hubState: hubState) else {
-            return SyncResult(pulled: pulled, pushed: ImportResult())
-        }
-        return SyncResult(pulled: pulled, pushed: try finishPush(try sendBlocking(push)))
+        var pushed = ImportResult()
+        for push in try pushRequests(for: store, hubState: hubState) { pushed.add(try finishPush(try sendBlocking(push))) }
+        return SyncResult(pulled: pulled, pushed: pushed)
     }
 
     /// A pull into `store` of what it lacks, the request signed as `signer`'s device (for the
@@ -512,5 +554,16 @@ extension SyncServiceClient {
             throw error
         }
         return try finishClone(reply, store: store, undo: undo)
+    }
+}
+
+extension ImportResult {
+    /// Adds what one more push of the same sync did.
+    mutating func add(_ other: ImportResult) {
+        imported += other.imported
+        alreadyPresent += other.alreadyPresent
+        revoked += other.revoked
+        waiting += other.waiting
+        setAside += other.setAside
     }
 }

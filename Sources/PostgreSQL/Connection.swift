@@ -1,6 +1,12 @@
 import CLibPQ
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// One connection to a PostgreSQL server, through libpq. Used by one thread at a time.
 ///
 /// The only code that calls libpq: connecting (a `postgresql://` URL or `key=value` string,
@@ -35,6 +41,18 @@ public final class Connection {
 
     /// The server's version number (e.g. 150004).
     public var serverVersion: Int { Int(PQserverVersion(conn)) }
+
+    /// Whether an idle connection still looks usable, without a round trip: libpq reports it
+    /// open and its socket has nothing to read. A server that restarted, or ended the session,
+    /// closed the socket or sent its last message on it, which makes it readable; so does any
+    /// message of the server to an idle session, after which a pool is better off without it.
+    public var isOpenAndIdle: Bool {
+        guard PQstatus(conn) == CONNECTION_OK, PQtransactionStatus(conn) == PQTRANS_IDLE else { return false }
+        let socket = PQsocket(conn)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
+    }
 
     /// Runs one or more statements without parameters; returns the last one's rows (text form).
     @discardableResult

@@ -19,6 +19,64 @@ struct HTTPServerTests {
         var requests: [HTTPRequest] { seen.withLock { $0 } }
     }
 
+    @Test func oneAddressHoldsAtMostItsConnectionsAndAnIdleOneIsClosed() throws {
+        var options = HTTPServer.Options()
+        options.threads = 0
+        options.maxConnectionsPerAddress = 4
+        options.connectionTimeout = 2
+        let server = try HTTPServer(options: options) { HTTPResponse(status: 200, text: "ok \($0.path)") }
+        defer { server.stop() }
+        // Four slow clients from 127.0.0.1, each one byte of a request line in.
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<4 {
+            let fd = try RawClient.connect(port: server.port)
+            try RawClient.send(fd, Array("G".utf8))
+            held.append(fd)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        // A fifth from the same address is closed unanswered.
+        let refused = try? RawClient.exchange(port: server.port, RawClient.request("GET", "/fifth"))
+        #expect(refused == nil, "\(refused.map { "\($0.status) \($0.text)" } ?? "")")
+        // One gone, the next is served.
+        close(held.removeLast())
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/next")).text == "ok /next")
+        // The idle ones are closed after the idle timeout (2 s): their reads end.
+        let started = Date()
+        for fd in held { _ = try? RawClient.receiveAll(fd) }
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited < 4.5, "\(waited) s")
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/after")).text == "ok /after")
+    }
+
+    @Test func aRequestWhoseBodyTricklesPastTheDeadlineIsClosedUnanswered() throws {
+        var options = HTTPServer.Options()
+        options.threads = 0
+        options.requestDeadline = 1
+        let recorder = Recorder()
+        let server = try HTTPServer(options: options) { request in
+            recorder.record(request)
+            return HTTPResponse(status: 200, text: "ok")
+        }
+        defer { server.stop() }
+        // Headers at once, then a byte of the body every 0.3 s: never idle, past 1 s at the 4th.
+        let fd = try RawClient.connect(port: server.port)
+        defer { close(fd) }
+        try RawClient.send(fd, Array("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 8\r\nConnection: close\r\n\r\n".utf8))
+        let started = Date()
+        for _ in 0..<8 {
+            Thread.sleep(forTimeInterval: 0.3)
+            do { try RawClient.send(fd, [0x61]) } catch { break }
+        }
+        let answer = (try? RawClient.receiveAll(fd)) ?? []
+        #expect(answer.isEmpty, "\(String(decoding: answer, as: UTF8.self))")
+        #expect(recorder.requests.isEmpty)
+        #expect(Date().timeIntervalSince(started) < 5)
+        // A request in time is served.
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("POST", "/quick", body: Array("12345678".utf8))).status == 200)
+    }
+
     @Test func aGetReachesTheHandlerExactlyAndItsAnswerIsSent() throws {
         let recorder = Recorder()
         let server = try HTTPServer { request in

@@ -10,7 +10,7 @@ struct HubTests {
         let hub = try HubFixture(initialized: false)
         let first = try JSONParser.parse(
             CommandLineTool.run(["hub", "init", hub.url, "--json"], environment: [:], input: { Data() }).stdout)
-        #expect(first["applied"] == .array([.string("1-events-heads-access"), .string("2-sync-service")]))
+        #expect(first["applied"] == .array([.string("1-events-heads-access"), .string("2-sync-service"), .string("3-nonce-expiry")]))
         let again = CommandLineTool.run(["hub", "init", hub.url], environment: [:], input: { Data() })
         #expect(again.exitCode == 0)
         #expect(again.stdout.contains("is current"))
@@ -226,7 +226,10 @@ struct HubTests {
         forged.signer = nil
         try hub.admin().query(
             "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, 'phone', $2, $3, $4, $5)",
-            [.uuid(ledger), .int64(Int64(forged.sequence)), .uuid(forged.id), .int64(Int64(bitPattern: forged.hlc.rawValue)), .bytea(EventCodec.encode(forged))])
+            [
+                .uuid(ledger), .int64(Int64(forged.sequence)), .uuid(forged.id), .int64(Int64(bitPattern: forged.hlc.rawValue)),
+                .bytea(EventCodec.encode(forged)),
+            ])
         let before = data(hub, "laptop")
         let r = hub.run("laptop", ["sync", hub.url])
         #expect(r.exitCode == 0, "\(r.stderr)")

@@ -21,16 +21,27 @@ final class ServiceFixture: @unchecked Sendable {
     var base: String
     let serviceURL: String
 
-    init(queryLedgerOverride: UUID? = nil, hubURL: String? = nil) throws {
+    /// The service's log lines, in order.
+    let logged = LogLines()
+    let service: SyncService
+
+    init(
+        queryLedgerOverride: UUID? = nil, hubURL: String? = nil, configure: (inout SyncService.Options) -> Void = { _ in },
+        http configureHTTP: (inout HTTPServer.Options) -> Void = { _ in }
+    ) throws {
         hub = try HubFixture()
         try Hub(url: hub.url).grantService(role: "ledger_service_test")
         serviceURL = hubURL ?? hub.url(as: "ledger_service_test")
-        var options = SyncService.Options(hubURL: serviceURL)
+        let lines = logged
+        var options = SyncService.Options(hubURL: serviceURL, log: { lines.append($0) })
         options.queryLedgerOverride = queryLedgerOverride
-        let service = SyncService(options)
+        configure(&options)
+        service = SyncService(options)
         var http = HTTPServer.Options()
         http.threads = 0
         http.maxBodyBytes = 64 << 10
+        configureHTTP(&http)
+        let service = service
         server = try HTTPServer(options: http) { service.handle($0) }
         base = "http://127.0.0.1:\(server.port)"
     }
@@ -106,6 +117,44 @@ final class ServiceFixture: @unchecked Sendable {
     func rows() throws -> Int { try hub.count() }
 }
 
+/// Lines written by several threads.
+final class LogLines: @unchecked Sendable {
+    private var lines: [String] = []
+    private let lock = NSLock()
+
+    func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
+
+/// A clock a test sets.
+final class TestClock: @unchecked Sendable {
+    private var now: Date
+    private let lock = NSLock()
+
+    init(_ now: Date) { self.now = now }
+
+    func read() -> Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return now
+    }
+
+    func set(_ date: Date) {
+        lock.lock()
+        now = date
+        lock.unlock()
+    }
+}
+
 struct SyncServiceTests {
     let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
     static let goal = UUID(uuidString: "0B5E2A8C-6C1F-4E0B-9C52-8D0C6B0E51A1")!
@@ -152,17 +201,18 @@ struct SyncServiceTests {
         // A device the ledger never enrolled (a store of the ledger with its own fresh key).
         let stranger = try LedgerStore.create(at: f.hub.path("stranger"), device: "stranger", ledger: phone.ledgerID)
         var a = try f.signed(stranger, "push", body: changes)
-        #expect(a.status == 401 && a.text.contains("not enrolled"), "\(a.text)")
+        #expect(a.status == 401 && a.text.contains(SyncService.unauthenticated), "\(a.text)")
+        #expect(f.logged.all.last?.contains("not enrolled") == true)
         // Another ledger's key under an enrolled name.
         let other = try LedgerStore.create(at: f.hub.path("other"), device: "tablet")
         a = try f.signed(tablet, "push", body: changes, key: try other.keys.key(ledger: other.ledgerID, device: "tablet"))
         #expect(a.status == 401, "\(a.text)")
         // A body altered after signing.
         a = try f.signed(tablet, "push", body: changes) { _, body in body[body.count / 2] ^= 1 }
-        #expect(a.status == 401 && a.text.contains("digest"), "\(a.text)")
+        #expect(a.status == 401 && f.logged.all.last?.contains("digest") == true, "\(a.text)")
         // Too old.
         a = try f.signed(tablet, "push", body: changes, created: Int64(Date().timeIntervalSince1970) - 3600)
-        #expect(a.status == 401 && a.text.contains("outside"), "\(a.text)")
+        #expect(a.status == 401 && f.logged.all.last?.contains("before the service's clock") == true, "\(a.text)")
         // Not a change set.
         a = try f.signed(tablet, "push", body: Array("garbage".utf8))
         #expect(a.status == 400, "\(a.text)")
@@ -180,12 +230,12 @@ struct SyncServiceTests {
         let rowsAfter = try f.rows()
         #expect(rowsAfter == rowsBefore + 2)
         a = try f.signed(tablet, "push", body: changes, nonce: nonce)
-        #expect(a.status == 401 && a.text.contains("replayed"), "\(a.text)")
+        #expect(a.status == 401 && f.logged.all.last?.contains("replayed") == true, "\(a.text)")
         // A revoked device can no longer reach the ledger.
         try phone.revoke(device: "tablet", now: now)
         try f.sync(phone)
         a = try f.signed(tablet, "pull", body: try tablet.syncState().encoded())
-        #expect(a.status == 401 && a.text.contains("revoked"), "\(a.text)")
+        #expect(a.status == 401 && f.logged.all.last?.contains("revoked") == true, "\(a.text)")
     }
 
     @Test func aPushOfForgedEventsIsSetAsideByTheService() throws {
@@ -202,7 +252,8 @@ struct SyncServiceTests {
         forged.hlc = HLC(rawValue: forged.hlc.rawValue + 1000)
         forged.previousHash = EventChain.hash(previous)
         forged.signer = key.publicKey
-        forged.signature = key.sign(EventChain.message(ledger: phone.ledgerID, origin: "phone", sequence: forged.sequence, hash: EventChain.hash(forged)))
+        forged.signature = key.sign(
+            EventChain.message(ledger: phone.ledgerID, origin: "phone", sequence: forged.sequence, hash: EventChain.hash(forged)))
         let before = try f.rows()
         let a = try f.signed(tablet, "push", body: try ChangeSet(ledger: phone.ledgerID, records: [EventCodec.encode(forged)]).encoded())
         #expect(a.status == 200 && a.text.contains(#""inserted":0"#) && a.text.contains("phone"), "\(a.text)")
@@ -239,24 +290,7 @@ struct SyncServiceFaultTests {
     let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
 
     /// Starts `ledger serve` as a child process on a free port of 127.0.0.1.
-    func serve(_ url: String) throws -> (Process, String) {
-        for attempt in 0..<20 {
-            let port = 20_000 + Int.random(in: 0..<20_000) + attempt
-            let p = Process()
-            p.executableURL = ledgerExecutable()
-            p.arguments = ["serve", "--hub", url, "--listen", "127.0.0.1:\(port)"]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            // Ready once it printed its address (or gone: the port was taken).
-            let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-            if p.isRunning, line.contains("serving") { return (p, "http://127.0.0.1:\(port)") }
-            p.terminate()
-            p.waitUntilExit()
-        }
-        throw LedgerError(.internal, "no free port for ledger serve")
-    }
+    func serve(_ url: String) throws -> (Process, String) { try startLedgerServe(url) }
 
     @Test(arguments: 0..<3)
     func aServiceKilledDuringAPushLeavesNothingHalfWritten(_ seed: Int) throws {
@@ -347,7 +381,8 @@ struct SyncServiceTLSTests {
             SignedRequestParts(method: "POST", target: path, headers: headers, body: body), components: SyncService.coveredComponents,
             key: key, keyID: "phone", created: Int64(Date().timeIntervalSince1970), nonce: UUID().uuidString)
         let (pulled, answer) = try run(
-            "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", dir + "/cert.pem", "--data-binary", "@" + dir + "/state"]
+            "curl",
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", dir + "/cert.pem", "--data-binary", "@" + dir + "/state"]
                 + headers.flatMap { ["-H", "\($0.0): \($0.1)"] } + [base + path])
         #expect(pulled == 0 && answer == "200", "\(answer)")
         // Plain HTTP to the TLS port gets nothing.

@@ -24,6 +24,7 @@ final class StandInService: @unchecked Sendable {
     private var nonces: Set<String> = []
     private var forced: (status: Int, error: String)?
     private var omitsState = false
+    private var stateOverride: [UInt8]?
     private var acceptsAnyKey = false
     /// The stand-in's clock.
     var now: @Sendable () -> Date = Date.init
@@ -50,6 +51,8 @@ final class StandInService: @unchecked Sendable {
 
     /// Leaves the `ledger-state` header out of pull answers (a service of another version).
     func omitState(_ omit: Bool) { lock.withLock { omitsState = omit } }
+    /// Makes every pull answer name these bytes as the hub's state (nil: the hub's own).
+    func answerState(_ bytes: [UInt8]?) { lock.withLock { stateOverride = bytes } }
 
     /// Accepts a signature by any key the request's `device-key` names (to clone without enrolment).
     func acceptAnyKey(_ accept: Bool) { lock.withLock { acceptsAnyKey = accept } }
@@ -60,7 +63,9 @@ final class StandInService: @unchecked Sendable {
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let (forced, omitsState, acceptsAnyKey) = lock.withLock { (self.forced, self.omitsState, self.acceptsAnyKey) }
+        let (forced, omitsState, acceptsAnyKey, stateOverride) = lock.withLock {
+            (self.forced, self.omitsState, self.acceptsAnyKey, self.stateOverride)
+        }
         var verified: RequestSignature.Verified?
         defer { lock.withLock { seenRequests.append(Seen(request: request, verified: verified)) } }
         if let forced { return refuse(forced.status, forced.error) }
@@ -105,7 +110,9 @@ final class StandInService: @unchecked Sendable {
                 guard state.ledger == ledger else { return refuse(400, "the state is of another ledger") }
                 let changes = try hub.changeSet(since: state)
                 var headers: [(name: String, value: String)] = []
-                if !omitsState { headers.append(("ledger-state", Data(try hub.syncState().encoded()).base64EncodedString())) }
+                if !omitsState {
+                    headers.append(("ledger-state", Data(try stateOverride ?? hub.syncState().encoded()).base64EncodedString()))
+                }
                 return HTTPResponse(
                     status: 200, bytes: changes.encoded(), contentType: "application/x-goal-ledger-changes", headers: headers)
             } else {

@@ -180,6 +180,29 @@ struct SyncServiceClientTests {
         #expect(try d.service.hub.originHeads()["tablet"] == nil)
     }
 
+    @Test func aHubStateNamingASequencePastWhatALedgerHoldsIsAClearErrorAndNothingIsSent() async throws {
+        let d = try Devices()
+        _ = try await d.client.sync(d.phone)
+        try d.phone.append(try progress(1), now: now)
+        let held = try d.service.hub.syncState()
+        var state = held
+        state.heads["phone"]?.sequence = 1 << 63
+        d.service.answerState(state.encoded())
+        let error = try #require(await ledgerError { _ = try await d.client.sync(d.phone) })
+        #expect(error.code == .store)
+        #expect(error.message.contains("sequence of phone, 9223372036854775808, is past the largest a store holds"), "\(error.message)")
+        #expect(error.message.contains("nothing was applied or sent"))
+        #expect(try d.service.hub.syncState() == held)
+        // The largest sequence a store holds is read as it is (and nothing of it is lacking).
+        state.heads["phone"]?.sequence = UInt64(Int64.max)
+        d.service.answerState(state.encoded())
+        _ = try await d.client.sync(d.phone)
+        #expect(try d.service.hub.syncState() == held)
+        d.service.answerState(nil)
+        _ = try await d.client.sync(d.phone)
+        #expect(try d.service.hub.originHeads()["phone"] == d.phone.originHeads()["phone"])
+    }
+
     @Test func aPushOverTheServersBodyLimitIsInvalidInput() async throws {
         let d = try Devices()
         // Room for the phone's state (one origin), not for its three events.

@@ -76,6 +76,9 @@ package enum EventCodec {
         let hlc = HLC(rawValue: try r.u64BE())
         let at = try r.instant()
         let sequence = try r.varint()
+        guard sequence <= Event.largestSequence else {
+            throw RecordDecodingError(reason: "origin sequence \(sequence) is past the largest a store holds (\(Event.largestSequence))")
+        }
         let origin = try r.string()
         let schema = try r.u8()
         let code = try r.u8()
@@ -91,11 +94,20 @@ package enum EventCodec {
             if flags & 1 != 0 {
                 var seen: [String: UInt64] = [:]
                 let count = try r.varint()
-                guard count <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "deletionsSeen count beyond the record") }
+                guard count <= UInt64(r.bytes.count - r.index) else {
+                    throw RecordDecodingError(reason: "deletionsSeen count beyond the record")
+                }
                 for _ in 0..<count {
                     let device = try r.string()
                     guard seen[device] == nil else { throw RecordDecodingError(reason: "deletionsSeen names \(device) twice") }
-                    seen[device] = try r.varint()
+                    let sequence = try r.varint()
+                    guard sequence <= Event.largestSequence else {
+                        throw RecordDecodingError(
+                            reason:
+                                "deletionsSeen sequence \(sequence) of \(device) is past the largest a store holds (\(Event.largestSequence))"
+                        )
+                    }
+                    seen[device] = sequence
                 }
                 deletionsSeen = seen
             }

@@ -9,6 +9,10 @@ public struct Event: Equatable, Sendable {
     public var origin: String
     /// The event's number among its origin's events: 1, 2, 3, … without gaps.
     public var sequence: UInt64
+
+    /// The largest origin sequence a store or a hub holds (2^63 − 1, a hub's `bigint`): a
+    /// record, a change set or a sync state naming a larger one is refused as it is read.
+    public static let largestSequence = UInt64(Int64.max)
     /// The origin's clock when it appended the event: with `origin`, its place in canonical
     /// order (``key``), which decides every last-writer-wins value.
     public var hlc: HLC
@@ -65,4 +69,3 @@ public struct Event: Equatable, Sendable {
     /// The event's place in canonical order: its clock reading, then its origin.
     public var key: CanonicalKey { CanonicalKey(hlc: hlc, device: origin) }
 }
-

@@ -74,6 +74,10 @@ public struct SyncState: Equatable, Sendable {
                     let origin = try r.string()
                     guard DeviceName.isValid(origin) else { throw RecordDecodingError(reason: "\"\(origin)\" is not a device name") }
                     let sequence = try r.varint()
+                    guard sequence <= Event.largestSequence else {
+                        throw RecordDecodingError(
+                            reason: "the sequence of \(origin), \(sequence), is past the largest a store holds (\(Event.largestSequence))")
+                    }
                     guard r.bytes.count - r.index >= 32 else { throw RecordDecodingError(reason: "the hash of \(origin) is truncated") }
                     let hash = Array(r.bytes[r.index..<r.index + 32])
                     r.index += 32
