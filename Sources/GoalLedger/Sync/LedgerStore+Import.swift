@@ -151,7 +151,7 @@ extension LedgerStore {
             rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes, of: incoming)
         }
         let tables = try StoredProjection.active(txn, layout)
-        var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+        var clock = try Self.clock(txn, layout)
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
         position = firstNew - 1
         for i in accepted {
