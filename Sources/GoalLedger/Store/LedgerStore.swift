@@ -181,6 +181,7 @@ public final class LedgerStore: @unchecked Sendable {
                 throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
             }
         }
+        try store.adoptStagedKey()
         try store.ensureProjectionIsCurrent(onRebuild: onRebuild)
         return store
     }
