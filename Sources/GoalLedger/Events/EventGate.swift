@@ -59,6 +59,13 @@ extension Event {
         try payload.checkWellFormed(.stored)
     }
 
+    /// The event's change to the ledger's trust, read by the trust fold: none for an event a
+    /// fold sets aside (one that fails the gate has no effect, trust included).
+    var trustChange: TrustChange? {
+        guard let change = payload.trustChange, isFoldable else { return nil }
+        return change
+    }
+
     /// Whether a fold may read the event (``checkContent()`` passes).
     var isFoldable: Bool {
         do throws(FieldError) {

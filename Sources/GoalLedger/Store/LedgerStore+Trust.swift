@@ -257,7 +257,7 @@ extension LedgerStore {
             return true
         }
         for p in positions {
-            guard let e = try Self.event(at: p, txn, layout), let change = e.payload.trustChange else { continue }
+            guard let e = try Self.event(at: p, txn, layout), let change = e.trustChange else { continue }
             inputs.append(
                 TrustFold.Input(
                     origin: e.origin, sequence: e.sequence, key: e.key, covering: try covering(e, txn), change: change))
