@@ -19,6 +19,12 @@ enum AppendCommand {
     /// events is in memory beside the transaction's pages.
     static let chunkBytes = 8 << 20
 
+    /// The longest line read, in bytes: far above the largest event of the catalog in ordinary
+    /// text (2,000 characters of details and 32 tags of 64, every character escaped as a
+    /// surrogate pair, stay under 64 KiB), so that an input with no line end (`/dev/zero`) is
+    /// refused at once instead of read whole.
+    static let lineBytesMaximum = 1 << 20
+
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let expected = try inv.value(Self.expectVersion)
         // An expected version is checked against the whole batch: it is read as one chunk.
@@ -27,6 +33,8 @@ enum AppendCommand {
         if let file = try inv.value(Self.file) {
             guard let handle = FileHandle(forReadingAtPath: file) else { throw LedgerError(.invalidInput, "cannot read \(file)") }
             input = try ChunkedInput(file: handle, named: file, size: size)
+        } else if let handle = inv.standardInput {
+            input = try ChunkedInput(file: handle, named: "standard input", size: size)
         } else {
             input = ChunkedInput(inv.readInput(), size: size)
         }
@@ -67,10 +75,60 @@ enum AppendCommand {
         var carry: [UInt8] = []
         var ended = false
 
+        /// Every read passes through `lines`: a line longer than `lineBytesMaximum` ends the
+        /// input with an error naming it, before more is read.
         init(size: Int, read: @escaping (Int) throws(LedgerError) -> Data, restart: @escaping () throws(LedgerError) -> Void) {
+            let lines = LineLengths()
             self.size = size
-            self.read = read
-            self.restart = restart
+            self.read = { (n) throws(LedgerError) in
+                // In pieces of at most 1 MiB, each checked before the next is read.
+                var data = Data()
+                while data.count < n {
+                    let piece = try read(min(n - data.count, 1 << 20))
+                    if piece.isEmpty { break }
+                    try lines.check(piece)
+                    data += piece
+                }
+                return data
+            }
+            self.restart = { () throws(LedgerError) in
+                try restart()
+                lines.reset()
+            }
+        }
+
+        /// The line being read and its length so far, across reads.
+        final class LineLengths {
+            var line = 1
+            var length = 0
+
+            func reset() {
+                line = 1
+                length = 0
+            }
+
+            func check(_ data: Data) throws(LedgerError) {
+                data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                    guard let base = bytes.baseAddress else { return }
+                    var start = 0
+                    while start < bytes.count {
+                        guard let found = memchr(base + start, 0x0A, bytes.count - start) else {
+                            length += bytes.count - start
+                            return
+                        }
+                        let end = base.distance(to: UnsafeRawPointer(found))
+                        length += end - start
+                        if length > AppendCommand.lineBytesMaximum { return }
+                        start = end + 1
+                        line += 1
+                        length = 0
+                    }
+                }
+                guard length <= AppendCommand.lineBytesMaximum else {
+                    throw LedgerError.invalidLine(
+                        line, field: nil, "the line is longer than \(AppendCommand.lineBytesMaximum) bytes (1 MiB), longer than any event")
+                }
+            }
         }
 
         /// An input held in memory.
@@ -87,17 +145,36 @@ enum AppendCommand {
                 restart: { offset.value = 0 })
         }
 
-        /// A file, read chunk by chunk when it is a regular file (it can be read again from its
-        /// start); anything else (a pipe, a device) is read whole first.
+        /// A file, read chunk by chunk: a regular file is read again from its start when the
+        /// write starts over; anything else (a pipe, a device) keeps what it has read, to serve
+        /// it again, and reads on only as far as the chunks are taken.
         init(file handle: FileHandle, named name: String, size: Int) throws(LedgerError) {
             func failed(_ error: any Error) -> LedgerError { LedgerError(.invalidInput, "cannot read \(name): \(error.localizedDescription)") }
             var info = stat()
             guard fstat(handle.fileDescriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                do {
-                    self.init(try handle.readToEnd() ?? Data(), size: size)
-                } catch {
-                    throw failed(error)
+                final class Kept {
+                    var data = Data()
+                    var offset = 0
                 }
+                let kept = Kept()
+                self.init(
+                    size: size,
+                    read: { (n) throws(LedgerError) in
+                        if kept.offset < kept.data.count {
+                            let end = n >= kept.data.count - kept.offset ? kept.data.count : kept.offset + n
+                            defer { kept.offset = end }
+                            return kept.data.subdata(in: kept.offset..<end)
+                        }
+                        do {
+                            let more = try handle.read(upToCount: n) ?? Data()
+                            kept.data += more
+                            kept.offset = kept.data.count
+                            return more
+                        } catch {
+                            throw failed(error)
+                        }
+                    },
+                    restart: { kept.offset = 0 })
                 return
             }
             self.init(

@@ -53,6 +53,9 @@ struct Invocation {
     var flags: Set<String> = []
     var environment: [String: String]
     var readInput: () -> Data
+    /// Standard input, read as it arrives, when the run reads the process's own (else
+    /// `readInput` gives the input whole).
+    var standardInput: FileHandle?
     var out = ""
     /// When set, output goes straight to it (the executable's stdout) instead of into `out`.
     var emit: ((String) -> Void)?

@@ -37,14 +37,17 @@ public enum CommandLineTool {
         return lines.joined(separator: "\n")
     }
 
-    /// Runs one command line (without the program name). With `output`, standard output is
-    /// written through it as it is produced (and `Result.stdout` stays empty).
+    /// Runs one command line (without the program name). `input` gives standard input whole;
+    /// without it the process's standard input is read as it arrives. With `output`, standard
+    /// output is written through it as it is produced (and `Result.stdout` stays empty).
     public static func run(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-        input: @escaping () -> Data = { FileHandle.standardInput.readDataToEndOfFile() },
+        input: (() -> Data)? = nil,
         output: ((String) -> Void)? = nil
     ) -> Result {
-        var invocation = Invocation(environment: environment, readInput: input)
+        var invocation = Invocation(
+            environment: environment, readInput: input ?? { FileHandle.standardInput.readDataToEndOfFile() },
+            standardInput: input == nil ? FileHandle.standardInput : nil)
         invocation.emit = output
         do {
             guard let spec = try parse(arguments, into: &invocation) else {

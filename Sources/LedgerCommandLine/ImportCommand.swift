@@ -9,7 +9,10 @@ enum ImportCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        let r = try store.writing { try $0.importFile(inv.positionals[0]) }
+        // Read before the write, which starts over when the store's file grows: a pipe is read once.
+        let file = inv.positionals[0]
+        let changes = try ChangeSet(decoding: try ExportFile.read(file), source: file)
+        let r = try store.writing { try $0.apply(changes, from: file) }
         if inv.json {
             try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
         } else {

@@ -14,9 +14,11 @@ extension LedgerReport {
             unlink(temporary)
             return LedgerError(.invalidInput, "cannot write the report to \(path): \(reason)")
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw LedgerError(.invalidInput, "cannot write the report to \(path): it is a directory")
+        // Only a regular file or a new path is replaced (never a directory, a device or a FIFO).
+        do {
+            try AtomicFile.checkReplaceable(path)
+        } catch {
+            throw LedgerError(.invalidInput, "cannot write the report to \(path): \(error.reason)")
         }
         // A person's history: owner-only from its creation, like exports, whatever the umask.
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

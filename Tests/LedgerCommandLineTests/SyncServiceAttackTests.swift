@@ -67,7 +67,7 @@ struct SyncServiceAttackTests {
     }
 
     static func progress(_ n: Int) -> [EventDraft] {
-        (0..<n).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: Double(i % 5 + 1)))) }
+        (0..<n).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount(whole: Int64(i % 5 + 1))))) }
     }
 
     /// The founder's pull naming its own origin at `sequence`.

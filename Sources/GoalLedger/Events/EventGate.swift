@@ -29,11 +29,15 @@ extension EventDraft {
 }
 
 extension Event {
-    /// Checks the envelope of an event from elsewhere: what its origin's chain and the store's
-    /// indexes rely on. An event that fails it cannot be placed in any history and is refused.
+    /// Checks the envelope of an event from elsewhere: what its origin's chain, the store's
+    /// indexes and its clock rely on (a clock reading within 1970–9999, see ``HLC/latest``). An event that fails it cannot be placed in any history and is refused.
     public func checkEnvelope() throws(FieldError) {
         guard DeviceName.isValid(origin) else { throw FieldError("device", "invalid device name \"\(origin)\"") }
         guard sequence >= 1 else { throw FieldError("sequence", "must be at least 1") }
+        guard hlc.isSupported else {
+            throw FieldError(
+                "hlc", "must be a clock reading within 1970–9999 (at most \(HLC.latest), \(HLC.latest.milliseconds) ms since 1970), got \(hlc)")
+        }
         if let h = previousHash, h.count != 32 { throw FieldError("previousHash", "must be 32 bytes") }
         if signature != nil, previousHash == nil { throw FieldError("signature", "a signed event carries previousHash") }
         if signature != nil, signer?.count != 32 { throw FieldError("signedBy", "a signed event carries its signer's 32-byte key") }
@@ -60,6 +64,13 @@ extension Event {
     func isCounted(revokedAfter: [String: UInt64]) -> Bool {
         if let after = revokedAfter[origin], sequence > after { return false }
         return isFoldable
+    }
+
+    /// The event's change to the ledger's trust, read by the trust fold: none for an event a
+    /// fold sets aside (one that fails the gate has no effect, trust included).
+    var trustChange: TrustChange? {
+        guard let change = payload.trustChange, isFoldable else { return nil }
+        return change
     }
 
     /// Whether a fold may read the event (``checkContent()`` passes).

@@ -29,11 +29,20 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Whether `a` is the earlier reading.
     public static func < (a: HLC, b: HLC) -> Bool { a.rawValue < b.rawValue }
 
+    /// The latest reading an event may carry: the last millisecond of 9999 (the end of
+    /// `Instant.supported`) with the largest counter. The gate refuses an event whose clock is
+    /// later, so no reading a store holds or writes comes near the end of the 64 bits.
+    public static let latest = HLC(milliseconds: Instant.supported.upperBound.milliseconds, counter: .max)
+
+    /// Whether the reading lies within the years the ledger supports (at most ``latest``).
+    public var isSupported: Bool { self <= .latest }
+
     /// The next reading after `self` for a local event at wall time `now`: never earlier than
-    /// `now`, always later than `self`.
+    /// `now`, later than `self` unless `self` is the largest 64-bit value, where it stays (it
+    /// never traps; a reading past ``latest`` is refused by the gate before it is written).
     public func advanced(to now: Instant) -> HLC {
         let wall = HLC(milliseconds: now.milliseconds, counter: 0)
-        return wall > self ? wall : HLC(rawValue: rawValue + 1)
+        return wall > self ? wall : HLC(rawValue: rawValue == .max ? rawValue : rawValue + 1)
     }
 
     /// Sixteen hex digits: sorts as the clock does, and survives JSON readers that lose

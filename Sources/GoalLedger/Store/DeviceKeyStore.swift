@@ -15,6 +15,15 @@ public protocol DeviceKeyStore: Sendable {
     /// Replaces the key of `device` in `ledger` with `key` (a rotation), at once: a reader sees
     /// the old key or the new one, never neither.
     func replace(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError)
+    /// Keeps `key` durably beside the current key of `device`, as its next key: a rotation
+    /// stages its new key before the rotation commits, and ``replace(_:ledger:device:)`` makes
+    /// it current after. A process that dies in between leaves it staged, and the store adopts
+    /// it when it opens (when the ledger enrols it), so the new key is never lost.
+    func stage(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError)
+    /// The key staged for `device` and not yet made current, or nil.
+    func stagedKey(ledger: UUID, device: String) throws(LedgerError) -> SigningKey?
+    /// Forgets the staged key of `device` (a rotation that never committed staged it).
+    func discardStaged(ledger: UUID, device: String) throws(LedgerError)
 }
 
 extension DeviceKeyStore {
@@ -22,6 +31,13 @@ extension DeviceKeyStore {
     public func replace(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
         throw LedgerError(.invalidArgument, "this key store cannot replace the key of \(device): rotation needs a key store that can")
     }
+    /// A key store that cannot stage a key keeps nothing: a rotation's new key then lives only
+    /// in memory until ``replace(_:ledger:device:)`` runs after the commit.
+    public func stage(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {}
+    /// No key is staged.
+    public func stagedKey(ledger: UUID, device: String) throws(LedgerError) -> SigningKey? { nil }
+    /// Nothing to forget.
+    public func discardStaged(ledger: UUID, device: String) throws(LedgerError) {}
 }
 
 /// The default key store: the file `device.key` in the store's directory, owner-only (0600).
@@ -46,12 +62,49 @@ public struct DirectoryKeyStore: DeviceKeyStore {
         try write(key, to: file)
     }
 
-    /// Writes the new key beside the old one, then renames it into place.
+    /// The staged key's file, `device.key.next`.
+    var nextFile: String { file + ".next" }
+
+    /// Makes `key` current: the staged file when it holds `key` is renamed into place, else
+    /// `key` is written beside the old one and renamed into place; the directory is synced.
     public func replace(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
-        let next = file + ".next"
-        try? FileManager.default.removeItem(atPath: next)
-        try write(key, to: next)
-        guard rename(next, file) == 0 else { throw LedgerError(.store, "cannot replace \(file): \(String(cString: strerror(errno)))") }
+        if try stagedKey(ledger: ledger, device: device)?.publicKey != key.publicKey {
+            try write(key, to: nextFile)
+        }
+        guard rename(nextFile, file) == 0 else {
+            throw LedgerError(.store, "cannot replace \(file): \(String(cString: strerror(errno)))")
+        }
+        try syncDirectory()
+    }
+
+    /// Writes `key` to `device.key.next` and syncs the file and the directory.
+    public func stage(_ key: SigningKey, ledger: UUID, device: String) throws(LedgerError) {
+        try write(key, to: nextFile)
+        try syncDirectory()
+    }
+
+    public func stagedKey(ledger: UUID, device: String) throws(LedgerError) -> SigningKey? {
+        guard let data = FileManager.default.contents(atPath: nextFile) else { return nil }
+        guard let key = SigningKey(secretBytes: Array(data)) else { throw LedgerError(.store, "\(nextFile) does not hold a signing key") }
+        return key
+    }
+
+    public func discardStaged(ledger: UUID, device: String) throws(LedgerError) {
+        guard unlink(nextFile) == 0 || errno == ENOENT else {
+            throw LedgerError(.store, "cannot remove \(nextFile): \(String(cString: strerror(errno)))")
+        }
+        try syncDirectory()
+    }
+
+    /// Makes the directory's entries (a created or renamed key file) durable.
+    private func syncDirectory() throws(LedgerError) {
+        let fd = open(directory, O_RDONLY)
+        guard fd >= 0, fsync(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw LedgerError(.store, "cannot sync \(directory): \(reason)")
+        }
+        close(fd)
     }
 
     private func write(_ key: SigningKey, to file: String) throws(LedgerError) {

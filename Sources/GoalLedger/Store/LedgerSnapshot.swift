@@ -167,9 +167,10 @@ public struct LedgerSnapshot: ~Copyable {
         try run { try LedgerStore.originHeads(txn, layout) }
     }
 
-    /// The latest hybrid logical clock reading of this store.
+    /// The latest hybrid logical clock reading of this store (a reading past ``HLC/latest``
+    /// that a store written before the gate bounded clocks holds is left out).
     public func clock() throws(LedgerError) -> HLC {
-        try run { HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0) }
+        try run { try LedgerStore.clock(txn, layout) }
     }
 
     /// This device's public key, if it has one (from the store's key store).

@@ -68,8 +68,7 @@ extension LedgerStore {
         let device = self.device
         let rule = HistoryRule(schema: schema)
         try self.checkBeforeWriting(txn, layout)
-        var clock = HLC(
-            rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+        var clock = try Self.clock(txn, layout)
         var sequence =
             try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
         var position = try Self.lastPosition(txn, layout)
@@ -193,6 +192,11 @@ extension LedgerStore {
                 }
             }()
             clock = clock.advanced(to: at)
+            guard clock.isSupported else {
+                throw LedgerError.invalidEvent(
+                    line: line, index: index + 1,
+                    FieldError("at", "the store's clock has reached the end of 9999 (\(HLC.latest)): no later reading exists"))
+            }
             sequence += 1
             position += 1
             var event = Event(

@@ -257,7 +257,7 @@ extension LedgerStore {
             return true
         }
         for p in positions {
-            guard let e = try Self.event(at: p, txn, layout), let change = e.payload.trustChange else { continue }
+            guard let e = try Self.event(at: p, txn, layout), let change = e.trustChange else { continue }
             inputs.append(
                 TrustFold.Input(
                     origin: e.origin, sequence: e.sequence, key: e.key, covering: try covering(e, txn), change: change))
@@ -534,8 +534,9 @@ extension LedgerWriter {
 
     /// Replaces this device's key with a new one: the rotation is signed by the current key,
     /// and the new key signs from the next event on (later calls of this writer included). The
-    /// new key is kept in the store's key store once the write commits; a write that rolls back
-    /// leaves the key store as it was.
+    /// new key is staged in the store's key store before the write commits and made current
+    /// once it has; a write that rolls back leaves the current key as it was (the staged key is
+    /// discarded when the store next opens).
     @discardableResult
     public func rotateKey(now: Instant) throws(LedgerError) -> AppendResult {
         let state = try trustState()
@@ -551,6 +552,9 @@ extension LedgerWriter {
         // so that a store that cannot never writes a rotation it could not follow.
         if effects.rotatedKey == nil { try keys.replace(current, ledger: store.ledgerID, device: device) }
         let next = SigningKey.generate()
+        // The new key is durable before the rotation commits: a process that dies after the
+        // commit leaves it staged, and the store adopts it when it opens.
+        try keys.stage(next, ledger: store.ledgerID, device: device)
         let head = try run("reading \(store.path)") { try LedgerStore.originHeads(txn, layout)[device] ?? 0 }
         let result = try enrol(device: device, key: next.publicKey, from: head + 2, signingKey: effects.rotatedKey, now: now)
         effects.rotatedKey = next
@@ -559,6 +563,27 @@ extension LedgerWriter {
 }
 
 extension LedgerStore {
+    /// At open: a rotation whose process died after its commit and before its new key was made
+    /// current leaves the ledger enrolling the staged key while the key store holds the old
+    /// one. When the staged key is the one the ledger enrols for this device's next event, it
+    /// becomes current; a staged key the ledger does not enrol (a rotation that rolled back)
+    /// is discarded, once the current key is the enrolled one.
+    func adoptStagedKey() throws(LedgerError) {
+        guard let staged = try keys.stagedKey(ledger: ledgerID, device: device) else { return }
+        let enrolled = try failing(as: "reading \(path)") {
+            try env.read { txn in
+                let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
+                return try TrustTable.load(txn, layout).devices[device]?.key(at: head + 1)
+            }
+        }
+        let current = try keys.key(ledger: ledgerID, device: device)
+        if let enrolled, current?.publicKey != enrolled, staged.publicKey == enrolled {
+            try keys.replace(staged, ledger: ledgerID, device: device)
+        } else if current != nil, current?.publicKey == enrolled || enrolled == nil {
+            try keys.discardStaged(ledger: ledgerID, device: device)
+        }
+    }
+
     /// In a ledger founded before signing, once the store is on the current schema: gives the
     /// device a key (kept if a previous run made one) and appends its enrolment, from its next
     /// sequence on. Idempotent: a device already enrolled is left alone.

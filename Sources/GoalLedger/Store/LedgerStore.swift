@@ -181,6 +181,7 @@ public final class LedgerStore: @unchecked Sendable {
                 throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
             }
         }
+        try store.adoptStagedKey()
         try store.ensureProjectionIsCurrent(onRebuild: onRebuild)
         return store
     }
@@ -303,6 +304,22 @@ public final class LedgerStore: @unchecked Sendable {
     static func lastPosition(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64 {
         guard let last = try txn.last(layout.events) else { return 0 }
         return UInt64(bigEndianBytes: last.key)
+    }
+
+    /// The store's clock as the next event starts from it. A store written before the gate
+    /// bounded clocks may hold an event whose reading lies past ``HLC/latest`` and a clock moved
+    /// to it; such a reading is ignored: the clock is the latest supported reading the log holds
+    /// (found once, then written back by the next batch), so the store keeps appending.
+    static func clock(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> HLC {
+        let stored = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+        if stored.isSupported { return stored }
+        var clock = HLC(rawValue: 0)
+        try txn.scan(layout.events, from: UInt64(1).bigEndianBytes) { key, value in
+            let e = try decodeRecord(value, position: UInt64(bigEndianBytes: key))
+            if e.hlc.isSupported, e.hlc > clock { clock = e.hlc }
+            return true
+        }
+        return clock
     }
 
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer, position: UInt64) throws(LedgerError) -> Event {

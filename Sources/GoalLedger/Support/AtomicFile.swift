@@ -16,8 +16,31 @@ package enum AtomicFile {
         package let reason: String
     }
 
-    /// Writes `bytes` to `path` as above; the error says which step failed.
+    /// Refuses `path` unless it is a new path or a regular file: a directory, a device node
+    /// (`/dev/full`), a FIFO, a socket or a symbolic link is never replaced by a file.
+    package static func checkReplaceable(_ path: String) throws(Failure) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            guard errno == ENOENT else { throw Failure(reason: "reading what \(path) is failed: \(String(cString: strerror(errno)))") }
+            return
+        }
+        let kind: String
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a directory"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFIFO: kind = "a FIFO (named pipe)"
+        case S_IFLNK: kind = "a symbolic link"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "not a regular file"
+        }
+        throw Failure(reason: "it is \(kind); only a regular file or a new path is replaced")
+    }
+
+    /// Writes `bytes` to `path` as above, when `path` is new or a regular file
+    /// (``checkReplaceable(_:)``); the error says which step failed.
     package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+        try checkReplaceable(path)
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

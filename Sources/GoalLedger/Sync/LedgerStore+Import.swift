@@ -146,12 +146,12 @@ extension LedgerStore {
             try txn.put(layout.originHeads, key: Array(origin.utf8), value: incoming[run.last!].sequence.bigEndianBytes)
         }
         // Trust first, so that the fold below counts what the new trust says.
-        if outcome.founder != nil || accepted.contains(where: { incoming[$0].payload.trustChange != nil }) {
+        if outcome.founder != nil || accepted.contains(where: { incoming[$0].trustChange != nil }) {
             // The events just written are walked from memory, not read back.
             rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes, of: incoming)
         }
         let tables = try StoredProjection.active(txn, layout)
-        var clock = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
+        var clock = try Self.clock(txn, layout)
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
         position = firstNew - 1
         for i in accepted {

@@ -241,7 +241,7 @@ package enum OfferedEvents {
                 for i in prefix.reversed() {
                     if events[i].signature != nil, let s = events[i].signer { closing = TrustFold.Signature(sequence: events[i].sequence, signer: s) }
                     if events[i].previousHash == nil { closing = nil }
-                    if let change = events[i].payload.trustChange {
+                    if let change = events[i].trustChange {
                         extra.append(TrustFold.Input(origin: origin, sequence: events[i].sequence, key: events[i].key, covering: closing, change: change))
                     }
                 }

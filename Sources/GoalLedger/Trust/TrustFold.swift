@@ -318,7 +318,7 @@ extension TrustFold {
                 if signed, fold.founder == nil, let k = e.signer, e.signature != nil, EventChain.ledgerID(founder: origin, publicKey: k) == ledger {
                     fold.founder = (origin, k)
                 }
-                guard let change = e.payload.trustChange else { continue }
+                guard let change = e.trustChange else { continue }
                 inputs.append(Input(origin: origin, sequence: e.sequence, key: e.key, covering: closingAt[e.sequence], change: change))
                 if !signed, case .enrolled(let device, _, _) = change, device == origin, e.previousHash != nil,
                     i == 0 || run[i - 1].previousHash == nil

@@ -62,7 +62,7 @@ struct LogScan {
             IndexEntry(record: record, position: position, origin: event.origin, sequence: event.sequence, aboutGoal: goal != nil))
         if let goal { goals.append((IDWords(goal), position)) }
         sequences[event.origin, default: []].append(event.sequence)
-        if let change = event.payload.trustChange { trustEvents.append((event.origin, event.sequence, event.key, change)) }
+        if let change = event.trustChange { trustEvents.append((event.origin, event.sequence, event.key, change)) }
         do throws(FieldError) {
             try event.checkContent()
             projection.fold(event)
