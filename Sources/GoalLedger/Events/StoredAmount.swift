@@ -50,9 +50,9 @@ enum StoredAmount {
         return d
     }
 
-    /// Writes what `double(for:legacy:)` chose: the double, or else the millionths.
-    static func write(_ amount: Amount?, legacy: Double?, into w: inout ByteWriter) {
-        if let d = double(for: amount, legacy: legacy) {
+    /// Writes what `double(for:legacy:)` chose (`double`): the double, or else the millionths.
+    static func write(_ amount: Amount?, double: Double?, into w: inout ByteWriter) {
+        if let d = double {
             w.double(d)
         } else if let amount {
             // An event's amount is within ±10^18 (the gate), which 64 bits hold.

@@ -71,16 +71,6 @@ extension JSONValue {
         }
     }
 
-    /// A number's value as the nearest `Double` (a `.decimal` beyond a `Double`'s range gives
-    /// ±infinity); nil for anything else.
-    public var numberValue: Double? {
-        switch self {
-        case .number(let n): return n
-        case .decimal(let t): return Double(t)
-        default: return nil
-        }
-    }
-
     /// A number's sign and significant digits with the power of ten of the last one, for
     /// comparing two spellings of one value; nil for anything else.
     fileprivate var decimalDigits: (negative: Bool, digits: [UInt8], exponent: Int)? {

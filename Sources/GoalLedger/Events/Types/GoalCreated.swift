@@ -151,7 +151,7 @@ extension GoalCreated: GoalEventPayload {
         w.u8(progressKind.storedCode)
         if let d = details { w.string(d) }
         if let t = targetDate { w.day(t) }
-        StoredAmount.write(target, legacy: legacyTarget, into: &w)
+        StoredAmount.write(target, double: targetDouble, into: &w)
         if let u = unit { w.string(u) }
         if let r = reminder {
             w.u8(UInt8(r.hour))

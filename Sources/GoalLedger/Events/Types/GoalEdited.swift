@@ -145,7 +145,7 @@ extension GoalEdited {
         case .details: if let d = details ?? nil { w.string(d) }
         case .cadence: if let c = cadence { w.u8(c.storedCode) }
         case .targetDate: if let t = targetDate ?? nil { w.day(t) }
-        case .target: StoredAmount.write(target, legacy: legacyTarget, into: &w)
+        case .target: StoredAmount.write(target, double: StoredAmount.double(for: target, legacy: legacyTarget), into: &w)
         case .unit: if let u = unit ?? nil { w.string(u) }
         }
     }

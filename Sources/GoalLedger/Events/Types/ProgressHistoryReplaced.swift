@@ -122,7 +122,7 @@ extension ProgressHistoryReplaced: GoalEventPayload {
             f.mark(double == nil && e.amount != nil)
             w.varint(f.bits)
             w.uuid(e.id)
-            StoredAmount.write(e.amount, legacy: e.legacyAmount, into: &w)
+            StoredAmount.write(e.amount, double: double, into: &w)
             w.instant(e.occurredAt)
             if let d = e.day { w.day(d) }
         }

@@ -72,7 +72,7 @@ extension ProgressRecorded: GoalEventPayload {
         f.mark(double == nil && amount != nil)
         w.varint(f.bits)
         w.uuid(goal)
-        StoredAmount.write(amount, legacy: legacyAmount, into: &w)
+        StoredAmount.write(amount, double: double, into: &w)
         if let o = occurredAt { w.instant(o) }
         if let d = day { w.day(d) }
     }
