@@ -301,7 +301,13 @@ public final class SyncService: Sendable {
             method: request.method, target: request.path + (request.query.map { "?" + $0 } ?? ""), headers: request.headers,
             body: request.body)
         let founderKey = request.header("device-key").flatMap(Hex.bytes)
-        let signature = Self.verify(signed, ledger: ledger, trust: trust, founderKey: founderKey)
+        var signature = Self.verify(signed, ledger: ledger, trust: trust, founderKey: founderKey)
+        if case .failure(let error) = signature, error.reason == .unknownKey || error.reason == .badSignature,
+            let rotated = Self.rotatedKey(request, ledger: ledger, trust: trust, heads: heads.mapValues(\.sequence))
+        {
+            // A device that rotated its key since the hub last heard of it proves the rotation.
+            signature = Self.verify(signed, ledger: ledger, device: rotated.device, key: rotated.key)
+        }
         let verified: RequestSignature.Verified
         switch signature {
         case .success(let v):
@@ -528,14 +534,19 @@ public final class SyncService: Sendable {
         }
     }
 
-    /// The signature's check, by a key the ledger's trust gives the device now (or the
-    /// founder's, proved by the ledger id).
+    /// The signature's check, by a key the ledger's trust gives the device now, or the
+    /// founder's first key (proved by the ledger id) while the trust gives the founder no other.
     static func verify(
         _ signed: SignedRequestParts, ledger: UUID, trust: TrustState, founderKey: [UInt8]?
     ) -> Result<RequestSignature.Verified, RequestSignatureError> {
         let lookup: (String) throws -> [UInt8]? = { keyID in
-            if let k = founderKey, k.count == 32, EventChain.ledgerID(founder: keyID, publicKey: k) == ledger { return k }
-            guard let d = trust.devices[keyID], d.revokedAfter == nil else { return nil }
+            let known = trust.devices[keyID]
+            if let k = founderKey, k.count == 32, EventChain.ledgerID(founder: keyID, publicKey: k) == ledger,
+                known == nil || (known?.revokedAfter == nil && known?.keys.last?.key == k)
+            {
+                return k
+            }
+            guard let d = known, d.revokedAfter == nil else { return nil }
             return d.keys.last?.key
         }
         do {
@@ -543,6 +554,46 @@ public final class SyncService: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The signature's check by `key`, for `device` only.
+    static func verify(_ signed: SignedRequestParts, ledger: UUID, device: String, key: [UInt8]) -> Result<
+        RequestSignature.Verified, RequestSignatureError
+    > {
+        do {
+            return .success(
+                try RequestSignature.verify(signed, required: coveredComponents, publicKey: { $0 == device ? key : nil }))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The request's header that carries the device's latest key rotations: the standard base64
+    /// of each rotation's record, separated by commas, oldest first (``KeyRotationProof``).
+    public static let rotationHeader = "ledger-rotation"
+
+    /// The key the rotations a request carries enrol for the device its signature names, when
+    /// they continue the key the ledger's trust gives it now (or the founder's, proved by the
+    /// ledger id, while the hub holds no key of it); nil otherwise. Nothing is stored.
+    static func rotatedKey(_ request: HTTPRequest, ledger: UUID, trust: TrustState, heads: [String: UInt64]) -> (
+        device: String, key: [UInt8]
+    )? {
+        guard let text = request.header(rotationHeader), text.utf8.count <= 16 << 10, let device = keyID(request) else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count <= KeyRotationProof.limit else { return nil }
+        var records: [[UInt8]] = []
+        for part in parts {
+            guard let data = Data(base64Encoded: part.trimmingCharacters(in: .whitespaces)) else { return nil }
+            records.append(Array(data))
+        }
+        let known = trust.devices[device]
+        if let known, known.revokedAfter != nil { return nil }
+        let current = known?.keys.last?.key
+        guard
+            let key = KeyRotationProof.key(
+                of: device, ledger: ledger, records: records, current: current, held: heads[device] ?? 0)
+        else { return nil }
+        return (device, key)
     }
 
     /// The keyid a request's signature names, for messages (not trusted).

@@ -23,7 +23,10 @@ import Sodium
 /// Every request is signed (``RequestSignature``, label `sig1`, covering `"@method" "@path"
 /// "content-digest" "ledger"`, `keyid` the store's device, a nonce of 16 random bytes in
 /// hexadecimal) and carries `device-key` (the device's public key in hexadecimal), so that a hub
-/// that holds nothing of a ledger yet can recognise its founder.
+/// that holds nothing of a ledger yet can recognise its founder. A device that rotated its key
+/// also sends its latest rotations (`ledger-rotation`: the base64 of each rotation's record,
+/// comma-separated, oldest first), so that the service accepts the new key before the push that
+/// delivers the rotation; once the hub holds the rotation, only the new key is accepted.
 ///
 /// Requests go to `baseURL`'s scheme, host and port, its path (if any) followed by
 /// `/v1/ledgers/{ledger}/pull` or `/push`; a user name or password in `baseURL` is neither sent
@@ -206,9 +209,14 @@ extension SyncServiceClient {
             throw LedgerError.signingKeyMissing(
                 device: store.device, path: store.path, hint: " (the sync service answers signed requests only)")
         }
-        let headers: [(name: String, value: String)] = [
+        var headers: [(name: String, value: String)] = [
             ("ledger", store.ledgerID.uuidString), ("device-key", Self.hex(key.publicKey)),
         ]
+        // A device that rotated its key proves the rotation, which the service may not hold yet.
+        let rotations = try store.reading { try $0.ownKeyRotations() }
+        if !rotations.isEmpty {
+            headers.append(("ledger-rotation", rotations.map { Data($0).base64EncodedString() }.joined(separator: ",")))
+        }
         let parts = SignedRequestParts(method: "POST", target: target, scheme: scheme, authority: authority, headers: headers, body: body)
         var random = SystemRandomNumberGenerator()
         let nonce = Self.hex((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) })

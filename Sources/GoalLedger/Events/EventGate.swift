@@ -195,19 +195,48 @@ enum FieldRules {
         if let minute { try integer(minute, in: 0...59, field: prefix + "minute") }
     }
 
-    /// Whether each identifier asked about names a time zone this system knows (asked once).
+    /// A time zone identifier as the IANA database spells them (`Europe/Berlin`, `UTC`,
+    /// `America/Argentina/Buenos_Aires`, `Etc/GMT+5`): 1 to 64 ASCII characters in 1 to 4
+    /// parts separated by `/`, each part 1 to 14 letters, digits, `_`, `-`, `+` or `.`, not
+    /// starting with `-` or `.`.
+    ///
+    /// The gate checks the spelling only, never whether this system's time zone database knows
+    /// the name: a store folds every event the same way on every platform. A device appending
+    /// its own settings must name a zone its system knows (``DeviceConfigured``'s local rule);
+    /// a zone that another device's system knows and this one does not is planned in UTC here
+    /// (see ``DeviceCalendar/timeZone``).
+    static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
+        guard isTimeZoneName(s) else { throw FieldError(field, "must be an IANA time zone such as Europe/Berlin, got \"\(s)\"") }
+        return s
+    }
+
+    static func isTimeZoneName(_ s: String) -> Bool {
+        let bytes = Array(s.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        let parts = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard (1...4).contains(parts.count) else { return false }
+        for part in parts {
+            guard (1...14).contains(part.count), part.first != UInt8(ascii: "-"), part.first != UInt8(ascii: ".") else { return false }
+            for b in part {
+                switch b {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
+                    continue
+                default: return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// Whether this system's time zone database knows `identifier` (asked once per name).
     private static let knownZones = Mutex<[String: Bool]>([:])
 
-    static func timeZone(_ s: String, field: String) throws(FieldError) -> String {
-        let known =
-            knownZones.withLock { $0[s] }
-            ?? {
-                let found = TimeZone(identifier: s) != nil
-                knownZones.withLock { if $0.count < 4096 { $0[s] = found } }
-                return found
-            }()
-        guard known else { throw FieldError(field, "must be an IANA time zone, got \"\(s)\"") }
-        return s
+    static func isKnownTimeZone(_ identifier: String) -> Bool {
+        if let known = knownZones.withLock({ $0[identifier] }) { return known }
+        let found = TimeZone(identifier: identifier) != nil
+        knownZones.withLock { if $0.count < 4096 { $0[identifier] = found } }
+        return found
     }
 
     static func locale(_ s: String, field: String) throws(FieldError) -> String {

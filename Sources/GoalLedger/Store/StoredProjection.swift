@@ -80,8 +80,10 @@ enum StoredProjection {
     /// (`days`, `periods`, `runs`), so that a view reads what it shows; 10: a history write's row
     /// in `entries` holds its event's canonical key, so the one in effect is found without
     /// decoding the others; 11: amounts exact (millionths in every stored row, the digest's
-    /// amounts in plain decimal).
-    static let version: UInt64 = 11
+    /// amounts in plain decimal); 12: the gate checks a time zone's spelling, not this system's
+    /// time zone database, so a `deviceConfigured` that an older store set aside for a zone its
+    /// system did not know is folded.
+    static let version: UInt64 = 12
 
     struct Status: Equatable, Sendable {
         var generation: Int

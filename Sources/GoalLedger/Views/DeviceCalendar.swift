@@ -27,7 +27,10 @@ public struct DeviceCalendar: Equatable, Sendable {
         self.firstWeekday = firstWeekday
     }
 
-    /// The time zone (UTC when the identifier is unknown).
+    /// The time zone. A zone this system's time zone database does not know (another device's
+    /// newer database named it) is UTC here: reminders of that device are planned in UTC and its
+    /// days read in UTC until this system learns the zone or the device reports another. The
+    /// device that names a zone must know it (its own `deviceConfigured` is refused otherwise).
     public var timeZone: TimeZone { TimeZones.zone(timeZoneIdentifier) }
 
     /// The local day of `instant` in this calendar's zone.

@@ -95,8 +95,14 @@ extension DeviceConfigured: DeviceEventPayload {
         try FieldRules.integer(capacity, in: 1...512, field: "capacity")
     }
 
-    /// A device may always report its settings.
-    mutating func prepare(as type: EventType, _ c: LocalContext) throws(FieldError) {}
+    /// A device may always report its settings, in a time zone its own system knows: the gate
+    /// checks only the zone's spelling (the same on every platform), the device that names the
+    /// zone must be able to plan in it.
+    mutating func prepare(as type: EventType, _ c: LocalContext) throws(FieldError) {
+        guard FieldRules.isKnownTimeZone(timeZone) else {
+            throw FieldError("timeZone", "\"\(timeZone)\" is not a time zone this system knows")
+        }
+    }
 
     /// Not about a goal: no conflicts.
     func registerWrites(as type: EventType) -> [RegisterWrite] { [] }
