@@ -27,8 +27,7 @@ enum AppendCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let expected = try inv.value(Self.expectVersion)
-        // An expected version is checked against the whole batch: it is read as one chunk.
-        let size = expected == nil ? Self.chunkBytes : Int.max
+        let size = Self.chunkBytes
         var input: ChunkedInput
         if let file = try inv.value(Self.file) {
             guard let handle = FileHandle(forReadingAtPath: file) else { throw LedgerError(.invalidInput, "cannot read \(file)") }
@@ -52,12 +51,23 @@ enum AppendCommand {
             try input.rewind()
             var results: [AppendResult] = []
             var before = 0
+            // An expected version is checked against the whole batch, so its drafts are gathered
+            // and appended in one call; the input is still read chunk by chunk, and the first
+            // line that is not an event stops the read.
+            var gathered: (drafts: [EventDraft], lines: [Int]) = ([], [])
             while let (bytes, last) = try input.next() {
                 let chunk = bytes.withUnsafeBytes { Self.parseLines($0, schema: schema, endsInput: last) }
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
-                results += try writer.append(
-                    chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: expectedVersion, now: now)
+                if expectedVersion == nil {
+                    results += try writer.append(chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: nil, now: now)
+                } else {
+                    gathered.drafts += chunk.drafts
+                    gathered.lines += chunk.lines.map { before + $0 }
+                }
                 before += chunk.lineCount
+            }
+            if expectedVersion != nil {
+                results = try writer.append(gathered.drafts, lines: gathered.lines, expectedVersion: expectedVersion, now: now)
             }
             return results
         }

@@ -123,6 +123,10 @@ extension Scenario {
             guard case .deviceConfigured(let c) = try EventDraft(json: .object(config)).payload else {
                 throw FieldError(nil, "not a device")
             }
+            // The device reports these settings itself: its zone must be one this system knows.
+            guard TimeZone(identifier: c.timeZone) != nil else {
+                throw FieldError("timeZone", "\"\(c.timeZone)\" is not a time zone this system knows")
+            }
             return c
         } catch {
             throw FieldError(place + "." + (error.field ?? ""), error.message)

@@ -61,6 +61,24 @@ struct BoundedInputTests {
         #expect(try shell(#""$0" --store "\#(store)" log"#).stdout.isEmpty, "nothing was written")
     }
 
+    @Test func endlessInputThatIsNotEventsStopsAtItsFirstLine() throws {
+        try requireBinary()
+        let dir = CLIFixture()
+        let store = dir.root + "/s"
+        #expect(try shell(#""$0" --store "\#(store)" --now \#(Self.now) init --device phone"#).status == 0)
+        for (script, message) in [
+            (#"yes garbage | "$0" --store "\#(store)" --now \#(Self.now) append"#, "line 1: malformed JSON"),
+            (#"yes garbage | "$0" --store "\#(store)" --now \#(Self.now) append --expect-version 0"#, "line 1: malformed JSON"),
+            (#"yes '{"type":"goalCreated"}' | "$0" --store "\#(store)" --now \#(Self.now) append --expect-version 0"#, "line 1: field \"goal\""),
+        ] {
+            let r = try shell(script)
+            #expect(r.inTime, "\(script) was still reading")
+            #expect(r.status == 3, "\(script): \(r.stderr)")
+            #expect(r.stderr.contains(message), Comment(rawValue: r.stderr))
+        }
+        #expect(try shell(#""$0" --store "\#(store)" log"#).stdout.isEmpty, "nothing was written")
+    }
+
     @Test func aLineTooLongIsNamedAndNothingBeforeItIsWritten() throws {
         try requireBinary()
         let dir = CLIFixture()
