@@ -271,21 +271,39 @@ public final class SyncService: Sendable {
             let origins = try connection.query("SELECT origin, head FROM hub.heads WHERE ledger = $1", [.uuid(queried)])
             for o in 0..<origins.rowCount {
                 let head = origins.int64(o, 1)
-                let row = try connection.query(Hub.headQuery, [.uuid(queried), .text(origins.string(o, 0)), .int64(head)])
+                let origin = origins.string(o, 0)
+                let row = try connection.query(Hub.headQuery, [.uuid(queried), .text(origin), .int64(head)])
                 guard row.rowCount == 1, row.int64(0, 0) == head else { continue }
-                for (e, _) in try decode(row, 3) { heads[e.origin] = (e.sequence, e) }
+                // A head the service cannot read, or that is not what its columns say, sets its
+                // origin aside (its pushes wait) and never fails the ledger's other origins.
+                let record = row.bytes(0, 3)
+                guard let e = try? record.withUnsafeBytes({ b in try EventCodec.decode(b) }), e.origin == origin,
+                    head >= 0, e.sequence == UInt64(head)
+                else {
+                    unreadable.insert(origin)
+                    continue
+                }
+                heads[e.origin] = (e.sequence, e)
             }
             // Trust, folded from the ledger's trust events: those read before are kept (keyed by
             // the heads they were read up to); only the rows since are read.
             let cached = trustCache.get(queried, heads: heads.mapValues(\.sequence))
             var known = cached ?? TrustCache.Entry()
             for (origin, head) in heads where head.sequence > (known.heads[origin] ?? 0) {
-                let rows = try decode(
-                    try connection.query(
-                        "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence > $3 ORDER BY sequence",
-                        [.uuid(queried), .text(origin), .int64(try Self.bigint(known.heads[origin] ?? 0, "the hub's head of \(origin)"))]),
-                    0)
-                known.add(rows.map(\.0), origin: origin, ledger: ledger)
+                let rows = try connection.query(
+                    "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence > $3 ORDER BY sequence",
+                    [.uuid(queried), .text(origin), .int64(try Self.bigint(known.heads[origin] ?? 0, "the hub's head of \(origin)"))])
+                // Up to the first row that cannot be read: the rest of the origin is set aside.
+                var events: [Event] = []
+                events.reserveCapacity(rows.rowCount)
+                for r in 0..<rows.rowCount {
+                    guard let e = try? rows.bytes(r, 0).withUnsafeBytes({ b in try EventCodec.decode(b) }), e.origin == origin else {
+                        known.setAside.insert(origin)
+                        break
+                    }
+                    events.append(e)
+                }
+                known.add(events, origin: origin, ledger: ledger)
                 known.heads[origin] = head.sequence
             }
             trustCache.put(queried, known)
@@ -294,6 +312,7 @@ public final class SyncService: Sendable {
             let trust = fold.founder == nil && ledger.uuid.6 >> 4 == 8 ? TrustState() : fold.fold(inputs)
             return (heads, fold, inputs, trust)
         }
+        var unreadable = Set<String>()
         var (heads, fold, inputs, trust) = try readLedger()
 
         // Who is asking: the signature, by a key the ledger's trust gives the device now.
@@ -413,7 +432,16 @@ public final class SyncService: Sendable {
             var kept: [Int] = []
             kept.reserveCapacity(pushed.count)
             for (i, e) in pushed.events.enumerated() {
-                if allowed.contains(e.origin) {
+                if unreadable.contains(e.origin) {
+                    if let w = strangers[e.origin] {
+                        strangers[e.origin]?.count = w.count + 1
+                        strangers[e.origin]?.sequence = min(w.sequence, e.sequence)
+                    } else {
+                        strangers[e.origin] = WaitingEvents(
+                            origin: e.origin, sequence: e.sequence, count: 1, cause: .other,
+                            reason: "the hub's last record of origin \(e.origin) cannot be read: its events wait until the hub's operator repairs it")
+                    }
+                } else if allowed.contains(e.origin) {
                     kept.append(i)
                 } else if let w = strangers[e.origin] {
                     strangers[e.origin]?.count = w.count + 1
@@ -669,13 +697,73 @@ final class TrustCache: @unchecked Sendable {
         /// Origins that chain: a self-enrolment later in them is not their first chained event.
         var chained = Set<String>()
 
-        /// Adds `events`, the rows of `origin` after what the entry holds of it, in order.
+        /// Origins whose rows stopped being read at one that cannot be read or vouched for: no
+        /// later trust event of theirs is folded (as a store leaves an origin waiting there).
+        var setAside = Set<String>()
+        /// Each origin's last row read, for the chain of the rows read after it.
+        var last: [String: Event] = [:]
+
+        /// Adds `events`, the rows of `origin` after what the entry holds of it, in order: every
+        /// trust event is folded only when its run's closing signature verifies and the chain
+        /// from it to that signature holds (a hub role can insert any row; the service folds
+        /// only what the origin signed). The first trust event that is not vouched for sets
+        /// the origin aside.
         mutating func add(_ events: [Event], origin: String, ledger: UUID) {
-            let (fold, inputs) = TrustFold.from(events, ledger: ledger)
+            guard !setAside.contains(origin) else { return }
+            let vouched = Self.vouchedPrefix(events, after: last[origin], ledger: ledger)
+            if vouched < events.count { setAside.insert(origin) }
+            let kept = Array(events.prefix(vouched))
+            if let e = events.last { last[origin] = e }
+            let (fold, inputs) = TrustFold.from(kept, ledger: ledger)
             if founder == nil { founder = fold.founder }
             self.inputs += inputs
             if !chained.contains(origin), let first = fold.firstChained[origin] { firstChained[origin] = first }
-            if events.contains(where: { $0.previousHash != nil }) { chained.insert(origin) }
+            if kept.contains(where: { $0.previousHash != nil }) { chained.insert(origin) }
+        }
+
+        /// How many of `events` (one origin's, in order, after `previous`) can be folded: up to
+        /// the first trust event whose sequence does not follow, whose run's chain breaks before
+        /// its closing signature, or whose closing signature does not verify. Only the runs of
+        /// trust events are hashed and checked: the cost follows the trust events, not the rows.
+        static func vouchedPrefix(_ events: [Event], after previous: Event?, ledger: UUID) -> Int {
+            var verified: [Int: Bool] = [:]
+            for (i, e) in events.enumerated() {
+                switch e.payload {
+                case .deviceEnrolled, .deviceRevoked: break
+                default: continue
+                }
+                let before = i > 0 ? events[i - 1] : previous
+                if let before, e.sequence != before.sequence &+ 1 { return i }
+                if before == nil, e.sequence != 1 { return i }
+                // Unsigned events count only where the fold allows them (before their origin
+                // holds a key, in a ledger founded before signing): it decides.
+                guard e.previousHash != nil else { continue }
+                if let before {
+                    guard before.previousHash == nil || e.previousHash == EventChain.hash(before) else { return i }
+                } else {
+                    guard e.previousHash == EventChain.genesis else { return i }
+                }
+                // Forward to the signature closing the run, each link checked.
+                var j = i
+                while events[j].signature == nil {
+                    guard j + 1 < events.count, events[j + 1].sequence == events[j].sequence &+ 1,
+                        events[j + 1].previousHash == EventChain.hash(events[j])
+                    else { return i }
+                    j += 1
+                }
+                if verified[j] == nil {
+                    let c = events[j]
+                    verified[j] =
+                        c.signer.map { signer in
+                            Ed25519.verify(
+                                signature: c.signature ?? [],
+                                message: EventChain.message(ledger: ledger, origin: c.origin, sequence: c.sequence, hash: EventChain.hash(c)),
+                                publicKey: signer)
+                        } ?? false
+                }
+                guard verified[j] == true else { return i }
+            }
+            return events.count
         }
 
         func fold() -> TrustFold {

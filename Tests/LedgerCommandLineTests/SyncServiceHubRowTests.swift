@@ -1,0 +1,92 @@
+import Foundation
+import LedgerService
+import LedgerSync
+import Sodium
+import Testing
+
+@testable import GoalLedger
+
+/// The service folds trust only from hub rows their origin signed: a row a hub role inserts
+/// (a forged rotation, garbage) sets its origin aside and never fails the ledger.
+struct SyncServiceHubRowTests {
+    let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
+
+    /// Inserts a row as a hub role could; `record` nil: garbage that still carries the id and
+    /// clock the table's check asks of a record's bytes.
+    func insert(_ f: ServiceFixture, ledger: UUID, origin: String, sequence: UInt64, record: [UInt8]? = nil) throws {
+        let id = UUID()
+        let hlc = Int64(sequence) * 1000
+        let bytes = record ?? ([2, 0, 0, 0, 0] + id.bytes + UInt64(hlc).bigEndianBytes + Array("not a record".utf8))
+        let e = record.flatMap { try? EventCodec.decode($0) }
+        _ = try f.hub.admin().query(
+            "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, $2, $3, $4, $5, $6)",
+            [
+                .uuid(ledger), .text(origin), .int64(Int64(sequence)), .uuid(e?.id ?? id),
+                .int64(e.map { Int64(bitPattern: $0.hlc.rawValue) } ?? hlc), .bytea(bytes),
+            ])
+    }
+
+    func setUp(_ f: ServiceFixture) throws -> (phone: LedgerStore, tablet: LedgerStore, client: SyncServiceClient) {
+        let c = SyncServiceClient(baseURL: URL(string: f.base)!)
+        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
+        try phone.append(
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: SyncServiceAttackTests.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
+            now: now)
+        let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
+        try tablet.append(SyncServiceAttackTests.progress(1), now: now)
+        _ = try c.syncBlocking(phone)
+        _ = try c.syncBlocking(tablet)
+        _ = try c.syncBlocking(phone)
+        return (phone, tablet, c)
+    }
+
+    @Test func aForgedRotationRowGivesTheAttackerNoKeyAndTheRealKeyKeepsWorking() throws {
+        let f = try ServiceFixture()
+        let (phone, tablet, c) = try setUp(f)
+        let attacker = SigningKey.generate()
+        let real = try #require(try tablet.keys.key(ledger: tablet.ledgerID, device: "tablet"))
+        let head = try #require(try tablet.originHeads()["tablet"])
+        let last = try #require(try tablet.event(origin: "tablet", sequence: head))
+        // A rotation of the tablet to the attacker's key, claiming the tablet's real key as its
+        // signer, with a signature of random bytes.
+        var forged = last
+        forged.id = UUID()
+        forged.sequence = head + 1
+        forged.hlc = HLC(rawValue: last.hlc.rawValue + 1)
+        forged.payload = .deviceEnrolled(DeviceEnrolled(device: "tablet", publicKey: attacker.publicKey, from: head + 2))
+        forged.previousHash = EventChain.hash(last)
+        forged.signer = real.publicKey
+        forged.signature = (0..<64).map { _ in UInt8.random(in: 0...255) }
+        try insert(f, ledger: tablet.ledgerID, origin: "tablet", sequence: head + 1, record: EventCodec.encode(forged))
+        let state = try tablet.syncState().encoded()
+        // The attacker is not the tablet; the tablet's real key still is.
+        #expect(try f.signed(tablet, "pull", body: state, key: attacker).status == 401)
+        #expect(try f.signed(tablet, "pull", body: state).status == 200)
+        // The honest devices go on: the phone's events reach the tablet, and the phone sets the
+        // forged row aside as it pulls it.
+        try phone.append(SyncServiceAttackTests.progress(2), now: now)
+        _ = try c.syncBlocking(phone)
+        let r = try c.syncBlocking(tablet)
+        #expect(r.pulled.imported == 2, "\(r)")
+        #expect(try phone.reading { try $0.enrolledDevices() }.first { $0.device == "tablet" }?.publicKey == real.publicKey)
+        #expect(try phone.verify().isClean && tablet.verify().isClean)
+    }
+
+    @Test func aGarbageRowSetsItsOriginAsideAndTheLedgerStillAnswers() throws {
+        let f = try ServiceFixture()
+        let (phone, tablet, c) = try setUp(f)
+        let head = try #require(try tablet.originHeads()["tablet"])
+        // One row of garbage after the tablet's last event, and one in place of a made-up origin.
+        try insert(f, ledger: tablet.ledgerID, origin: "tablet", sequence: head + 1)
+        try insert(f, ledger: tablet.ledgerID, origin: "ghost", sequence: 1)
+        // Every request of the ledger still answers; the honest devices sync both ways.
+        try phone.append(SyncServiceAttackTests.progress(2), now: now)
+        let p = try c.syncBlocking(phone)
+        #expect(p.pushed.imported == 2, "\(p)")
+        let t = try c.syncBlocking(tablet)
+        #expect(t.pulled.imported == 2, "\(t)")
+        #expect(try f.signed(tablet, "pull", body: tablet.syncState().encoded()).status == 200)
+        #expect(try phone.verify().isClean && tablet.verify().isClean)
+        #expect(try phone.digest() == tablet.digest())
+    }
+}
