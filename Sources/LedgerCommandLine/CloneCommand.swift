@@ -35,7 +35,7 @@ enum CloneCommand {
             guard DeviceName.isValid(device) else { throw LedgerError(.invalidArgument, "invalid device name \"\(device)\"") }
             let url = inv.positionals[0]
             switch try SyncCommand.serviceClient(url).cloneBlocking(ledger: ledger, to: inv.storePath, device: device) {
-            case .cloned(let cloned):
+            case .cloned(let cloned, _):
                 store = cloned
             case .awaitingEnrolment(let kept, let refusal):
                 // The store stays, with the device's key, for the enrolment to name.

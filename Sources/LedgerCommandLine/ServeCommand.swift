@@ -20,6 +20,10 @@ enum ServeCommand {
     static let requestDeadline = Option.integer(
         "--request-deadline", "SECONDS",
         "how long a request may take from its first line to the end of its body before its connection is closed (default 30)", minimum: 1)
+    static let maxPullEvents = Option.integer(
+        "--max-pull-events", "N",
+        "the most events one pull answers with before it continues in another page (default 10000; a page ends where a signed run ends)",
+        minimum: 1)
     static let maxPushEvents = Option.integer(
         "--max-push-events", "N", "the most events one push may carry (default 10000); clients push at most 5000 at a time", minimum: 1)
 
@@ -28,7 +32,7 @@ enum ServeCommand {
         summary:
             "run the sync service in front of a hub: devices sign each request with their enrolled key; one database role serves every ledger, each request scoped to its own; stops gracefully on SIGTERM or SIGINT",
         options: [
-            hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec, maxPushEvents.spec, maxConnections.spec, perAddress.spec,
+            hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec, maxPushEvents.spec, maxPullEvents.spec, maxConnections.spec, perAddress.spec,
             idleTimeout.spec, requestDeadline.spec,
         ],
         positionals: 0...0, run: run)
@@ -66,6 +70,7 @@ enum ServeCommand {
         let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data(("ledger serve: " + line + "\n").utf8)) }
         var serviceOptions = SyncService.Options(hubURL: url, log: log)
         if let limit = try inv.value(Self.maxPushEvents) { serviceOptions.maxPushEvents = limit }
+        if let limit = try inv.value(Self.maxPullEvents) { serviceOptions.maxPullEvents = limit }
         let service = SyncService(serviceOptions)
         let server: HTTPServer
         do {

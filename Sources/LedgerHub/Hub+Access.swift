@@ -75,9 +75,19 @@ extension Hub {
     }
 
     /// Creates `role` (`LOGIN`, no password) unless it exists; whether it was created.
+    /// Roles belong to the whole server, so another database's grant may create the same role
+    /// at the same moment: that is "it exists", not a failure (a savepoint keeps the
+    /// transaction usable).
     private func createLoginRole(_ role: String) throws(PostgreSQLError) -> Bool {
         guard try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(role)]).rowCount == 0 else { return false }
-        try connection.execute("CREATE ROLE \(Self.quoted(role)) LOGIN")
+        try connection.execute("SAVEPOINT create_role")
+        do throws(PostgreSQLError) {
+            try connection.execute("CREATE ROLE \(Self.quoted(role)) LOGIN")
+        } catch where error.sqlState == "42710" || error.sqlState == "23505" {
+            try connection.execute("ROLLBACK TO SAVEPOINT create_role")
+            return false
+        }
+        try connection.execute("RELEASE SAVEPOINT create_role")
         return true
     }
 

@@ -37,6 +37,13 @@ public final class SyncService: Sendable {
         /// limit); a larger push is refused (413) before anything of it is read. Clients push
         /// in parts (`SyncServiceClient.pushPartEvents` events at most).
         public var maxPushEvents = 10_000
+        /// The most events one pull answers with, and the most record bytes: a pull of more is
+        /// answered in pages (`ledger-more: true`), each ending where one of its origins' signed
+        /// runs ends, so that the service holds one page of a ledger in memory, whatever its
+        /// size. A page holds at least one whole run (appends sign at least every
+        /// 4,096 events).
+        public var maxPullEvents = 10_000
+        public var maxPullBytes = 8 << 20
         /// How many requests hold a database session at once; others wait their turn (the
         /// database's own connection limit stays out of reach).
         public var databaseSessions = 32
@@ -388,23 +395,15 @@ public final class SyncService: Sendable {
                 throw Refusal(status: 400, message: error.message)
             }
             guard theirs.ledger == ledger else { throw Refusal(status: 400, message: "the sync state is of another ledger") }
-            var out: [[UInt8]] = []
-            for origin in heads.keys.sorted(by: String.bytesPrecede) {
-                let first = max(theirs.heads[origin]?.sequence ?? 0, 1)
-                let rows = try connection.query(
-                    "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 ORDER BY sequence",
-                    [.uuid(queried), .text(origin), .int64(try Self.bigint(first, "the sequence of \(origin) in the sync state"))])
-                for r in 0..<rows.rowCount { out.append(rows.bytes(r, 0)) }
-            }
+            let (out, more) = try page(theirs, heads: heads.mapValues(\.sequence), ledger: queried, connection)
             // The records go out as stored: the device decodes and checks each (the service
             // checked them when they were pushed).
-            return HTTPResponse(
-                status: 200,
-                headers: [
-                    ("Content-Type", "application/x-goal-ledger-changes"),
-                    ("ledger-state", Data(state.encoded()).base64EncodedString()),
-                ],
-                body: ExportFile.encode(ledger: ledger, records: out))
+            var headers = [
+                ("Content-Type", "application/x-goal-ledger-changes"),
+                ("ledger-state", Data(state.encoded()).base64EncodedString()),
+            ]
+            if more { headers.append(("ledger-more", "true")) }
+            return HTTPResponse(status: 200, headers: headers, body: ExportFile.encode(ledger: ledger, records: out))
         }
 
         let pushed: ChangeSet
@@ -513,6 +512,45 @@ public final class SyncService: Sendable {
                 ])
             }
         return Self.json(.object([("inserted", .number(Double(accepted.count))), ("waiting", .array(waiting))]))
+    }
+
+    /// One page of what a device in state `theirs` lacks: each origin's rows from the device's
+    /// last one (the overlap a fork shows in) in origin order, up to `maxPullEvents` rows and
+    /// `maxPullBytes` bytes, cut only after a row that ends a signed run (or the origin's
+    /// last), so the device can verify every row it gets; whether more follows.
+    func page(_ theirs: SyncState, heads: [String: UInt64], ledger: UUID, _ connection: Connection) throws -> ([[UInt8]], Bool) {
+        var out: [[UInt8]] = []
+        var bytes = 0
+        var full: Bool { out.count >= options.maxPullEvents || bytes >= options.maxPullBytes }
+        let chunk = 512
+        for origin in heads.keys.sorted(by: String.bytesPrecede) {
+            let head = heads[origin] ?? 0
+            var next = max(theirs.heads[origin]?.sequence ?? 0, 1)
+            guard next <= head else { continue }
+            if full { return (out, true) }
+            // Rows in chunks; once the page is full, only as far as the current run's end.
+            while next <= head {
+                let rows = try connection.query(
+                    "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence >= $3 ORDER BY sequence LIMIT $4",
+                    [
+                        .uuid(ledger), .text(origin), .int64(try Self.bigint(next, "the sequence of \(origin) in the sync state")),
+                        .int64(Int64(chunk)),
+                    ])
+                guard rows.rowCount > 0 else { break }
+                for r in 0..<rows.rowCount {
+                    let record = rows.bytes(r, 0)
+                    out.append(record)
+                    bytes += record.count
+                    next += 1
+                    guard full, next <= head else { continue }
+                    // A record that does not decode goes out as it is (the device sets it aside).
+                    let e = try? record.withUnsafeBytes { b in try EventCodec.decode(b) }
+                    if e.map({ $0.signature != nil || $0.previousHash == nil }) ?? true { return (out, true) }
+                }
+                if rows.rowCount < chunk { break }
+            }
+        }
+        return (out, false)
     }
 
     /// The event count a change set's header states (the body is not read further), or nil when

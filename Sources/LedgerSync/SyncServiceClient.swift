@@ -75,11 +75,14 @@ public struct SyncServiceClient: Sendable {
     /// base URL that is not `https` (or `http` to a loopback address). When the push fails, the
     /// pulled events stay applied.
     public func sync(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
-        let pull = try pullRequest(for: store, state: try store.reading { try $0.syncState() })
-        let (pulled, hubState) = try finishPull(try await send(pull), store: store)
+        var pages = PullPages()
+        while !pages.done {
+            let pull = try pullRequest(for: store, state: try pages.state(of: store))
+            pages.absorb(try finishPull(try await send(pull), store: store))
+        }
         var pushed = ImportResult()
-        for push in try pushRequests(for: store, hubState: hubState) { pushed.add(try finishPush(try await send(push))) }
-        return SyncResult(pulled: pulled, pushed: pushed)
+        for push in try pushRequests(for: store, hubState: pages.hubState) { pushed.add(try finishPush(try await send(push))) }
+        return SyncResult(pulled: pages.pulled, pushed: pushed)
     }
 
     /// Creates a store at `path` for the new device `device` of `ledger`
@@ -101,7 +104,12 @@ public struct SyncServiceClient: Sendable {
             throw error
         }
         switch try finishClone(reply, store: store, undo: undo) {
-        case .cloned(let store): return store
+        case .cloned(let store, var pages):
+            while !pages.done {
+                let pull = try pullRequest(for: store, state: try pages.state(of: store))
+                pages.absorb(try finishPull(try await send(pull), store: store))
+            }
+            return store
         case .awaitingEnrolment(_, let refusal): throw refusal
         }
     }
@@ -141,8 +149,9 @@ extension SyncServiceClient {
     /// How a clone ended: with a store holding the ledger's events, or with an empty store whose
     /// device the service refused (not enrolled yet).
     package enum CloneOutcome {
-        /// The store, holding every event the service gave.
-        case cloned(LedgerStore)
+        /// The store, holding the first page of events the service gave, and the pages' state
+        /// for the rest.
+        case cloned(LedgerStore, PullPages)
         /// The store, kept empty, and the refusal that says what to do next.
         case awaitingEnrolment(LedgerStore, refusal: LedgerError)
     }
@@ -294,17 +303,68 @@ extension SyncServiceClient {
         return parts
     }
 
-    /// Applies a pull's change set to `store`; returns what was applied and the hub's state as
-    /// the `ledger-state` header names it.
-    func finishPull(_ reply: Reply, store: LedgerStore) throws(LedgerError) -> (ImportResult, SyncState) {
+    /// What one page of a pull brought.
+    struct PulledPage {
+        var result: ImportResult
+        /// The hub's state as the `ledger-state` header names it.
+        var hubState: SyncState
+        /// Whether the service has more (`ledger-more: true`).
+        var more: Bool
+        /// The origins the page held events of.
+        var origins: Set<String>
+    }
+
+    /// A pull in pages: the service answers a large pull in pages (`ledger-more: true`), each
+    /// asked from the state the pages before it left. An origin whose page brought nothing
+    /// (its events wait: a fork, a forgery) is asked from the hub's head the next time, so the
+    /// origins after it are reached; the pages end when the service has no more, or when a page
+    /// brings nothing from origins already passed.
+    package struct PullPages {
+        package var pulled = ImportResult()
+        package var hubState = SyncState(ledger: UUID())
+        var passed: [String: SyncState.Head] = [:]
+        package var pages = 0
+        var done = false
+
+        /// The state the next page is asked from: the store's, with the passed origins at the
+        /// hub's heads.
+        func state(of store: LedgerStore) throws(LedgerError) -> SyncState {
+            var state = try store.reading { try $0.syncState() }
+            for (origin, head) in passed where (state.heads[origin]?.sequence ?? 0) < head.sequence { state.heads[origin] = head }
+            return state
+        }
+
+        mutating func absorb(_ page: PulledPage) {
+            pages += 1
+            pulled.add(page.result)
+            hubState = page.hubState
+            guard page.more, pages < 1_000_000 else {
+                done = true
+                return
+            }
+            if page.result.imported == 0 {
+                let fresh = page.origins.filter { passed[$0] == nil }
+                if fresh.isEmpty { done = true }
+                for origin in fresh { if let head = page.hubState.heads[origin] { passed[origin] = head } }
+            }
+        }
+    }
+
+    /// Applies a pull's change set to `store`; returns what was applied, the hub's state as the
+    /// `ledger-state` header names it, and whether more pages follow.
+    func finishPull(_ reply: Reply, store: LedgerStore) throws(LedgerError) -> PulledPage {
         try checkStatus(reply)
         let source = "the sync service at \(serviceName)"
         // The hub's state first: an answer without it is refused before anything is applied.
         let hubState = try hubState(of: reply, ledger: store.ledgerID)
         let changes = try ChangeSet(decoding: reply.body, source: "the pull answer of \(source)")
         let pulled = try store.writing { try $0.apply(changes, from: source) }
-        return (pulled, hubState)
+        let more = reply.header(Self.moreHeader)?.trimmingCharacters(in: .whitespaces).lowercased() == "true"
+        return PulledPage(result: pulled, hubState: hubState, more: more, origins: Set(changes.events.map(\.origin)))
     }
+
+    /// The response header of a pull answered in part: `true` when more pages follow.
+    public static let moreHeader = "ledger-more"
 
     /// The hub's state from a pull's `ledger-state` header.
     func hubState(of reply: Reply, ledger: UUID) throws(LedgerError) -> SyncState {
@@ -398,8 +458,9 @@ extension SyncServiceClient {
             return .awaitingEnrolment(store, refusal: refusal)
         }
         do throws(LedgerError) {
-            _ = try finishPull(reply, store: store)
-            return .cloned(store)
+            var pages = PullPages()
+            pages.absorb(try finishPull(reply, store: store))
+            return .cloned(store, pages)
         } catch {
             undo()
             throw error
@@ -536,18 +597,25 @@ extension SyncServiceClient {
 extension SyncServiceClient {
     /// ``sync(_:)``, blocking the calling thread until it is done (for the command line).
     package func syncBlocking(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
-        let pull = try pullRequest(for: store, state: try store.reading { try $0.syncState() })
-        let (pulled, hubState) = try finishPull(try sendBlocking(pull), store: store)
+        var pages = PullPages()
+        while !pages.done {
+            let pull = try pullRequest(for: store, state: try pages.state(of: store))
+            pages.absorb(try finishPull(try sendBlocking(pull), store: store))
+        }
         var pushed = ImportResult()
-        for push in try pushRequests(for: store, hubState: hubState) { pushed.add(try finishPush(try sendBlocking(push))) }
-        return SyncResult(pulled: pulled, pushed: pushed)
+        for push in try pushRequests(for: store, hubState: pages.hubState) { pushed.add(try finishPush(try sendBlocking(push))) }
+        return SyncResult(pulled: pages.pulled, pushed: pushed)
     }
 
     /// A pull into `store` of what it lacks, the request signed as `signer`'s device (for the
     /// benchmark: a store that is not enrolled reads through an enrolled one's identity).
     package func pullBlocking(into store: LedgerStore, signedBy signer: LedgerStore) throws(LedgerError) -> ImportResult {
-        let pull = try pullRequest(for: signer, state: try store.reading { try $0.syncState() })
-        return try finishPull(try sendBlocking(pull), store: store).0
+        var pages = PullPages()
+        while !pages.done {
+            let pull = try pullRequest(for: signer, state: try pages.state(of: store))
+            pages.absorb(try finishPull(try sendBlocking(pull), store: store))
+        }
+        return pages.pulled
     }
 
     /// ``clone(ledger:to:device:)``, blocking the calling thread until it is done (for the
@@ -561,7 +629,15 @@ extension SyncServiceClient {
             undo()
             throw error
         }
-        return try finishClone(reply, store: store, undo: undo)
+        switch try finishClone(reply, store: store, undo: undo) {
+        case .cloned(let store, var pages):
+            while !pages.done {
+                let pull = try pullRequest(for: store, state: try pages.state(of: store))
+                pages.absorb(try finishPull(try sendBlocking(pull), store: store))
+            }
+            return .cloned(store, pages)
+        case .awaitingEnrolment(let store, let refusal): return .awaitingEnrolment(store, refusal: refusal)
+        }
     }
 }
 

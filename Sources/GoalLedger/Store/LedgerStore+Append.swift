@@ -59,6 +59,10 @@ extension LedgerWriter {
 }
 
 extension LedgerStore {
+    /// The longest run of a device's events one signature closes: a batch longer than this is
+    /// signed every this many events too (a signature costs about 43 µs).
+    package static let signedRunLength = 4_096
+
     /// The body of ``LedgerWriter/append(_:lines:expectedVersion:now:)`` in the write
     /// transaction `txn`, for a store on `schema`.
     func append(
@@ -216,8 +220,18 @@ extension LedgerStore {
         }
         // A batch of duplicates (or none) writes nothing at all.
         if results.contains(where: { !$0.duplicate }) {
-            // One signature per batch, on its last event: it vouches for the chain.
+            // One signature per batch, on its last event: it vouches for the chain. A long batch
+            // is also signed every `signedRunLength` events, so that no run a peer must take
+            // whole (a page of a pull, a part of a push) is longer than that.
             if let signer, let last = newEvents.last, let hash = previous {
+                for i in stride(from: Self.signedRunLength - 1, to: newEvents.count - 1, by: Self.signedRunLength) {
+                    var signed = newEvents[i]
+                    signed.signature = signer.sign(
+                        EventChain.message(
+                            ledger: ledgerID, origin: device, sequence: signed.sequence, hash: EventChain.hash(record: newRecords[i])))
+                    signed.signer = signer.publicKey
+                    newRecords[i] = EventCodec.encode(signed)
+                }
                 var signed = last
                 signed.signature = signer.sign(
                     EventChain.message(ledger: ledgerID, origin: device, sequence: last.sequence, hash: hash))
