@@ -24,6 +24,19 @@ enum ServeCommand {
         "--max-pull-events", "N",
         "the most events one pull answers with before it continues in another page (default 10000; a page ends where a signed run ends)",
         minimum: 1)
+    static let founding = Option.text(
+        "--founding", "open|closed", "who may found a ledger here: anyone (open, the default) or only the keys of --founder-key (closed)")
+    static let founderKey = Option.text(
+        "--founder-key", "HEX", "a founder's public key (64 hexadecimal digits) that may found ledgers when --founding is closed; repeat it",
+        repeats: true)
+    static let maxLedgerEvents = Option.integer(
+        "--max-ledger-events", "N", "the most events one ledger may hold (default 1000000); a push past it is refused (413)", minimum: 1)
+    static let maxLedgerBytes = Option.integer(
+        "--max-ledger-bytes", "BYTES", "the most record bytes one ledger may hold (default 1073741824); a push past it is refused (413)",
+        minimum: 1)
+    static let requestsPerMinute = Option.integer(
+        "--requests-per-minute", "N", "the requests one device key may make per minute, as a burst refilled evenly (default 1200; then 429)",
+        minimum: 1)
     static let maxPushEvents = Option.integer(
         "--max-push-events", "N", "the most events one push may carry (default 10000); clients push at most 5000 at a time", minimum: 1)
 
@@ -32,7 +45,8 @@ enum ServeCommand {
         summary:
             "run the sync service in front of a hub: devices sign each request with their enrolled key; one database role serves every ledger, each request scoped to its own; stops gracefully on SIGTERM or SIGINT",
         options: [
-            hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec, maxPushEvents.spec, maxPullEvents.spec, maxConnections.spec, perAddress.spec,
+            hub.spec, listen.spec, tlsCert.spec, tlsKey.spec, maxBody.spec, maxPushEvents.spec, maxPullEvents.spec, founding.spec, founderKey.spec,
+            maxLedgerEvents.spec, maxLedgerBytes.spec, requestsPerMinute.spec, maxConnections.spec, perAddress.spec,
             idleTimeout.spec, requestDeadline.spec,
         ],
         positionals: 0...0, run: run)
@@ -71,6 +85,25 @@ enum ServeCommand {
         var serviceOptions = SyncService.Options(hubURL: url, log: log)
         if let limit = try inv.value(Self.maxPushEvents) { serviceOptions.maxPushEvents = limit }
         if let limit = try inv.value(Self.maxPullEvents) { serviceOptions.maxPullEvents = limit }
+        if let limit = try inv.value(Self.maxLedgerEvents) { serviceOptions.maxLedgerEvents = limit }
+        if let limit = try inv.value(Self.maxLedgerBytes) { serviceOptions.maxLedgerBytes = limit }
+        if let limit = try inv.value(Self.requestsPerMinute) { serviceOptions.requestsPerMinute = limit }
+        let keys = try inv.values(Self.founderKey)
+        switch try inv.value(Self.founding) ?? "open" {
+        case "open":
+            guard keys.isEmpty else { throw LedgerError(.invalidArgument, "--founder-key goes with --founding closed") }
+        case "closed":
+            var allowed = Set<[UInt8]>()
+            for text in keys {
+                guard let key = Hex.bytes(text), key.count == 32 else {
+                    throw LedgerError(.invalidArgument, "--founder-key must be a public key of 64 hexadecimal digits, got \"\(text)\"")
+                }
+                allowed.insert(key)
+            }
+            serviceOptions.founderKeys = allowed
+        case let other:
+            throw LedgerError(.invalidArgument, "--founding must be open or closed, got \"\(other)\"")
+        }
         let service = SyncService(serviceOptions)
         let server: HTTPServer
         do {

@@ -16,7 +16,46 @@ public enum HubSchema {
         Migration(identifier: "1-events-heads-access", sql: eventsHeadsAccess),
         Migration(identifier: "2-sync-service", sql: syncService),
         Migration(identifier: "3-nonce-expiry", sql: nonceExpiry),
+        Migration(identifier: "4-ledger-bytes", sql: ledgerBytes),
     ]
+
+    /// Each origin's head also counts its records' bytes, so a service can hold a ledger to a
+    /// quota without reading its rows.
+    static let ledgerBytes = """
+        ALTER TABLE hub.heads ADD COLUMN bytes bigint NOT NULL DEFAULT 0;
+        UPDATE hub.heads h SET bytes = coalesce(
+            (SELECT sum(length(e.record)) FROM hub.events e WHERE e.ledger = h.ledger AND e.origin = h.origin), 0);
+        CREATE OR REPLACE FUNCTION hub.advance_heads() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = hub, pg_temp AS $$
+        DECLARE
+            bad record;
+        BEGIN
+            IF EXISTS (
+                SELECT 1
+                FROM (SELECT ledger, origin, min(sequence) AS first, max(sequence) AS last, count(*) AS n
+                      FROM new_rows GROUP BY ledger, origin) s
+                LEFT JOIN hub.heads h USING (ledger, origin)
+                WHERE s.first <> coalesce(h.head, 0) + 1 OR s.last - s.first + 1 <> s.n
+            ) THEN
+                SELECT s.ledger, s.origin, s.sequence, s.event_id, s.previous INTO bad
+                FROM (SELECT n.ledger, n.origin, n.sequence, n.event_id,
+                             coalesce(lag(n.sequence) OVER (PARTITION BY n.ledger, n.origin ORDER BY n.sequence),
+                                      h.head, 0) AS previous
+                      FROM new_rows n LEFT JOIN hub.heads h USING (ledger, origin)) s
+                WHERE s.sequence <> s.previous + 1
+                ORDER BY s.origin, s.sequence LIMIT 1;
+                RAISE EXCEPTION 'origin % jumps from sequence % to % at event %: a gap',
+                    bad.origin, bad.previous, bad.sequence, upper(bad.event_id::text)
+                    USING ERRCODE = 'check_violation';
+            END IF;
+            INSERT INTO hub.heads (ledger, origin, head, bytes)
+            SELECT ledger, origin, max(sequence), sum(length(record)) FROM new_rows GROUP BY ledger, origin
+            ON CONFLICT (ledger, origin) DO UPDATE SET head = excluded.head, bytes = hub.heads.bytes + excluded.bytes;
+            RETURN NULL;
+        END
+        $$;
+        REVOKE ALL ON FUNCTION hub.advance_heads() FROM PUBLIC;
+        """
 
     /// The group role of the sync service (`ledger serve`): one database role for every device,
     /// scoped per request to the request's ledger by row-level security on the setting

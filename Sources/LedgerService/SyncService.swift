@@ -44,6 +44,18 @@ public final class SyncService: Sendable {
         /// 4,096 events).
         public var maxPullEvents = 10_000
         public var maxPullBytes = 8 << 20
+        /// Who may found a ledger on this service: nil, anyone (the founder's key proves itself);
+        /// otherwise only a founder whose public key is in the set. A request for a ledger the
+        /// hub holds nothing of, by any other founder, is refused (403) before anything is read
+        /// or written of it.
+        public var founderKeys: Set<[UInt8]>?
+        /// The most events and record bytes one ledger may hold: a push past either is refused
+        /// (413), nothing of it written.
+        public var maxLedgerEvents = 1_000_000
+        public var maxLedgerBytes = 1 << 30
+        /// Requests one device key may make per minute (a burst of as many, refilled evenly);
+        /// past it, 429 with `Retry-After`.
+        public var requestsPerMinute = 1_200
         /// How many requests hold a database session at once; others wait their turn (the
         /// database's own connection limit stays out of reach).
         public var databaseSessions = 32
@@ -69,11 +81,14 @@ public final class SyncService: Sendable {
 
     /// When old nonces were last deleted.
     let nonceSweep = Sweep(every: 60_000)
+    /// Each device key's requests of the last minute (`Options.requestsPerMinute`).
+    let limiter: RateLimiter
 
     /// A service with `options`; nothing connects until a request comes.
     public init(_ options: Options) {
         self.options = options
         sessions = DispatchSemaphore(value: max(1, options.databaseSessions))
+        limiter = RateLimiter(perMinute: options.requestsPerMinute)
     }
 
     /// The components every request signature covers.
@@ -110,6 +125,8 @@ public final class SyncService: Sendable {
         var status: Int
         var message: String
         var detail: String?
+        /// Seconds to wait before asking again (`Retry-After`), for a 429.
+        var retryAfter: Int?
     }
 
     /// The one answer to every authentication failure (unknown, revoked or wrong key, altered
@@ -203,7 +220,9 @@ public final class SyncService: Sendable {
         } catch let r as Refusal {
             _ = try? hub.connection.execute("ROLLBACK")
             context.detail = r.detail
-            return Self.refusal(r.status, r.message)
+            var response = Self.refusal(r.status, r.message)
+            if let wait = r.retryAfter { response.headers.append(("Retry-After", String(wait))) }
+            return response
         } catch let e as PostgreSQLError {
             _ = try? hub.connection.execute("ROLLBACK")
             if e.isConnectionFailure {
@@ -347,6 +366,19 @@ public final class SyncService: Sendable {
             throw Self.unauthenticated("the signature was refused: \(error.message)")
         }
         device = verified.keyID
+        // A ledger the hub holds nothing of is being founded: only by a founder the operator allows.
+        if heads.isEmpty, unreadable.isEmpty, let allowed = options.founderKeys,
+            !allowed.contains(where: { EventChain.ledgerID(founder: verified.keyID, publicKey: $0) == ledger })
+        {
+            throw Refusal(
+                status: 403, message: "this service keeps ledgers of the founders its operator allows only; nothing was done",
+                detail: "founding refused: \(verified.keyID)'s key is not in the founders' list")
+        }
+        if let wait = limiter.take(ledger: ledger, device: verified.keyID, now: options.clock().timeIntervalSince1970) {
+            throw Refusal(
+                status: 429, message: "too many requests of device \(verified.keyID); try again in \(wait) s; nothing was done",
+                detail: "over \(options.requestsPerMinute) requests a minute", retryAfter: wait)
+        }
         // Compared to the millisecond (no rounding lets a request a second more), then the nonce:
         // kept as long as a request could be accepted again (`nonceLifetime`).
         let clock = options.clock().timeIntervalSince1970
@@ -492,6 +524,24 @@ public final class SyncService: Sendable {
             event: { origin, sequence in held[origin]?[sequence] }, idExists: { ids.contains($0) })
         let accepted = outcome.accepted(changes.events).map { (event: changes.events[$0], record: changes.records[$0]) }
         if !accepted.isEmpty {
+            // The ledger's quota: what it holds (the heads count its events, each origin's
+            // sequences having no gap) and what this push adds.
+            let held = try connection.query(
+                "SELECT coalesce(sum(head), 0)::int8, coalesce(sum(bytes), 0)::int8 FROM hub.heads WHERE ledger = $1", [.uuid(queried)])
+            let (events, bytes) = held.rowCount == 1 ? (held.int64(0, 0), held.int64(0, 1)) : (0, 0)
+            let adding = accepted.reduce(0) { $0 + $1.record.count }
+            if events > Int64(options.maxLedgerEvents) - Int64(accepted.count) {
+                throw Refusal(
+                    status: 413,
+                    message:
+                        "the ledger holds \(events) events and this push adds \(accepted.count); this service keeps at most \(options.maxLedgerEvents) per ledger; nothing was written")
+            }
+            if bytes > Int64(options.maxLedgerBytes) - Int64(adding) {
+                throw Refusal(
+                    status: 413,
+                    message:
+                        "the ledger holds \(bytes) bytes of records and this push adds \(adding); this service keeps at most \(options.maxLedgerBytes) per ledger; nothing was written")
+            }
             _ = try connection.query(
                 """
                 INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record)
@@ -669,6 +719,38 @@ public final class SyncService: Sendable {
         guard let end = rest.firstIndex(of: "\"") else { return nil }
         let name = String(rest[..<end])
         return name.count <= 64 ? name : nil
+    }
+}
+
+/// Requests per device key: a bucket of `perMinute` tokens per (ledger, device), refilled
+/// evenly over a minute; a request takes one. At most 100,000 buckets are kept (then the full
+/// ones, which hold no state worth keeping, are dropped).
+final class RateLimiter: @unchecked Sendable {
+    private let perMinute: Double
+    private var buckets: [String: (tokens: Double, at: Double)] = [:]
+    private let lock = NSLock()
+
+    init(perMinute: Int) { self.perMinute = Double(max(1, perMinute)) }
+
+    /// Nil when the request may go; else the whole seconds until a token is back.
+    func take(ledger: UUID, device: String, now: Double) -> Int? {
+        let key = ledger.uuidString + "/" + device
+        lock.lock()
+        defer { lock.unlock() }
+        let rate = perMinute / 60
+        var b = buckets[key] ?? (perMinute, now)
+        b.tokens = min(perMinute, b.tokens + max(0, now - b.at) * rate)
+        b.at = now
+        guard b.tokens >= 1 else {
+            buckets[key] = b
+            return max(1, Int(((1 - b.tokens) / rate).rounded(.up)))
+        }
+        b.tokens -= 1
+        if buckets.count >= 100_000 {
+            buckets = buckets.filter { $0.value.tokens + max(0, now - $0.value.at) * rate < perMinute }
+        }
+        buckets[key] = b
+        return nil
     }
 }
 

@@ -495,6 +495,15 @@ extension SyncServiceClient {
         case 404:
             throw LedgerError(
                 .store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?")
+        case 403:
+            throw LedgerError(.store, "\(service) does not keep ledger \(reply.prepared.ledger.uuidString): \(reason)")
+        case 429:
+            let wait = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            throw LedgerError(
+                .store,
+                "\(service) is limiting the requests of device \(reply.prepared.device): \(reason)"
+                    + (wait.map { " (Retry-After: \($0) s)" } ?? ""),
+                situation: .peerUnreachable(peer: serviceName))
         default:
             throw LedgerError(.store, "\(service) answered the \(action) with status \(reply.status): \(reason)")
         }
