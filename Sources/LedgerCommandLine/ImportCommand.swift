@@ -19,5 +19,6 @@ enum ImportCommand {
             inv.print("imported \(r.imported) event\(r.imported == 1 ? "" : "s") (\(r.alreadyPresent) already here)")
         }
         SyncCommand.reportWaiting(r.waiting, here: true, &inv)
+        SyncCommand.reportUnknownOrigins(r, &inv)
     }
 }

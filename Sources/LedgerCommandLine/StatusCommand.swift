@@ -73,6 +73,10 @@ enum StatusCommand {
         inv.print("goals projection version \(version), checkpoint \(checkpoint)")
         inv.print("digest   \(status.digest)")
         for e in status.setAside { inv.print("aside    \(e.description)") }
-        for w in status.waiting { inv.print("waiting  \(w.description)") }
+        for w in status.waiting.prefix(SyncCommand.namedWaiting) { inv.print("waiting  \(w.description)") }
+        if status.waiting.count > SyncCommand.namedWaiting {
+            let more = status.waiting.dropFirst(SyncCommand.namedWaiting)
+            inv.print("waiting  and \(more.reduce(0) { $0 + $1.count }) event(s) of \(more.count) more origin(s) (`status --json` lists them)")
+        }
     }
 }

@@ -38,7 +38,15 @@ enum SyncCommand {
                 "ledger: left out \(left.count) event(s) of \(left.origin) written after its revocation (after sequence \(left.after))\n"
         }
         reportWaiting(r.pulled.waiting, here: true, &inv)
+        reportUnknownOrigins(r.pulled, &inv)
         reportWaiting(r.pushed.waiting, here: false, &inv)
+    }
+
+    /// One line for the events of origins that hold no key, however many origins.
+    static func reportUnknownOrigins(_ r: ImportResult, _ inv: inout Invocation) {
+        guard r.unknownOrigins > 0 else { return }
+        inv.err +=
+            "ledger: left out \(r.unknownOriginEvents) event(s) of \(r.unknownOrigins) origin(s) that hold no key in this ledger (not enrolled); they are taken once an enrolment of theirs arrives\n"
     }
 
     /// A client of the sync service at `url` (`https://…`, or `http://` to a loopback address).
@@ -52,8 +60,16 @@ enum SyncCommand {
 
     /// Names, on standard error, what an exchange set aside because it could not verify it.
     static func reportWaiting(_ waiting: [WaitingEvents], here: Bool, _ inv: inout Invocation) {
-        for w in waiting {
+        for w in waiting.prefix(Self.namedWaiting) {
             inv.err += "ledger: \(here ? "" : "the peer: ")\(w.description); the rest was exchanged\n"
         }
+        if waiting.count > Self.namedWaiting {
+            let more = waiting.dropFirst(Self.namedWaiting)
+            inv.err +=
+                "ledger: \(here ? "" : "the peer: ")and \(more.reduce(0) { $0 + $1.count }) event(s) of \(more.count) more origin(s) wait; the rest was exchanged\n"
+        }
     }
+
+    /// The most origins whose waiting events a command names one per line; the rest are summed.
+    static let namedWaiting = 20
 }

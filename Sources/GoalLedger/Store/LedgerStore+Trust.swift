@@ -189,7 +189,7 @@ public struct WaitingEvents: Equatable, Sendable {
         let (sequence, count) = bytes.withUnsafeBytes {
             (
                 UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[0..<8])),
-                Int(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[8..<16])))
+                Int(clamping: UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: $0[8..<16])))
             )
         }
         var rest = bytes[16...]

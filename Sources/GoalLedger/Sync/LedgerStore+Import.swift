@@ -17,6 +17,11 @@ public struct ImportResult: Equatable, Sendable {
     /// kept in the log, in their origins' chains, and set aside by every fold
     /// (``SetAsideEvent``).
     public var setAside = 0
+    /// In a signed ledger, events of origins that hold no key (no enrolment names them): not
+    /// named one by one nor kept as waiting, since anyone can make up an origin, only counted.
+    /// They are offered again by the next exchange, and taken once an enrolment arrives.
+    public var unknownOrigins = 0
+    public var unknownOriginEvents = 0
 
     /// A result with these counts and no revoked events.
     public init(imported: Int = 0, alreadyPresent: Int = 0) {
@@ -81,6 +86,9 @@ extension LedgerWriter {
 }
 
 extension LedgerStore {
+    /// The most origins whose waiting events a store names (`status`, ``LedgerSnapshot/waitingEvents()``).
+    package static let waitingEntries = 256
+
     /// The body of ``LedgerWriter/importEvents(_:from:)`` in the write transaction `txn`; whether
     /// the projection is to be rebuilt after the commit.
     func importEvents(
@@ -116,6 +124,17 @@ extension LedgerStore {
             idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
         if let (name, key) = outcome.founder { try TrustTable.recordFounder(name, key, txn, layout) }
         waiting = outcome.waiting
+        // In a signed ledger, what waits of an origin that holds no key is counted, not kept,
+        // whatever stopped it (a made-up origin costs its sender nothing to invent).
+        if isSignedLedger {
+            let founder = try TrustTable.founder(txn, layout)?.name
+            for (origin, w) in waiting where origin != device && origin != founder {
+                guard try TrustTable.keys(of: origin, txn, layout).isEmpty else { continue }
+                result.unknownOrigins += 1
+                result.unknownOriginEvents += w.count
+                waiting[origin] = nil
+            }
+        }
         result.alreadyPresent = outcome.alreadyPresent
         result.revoked = outcome.revoked
         result.waiting = waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
@@ -124,12 +143,19 @@ extension LedgerStore {
         //    in it).
         let accepted = outcome.accepted(incoming)
         // What waits is named until its origin moves past it.
-        for origin in Set(offer.byOrigin.keys).union(waiting.keys) where DeviceName.isValid(origin) {
+        // At most `waitingEntries` origins are named: one more replaces none (its events are
+        // offered again by the next exchange all the same).
+        var named = try Self.waitingEvents(txn, layout).count
+        for origin in Set(offer.byOrigin.keys).union(waiting.keys).sorted(by: String.bytesPrecede) where DeviceName.isValid(origin) {
             let key = MetaKey.waiting + Array(origin.utf8)
+            let held = try txn.get(layout.meta, key: key) != nil
             if let w = waiting[origin] {
+                guard held || named < Self.waitingEntries else { continue }
+                if !held { named += 1 }
                 try txn.put(layout.meta, key: key, value: w.storedValue)
-            } else {
+            } else if held {
                 try txn.delete(layout.meta, key: key)
+                named -= 1
             }
         }
         // Any completed exchange ends a restored store's wait: it has what the peer had.
