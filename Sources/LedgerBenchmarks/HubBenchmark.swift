@@ -18,6 +18,10 @@ public struct HubBenchmark {
         /// The load through the sync service: devices (each founding 10 ledgers) and seconds.
         public var loadDevices = 200
         public var loadSeconds = 20.0
+        /// No-op syncs through the service, and the honest device under attack (300 slow
+        /// clients and a forged flood): seconds each.
+        public var noOpSeconds = 10.0
+        public var attackSeconds = 30.0
         public init() {}
         public static let quick: Sizes = {
             var s = Sizes()
@@ -26,6 +30,8 @@ public struct HubBenchmark {
             s.otherEvents = 20_000
             s.loadDevices = 20
             s.loadSeconds = 2
+            s.noOpSeconds = 2
+            s.attackSeconds = 4
             return s
         }()
     }
@@ -73,7 +79,64 @@ public struct HubBenchmark {
                 baselineName: nil, note: "binary COPY into the hub's events table"))
         figures += try measure(source, hub: big, label: " on a loaded hub")
         figures += try loadRun()
+        figures += try serviceRuns()
         return figures
+    }
+
+    /// CPU seconds this process has used (user and system).
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Through the sync service on 127.0.0.1: syncs that move nothing, one after the other, per
+    /// second and per CPU second of this process (the client and the service; PostgreSQL's own
+    /// processes are not counted); then an honest device's sync latency while 300 connections
+    /// trickle headers in and 4 threads push forged events.
+    func serviceRuns() throws -> [Figure] {
+        let url = try newHub("bench_attack")
+        _ = try Hub(url: url).grantService(role: "bench_service")
+        let serviceURL = url.replacingOccurrences(of: "user=postgres", with: "user=bench_service")
+        let server = try ServiceAttackLoad.startService(hubURL: serviceURL)
+        defer { server.stop() }
+        let client = SyncServiceClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!)
+        let store = try LedgerStore.create(at: try fresh("service-device") + "/s", device: "phone")
+        var drafts: [EventDraft] = []
+        for _ in 0..<1_000 { drafts.append(EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized)))) }
+        _ = try store.writing { try $0.append(drafts, now: Benchmark.now) }
+        _ = try client.syncBlocking(store)
+        log("hub: no-op syncs through the sync service for \(sizes.noOpSeconds) s")
+        let cpu0 = Self.cpuSeconds()
+        let t0 = Date()
+        var syncs = 0
+        while Date().timeIntervalSince(t0) < sizes.noOpSeconds {
+            _ = try client.syncBlocking(store)
+            syncs += 1
+        }
+        let elapsed = Date().timeIntervalSince(t0)
+        let cpu = Self.cpuSeconds() - cpu0
+        log("hub: an honest device under attack for \(sizes.attackSeconds) s")
+        let attack = ServiceAttackLoad(slowClients: 300, floodThreads: 4, seconds: sizes.attackSeconds)
+        let outcome = attack.run(port: server.port, store: store, client: client, now: Benchmark.now)
+        let flood = outcome.floodStatuses.values.reduce(0, +)
+        let note =
+            "\(outcome.latencies.count) honest syncs, \(outcome.errors.count) failed; \(outcome.slowConnected) slow connections held; "
+            + "\(flood) forged pushes (\(Int(Double(flood) / sizes.attackSeconds))/s), statuses \(outcome.floodStatuses.sorted { $0.key < $1.key })"
+        return [
+            Figure(
+                name: "service: no-op syncs (1,000 events held)", unit: "syncs/s", value: Double(syncs) / elapsed, baseline: nil,
+                baselineName: nil, note: "one after the other: a pull that moves nothing, no push"),
+            Figure(
+                name: "service: no-op syncs per CPU second", unit: "syncs/CPU s", value: cpu > 0 ? Double(syncs) / cpu : 0, baseline: nil,
+                baselineName: nil, note: "client and service in this process; PostgreSQL's processes not counted"),
+            Figure(
+                name: "service under attack: honest sync p50", unit: "ms", value: outcome.percentile(0.5), baseline: nil, baselineName: nil,
+                note: note),
+            Figure(
+                name: "service under attack: honest sync p99", unit: "ms", value: outcome.percentile(0.99), baseline: nil, baselineName: nil,
+                note: "300 slow clients (16 per address) and 4 threads of forged pushes"),
+        ]
     }
 
     /// The bounded load of the test command (`ServiceLoad`) on a hub of its own, through the

@@ -86,6 +86,8 @@ struct BenchmarkTests {
         sizes.otherEvents = 2_000
         sizes.loadDevices = 5
         sizes.loadSeconds = 1
+        sizes.noOpSeconds = 1
+        sizes.attackSeconds = 3
         let base = Benchmark(sizes: .quick, directory: dir, executable: nil)
         let figures = try HubBenchmark(sizes: sizes, socketDirectory: try TestServer.socketDirectory(), directory: dir).run(base: base)
         let names = figures.map(\.name)
@@ -102,6 +104,13 @@ struct BenchmarkTests {
         #expect(figures.first { $0.name == "hub pull (500 events)" }?.target?.text == "≥ 300,000 events/s")
         let noop = try #require(figures.first { $0.name == "hub sync, nothing missing" })
         #expect(noop.note.contains("moved 0"))
+        // Through the service: no-op syncs, and the honest device under attack, every sync done.
+        for name in ["service: no-op syncs (1,000 events held)", "service: no-op syncs per CPU second"] {
+            #expect((figures.first { $0.name == name }?.value ?? 0) > 0, "missing \(name)")
+        }
+        let attacked = try #require(figures.first { $0.name == "service under attack: honest sync p50" })
+        #expect(attacked.value > 0 && attacked.note.contains(" 0 failed"), "\(attacked.note)")
+        #expect(figures.contains { $0.name == "service under attack: honest sync p99" })
         // The load run: 5 devices founding 50 ledgers, every request answered.
         let load = try #require(figures.first { $0.name.hasPrefix("service load: requests (5 devices, 50 ledgers") })
         #expect(load.value > 0 && load.note.contains("0 errors"), "\(load.note)")
