@@ -29,6 +29,40 @@ final class ServerContext: Sendable {
     /// Requests whose first line has been read and whose completion has not been reported.
     var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
 
+    /// Requests whose headers are not all in yet: their socket and when their first line was
+    /// read. libmicrohttpd calls the access handler only once the headers are complete, so a
+    /// client that sends them a byte at a time would hold its connection for as long as it
+    /// likes; `sweep` shuts such a socket down once the request deadline has passed.
+    private let awaitingHeaders = Mutex<[ObjectIdentifier: (socket: Int32, started: UInt64)]>([:])
+
+    func awaitHeaders(_ request: RequestState, socket: Int32) {
+        guard requestDeadline > 0, socket >= 0 else { return }
+        awaitingHeaders.withLock { $0[ObjectIdentifier(request)] = (socket, request.started) }
+    }
+
+    /// The request's headers are in, or it ended: its socket is libmicrohttpd's alone again.
+    /// Called before libmicrohttpd closes the socket (the completion is reported first), so a
+    /// socket in the table is always the request's own.
+    func headersIn(_ request: RequestState) {
+        guard requestDeadline > 0 else { return }
+        _ = awaitingHeaders.withLock { $0.removeValue(forKey: ObjectIdentifier(request)) }
+    }
+
+    /// Shuts down the sockets of requests whose headers are still not in past the deadline;
+    /// libmicrohttpd then closes their connections. How many.
+    @discardableResult
+    func sweep(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Int {
+        awaitingHeaders.withLock { waiting in
+            var cut = 0
+            for (key, entry) in waiting where now &- entry.started > requestDeadline {
+                shutdown(entry.socket, Int32(SHUT_RDWR))
+                waiting[key] = nil
+                cut += 1
+            }
+            return cut
+        }
+    }
+
     func requestBegan() { inFlight.add(1, ordering: .acquiringAndReleasing) }
     func requestEnded() { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
 
@@ -69,6 +103,7 @@ final class ServerContext: Sendable {
         if !request.headersRead {
             // The first call: the headers are in, the body (if any) is still to come.
             request.headersRead = true
+            headersIn(request)
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
                 let text = String(cString: declared).trimmingBlanks
                 if let length = UInt64(text), length > UInt64(maxBodyBytes) {
@@ -195,18 +230,23 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, 
 /// Called with the raw request target as soon as a request's first line is read; the state it
 /// returns (retained here) is the request's pointer in every later callback.
 let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-    cls, target, _ in
+    cls, target, connection in
     guard let cls else { return nil }
-    Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestBegan()
-    return Unmanaged.passRetained(RequestState(target: target.map { String(cString: $0) } ?? "")).toOpaque()
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    context.requestBegan()
+    let state = RequestState(target: target.map { String(cString: $0) } ?? "")
+    if let connection { context.awaitHeaders(state, socket: chttp_connection_fd(connection)) }
+    return Unmanaged.passRetained(state).toOpaque()
 }
 
 /// Called once for every request `requestStarted` saw, answered or not: releases its state.
 let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestPointer, _ in
     guard let cls, let requestPointer, let state = requestPointer.pointee else { return }
     requestPointer.pointee = nil
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    context.headersIn(Unmanaged<RequestState>.fromOpaque(state).takeUnretainedValue())
     Unmanaged<RequestState>.fromOpaque(state).release()
-    Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestEnded()
+    context.requestEnded()
 }
 
 /// libmicrohttpd's error messages, kept by the context for the error thrown when it cannot start.

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -89,6 +90,8 @@ public final class HTTPServer: Sendable {
         let context: Unmanaged<ServerContext>
         /// The certificate and key handed to libmicrohttpd, freed after the daemon stops.
         let credentials: [UnsafeMutablePointer<CChar>]
+        /// Every half second, cuts requests whose headers are not in by the deadline.
+        let sweeper: DispatchSourceTimer?
     }
 
     /// The port the server listens on: `Options.port`, or the one the system chose for port 0.
@@ -190,7 +193,15 @@ public final class HTTPServer: Sendable {
         self.port = bound != 0 ? bound : options.port
         self.endpoint = address.display(port: port)
         self.context = context
-        self.running = Mutex(Running(daemon: daemon, context: retained, credentials: credentials))
+        var sweeper: DispatchSourceTimer?
+        if options.requestDeadline > 0 {
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+            timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
+            timer.setEventHandler { context.sweep() }
+            timer.resume()
+            sweeper = timer
+        }
+        self.running = Mutex(Running(daemon: daemon, context: retained, credentials: credentials, sweeper: sweeper))
     }
 
     deinit { stop() }
@@ -213,6 +224,7 @@ public final class HTTPServer: Sendable {
             while current.context.takeUnretainedValue().requestsInFlight > 0 && ContinuousClock.now < deadline {
                 usleep(2_000)
             }
+            current.sweeper?.cancel()
             MHD_stop_daemon(current.daemon)
             if listening >= 0 { close(listening) }
             current.context.release()

@@ -62,6 +62,7 @@ public struct ServiceAttackLoad: Sendable {
         http.maxConnections = maxConnections
         http.maxConnectionsPerAddress = 16
         http.connectionTimeout = 10
+        http.requestDeadline = 30
         return try HTTPServer(options: http) { service.handle($0) }
     }
 

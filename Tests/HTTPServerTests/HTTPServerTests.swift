@@ -77,6 +77,36 @@ struct HTTPServerTests {
         #expect(try RawClient.exchange(port: server.port, RawClient.request("POST", "/quick", body: Array("12345678".utf8))).status == 200)
     }
 
+    @Test func headersThatTricklePastTheDeadlineCloseTheConnection() throws {
+        var options = HTTPServer.Options()
+        options.threads = 0
+        options.requestDeadline = 1
+        let recorder = Recorder()
+        let server = try HTTPServer(options: options) { request in
+            recorder.record(request)
+            return HTTPResponse(status: 200, text: "ok")
+        }
+        defer { server.stop() }
+        // The first line, then a header a byte every 0.2 s: never idle, never complete.
+        let fd = try RawClient.connect(port: server.port)
+        defer { close(fd) }
+        try RawClient.send(fd, Array("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+        let started = Date()
+        var cut = false
+        for _ in 0..<40 {
+            Thread.sleep(forTimeInterval: 0.2)
+            do { try RawClient.send(fd, [0x61]) } catch {
+                cut = true
+                break
+            }
+        }
+        #expect(cut, "the connection was still open after 8 s")
+        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(recorder.requests.isEmpty)
+        // A request in time is served, on the same server.
+        #expect(try RawClient.exchange(port: server.port, RawClient.request("GET", "/quick")).status == 200)
+    }
+
     @Test func aGetReachesTheHandlerExactlyAndItsAnswerIsSent() throws {
         let recorder = Recorder()
         let server = try HTTPServer { request in
