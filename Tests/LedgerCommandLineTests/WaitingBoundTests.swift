@@ -71,5 +71,11 @@ struct WaitingBoundTests {
             payload: .tagAdded(TagAdded(goal: UUID(), tag: "y")))
         _ = try store.importEvents([first, gaps[0]], from: "a peer")
         #expect(try store.waitingEvents().count == LedgerStore.waitingEntries - 1)
+        // Entries nobody renews age out: 31 days later by the store's clock, the next exchange
+        // forgets them, but for the one it offers again.
+        let later = Instant(milliseconds: now.milliseconds + 31 * 86_400_000)
+        try store.append([EventDraft(payload: .notificationAuthorization(NotificationAuthorization(status: .authorized)))], now: later)
+        _ = try store.importEvents([gaps[1]], from: "a peer")
+        #expect(try store.waitingEvents().map(\.origin) == ["device-1"])
     }
 }

@@ -82,6 +82,9 @@ enum MetaKey {
     /// `waiting:` and an origin: the first of its offered events an exchange could not take
     /// (u64 BE sequence, u64 BE count, then the reason in UTF-8), until the origin moves past it.
     static let waiting = Array("waiting:".utf8)
+    /// Per waiting origin: the store's clock (milliseconds, 8 bytes big-endian) when its entry
+    /// was first recorded, so that entries age out.
+    static let waitingSince = Array("waitsince:".utf8)
 }
 
 /// Device names: `[a-z0-9][a-z0-9._-]{0,63}`.

@@ -88,6 +88,9 @@ extension LedgerWriter {
 extension LedgerStore {
     /// The most origins whose waiting events a store names (`status`, ``LedgerSnapshot/waitingEvents()``).
     package static let waitingEntries = 256
+    /// How long, in milliseconds of the store's clock, a waiting entry that no exchange renews
+    /// is kept: 30 days.
+    package static let waitingLifetime: Int64 = 30 * 86_400_000
 
     /// The body of ``LedgerWriter/importEvents(_:from:)`` in the write transaction `txn`; whether
     /// the projection is to be rebuilt after the commit.
@@ -144,17 +147,35 @@ extension LedgerStore {
         let accepted = outcome.accepted(incoming)
         // What waits is named until its origin moves past it.
         // At most `waitingEntries` origins are named: one more replaces none (its events are
-        // offered again by the next exchange all the same).
-        var named = try Self.waitingEvents(txn, layout).count
+        // offered again by the next exchange all the same). An entry not renewed for
+        // `waitingLifetime` by the store's clock is forgotten.
+        let wall = try Self.clock(txn, layout).milliseconds
+        var named = 0
+        var aged: [String] = []
+        for w in try Self.waitingEvents(txn, layout) {
+            let since = try txn.get(layout.meta, key: MetaKey.waitingSince + Array(w.origin.utf8)).map { UInt64(bigEndianBytes: $0) }
+            if let since, wall > Self.waitingLifetime, Int64(clamping: since) < wall - Self.waitingLifetime {
+                aged.append(w.origin)
+            } else {
+                named += 1
+            }
+        }
+        for origin in aged {
+            try txn.delete(layout.meta, key: MetaKey.waiting + Array(origin.utf8))
+            try txn.delete(layout.meta, key: MetaKey.waitingSince + Array(origin.utf8))
+        }
         for origin in Set(offer.byOrigin.keys).union(waiting.keys).sorted(by: String.bytesPrecede) where DeviceName.isValid(origin) {
             let key = MetaKey.waiting + Array(origin.utf8)
+            let since = MetaKey.waitingSince + Array(origin.utf8)
             let held = try txn.get(layout.meta, key: key) != nil
             if let w = waiting[origin] {
                 guard held || named < Self.waitingEntries else { continue }
                 if !held { named += 1 }
                 try txn.put(layout.meta, key: key, value: w.storedValue)
+                try txn.put(layout.meta, key: since, value: UInt64(max(0, wall)).bigEndianBytes)
             } else if held {
                 try txn.delete(layout.meta, key: key)
+                try txn.delete(layout.meta, key: since)
                 named -= 1
             }
         }

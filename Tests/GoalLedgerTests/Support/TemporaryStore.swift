@@ -77,7 +77,7 @@ extension LedgerStore {
                 var rows: [[UInt8]] = []
                 try txn.scan(db) { k, v in
                     // Notes on what waits are not the store's data.
-                    if name == "meta" && k.starts(with: MetaKey.waiting) { return true }
+                    if name == "meta" && (k.starts(with: MetaKey.waiting) || k.starts(with: MetaKey.waitingSince)) { return true }
                     rows.append(Array(k) + [0xFF] + Array(v))
                     return true
                 }
