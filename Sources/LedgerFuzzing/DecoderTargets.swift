@@ -75,7 +75,18 @@ enum RecordTarget {
         }
         let again = EventCodec.encode(back)
         guard again == record else { violated("\(source) encodes differently after a round trip") }
-        if event == event, back != event { violated("\(source) decodes to another event after a round trip: \(event) became \(back)") }
+        if !hasNaN(event.json(position: nil)), back != event { violated("\(source) decodes to another event after a round trip: \(event) became \(back)") }
+    }
+}
+
+/// Whether a JSON value holds a NaN (a legacy amount kept as it was stored), which makes the
+/// event that holds it unequal to itself.
+func hasNaN(_ value: JSONValue) -> Bool {
+    switch value {
+    case .number(let n): n.isNaN
+    case .array(let items): items.contains(where: hasNaN)
+    case .object(let members): members.contains { hasNaN($0.1) }
+    default: false
     }
 }
 
