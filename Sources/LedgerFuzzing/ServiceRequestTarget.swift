@@ -16,7 +16,9 @@ import Synchronization
 /// - bit 0 clear: a request signed by the founder of a fixed ledger, as a device sends it
 ///   (`POST /v1/ledgers/ID/pull` or `push` by bit 1, a fresh nonce, `created` the service's
 ///   clock), whose body is the rest of the input: the fuzzer's bytes reach the service's reading
-///   of sync states and change sets and the checks of a push;
+///   of sync states and change sets and the checks of a push (bit 2 set: the body as it is,
+///   else with a zero ledger id made the fixed ledger's and a change set's checksums made right;
+///   bit 3 set: a change set's events chained and signed again by the founder);
 /// - bit 0 set: a request made of the rest of the input: a first line `METHOD PATH`, header
 ///   lines `name: value`, a blank line, the body; `{ledger}` in any of them is the fixed
 ///   ledger's id.
@@ -77,7 +79,8 @@ enum ServiceRequestTarget {
         let rest = Array(bytes.dropFirst())
         let request: HTTPRequest
         if first & 1 == 0 {
-            request = signed(first & 4 == 0 ? body(rest, s) : rest, push: first & 2 != 0, s)
+            let fixed = first & 4 == 0 ? body(rest, s) : rest
+            request = signed(first & 8 != 0 ? resigned(fixed, s) : fixed, push: first & 2 != 0, s)
         } else {
             guard let r = raw(rest, ledger: s.ledger) else { return }
             request = r
@@ -98,6 +101,26 @@ enum ServiceRequestTarget {
             ChangeSetTarget.fixTrailer(&body)
         }
         return body
+    }
+
+    /// A change set whose events the founder's key chains and signs again, each origin from its
+    /// first event on (so that a push can pass the checks of its chain and signatures and be
+    /// written); any other body as it is.
+    static func resigned(_ body: [UInt8], _ s: Setup) -> [UInt8] {
+        guard let set = try? ChangeSet(decoding: body) else { return body }
+        var previous: [String: [UInt8]] = [:]
+        var events: [Event] = []
+        for var e in set.events {
+            e.previousHash = previous[e.origin] ?? EventChain.genesis
+            e.signature = nil
+            e.signer = nil
+            let hash = EventChain.hash(e)
+            e.signer = s.key.publicKey
+            e.signature = s.key.sign(EventChain.message(ledger: s.ledger, origin: e.origin, sequence: e.sequence, hash: hash))
+            previous[e.origin] = hash
+            events.append(e)
+        }
+        return ExportFile.encode(ledger: set.ledger, events: events)
     }
 
     /// A request the founder signs, as `SyncServiceClient` sends one.
