@@ -87,6 +87,15 @@ let package = Package(
         .target(name: "GoalLedgerNotifications", dependencies: ["GoalLedger"]),
         .target(name: "GoalLedgerTesting", dependencies: ["GoalLedger"]),
         // A small goals app on the public API, run by the test command.
+        // The fuzz targets (`Tools/fuzz`, `docs/fuzzing.md`): each feeds bytes to one reader of
+        // outside input; `ledger-fuzz` runs them under libFuzzer, or replays files without it.
+        .target(
+            name: "LedgerFuzzing",
+            dependencies: [
+                "GoalLedger", "RequestSigning", "LedgerScenarios", "LedgerFileCenter", "LedgerService", "LedgerHub", "HTTPServer",
+                "HubTestSupport", "Sodium",
+            ]),
+        .executableTarget(name: "ledger-fuzz", dependencies: ["LedgerFuzzing"]),
         .executableTarget(name: "goals-example", dependencies: ["GoalLedger", "LedgerSync"], path: "Examples/GoalsApp"),
         // HTTP Message Signatures (Ed25519) and Content-Digest (SHA-256) for requests a device sends.
         .target(name: "RequestSigning", dependencies: ["Sodium"]),
@@ -108,6 +117,7 @@ let package = Package(
             name: "GoalLedgerTests",
             dependencies: ["GoalLedger", "LedgerReport", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"],
             exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
+        .testTarget(name: "LedgerFuzzingTests", dependencies: ["LedgerFuzzing", "GoalLedger", "RequestSigning", "LedgerFileCenter"]),
         .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
         .testTarget(
             name: "LedgerCommandLineTests",

@@ -27,9 +27,14 @@ package struct NotificationCenterFile: Sendable {
             return NotificationCenterFile(path: path, capacity: defaultCapacity, requests: [], refuse: [])
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw LedgerError(.invalidInput, "cannot read \(path)") }
+        return try decode(Array(data), path: path, defaultCapacity: defaultCapacity)
+    }
+
+    /// Reads the bytes of the center at `path` (named in every error), as `load` does.
+    package static func decode(_ bytes: [UInt8], path: String, defaultCapacity: Int) throws(LedgerError) -> NotificationCenterFile {
         let json: JSONValue
         do {
-            json = try JSONParser.parse(Array(data))
+            json = try JSONParser.parse(bytes)
         } catch {
             throw LedgerError(.invalidInput, "\(path): malformed JSON: \(error)")
         }

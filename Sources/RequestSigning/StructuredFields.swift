@@ -387,3 +387,31 @@ enum StructuredFieldSerializer {
         "(" + list.items.map(item).joined(separator: " ") + ")" + parameters(list.parameters)
     }
 }
+
+/// A dictionary field read and written again in its canonical form: what the signature and
+/// digest checks read of a field, for tests and the fuzz targets.
+package enum StructuredFieldCanonical {
+    /// The canonical serialization of `text` parsed as a dictionary; throws the parser's
+    /// message when it does not parse.
+    package static func dictionary(_ text: String) throws -> String {
+        do {
+            return StructuredFieldSerializer.dictionary(try StructuredFieldParser.dictionary(text, field: "the field"))
+        } catch {
+            throw RequestSignatureError(.malformedField, error.message)
+        }
+    }
+}
+
+extension StructuredFieldSerializer {
+    /// A dictionary: members separated by `, `, each `key` (a true boolean with its
+    /// parameters) or `key=` its item or inner list.
+    static func dictionary(_ dictionary: SFDictionary) -> String {
+        dictionary.map { key, member in
+            switch member {
+            case .item(let item) where item.value == .boolean(true): key + parameters(item.parameters)
+            case .item(let item): key + "=" + self.item(item)
+            case .innerList(let list): key + "=" + innerList(list)
+            }
+        }.joined(separator: ", ")
+    }
+}

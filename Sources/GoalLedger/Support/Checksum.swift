@@ -2,8 +2,8 @@ import CChecksum
 import Sodium
 /// CRC-32C (Castagnoli), used to detect damaged event records: with the CPU's CRC32
 /// instruction where present, else a portable table (both in `CChecksum`, tested equal).
-enum CRC32C {
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+package enum CRC32C {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         ledger_crc32c(0, bytes.baseAddress, bytes.count)
     }
 

@@ -121,7 +121,10 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         let (secs, _) = milliseconds.floorDivided(by: 1000)
         let (days, secOfDay) = secs.floorDivided(by: 86_400)
         let (h, m, s) = (Int(secOfDay / 3600), Int(secOfDay % 3600 / 60), Int(secOfDay % 60))
-        return Day(daysSinceEpoch: Int32(days)).description + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z"
+        // Any Int64 of milliseconds is within ±1.1e11 days: more than a `Day` holds, never more
+        // than the civil rule computes in 64 bits.
+        let (y, mo, d) = Day.civil(days)
+        return Day.text(y, mo, d) + "T" + pad2(h) + ":" + pad2(m) + ":" + pad2(s) + "Z"
     }
 
     /// Writes the form of an instant in years 0…9999 into `out`, which has its length.
@@ -160,7 +163,9 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public func day(in timeZone: TimeZone) -> Day {
         let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
         let local = milliseconds.floorDivided(by: 1000).quotient + offset
-        return Day(daysSinceEpoch: Int32(local.floorDivided(by: 86_400).quotient))
+        // Clamped: an instant past the days a `Day` holds (±5.8 million years, far outside the
+        // ledger's 1970–9999) has the first or last of them, rather than a trap.
+        return Day(daysSinceEpoch: Int32(clamping: local.floorDivided(by: 86_400).quotient))
     }
 }
 
@@ -236,8 +241,12 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
     public static let supportedTargets = Day(daysSinceEpoch: 1)...Day(daysSinceEpoch: 2_932_895)
 
     /// The Gregorian year, month (1…12) and day of the month (1…31).
-    public var components: (year: Int, month: Int, day: Int) {
-        let z = Int(daysSinceEpoch) + 719_468
+    public var components: (year: Int, month: Int, day: Int) { Self.civil(Int64(daysSinceEpoch)) }
+
+    /// The year, month and day of the day `days` after 1970-01-01, for any number of days an
+    /// instant's milliseconds give (|days| < 2^37, beyond what a `Day` holds).
+    static func civil(_ days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = Int(days) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
@@ -273,6 +282,11 @@ public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
                 return 10
             }
         }
+        return Self.text(y, m, d)
+    }
+
+    /// `YYYY-MM-DD`, the year of at least four digits.
+    static func text(_ y: Int, _ m: Int, _ d: Int) -> String {
         let ys = String(y)
         return String(repeating: "0", count: max(0, 4 - ys.count)) + ys + "-" + pad2(m) + "-" + pad2(d)
     }

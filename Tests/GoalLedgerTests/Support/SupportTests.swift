@@ -133,6 +133,12 @@ struct TimeTests {
         #expect(Instant(milliseconds: 253_402_300_799_999).rfc3339 == "9999-12-31T23:59:59.999Z")
         #expect(Instant(milliseconds: 253_402_300_800_000).rfc3339 == "10000-01-01T00:00:00Z")
         #expect(Instant(milliseconds: -62_167_219_200_000).rfc3339 == "0000-01-01T00:00:00Z")
+        // Past the days an Int32 holds (a record may say so: `crash-instant-past-int32-days` of
+        // the record fuzz target), a form for messages rather than a trap.
+        #expect(Instant(milliseconds: .max).rfc3339 == "292278994-08-17T07:12:55Z")
+        #expect(Instant(milliseconds: .min).rfc3339 == "-292275055-05-16T16:47:04Z")
+        #expect(Instant(milliseconds: .max).day(in: TimeZone(identifier: "UTC")!) == Day(daysSinceEpoch: .max))
+        #expect(Instant(milliseconds: .min).day(in: TimeZone(identifier: "UTC")!) == Day(daysSinceEpoch: .min))
         for _ in 0..<50 {
             let id = UUID()
             var out: [UInt8] = [0x2A]
