@@ -66,11 +66,36 @@ extension Hub {
             let behind = hub.filter { $0.value.sequence > (local[$0.key] ?? 0) }
             if !behind.isEmpty {
                 // From the last event held here (so the import checks it is the same one).
-                let (changes, bad) = try fetch(
-                    ledger: store.ledgerID, from: behind.keys.sorted().map { ($0, max(1, local[$0] ?? 1)) })
-                pulled = try store.writing {
-                    try $0.apply(changes, from: "the hub at \(name)", unreadable: unreadable + bad, beforeCommit: commit)
+                func starts(_ origins: some Sequence<String>) -> [(origin: String, sequence: UInt64)] {
+                    origins.sorted().map { ($0, max(1, local[$0] ?? 1)) }
                 }
+                // In a signed ledger, only origins that hold a key here, or that an event fetched
+                // enrols, are fetched: rows of made-up origins (a hub role can write any) are not
+                // downloaded again and again, only counted.
+                let known = try knownOrigins(of: store, holding: local)
+                var wanted = known.map { k in Set(behind.keys.filter { k.contains($0) }) } ?? Set(behind.keys)
+                var (changes, bad) = try fetch(ledger: store.ledgerID, from: starts(wanted))
+                if known != nil {
+                    while true {
+                        var enrolled = Set<String>()
+                        for e in changes.events { if case .deviceEnrolled(let p) = e.payload { enrolled.insert(p.device) } }
+                        let more = Set(behind.keys.filter { enrolled.contains($0) }).subtracting(wanted)
+                        guard !more.isEmpty else { break }
+                        let (extra, extraBad) = try fetch(ledger: store.ledgerID, from: starts(more))
+                        changes = ChangeSet(
+                            ledger: store.ledgerID, events: changes.events + extra.events, records: changes.records + extra.records)
+                        bad += extraBad
+                        wanted.formUnion(more)
+                    }
+                }
+                let skipped = behind.filter { !wanted.contains($0.key) }
+                let fetched = changes
+                let unreadableNow = unreadable + bad
+                pulled = try store.writing {
+                    try $0.apply(fetched, from: "the hub at \(name)", unreadable: unreadableNow, beforeCommit: commit)
+                }
+                pulled.unknownOrigins += skipped.count
+                pulled.unknownOriginEvents += skipped.reduce(0) { $0 + Int(clamping: $1.value.sequence - (local[$1.key] ?? 0)) }
             } else {
                 // Nothing to pull still completes an exchange (a restored store may append again).
                 pulled = try store.writing {
@@ -84,6 +109,16 @@ extension Hub {
             _ = try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// In a signed ledger that trusts some device already: the origins that hold a key there,
+    /// with the store's own device and every origin it holds events of; nil otherwise (a store
+    /// that trusts nobody yet, a clone's first pull, takes every origin).
+    func knownOrigins(of store: LedgerStore, holding local: [String: UInt64]) throws(LedgerError) -> Set<String>? {
+        guard store.ledgerID.uuid.6 >> 4 == 8 else { return nil }
+        let devices = try store.reading { try $0.enrolledDevices() }.map(\.device)
+        guard !devices.isEmpty else { return nil }
+        return Set(devices).union(local.keys).union([store.device])
     }
 
     private func commit() throws(LedgerError) {

@@ -79,13 +79,26 @@ struct SyncServiceHubRowTests {
         // One row of garbage after the tablet's last event, and one in place of a made-up origin.
         try insert(f, ledger: tablet.ledgerID, origin: "tablet", sequence: head + 1)
         try insert(f, ledger: tablet.ledgerID, origin: "ghost", sequence: 1)
+        // And a well-formed event of a made-up origin, signed by a key of its own.
+        let key = SigningKey.generate()
+        var made = Event(
+            id: UUID(), origin: "made-up", sequence: 1, hlc: HLC(rawValue: 5_000), at: now, schema: 2,
+            payload: .tagAdded(TagAdded(goal: SyncServiceAttackTests.goal, tag: "x")))
+        made.previousHash = EventChain.genesis
+        made.signer = key.publicKey
+        made.signature = key.sign(EventChain.message(ledger: tablet.ledgerID, origin: "made-up", sequence: 1, hash: EventChain.hash(made)))
+        try insert(f, ledger: tablet.ledgerID, origin: "made-up", sequence: 1, record: EventCodec.encode(made))
         // Every request of the ledger still answers; the honest devices sync both ways.
         try phone.append(SyncServiceAttackTests.progress(2), now: now)
         let p = try c.syncBlocking(phone)
         #expect(p.pushed.imported == 2, "\(p)")
         let t = try c.syncBlocking(tablet)
         #expect(t.pulled.imported == 2, "\(t)")
-        #expect(try f.signed(tablet, "pull", body: tablet.syncState().encoded()).status == 200)
+        let pull = try f.signed(tablet, "pull", body: tablet.syncState().encoded())
+        #expect(pull.status == 200)
+        // The made-up origins hold no key: their rows are not sent.
+        let origins = Set(try ChangeSet(decoding: pull.body).events.map(\.origin))
+        #expect(origins.isSubset(of: ["phone", "tablet"]) && !origins.isEmpty, "\(origins)")
         #expect(try phone.verify().isClean && tablet.verify().isClean)
         #expect(try phone.digest() == tablet.digest())
     }

@@ -79,3 +79,36 @@ struct WaitingBoundTests {
         #expect(try store.waitingEvents().map(\.origin) == ["device-1"])
     }
 }
+
+/// Rows of made-up origins in a hub are not downloaded again and again: a signed store fetches
+/// the origins that hold a key there (and those a fetched event enrols), and counts the rest.
+struct HubUnknownOriginTests {
+    @Test func aHubFullOfMadeUpOriginsCostsEachSyncACountNotADownload() throws {
+        let hub = try HubFixture()
+        hub.seed("phone")
+        #expect(hub.run("phone", ["sync", hub.url]).exitCode == 0)
+        let ledger = UUID(uuidString: try hub.ledgerID("phone"))!
+        // A laptop that knows the phone only.
+        #expect(try hub.join("laptop"))
+        // A hub role writes 500 rows of made-up origins.
+        let admin = try hub.admin()
+        for i in 0..<500 {
+            let id = UUID()
+            _ = try admin.query(
+                "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, $2, 1, $3, 1, $4)",
+                [.uuid(ledger), .text("ghost-\(i)"), .uuid(id), .bytea([2, 0, 0, 0, 0] + id.bytes + UInt64(1).bigEndianBytes + [0xFF])])
+        }
+        for _ in 0..<2 {
+            let r = hub.run("phone", ["sync", hub.url])
+            #expect(r.exitCode == 0)
+            #expect(r.stderr == "ledger: left out 500 event(s) of 500 origin(s) that hold no key in this ledger (not enrolled); they are taken once an enrolment of theirs arrives\n", "\(r.stderr.prefix(400))")
+        }
+        // A new device, enrolled by the phone, writes; the laptop gets the enrolment and the new
+        // device's events in one sync.
+        #expect(try hub.join("tablet"))
+        #expect(hub.run("tablet", ["append"], input: HubFixture.progress(3)).exitCode == 0)
+        #expect(hub.run("tablet", ["sync", hub.url]).exitCode == 0)
+        #expect(hub.run("laptop", ["sync", hub.url]).exitCode == 0)
+        #expect(hub.run("laptop", ["log"]).stdout == hub.run("tablet", ["log"]).stdout)
+    }
+}
