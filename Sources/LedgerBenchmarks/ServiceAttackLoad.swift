@@ -139,7 +139,8 @@ public struct ServiceAttackLoad: Sendable {
                     e.signer = thief.publicKey
                     e.signature = thief.sign(EventChain.message(ledger: ledger, origin: device, sequence: e.sequence, hash: EventChain.hash(e)))
                     let body = (try? ChangeSet(ledger: ledger, records: [EventCodec.encode(e)]).encoded()) ?? []
-                    let status = Self.post(session, port: port, ledger: ledger, keyID: device, key: thief, body: body)
+                    let (status, _) = ServiceLoad.post(
+                        session, "http://127.0.0.1:\(port)", ledger: ledger, keyID: device, key: thief, "push", body)
                     mine[status, default: 0] += 1
                 }
                 session.finishTasksAndInvalidate()
@@ -168,30 +169,5 @@ public struct ServiceAttackLoad: Sendable {
         }
         group.wait()
         return Outcome(latencies: latencies.sorted(), errors: errors, floodStatuses: statuses, slowConnected: slowConnected)
-    }
-
-    /// A signed push; its status (0 when nothing answered).
-    static func post(_ session: URLSession, port: UInt16, ledger: UUID, keyID: String, key: SigningKey, body: [UInt8]) -> Int {
-        let path = "/v1/ledgers/\(ledger.uuidString)/push"
-        var headers: [(String, String)] = [("ledger", ledger.uuidString), ("device-key", Hex.string(key.publicKey))]
-        guard
-            let signature = try? RequestSignature.sign(
-                SignedRequestParts(method: "POST", target: path, headers: headers, body: body), components: SyncService.coveredComponents,
-                key: key, keyID: keyID, created: Int64(Date().timeIntervalSince1970), nonce: UUID().uuidString)
-        else { return 0 }
-        headers += signature
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body)
-        request.timeoutInterval = 30
-        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var status = 0
-        session.dataTask(with: request) { _, response, _ in
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            done.signal()
-        }.resume()
-        done.wait()
-        return status
     }
 }

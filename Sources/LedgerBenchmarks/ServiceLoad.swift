@@ -96,12 +96,20 @@ public struct ServiceLoad: Sendable {
 
     /// A blocking signed POST; the status and body.
     static func post(_ session: URLSession, _ base: String, _ ledger: Ledger, _ op: String, _ body: [UInt8]) -> (Int, [UInt8]) {
-        let path = "/v1/ledgers/\(ledger.id.uuidString)/\(op)"
-        var headers: [(String, String)] = [("ledger", ledger.id.uuidString), ("device-key", Hex.string(ledger.key.publicKey))]
+        post(session, base, ledger: ledger.id, keyID: "phone", key: ledger.key, op, body)
+    }
+
+    /// A blocking POST of `op` to `ledger`, signed by `key` as device `keyID`; the status (0
+    /// when nothing answered) and body.
+    static func post(
+        _ session: URLSession, _ base: String, ledger: UUID, keyID: String, key: SigningKey, _ op: String, _ body: [UInt8]
+    ) -> (Int, [UInt8]) {
+        let path = "/v1/ledgers/\(ledger.uuidString)/\(op)"
+        var headers: [(String, String)] = [("ledger", ledger.uuidString), ("device-key", Hex.string(key.publicKey))]
         guard
             let signature = try? RequestSignature.sign(
                 SignedRequestParts(method: "POST", target: path, headers: headers, body: body), components: SyncService.coveredComponents,
-                key: ledger.key, keyID: "phone", created: Int64(Date().timeIntervalSince1970), nonce: UUID().uuidString)
+                key: key, keyID: keyID, created: Int64(Date().timeIntervalSince1970), nonce: UUID().uuidString)
         else { return (0, []) }
         headers += signature
         var request = URLRequest(url: URL(string: base + path)!)

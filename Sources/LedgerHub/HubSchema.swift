@@ -19,6 +19,29 @@ public enum HubSchema {
         Migration(identifier: "4-ledger-bytes", sql: ledgerBytes),
     ]
 
+    /// The body of `hub.advance_heads` that refuses a statement whose new rows leave a gap in
+    /// an origin's sequence (shared by every version of the function).
+    static let refuseGaps = """
+        IF EXISTS (
+            SELECT 1
+            FROM (SELECT ledger, origin, min(sequence) AS first, max(sequence) AS last, count(*) AS n
+                  FROM new_rows GROUP BY ledger, origin) s
+            LEFT JOIN hub.heads h USING (ledger, origin)
+            WHERE s.first <> coalesce(h.head, 0) + 1 OR s.last - s.first + 1 <> s.n
+        ) THEN
+            SELECT s.ledger, s.origin, s.sequence, s.event_id, s.previous INTO bad
+            FROM (SELECT n.ledger, n.origin, n.sequence, n.event_id,
+                         coalesce(lag(n.sequence) OVER (PARTITION BY n.ledger, n.origin ORDER BY n.sequence),
+                                  h.head, 0) AS previous
+                  FROM new_rows n LEFT JOIN hub.heads h USING (ledger, origin)) s
+            WHERE s.sequence <> s.previous + 1
+            ORDER BY s.origin, s.sequence LIMIT 1;
+            RAISE EXCEPTION 'origin % jumps from sequence % to % at event %: a gap',
+                bad.origin, bad.previous, bad.sequence, upper(bad.event_id::text)
+                USING ERRCODE = 'check_violation';
+        END IF;
+        """
+
     /// Each origin's head also counts its records' bytes, so a service can hold a ledger to a
     /// quota without reading its rows.
     static let ledgerBytes = """
@@ -30,24 +53,7 @@ public enum HubSchema {
         DECLARE
             bad record;
         BEGIN
-            IF EXISTS (
-                SELECT 1
-                FROM (SELECT ledger, origin, min(sequence) AS first, max(sequence) AS last, count(*) AS n
-                      FROM new_rows GROUP BY ledger, origin) s
-                LEFT JOIN hub.heads h USING (ledger, origin)
-                WHERE s.first <> coalesce(h.head, 0) + 1 OR s.last - s.first + 1 <> s.n
-            ) THEN
-                SELECT s.ledger, s.origin, s.sequence, s.event_id, s.previous INTO bad
-                FROM (SELECT n.ledger, n.origin, n.sequence, n.event_id,
-                             coalesce(lag(n.sequence) OVER (PARTITION BY n.ledger, n.origin ORDER BY n.sequence),
-                                      h.head, 0) AS previous
-                      FROM new_rows n LEFT JOIN hub.heads h USING (ledger, origin)) s
-                WHERE s.sequence <> s.previous + 1
-                ORDER BY s.origin, s.sequence LIMIT 1;
-                RAISE EXCEPTION 'origin % jumps from sequence % to % at event %: a gap',
-                    bad.origin, bad.previous, bad.sequence, upper(bad.event_id::text)
-                    USING ERRCODE = 'check_violation';
-            END IF;
+            \(refuseGaps)
             INSERT INTO hub.heads (ledger, origin, head, bytes)
             SELECT ledger, origin, max(sequence), sum(length(record)) FROM new_rows GROUP BY ledger, origin
             ON CONFLICT (ledger, origin) DO UPDATE SET head = excluded.head, bytes = hub.heads.bytes + excluded.bytes;
@@ -170,24 +176,7 @@ public enum HubSchema {
             DECLARE
                 bad record;
             BEGIN
-                IF EXISTS (
-                    SELECT 1
-                    FROM (SELECT ledger, origin, min(sequence) AS first, max(sequence) AS last, count(*) AS n
-                          FROM new_rows GROUP BY ledger, origin) s
-                    LEFT JOIN hub.heads h USING (ledger, origin)
-                    WHERE s.first <> coalesce(h.head, 0) + 1 OR s.last - s.first + 1 <> s.n
-                ) THEN
-                    SELECT s.ledger, s.origin, s.sequence, s.event_id, s.previous INTO bad
-                    FROM (SELECT n.ledger, n.origin, n.sequence, n.event_id,
-                                 coalesce(lag(n.sequence) OVER (PARTITION BY n.ledger, n.origin ORDER BY n.sequence),
-                                          h.head, 0) AS previous
-                          FROM new_rows n LEFT JOIN hub.heads h USING (ledger, origin)) s
-                    WHERE s.sequence <> s.previous + 1
-                    ORDER BY s.origin, s.sequence LIMIT 1;
-                    RAISE EXCEPTION 'origin % jumps from sequence % to % at event %: a gap',
-                        bad.origin, bad.previous, bad.sequence, upper(bad.event_id::text)
-                        USING ERRCODE = 'check_violation';
-                END IF;
+                \(refuseGaps)
                 INSERT INTO hub.heads (ledger, origin, head)
                 SELECT ledger, origin, max(sequence) FROM new_rows GROUP BY ledger, origin
                 ON CONFLICT (ledger, origin) DO UPDATE SET head = excluded.head;

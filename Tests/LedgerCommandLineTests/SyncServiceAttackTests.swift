@@ -66,6 +66,15 @@ struct SyncServiceAttackTests {
         return store
     }
 
+    /// A new ledger's founder `name` at `path`, holding one goal (`goal`).
+    static func founder(at path: String, _ name: String = "phone", now: Instant) throws -> LedgerStore {
+        let store = try LedgerStore.create(at: path, device: name)
+        try store.append(
+            [EventDraft(payload: .goalCreated(GoalCreated(goal: goal, title: "Water", cadence: .daily, progressKind: .measurable, target: 8)))],
+            now: now)
+        return store
+    }
+
     static func progress(_ n: Int) -> [EventDraft] {
         (0..<n).map { i in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount(whole: Int64(i % 5 + 1))))) }
     }

@@ -28,10 +28,7 @@ struct SyncServiceHubRowTests {
 
     func setUp(_ f: ServiceFixture) throws -> (phone: LedgerStore, tablet: LedgerStore, client: SyncServiceClient) {
         let c = SyncServiceClient(baseURL: URL(string: f.base)!)
-        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
-        try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: SyncServiceAttackTests.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
-            now: now)
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
         let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
         try tablet.append(SyncServiceAttackTests.progress(1), now: now)
         _ = try c.syncBlocking(phone)

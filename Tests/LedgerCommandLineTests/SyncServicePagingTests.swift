@@ -13,10 +13,7 @@ struct SyncServicePagingTests {
     @Test func aLargePullComesInPagesEndingAtSignedRunsAndTheDeviceGetsEverything() throws {
         let f = try ServiceFixture(configure: { $0.maxPullEvents = 50 }, http: { $0.maxBodyBytes = 8 << 20 })
         let c = SyncServiceClient(baseURL: URL(string: f.base)!)
-        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
-        try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: SyncServiceAttackTests.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
-            now: now)
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
         let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
         // Runs of 1, 60 and 30 events, and one batch longer than a signed run.
         for n in [1, 60, 30, 1, LedgerStore.signedRunLength + 10] { try phone.append(SyncServiceAttackTests.progress(n), now: now) }
@@ -46,10 +43,7 @@ struct SyncServicePagingTests {
     @Test func anOriginWhoseEventsWaitDoesNotHideTheOriginsAfterIt() throws {
         let f = try ServiceFixture(configure: { $0.maxPullEvents = 20 })
         let c = SyncServiceClient(baseURL: URL(string: f.base)!)
-        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
-        try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: SyncServiceAttackTests.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
-            now: now)
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
         let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
         _ = try c.syncBlocking(phone)
         // 60 unreadable rows of an origin that sorts first, written by a hub role.

@@ -12,11 +12,7 @@ struct SyncServicePolicyTests {
     let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
 
     func founder(at path: String, _ name: String = "phone") throws -> LedgerStore {
-        let store = try LedgerStore.create(at: path, device: name)
-        try store.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: SyncServiceAttackTests.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
-            now: now)
-        return store
+        try SyncServiceAttackTests.founder(at: path, name, now: now)
     }
 
     @Test func withFoundingClosedOnlyTheAllowedFoundersLedgersAreKept() throws {

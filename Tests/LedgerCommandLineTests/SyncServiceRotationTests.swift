@@ -17,11 +17,7 @@ struct SyncServiceRotationTests {
     func client(_ f: ServiceFixture) -> SyncServiceClient { SyncServiceClient(baseURL: URL(string: f.base)!) }
 
     func founder(_ f: ServiceFixture, _ name: String = "phone") throws -> LedgerStore {
-        let store = try LedgerStore.create(at: f.hub.path(name), device: name)
-        try store.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: Self.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
-            now: now)
-        return store
+        try SyncServiceAttackTests.founder(at: f.hub.path(name), name, now: now)
     }
 
     func key(_ store: LedgerStore) throws -> SigningKey { try #require(try store.keys.key(ledger: store.ledgerID, device: store.device)) }

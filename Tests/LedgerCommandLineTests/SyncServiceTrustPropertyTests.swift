@@ -21,10 +21,7 @@ struct SyncServiceTrustPropertyTests {
         func attempt(_ body: () throws -> Void) throws {
             do { try body() } catch let e as LedgerError where e.code != .internal {}
         }
-        let phone = try LedgerStore.create(at: f.hub.path("phone"), device: "phone")
-        try phone.append(
-            [EventDraft(payload: .goalCreated(GoalCreated(goal: SyncServiceAttackTests.goal, title: "Water", cadence: .daily, progressKind: .measurable, target: try Amount("8"))))],
-            now: now)
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
         let laptop = try phone.clone(to: f.hub.path("laptop"), device: "laptop", now: now)
         let watch = try laptop.clone(to: f.hub.path("watch"), device: "watch", now: now)
         let stores = [phone, laptop, watch]
