@@ -91,6 +91,8 @@ public enum CommandLineTool {
         case .rebuild: " (run \(rebuild))"
         case .verifyThenRebuild: " (run \(verify), then \(rebuild))"
         case .verifyThenRestore: " (run \(verify), and restore a backup if the log is damaged)"
+        case .restoreOrRecover:
+            " (`ledger \(VerifyCommand.spec.name)` names the damage; `ledger \(RecoverCommand.spec.name) --out NEWDIR --from PEER` builds a new store from what is readable and what a peer holds)"
         case .migrate: ": run `ledger \(MigrateCommand.spec.name)` first"
         case .initializeHub: " (`ledger hub init URL`)"
         case .grantHubAccess: " (`ledger hub grant URL --ledger ID --role NAME`)"
