@@ -11,6 +11,10 @@ public enum CommandLineTool {
         public var stderr: String
     }
 
+    /// The `ledger` executable's own path, when this runs as it (not in a test's process):
+    /// `verify` runs the ledger's walk in a child process of it.
+    nonisolated(unsafe) public static var executable: String?
+
     static let globalOptions = [
         OptionSpec(name: "--store", value: "DIR", help: "the store (default: $LEDGER_STORE, else ./.ledger)"),
         OptionSpec(name: "--now", value: "INSTANT", help: "the current time, RFC 3339 (default: the clock)"),
@@ -22,7 +26,7 @@ public enum CommandLineTool {
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
         ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
         BackupCommand.spec,
-        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec, ServeCommand.spec,
+        VerifyCommand.spec, RecoverCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec, ServeCommand.spec,
     ]
 
     static var overview: String {

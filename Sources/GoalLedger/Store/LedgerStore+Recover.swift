@@ -67,9 +67,11 @@ public struct RecoveryReport: Sendable {
     public var admitted: ImportResult
     /// Each source's name and the events it held.
     public var sources: [(name: String, events: Int)] = []
-    /// Events the damaged store had read that the new store could not admit (they wait,
-    /// named by ``LedgerSnapshot/waitingEvents()``: a gap before them no source filled).
-    public var notAdmitted = 0
+    /// Events read from the damaged store that the new store could not admit, as a change
+    /// set: they wait behind a gap in their origin's sequence that no source filled (named by
+    /// ``LedgerSnapshot/waitingEvents()``). Kept so that they can be imported once the gap is
+    /// found (`ChangeSet/encoded()` is an export file's bytes).
+    public var notAdmitted: ChangeSet?
     /// Of the device's own events, the sequences the damaged store recorded but neither it nor
     /// any source could give back (nil: none lost, or unknown).
     public var lostOwnEvents: ClosedRange<UInt64>?
@@ -240,7 +242,11 @@ extension LedgerStore {
     func finishRecovery(_ report: inout RecoveryReport) throws(LedgerError) {
         let heads = try reading { try $0.originHeads() }
         let held = try reading { s in Set(try s.events(missingFrom: [:]).map(\.id)) }
-        report.notAdmitted = report.salvaged.events.filter { !held.contains($0.id) }.count
+        let left = report.salvaged.events.indices.filter { !held.contains(report.salvaged.events[$0].id) }
+        report.notAdmitted =
+            left.isEmpty
+            ? nil
+            : ChangeSet(ledger: ledgerID, events: left.map { report.salvaged.events[$0] }, records: left.map { report.salvaged.records[$0] })
         let own = heads[device] ?? 0
         let recorded = max(report.salvaged.originHeads[device] ?? 0, report.salvaged.readHeads[device] ?? 0)
         report.lostOwnEvents = recorded > own ? (own + 1)...recorded : nil
@@ -263,5 +269,13 @@ extension LedgerWriter {
         return try importEvents(
             order.map { salvaged.events[$0] }, records: order.map { salvaged.records[$0] }, from: salvaged.path, unreadable: [],
             recovering: true)
+    }
+}
+
+extension LedgerStore {
+    /// Whether the store appends only after an exchange with another store (restored from a
+    /// backup, or recovered with some of its device's own events lost).
+    package var isRestoredPendingExchange: Bool {
+        (try? readTransaction { txn in try txn.get(layout.meta, key: MetaKey.restored) != nil }) ?? false
     }
 }
