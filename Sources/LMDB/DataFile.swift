@@ -145,14 +145,6 @@ public final class DataFile {
         main = m.main
         free = m.free
         otherMetaDamage = problems[1 - chosen]
-        // The roots must be pages of the file, of a tree's kind.
-        for (tree, name) in [(m.main, "the table of tables"), (m.free, "the free list")] {
-            guard let root = tree.root else { continue }
-            if let d = checkHeader(root, table: name, kinds: [Self.branchFlag, Self.leafFlag]).damage {
-                close(fd)
-                throw LMDBError.damaged(d)
-            }
-        }
     }
 
     deinit { close(fd) }
@@ -171,6 +163,11 @@ public final class DataFile {
         guard stat(directory + "/data.mdb", &s) == 0, s.st_size > 0 else { return }
         let file = try DataFile(directory: directory)
         if let d = file.otherMetaDamage { throw LMDBError.damaged(d) }
+        // The roots must be pages of the file, of a tree's kind.
+        for (tree, name) in [(file.main, "the table of tables"), (file.free, "the free list")] {
+            guard let root = tree.root else { continue }
+            if let d = file.checkHeader(root, table: name, kinds: [Self.branchFlag, Self.leafFlag]).damage { throw LMDBError.damaged(d) }
+        }
         if !file.holdsEveryPage, let d = file.check(limit: 1).first { throw LMDBError.damaged(d) }
     }
 
@@ -194,6 +191,22 @@ public final class DataFile {
             return nil
         }
         return walk.found
+    }
+
+    /// Every page in use, reached from the meta in use, with what it is: `events leaf`,
+    /// `goalEvents branch`, `the free list leaf`, `p0.goals overflow`, … (a damaged page is
+    /// listed where it was reached, with what its tree expected).
+    public func pagesInUse() -> [Int: String] {
+        var walk = Walk(file: self, limit: 0)
+        walk.map = [:]
+        walk.tree(free, table: "the free list", visit: nil)
+        walk.tree(main, table: "the table of tables") { key, value, flags, walk in
+            if flags & Self.subData != 0, flags & Self.dupData == 0, let t = Tree(value, at: 0) {
+                walk.tree(t, table: String(decoding: key, as: UTF8.self), visit: nil)
+            }
+            return nil
+        }
+        return walk.map ?? [:]
     }
 
     /// The names of the tables in the table of tables that can be read.
@@ -334,6 +347,8 @@ private struct Walk {
     let limit: Int
     var found: [DataFile.Damage] = []
     var visited = Set<Int>()
+    /// What each page read is, when asked for (``DataFile/pagesInUse()``).
+    var map: [Int: String]?
 
     init(file: DataFile, limit: Int) {
         self.file = file
@@ -358,6 +373,10 @@ private struct Walk {
     /// Reads `page`, which must be one of `kinds`, not visited before.
     mutating func page(_ page: Int, table: String?, kinds: [UInt16], record: Bool = true) -> ([UInt8]?, DataFile.Damage?) {
         if record {
+            if map != nil {
+                let kind = kinds == [DataFile.branchFlag] ? "branch" : kinds == [DataFile.overflowFlag] ? "overflow" : "leaf"
+                map?[page] = "\(table ?? "?") \(kind)"
+            }
             guard visited.insert(page).inserted else {
                 return (nil, DataFile.Damage(page: page, table: table, problem: "the page is reached twice"))
             }
@@ -374,7 +393,7 @@ private struct Walk {
     }
 
     mutating func subtree(_ number: Int, depth: Int, table: String, fixedKeySize: Int, ordered: Bool, visit: Visitor?) {
-        guard found.count < limit || visit != nil else { return }
+        guard found.count < limit || visit != nil || map != nil else { return }
         let kinds = depth > 1 ? [DataFile.branchFlag] : [DataFile.leafFlag]
         let (read, damage) = page(number, table: table, kinds: kinds)
         guard let bytes = read else {
@@ -491,7 +510,10 @@ private struct Walk {
             report(.init(page: first, table: table, problem: "its overflow run of \(pages) pages cannot hold \(size) bytes"))
             return nil
         }
-        for p in first + 1..<first + pages { visited.insert(p) }
+        for p in first + 1..<first + pages {
+            visited.insert(p)
+            map?[p] = "\(table ?? "?") overflow"
+        }
         return DataFile.read(file.fd, offset: first * file.pageSize + DataFile.headerSize, count: size)
     }
 
@@ -552,9 +574,14 @@ extension LMDBError {
 
     /// Whether LMDB, or this module's checks, found the data file damaged: `MDB_CORRUPTED`,
     /// `MDB_PAGE_NOTFOUND`, `MDB_INVALID` (a meta page), `MDB_VERSION_MISMATCH`, `MDB_BAD_TXN`
-    /// after a failed page read, `MDB_INCOMPATIBLE` (a table's record of the wrong kind).
+    /// after a failed page read, `MDB_INCOMPATIBLE` (a table's record of the wrong kind). (LMDB
+    /// gives `MDB_BAD_TXN` for a transaction that failed before; this wrapper ends every
+    /// transaction whose call failed, so it meets it only after a failed page read.)
     public var isDamage: Bool {
-        [Self.corruptedCode, -30797 /* page not found */, -30793 /* invalid */, -30794 /* version */, -30784 /* incompatible */]
+        [
+            Self.corruptedCode, -30797 /* page not found */, -30793 /* invalid */, -30794 /* version */, -30784, /* incompatible */
+            -30782, /* a transaction made unusable by a failed page read */
+        ]
             .contains(code)
     }
 }

@@ -97,6 +97,16 @@ extension LedgerStore {
         }
     }
 
+    /// Every page of the store's file in use, with what it holds (`events leaf`, `goalEvents
+    /// branch`, …), read without LMDB: for tests that damage chosen pages.
+    package static func pagesInUse(at path: String) throws(LedgerError) -> [Int: String] {
+        do {
+            return try DataFile(directory: path).pagesInUse()
+        } catch {
+            throw LedgerError(.store, "cannot read \(path)/data.mdb: \(error.message)")
+        }
+    }
+
     /// Reads what a damaged store still holds, without LMDB (nothing in the store is changed):
     /// its metadata, every event of its log whose page and record are whole, walking the log's
     /// tree past damaged pages, then every other page of the file that reads as a whole leaf
@@ -191,7 +201,10 @@ extension LedgerStore {
         guard let ledgerID = ledger ?? salvaged.ledgerID ?? sources.first?.changes.ledger else {
             throw LedgerError(.store, "the ledger of \(damaged) cannot be read from its damaged metadata; name it")
         }
-        guard let device = device ?? salvaged.device else {
+        // Metadata unreadable: the device is the origin whose batches its key signed.
+        let keyFile = try? DirectoryKeyStore(directory: damaged).key(ledger: ledgerID, device: device ?? salvaged.device ?? "")
+        let signedByKey = keyFile.flatMap { k in salvaged.events.first { $0.signer == k.publicKey }?.origin }
+        guard let device = device ?? salvaged.device ?? signedByKey else {
             throw LedgerError(.store, "the device of \(damaged) cannot be read from its damaged metadata; name it")
         }
         for source in sources { try checkRecoverySource(source.changes.ledger, ledgerID, source.name) }
