@@ -88,8 +88,9 @@ public final class DataFile {
     public let pageSize: Int
     /// The last page the meta in use claims.
     public let lastPage: Int
-    /// The meta page in use (0 or 1) and its transaction id.
+    /// The meta page in use (0 or 1).
     public let meta: Int
+    /// The transaction id of the meta page in use: the last commit.
     public let transaction: UInt64
     /// What is wrong with the other meta page, if anything (LMDB refuses to open a file with a
     /// damaged meta page, but a salvage reads through the good one).

@@ -60,11 +60,31 @@ public enum CommandLineTool {
             try spec.run(&invocation)
             return Result(exitCode: 0, stdout: invocation.out, stderr: invocation.err)
         } catch {
+            let error = damageBehind(error, store: invocation.storePath)
             // A message may quote text from a store, an export file or a hub: escaped like output.
             var message = "ledger: \(TerminalText.escaped(hinted(error).message, keepingLineBreaks: true))\n"
             if error.code == .invalidArgument, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
             return Result(exitCode: error.code.exitCode, stdout: invocation.out, stderr: invocation.err + message)
         }
+    }
+
+    /// A store failure that damage below the ledger may explain (a table read as empty, a key
+    /// read as another): when the store's pages are damaged, the failure is said as the damage,
+    /// with what failed after it. Failures of other kinds (no store, a peer, a version) pass as
+    /// they are, and so does one already said as damage.
+    static func damageBehind(_ error: LedgerError, store path: String) -> LedgerError {
+        guard error.code == .store, error.situation != .remedy(.restoreOrRecover, position: error.reason.flatMap {
+            if case .storeDamaged(let p) = $0 { p } else { nil }
+        }) else { return error }
+        switch error.situation {
+        case nil, .signerNotTrusted?, .signingKeyMissing?, .remedy?: break
+        default: return error
+        }
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb"),
+            let damage = (try? LedgerStore.checkPages(at: path, limit: 1))?.first
+        else { return error }
+        let damaged = LedgerError.storeDamaged(at: path, "\(damage)")
+        return LedgerError(damaged.code, damaged.message + "\n(what failed: \(error.message))", situation: damaged.situation)
     }
 
     /// The error with the command line's hint on the failures its own commands and options fix

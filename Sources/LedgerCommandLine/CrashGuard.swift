@@ -28,6 +28,10 @@ public enum CrashGuard {
     /// Installs the handlers (once; the executable calls it before running a command).
     public static func install() {
         guard !installed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Every static the handlers read is initialized now, not inside a handler.
+        damagedLength.store(0, ordering: .releasing)
+        _ = damagedText
+        _ = internalText
         internalLength = copy(
             "ledger: internal error: the process was stopped by a signal (a bug; if it recurs on this store, run `ledger verify`)\n",
             into: internalText)

@@ -121,7 +121,7 @@ struct DamageTests {
             switch mode {
             case "random bytes": for j in at..<at + pageSize { bytes[j] = UInt8(truncatingIfNeeded: random.next()) }
             case "zeros": for j in at..<at + pageSize { bytes[j] = 0 }
-            default: for _ in 0..<8 { bytes[at + random.below(pageSize)] ^= UInt8(1 << random.below(8)) }
+            default: for _ in 0..<32 { bytes[at + random.below(pageSize)] ^= UInt8(1 << random.below(8)) }
             }
             let path = root + "/copy\(i)"
             try FileManager.default.copyItem(atPath: phone, toPath: path)

@@ -29,9 +29,11 @@ public struct StoreDamage: Sendable, Equatable, CustomStringConvertible {
 public struct SalvagedStore: Sendable {
     /// The store's directory.
     public var path: String
-    /// The ledger's id, device and schema, from the store's metadata (nil when unreadable).
+    /// The ledger's id, from the store's metadata (nil when unreadable).
     public var ledgerID: UUID?
+    /// The store's device, from its metadata (nil when unreadable).
     public var device: String?
+    /// The store's event schema, from its metadata (nil when unreadable).
     public var schema: Int?
     /// The events read, in position order (each record's checksum verified).
     public var events: [Event] = []
@@ -42,9 +44,9 @@ public struct SalvagedStore: Sendable {
     /// Of ``events``, those found only on pages no tree reaches (older copies of pages, pages
     /// below a damaged branch page).
     public var fromOtherPages = 0
-    /// Positions below the last one read that no readable page holds, and positions whose
-    /// record fails its checksum.
+    /// Positions below the last one read that no readable page holds.
     public var missingPositions: [UInt64] = []
+    /// Positions whose record was found but fails its checksum (and no whole copy of it was).
     public var damagedRecords: [UInt64] = []
     /// Each origin's last sequence as the store recorded it, when readable: what it held.
     public var originHeads: [String: UInt64] = [:]

@@ -129,6 +129,22 @@ public final class LedgerStore: @unchecked Sendable {
             throw LedgerError.noStore(at: path)
         }
         let env = try openEnvironment(path, options: options)
+        do {
+            return try open(at: path, env: env, onRebuild: onRebuild, keys: keys)
+        } catch {
+            // A store whose tables cannot be read may be damaged below them: said so, where.
+            if error.code == .store, error.situation != .remedy(.restoreOrRecover, position: nil),
+                let d = try? DataFile(directory: path).check(limit: 1).first
+            {
+                throw LedgerError.storeDamaged(at: path, "\(d)")
+            }
+            throw error
+        }
+    }
+
+    private static func open(
+        at path: String, env: Environment, onRebuild: ((String) -> Void)?, keys: (any DeviceKeyStore)?
+    ) throws(LedgerError) -> LedgerStore {
         let store = try failing({ "cannot open the store at \(path): \($0)" }) {
             let layout: StoreLayout
             do {
