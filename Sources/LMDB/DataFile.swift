@@ -152,7 +152,7 @@ public final class DataFile {
 
     /// Whether LMDB's pages end within the file: the file holds every page up to the meta's
     /// last one. (A healthy file may end a few pages short: pages allocated and freed within
-    /// one transaction are not written. ``check()`` tells whether a page in use lies past the end.)
+    /// one transaction are not written. ``check(limit:)`` tells whether a page in use lies past the end.)
     public var holdsEveryPage: Bool { fileSize >= (lastPage + 1) * pageSize }
 
     /// Checks the meta pages of the environment in `directory` before LMDB maps its file: see

@@ -3,7 +3,7 @@ import LMDB
 import Sodium
 
 /// A place where a store's file is damaged below the ledger: a page of LMDB's B+trees, found by
-/// walking the file without LMDB (``LedgerStore/checkPages(at:)``).
+/// walking the file without LMDB (``LedgerStore/checkPages(at:limit:)``).
 public struct StoreDamage: Sendable, Equatable, CustomStringConvertible {
     /// The damaged page's number; nil when the damage is the file's as a whole (its size, its
     /// meta pages).
