@@ -41,6 +41,12 @@ public enum CrashGuard {
         stack.ss_sp = UnsafeMutableRawPointer.allocate(byteCount: stack.ss_size, alignment: 16)
         stack.ss_flags = 0
         sigaltstack(&stack, nil)
+        // A parent may have left some of them blocked (a blocked SIGABRT would leave the
+        // process hanging, a blocked fault kills it): unblocked here.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signal in [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP, SIGFPE] { sigaddset(&unblock, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for signal in [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP, SIGFPE] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in

@@ -181,4 +181,43 @@ struct DamageTests {
         #expect(detected.contains("data.mdb cut to half"))
         #expect(recovered == copies.count)
     }
+    /// The executable's signal handlers: a stop inside a command with a store open is said as
+    /// the store's damage (exit 5), one before any store is open as an internal error (exit 1);
+    /// never a death by signal. (A FIFO holds each command at a known point.)
+    @Test func aSignalIsAnExitCodeNeverADeath() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ledgerExecutable().path), "build the ledger executable first")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-signal-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = root + "/store"
+        #expect(try Self.ledger(["--store", store, "init", "--device", "phone"]).status == 0)
+        let fifo = root + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // `import` opens the store, then waits on the FIFO; `append --file` waits on it first.
+        for (arguments, signal, expected, words) in [
+            (["import", fifo], SIGSEGV, Int32(5), "is damaged at"), (["import", fifo], SIGABRT, 5, "is damaged at"),
+            (["import", fifo], SIGBUS, 5, "is damaged at"), (["append", "--file", fifo], SIGABRT, 1, "internal error"),
+            (["import", fifo], SIGTRAP, 1, "internal error"),
+        ] {
+            let p = Process()
+            p.executableURL = ledgerExecutable()
+            p.arguments = ["--store", store] + arguments
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            // Signalled once it waits on the FIFO (its handlers are installed at its start).
+            let wchan = "/proc/\(p.processIdentifier)/wchan"
+            for _ in 0..<200 {
+                if (try? String(contentsOfFile: wchan, encoding: .utf8))?.contains("wait_for_partner") == true { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            kill(p.processIdentifier, signal)
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            #expect(p.terminationReason == .exit, "\(arguments) \(signal): died by a signal")
+            #expect(p.terminationStatus == expected, "\(arguments) \(signal): exit \(p.terminationStatus): \(text)")
+            #expect(text.contains(words), "\(arguments) \(signal): \(text)")
+        }
+    }
 }
