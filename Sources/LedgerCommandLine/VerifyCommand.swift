@@ -34,8 +34,17 @@ enum VerifyCommand {
         try verifyInProcess(&inv)
     }
 
+    /// The prefix of the progress lines a child writes on standard error.
+    static let progressPrefix = "ledger-verify-progress "
+
     static func verifyInProcess(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
+        if inv.environment[childVariable] != nil {
+            // For the parent: where the walk is, should LMDB stop it.
+            store.verifyProgress = { check, position in
+                FileHandle.standardError.write(Data("\(progressPrefix)\(check.rawValue) \(position)\n".utf8))
+            }
+        }
         let report = try store.reading { try $0.verify() }
         let problems = report.findings
         if inv.json {
@@ -95,10 +104,23 @@ enum VerifyCommand {
         while !reader.isFinished { usleep(1000) }
         inv.write(String(decoding: output, as: UTF8.self))
         var lines = String(decoding: errorBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-        if process.terminationReason == .uncaughtSignal {
+        // Where the walk was last: the check, and the log position it had reached.
+        let progress = lines.last { $0.hasPrefix(progressPrefix) }.map { $0.dropFirst(progressPrefix.count).split(separator: " ") }
+        lines.removeAll { $0.hasPrefix(progressPrefix) }
+        let place: String
+        if let p = progress, p.count == 2 {
+            place =
+                p[0] == "log"
+                ? "a page LMDB could not read, in the log after position \(p[1])"
+                : "a page LMDB could not read, in the \(p[0]) check (after the log's \(p[1]) events)"
+        } else {
+            place = "a page LMDB could not read"
+        }
+        let stoppedByGuard = process.terminationStatus == 5 && lines.last?.contains("damaged at a page LMDB could not read") == true
+        if process.terminationReason == .uncaughtSignal || stoppedByGuard {
+            // The child died inside LMDB (or its own handlers caught that): the same damage, said once.
             for line in lines where !line.contains("damaged at a page LMDB could not read") { inv.err += line + "\n" }
-            throw LedgerError.storeDamaged(
-                at: inv.storePath, "a page LMDB could not read while the ledger's walk ran (it stopped with signal \(process.terminationStatus))")
+            throw LedgerError.storeDamaged(at: inv.storePath, place + " (the ledger's walk stopped there)")
         }
         let status = process.terminationStatus
         guard status != 0 else {
@@ -108,12 +130,7 @@ enum VerifyCommand {
         // The child's last line is its error; the lines before it are notices.
         let last = lines.popLast() ?? "ledger: verify failed"
         for line in lines { inv.err += line + "\n" }
-        var message = last.hasPrefix("ledger: ") ? String(last.dropFirst("ledger: ".count)) : last
-        if status == 5, message.contains("damaged at a page LMDB could not read") {
-            // The child's own guard caught LMDB's stop: the same damage, said once.
-            message = "the store at \(inv.storePath) is damaged at a page LMDB could not read while the ledger's walk ran; restore a backup or recover"
-            throw LedgerError(.store, message, remedy: .restoreOrRecover)
-        }
+        let message = last.hasPrefix("ledger: ") ? String(last.dropFirst("ledger: ".count)) : last
         let code: LedgerError.Code =
             switch status {
             case 2: .invalidArgument

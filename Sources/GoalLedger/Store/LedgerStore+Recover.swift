@@ -294,3 +294,12 @@ extension LedgerStore {
         (try? readTransaction { txn in try txn.get(layout.meta, key: MetaKey.restored) != nil }) ?? false
     }
 }
+
+extension LedgerStore {
+    /// Told where ``LedgerSnapshot/verify()`` is: each check as it starts, and the log's
+    /// position every 256 records: for a process that watches a `verify` which LMDB may stop.
+    package var verifyProgress: (@Sendable (VerificationCheck, UInt64) -> Void)? {
+        get { progressHook.withLock { $0 } }
+        set { progressHook.withLock { $0 = newValue } }
+    }
+}

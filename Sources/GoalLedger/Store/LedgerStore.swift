@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LMDB
 import Sodium
+import Synchronization
 
 /// One device's copy of the ledger: an LMDB environment holding the event log and its indexes.
 ///
@@ -26,6 +27,8 @@ public final class LedgerStore: @unchecked Sendable {
     let env: Environment
 
     let layout: StoreLayout
+    /// See ``verifyProgress``.
+    let progressHook = Mutex<(@Sendable (VerificationCheck, UInt64) -> Void)?>(nil)
     /// Where the `async` writes of this store run, one after another, off the callers' actors.
     let writer = DispatchQueue(label: "goal-ledger.writer", qos: .userInitiated)
 
