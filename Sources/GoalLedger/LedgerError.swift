@@ -118,8 +118,11 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         /// store.)
         case projectionDamaged
         /// The store's log or indexes are damaged or inconsistent, at log `position` when one
-        /// is known: verify it (``LedgerSnapshot/verify()``) and rebuild its projections, or
-        /// restore a backup. (Code: store.)
+        /// is known, or its file is damaged below them (LMDB's pages; the message names the
+        /// page): verify it (``LedgerStore/checkPages(at:limit:)``, ``LedgerSnapshot/verify()``)
+        /// and rebuild its projections, or restore a backup, or build a new store from what it
+        /// still holds and what peers hold (``LedgerStore/recover(from:to:sources:ledger:device:key:)``).
+        /// (Code: store.)
         case storeDamaged(position: UInt64?)
         /// Events of a newer schema arrived: ``LedgerStore/migrate(progress:now:)`` first.
         /// (Code: store.)

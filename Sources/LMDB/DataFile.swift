@@ -296,7 +296,12 @@ public final class DataFile {
         }
         let flags = Self.u16(bytes, 10) & ~UInt16(0x10 | 0x4000 | 0x8000)  // dirty, loose, keep
         guard kinds.contains(where: { flags == $0 || (($0 == Self.leafFlag) && flags == Self.leafFlag | Self.leaf2Flag) }) else {
-            return (nil, Damage(page: page, table: table, problem: "the page's kind (flags \(String(flags, radix: 16))) is not what its tree holds there"))
+            return (
+                nil,
+                Damage(
+                    page: page, table: table,
+                    problem: "the page's kind (flags \(String(flags, radix: 16))) is not what its tree holds there")
+            )
         }
         return (bytes, nil)
     }
@@ -579,10 +584,14 @@ extension LMDBError {
     /// gives `MDB_BAD_TXN` for a transaction that failed before; this wrapper ends every
     /// transaction whose call failed, so it meets it only after a failed page read.)
     public var isDamage: Bool {
-        [
-            Self.corruptedCode, -30797 /* page not found */, -30793 /* invalid */, -30794 /* version */, -30784, /* incompatible */
-            -30782, /* a transaction made unusable by a failed page read */
+        let codes: [Int32] = [
+            Self.corruptedCode,
+            -30797,  // MDB_PAGE_NOTFOUND
+            -30793,  // MDB_INVALID (a meta page)
+            -30794,  // MDB_VERSION_MISMATCH
+            -30784,  // MDB_INCOMPATIBLE
+            -30782,  // MDB_BAD_TXN, after a failed page read
         ]
-            .contains(code)
+        return codes.contains(code)
     }
 }

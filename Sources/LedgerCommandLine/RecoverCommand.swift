@@ -24,9 +24,11 @@ enum RecoverCommand {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory) {
             guard isDirectory.boolValue, ((try? FileManager.default.contentsOfDirectory(atPath: destination)) ?? ["?"]).isEmpty else {
-                throw LedgerError(.invalidInput, "\(destination) exists and is not an empty directory: name a new directory for the recovered store")
+                throw LedgerError(
+                    .invalidInput, "\(destination) exists and is not an empty directory: name a new directory for the recovered store")
             }
-            try LedgerStore.checkOwnerOnly(directory: destination, holding: "a store (a person's whole history and the device's secret key)")
+            try LedgerStore.checkOwnerOnly(
+                directory: destination, holding: "a store (a person's whole history and the device's secret key)")
         }
         // Stores and export files are read first and offered with the damaged store's events
         // in one import; services are synced with the new store after it exists.
@@ -115,10 +117,12 @@ enum RecoverCommand {
             }
             if let keptFile {
                 inv.print(
-                    "kept: \(kept) read event\(kept == 1 ? "" : "s") that wait behind a missing one, in \(keptFile) (`ledger import` it once the missing events are back)")
+                    "kept: \(kept) read event\(kept == 1 ? "" : "s") that wait behind a missing one, in \(keptFile) (`ledger import` it once the missing events are back)"
+                )
             }
             inv.print(
-                "next: check it with `ledger --store \(destination) verify`, then keep \(damaged) aside and move the new store into its place")
+                "next: check it with `ledger --store \(destination) verify`, then keep \(damaged) aside and move the new store into its place"
+            )
         }
         for w in waiting { inv.err += "ledger: \(w.description); the rest was recovered\n" }
         if store.isRestoredPendingExchange {

@@ -65,7 +65,8 @@ enum VerifyCommand {
             // Damage to the log or its indexes: said as every damaged store is.
             if let first = problems.first(where: { $0.check == .log || $0.check == .indexes || $0.check == .origins }) {
                 throw LedgerError.storeDamaged(
-                    at: store.path, "\(first.position.map { "position \($0)" } ?? "its \(first.check.rawValue)") (\(first.message)); verify found \(problems.count) problem\(problems.count == 1 ? "" : "s")",
+                    at: store.path,
+                    "\(first.position.map { "position \($0)" } ?? "its \(first.check.rawValue)") (\(first.message)); verify found \(problems.count) problem\(problems.count == 1 ? "" : "s")",
                     position: first.position)
             }
             throw LedgerError(.store, "verify found \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(store.path)")

@@ -148,7 +148,9 @@ struct DamageTests {
                 let r = try Self.ledger(["--store", copy.path] + arguments, input: input)
                 runs += 1
                 #expect(!r.signaled, "\(copy.what): `ledger \(arguments.joined(separator: " "))` died by signal \(r.status): \(r.stderr)")
-                #expect([0, 3, 5].contains(r.status), "\(copy.what): `ledger \(arguments.joined(separator: " "))` exited \(r.status): \(r.stderr)")
+                #expect(
+                    [0, 3, 5].contains(r.status),
+                    "\(copy.what): `ledger \(arguments.joined(separator: " "))` exited \(r.status): \(r.stderr)")
                 if r.status == 5 { #expect(r.stderr.contains("damaged") || r.stderr.contains("verify"), "\(copy.what): \(r.stderr)") }
                 if arguments == ["verify"] { verifyRun = r }
             }
@@ -164,7 +166,9 @@ struct DamageTests {
             let r = try Self.ledger(["--store", copy.path, "recover", "--out", out, "--from", laptop])
             #expect(!r.signaled)
             #expect(r.status == 0, "\(copy.what): recover exited \(r.status): \(r.stderr)")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: copy.path + "/data.mdb")) == before, "\(copy.what): recover changed the damaged store")
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: copy.path + "/data.mdb")) == before,
+                "\(copy.what): recover changed the damaged store")
             guard r.status == 0 else { continue }
             let v = try Self.ledger(["--store", out, "verify"])
             #expect(v.status == 0, "\(copy.what): the recovered store does not verify: \(v.stdout) \(v.stderr)")

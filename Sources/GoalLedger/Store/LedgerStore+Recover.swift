@@ -261,7 +261,8 @@ extension LedgerStore {
         report.notAdmitted =
             left.isEmpty
             ? nil
-            : ChangeSet(ledger: ledgerID, events: left.map { report.salvaged.events[$0] }, records: left.map { report.salvaged.records[$0] })
+            : ChangeSet(
+                ledger: ledgerID, events: left.map { report.salvaged.events[$0] }, records: left.map { report.salvaged.records[$0] })
         let own = heads[device] ?? 0
         let recorded = max(report.salvaged.originHeads[device] ?? 0, report.salvaged.readHeads[device] ?? 0)
         report.lostOwnEvents = recorded > own ? (own + 1)...recorded : nil

@@ -48,7 +48,9 @@ struct DamageRecoveryTests {
         // A copy of the phone's files, its data file cut to half.
         let cut = dir.path + "/cut"
         try FileManager.default.createDirectory(atPath: cut, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        for file in ["data.mdb", "device.key"] { try FileManager.default.copyItem(atPath: phone.path + "/" + file, toPath: cut + "/" + file) }
+        for file in ["data.mdb", "device.key"] {
+            try FileManager.default.copyItem(atPath: phone.path + "/" + file, toPath: cut + "/" + file)
+        }
         let size = try FileManager.default.attributesOfItem(atPath: cut + "/data.mdb")[.size] as! Int
         #expect(truncate(cut + "/data.mdb", off_t(size / 2)) == 0)
 
@@ -71,7 +73,8 @@ struct DamageRecoveryTests {
         #expect(try ids(laptop).isSubset(of: try ids(recovered)))
         #expect(report.sources.first?.events == peer.count)
         // The device's own key signs on: the recovered store is the same device.
-        #expect(try recovered.keys.key(ledger: recovered.ledgerID, device: "phone")?.publicKey
-            == (try phone.keys.key(ledger: phone.ledgerID, device: "phone")?.publicKey))
+        #expect(
+            try recovered.keys.key(ledger: recovered.ledgerID, device: "phone")?.publicKey
+                == (try phone.keys.key(ledger: phone.ledgerID, device: "phone")?.publicKey))
     }
 }
