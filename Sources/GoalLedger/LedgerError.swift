@@ -118,8 +118,11 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         /// store.)
         case projectionDamaged
         /// The store's log or indexes are damaged or inconsistent, at log `position` when one
-        /// is known: verify it (``LedgerSnapshot/verify()``) and rebuild its projections, or
-        /// restore a backup. (Code: store.)
+        /// is known, or its file is damaged below them (LMDB's pages; the message names the
+        /// page): verify it (``LedgerStore/checkPages(at:limit:)``, ``LedgerSnapshot/verify()``)
+        /// and rebuild its projections, or restore a backup, or build a new store from what it
+        /// still holds and what peers hold (``LedgerStore/recover(from:to:sources:ledger:device:key:)``).
+        /// (Code: store.)
         case storeDamaged(position: UInt64?)
         /// Events of a newer schema arrived: ``LedgerStore/migrate(progress:now:)`` first.
         /// (Code: store.)
@@ -145,7 +148,9 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case .noStore(let path)?: .noStore(path: path)
         case .signingKeyMissing(let device, _)?: .signingKeyMissing(device: device)
         case .remedy(.rebuild, _)?: .projectionDamaged
-        case .remedy(.verifyThenRebuild, let position)?, .remedy(.verifyThenRestore, let position)?: .storeDamaged(position: position)
+        case .remedy(.verifyThenRebuild, let position)?, .remedy(.verifyThenRestore, let position)?,
+            .remedy(.restoreOrRecover, let position)?:
+            .storeDamaged(position: position)
         case .remedy(.migrate, _)?: .needsMigration
         case .remedy(.initializeHub, _)?, .remedy(.grantHubAccess, _)?: nil
         case .invalidEvent(let field, let index, let line)?: .invalidEvent(field: field, index: index, line: line)
@@ -168,6 +173,10 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case verifyThenRebuild
         /// Verify the store; restore a backup if its log is damaged.
         case verifyThenRestore
+        /// The store's file is damaged below the ledger (LMDB's pages): restore a backup, or
+        /// recover a new store from what it still holds and what peers hold
+        /// (`LedgerStore.recover(from:to:sources:)`).
+        case restoreOrRecover
         /// Migrate the store to the current schema (`LedgerStore.migrate()`).
         case migrate
         /// Create or upgrade a hub's schema (`Hub.initialize()`).
@@ -186,6 +195,12 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// it, then rebuild its projections.
     package static func damaged(_ message: String, position: UInt64? = nil) -> LedgerError {
         LedgerError(.store, message, remedy: .verifyThenRebuild, position: position)
+    }
+
+    /// The store at `path` is damaged at `place` (a page of its file, a position of its log):
+    /// "the store at … is damaged at …; restore a backup or recover".
+    package static func storeDamaged(at path: String, _ place: String, position: UInt64? = nil) -> LedgerError {
+        LedgerError(.store, "the store at \(path) is damaged at \(place); restore a backup or recover", remedy: .restoreOrRecover, position: position)
     }
 
     /// An error of kind `code` with `message`.

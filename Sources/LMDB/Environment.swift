@@ -81,6 +81,9 @@ public final class Environment: @unchecked Sendable {
         if registered, let existing = FileIdentity(dataFileIn: path), Self.openFiles.withLock({ $0[existing]?.environment != nil }) {
             throw LMDBError.alreadyOpen
         }
+        // LMDB trusts its file: a damaged meta page or a file cut short would stop the process
+        // (an assertion, SIGSEGV, SIGBUS) rather than fail. Checked before it maps the file.
+        try DataFile.checkBeforeOpening(directory: path)
         var handle: OpaquePointer?
         var cleared: Int32 = 0
         try LMDBError.check(mdb_env_create(&handle))

@@ -5,15 +5,19 @@ import Glibc
 public struct LMDBError: Error, Equatable, CustomStringConvertible, Sendable {
     public let code: Int32
     public let message: String
+    /// Where the data file is damaged, when this module's own checks found it (see ``DataFile``).
+    public let damage: DataFile.Damage?
 
     public init(code: Int32) {
         self.code = code
         self.message = String(cString: mdb_strerror(code))
+        self.damage = nil
     }
 
-    init(code: Int32, message: String) {
+    init(code: Int32, message: String, damage: DataFile.Damage? = nil) {
         self.code = code
         self.message = message
+        self.damage = damage
     }
 
     /// The environment's files are open already in this process (LMDB allows one open per

@@ -50,6 +50,8 @@ enum CloneCommand {
             guard inv.options[Self.ledger.name] == nil else {
                 throw LedgerError(.invalidArgument, "--ledger is for cloning from a hub or sync service URL")
             }
+            CrashGuard.opening(inv.positionals[0])
+            CrashGuard.opening(inv.storePath)
             store = try LedgerStore.open(at: inv.positionals[0]).clone(to: inv.storePath, device: device, now: try inv.now())
         }
         let events = try store.reading { try $0.lastPosition() }

@@ -88,6 +88,7 @@ struct Invocation {
     /// Opens the store; a projection rebuilt on open is announced on stderr.
     mutating func openStore() throws(LedgerError) -> LedgerStore {
         var notices: [String] = []
+        CrashGuard.opening(storePath)
         let store = try LedgerStore.open(at: storePath, onRebuild: { notices.append($0) })
         for n in notices { err += "ledger: \(n)\n" }
         return store

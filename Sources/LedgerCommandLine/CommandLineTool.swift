@@ -11,6 +11,10 @@ public enum CommandLineTool {
         public var stderr: String
     }
 
+    /// The `ledger` executable's own path, when this runs as it (not in a test's process):
+    /// `verify` runs the ledger's walk in a child process of it.
+    nonisolated(unsafe) public static var executable: String?
+
     static let globalOptions = [
         OptionSpec(name: "--store", value: "DIR", help: "the store (default: $LEDGER_STORE, else ./.ledger)"),
         OptionSpec(name: "--now", value: "INSTANT", help: "the current time, RFC 3339 (default: the clock)"),
@@ -22,7 +26,7 @@ public enum CommandLineTool {
         LogCommand.spec, AuditCommand.spec, ConflictsCommand.spec, StatusCommand.spec, CloneCommand.spec, SyncCommand.spec,
         ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
         BackupCommand.spec,
-        VerifyCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec, ServeCommand.spec,
+        VerifyCommand.spec, RecoverCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec, ServeCommand.spec,
     ]
 
     static var overview: String {
@@ -56,11 +60,31 @@ public enum CommandLineTool {
             try spec.run(&invocation)
             return Result(exitCode: 0, stdout: invocation.out, stderr: invocation.err)
         } catch {
+            let error = damageBehind(error, store: invocation.storePath)
             // A message may quote text from a store, an export file or a hub: escaped like output.
             var message = "ledger: \(TerminalText.escaped(hinted(error).message, keepingLineBreaks: true))\n"
             if error.code == .invalidArgument, !message.contains("usage:") { message += "run `ledger --help` for usage\n" }
             return Result(exitCode: error.code.exitCode, stdout: invocation.out, stderr: invocation.err + message)
         }
+    }
+
+    /// A store failure that damage below the ledger may explain (a table read as empty, a key
+    /// read as another): when the store's pages are damaged, the failure is said as the damage,
+    /// with what failed after it. Failures of other kinds (no store, a peer, a version) pass as
+    /// they are, and so does one already said as damage.
+    static func damageBehind(_ error: LedgerError, store path: String) -> LedgerError {
+        guard error.code == .store, error.situation != .remedy(.restoreOrRecover, position: error.reason.flatMap {
+            if case .storeDamaged(let p) = $0 { p } else { nil }
+        }) else { return error }
+        switch error.situation {
+        case nil, .signerNotTrusted?, .signingKeyMissing?, .remedy?: break
+        default: return error
+        }
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb"),
+            let damage = (try? LedgerStore.checkPages(at: path, limit: 1))?.first
+        else { return error }
+        let damaged = LedgerError.storeDamaged(at: path, "\(damage)")
+        return LedgerError(damaged.code, damaged.message + "\n(what failed: \(error.message))", situation: damaged.situation)
     }
 
     /// The error with the command line's hint on the failures its own commands and options fix
@@ -91,6 +115,8 @@ public enum CommandLineTool {
         case .rebuild: " (run \(rebuild))"
         case .verifyThenRebuild: " (run \(verify), then \(rebuild))"
         case .verifyThenRestore: " (run \(verify), and restore a backup if the log is damaged)"
+        case .restoreOrRecover:
+            " (`ledger \(VerifyCommand.spec.name)` names the damage; `ledger \(RecoverCommand.spec.name) --out NEWDIR --from PEER` builds a new store from what is readable and what a peer holds)"
         case .migrate: ": run `ledger \(MigrateCommand.spec.name)` first"
         case .initializeHub: " (`ledger hub init URL`)"
         case .grantHubAccess: " (`ledger hub grant URL --ledger ID --role NAME`)"

@@ -22,6 +22,7 @@ enum SyncCommand {
         } else if SyncServiceClient.isServiceURL(peerName) {
             r = try serviceClient(peerName).syncBlocking(store)
         } else {
+            CrashGuard.opening(peerName)
             r = try store.sync(with: try LedgerStore.open(at: peerName))
         }
         if inv.json {

@@ -19,6 +19,9 @@ final class BufferedOutput {
 }
 
 setlocale(LC_ALL, "C")
+// A damaged store can stop the process inside LMDB: that is reported (exit 5) instead.
+CrashGuard.install()
+CommandLineTool.executable = "/proc/self/exe"
 let output = BufferedOutput()
 let result = CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), output: { output.write($0) })
 output.flush()

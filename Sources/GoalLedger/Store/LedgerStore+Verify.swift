@@ -100,15 +100,21 @@ extension LedgerSnapshot {
     /// walk the chains say nothing: their figures would only repeat the damage.
     public func verify() throws(LedgerError) -> VerificationReport {
         try run {
+            let progress = store.verifyProgress
             let log = try store.verifyLog(txn, rule: historyRule)
             let heads = try LedgerStore.originHeads(txn, layout)
+            progress?(.indexes, log.events)
             var found = ProblemList.inRecordOrder(log.problems, try store.verifyIndexEntries(txn, log))
             found += try store.verifyIndexes(txn, log)
+            progress?(.origins, log.events)
             found += store.verifyOrigins(log, heads: heads)
+            progress?(.trust, log.events)
             let trust = store.deriveTrust(log, heads: heads)
             found += try store.verifyTrust(txn, log, trust)
+            progress?(.chains, log.events)
             let chains = store.verifyChains(log, trust, heads: heads)
             found += chains.problems
+            progress?(.projections, log.events)
             found += try store.verifyProjections(txn, log)
 
             var report = VerificationReport()

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LMDB
 import Sodium
+import Synchronization
 
 /// One device's copy of the ledger: an LMDB environment holding the event log and its indexes.
 ///
@@ -26,6 +27,8 @@ public final class LedgerStore: @unchecked Sendable {
     let env: Environment
 
     let layout: StoreLayout
+    /// See ``verifyProgress``.
+    let progressHook = Mutex<(@Sendable (VerificationCheck, UInt64) -> Void)?>(nil)
     /// Where the `async` writes of this store run, one after another, off the callers' actors.
     let writer = DispatchQueue(label: "goal-ledger.writer", qos: .userInitiated)
 
@@ -60,11 +63,12 @@ public final class LedgerStore: @unchecked Sendable {
     /// random ledger id, no key): for tests and the benchmark's unsigned baseline.
     package static func create(
         at path: String, device: String, ledger: UUID? = nil, schema: Int = currentSchema,
-        options: StoreOptions = StoreOptions(), keys: (any DeviceKeyStore)? = nil, signed: Bool
+        options: StoreOptions = StoreOptions(), keys: (any DeviceKeyStore)? = nil, signed: Bool, key existingKey: SigningKey? = nil
     ) throws(LedgerError) -> LedgerStore {
         let keyStore = keys ?? DirectoryKeyStore(directory: path)
         let founding = ledger == nil && schema == currentSchema && signed
-        let key: SigningKey? = schema == currentSchema && signed ? SigningKey.generate() : nil
+        // A recovered store keeps its device's own key (`existingKey`).
+        let key: SigningKey? = schema == currentSchema && signed ? (existingKey ?? SigningKey.generate()) : nil
         let ledger = ledger ?? (founding ? EventChain.ledgerID(founder: device, publicKey: key!.publicKey) : UUID())
         guard DeviceName.isValid(device) else {
             throw LedgerError(
@@ -128,6 +132,22 @@ public final class LedgerStore: @unchecked Sendable {
             throw LedgerError.noStore(at: path)
         }
         let env = try openEnvironment(path, options: options)
+        do {
+            return try open(at: path, env: env, onRebuild: onRebuild, keys: keys)
+        } catch {
+            // A store whose tables cannot be read may be damaged below them: said so, where.
+            if error.code == .store, error.situation != .remedy(.restoreOrRecover, position: nil),
+                let d = try? DataFile(directory: path).check(limit: 1).first
+            {
+                throw LedgerError.storeDamaged(at: path, "\(d)")
+            }
+            throw error
+        }
+    }
+
+    private static func open(
+        at path: String, env: Environment, onRebuild: ((String) -> Void)?, keys: (any DeviceKeyStore)?
+    ) throws(LedgerError) -> LedgerStore {
         let store = try failing({ "cannot open the store at \(path): \($0)" }) {
             let layout: StoreLayout
             do {
@@ -192,8 +212,15 @@ public final class LedgerStore: @unchecked Sendable {
             // store shares the first one's.
             return try Environment.shared(path: path, options: options.environment)
         } catch {
+            if error.isDamage { throw damaged(path, error) }
             throw LedgerError(.store, "cannot open the LMDB environment at \(path): \(error.message)")
         }
+    }
+
+    /// The store at `path` is damaged where `error` says (a page of its file), or somewhere LMDB
+    /// met.
+    static func damaged(_ path: String, _ error: LMDBError) -> LedgerError {
+        .storeDamaged(at: path, error.damage.map { "\($0)" } ?? "a page LMDB could not read (\(error.message))")
     }
 
     /// Runs a read transaction, turning storage failures into store errors.
@@ -226,6 +253,9 @@ public final class LedgerStore: @unchecked Sendable {
             return try body()
         } catch let e as LedgerError {
             throw e
+        } catch let e as LMDBError where e.isDamage {
+            // LMDB met a damaged page and said so (rather than stopping the process).
+            throw LedgerError(.store, "\(message(e)); the file is damaged: restore a backup or recover", remedy: .restoreOrRecover)
         } catch {
             throw LedgerError(.store, message(error))
         }
@@ -247,6 +277,7 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             return try snapshot(body)
         } catch let e as LMDBError {
+            if e.isDamage { throw Self.damaged(path, e) }
             throw LedgerError(.store, "reading \(path) failed: \(e)")
         }
     }
@@ -268,6 +299,7 @@ public final class LedgerStore: @unchecked Sendable {
         do {
             return try commit(body)
         } catch let e as LMDBError {
+            if e.isDamage { throw Self.damaged(path, e) }
             throw LedgerError(.store, "writing to \(path) failed: \(e)")
         }
     }

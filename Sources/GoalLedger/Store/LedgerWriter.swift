@@ -48,7 +48,12 @@ public struct LedgerWriter: ~Copyable {
             return try body()
         } catch {
             // A call may have written part of its work: the transaction must not commit.
-            let failure = (error as? LedgerError) ?? LedgerError(.store, "\(doing()) failed: \(error)")
+            let failure =
+                (error as? LedgerError)
+                ?? ((error as? LMDBError)?.isDamage == true
+                    ? LedgerError(
+                        .store, "\(doing()) failed: \(error); the file is damaged: restore a backup or recover", remedy: .restoreOrRecover)
+                    : LedgerError(.store, "\(doing()) failed: \(error)"))
             effects.failure = failure
             // A full map is no failure of the write: it runs again on a larger map.
             if let e = error as? LMDBError, e.isMapFull { effects.mapFull = e }

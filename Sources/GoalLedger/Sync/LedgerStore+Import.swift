@@ -67,7 +67,7 @@ extension LedgerWriter {
     @discardableResult
     package func importEvents(
         _ incoming: [Event], records incomingRecords: [[UInt8]]?, from source: String, unreadable: [WaitingEvents],
-        beforeCommit: (() throws(LedgerError) -> Void)? = nil
+        beforeCommit: (() throws(LedgerError) -> Void)? = nil, recovering: Bool = false
     ) throws(LedgerError) -> ImportResult {
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
             throw LedgerError(
@@ -77,7 +77,8 @@ extension LedgerWriter {
             )
         }
         let (result, rebuildAfter) = try run("importing into \(store.path)") {
-            try store.importEvents(incoming, records: incomingRecords, unreadable: unreadable, beforeCommit: beforeCommit, txn)
+            try store.importEvents(
+                incoming, records: incomingRecords, unreadable: unreadable, beforeCommit: beforeCommit, recovering: recovering, txn)
         }
         // A revocation that cut events the projection had folded: rebuilt once this commits.
         if rebuildAfter { effects.rebuild = true }
@@ -96,7 +97,7 @@ extension LedgerStore {
     /// the projection is to be rebuilt after the commit.
     func importEvents(
         _ incoming: [Event], records incomingRecords: [[UInt8]]?, unreadable: [WaitingEvents],
-        beforeCommit: (() throws(LedgerError) -> Void)?, _ txn: borrowing Transaction
+        beforeCommit: (() throws(LedgerError) -> Void)?, recovering: Bool = false, _ txn: borrowing Transaction
     ) throws -> (ImportResult, Bool) {
         let layout = self.layout
         var rebuildAfter = false
@@ -109,7 +110,9 @@ extension LedgerStore {
         let offer = Offer(incoming, records: incomingRecords, waiting: waiting)
         // A device that signs may receive its own later events back (restored from a
         // backup): their signatures prove they are its own.
-        let signsOwnEvents = try !TrustTable.keys(of: device, txn, layout).isEmpty
+        // A recovery offers the device's own events read back from its damaged store: like
+        // every other event, they are taken only where their chains and signatures verify.
+        let signsOwnEvents = try recovering || !TrustTable.keys(of: device, txn, layout).isEmpty
 
         var history = HeldHistory(heads: heads)
         history.ownDevice = device

@@ -84,9 +84,12 @@ extension LedgerStore {
         scan.projection.revokedAfter = try TrustTable.revocations(txn, layout)
         var expected: UInt64 = 1
         var record = 0
+        let progress = verifyProgress
+        progress?(.log, 0)
         try txn.scan(layout.events) { key, value in
             defer { record += 1 }
             let position = UInt64(bigEndianBytes: key)
+            if record & 255 == 0 { progress?(.log, position) }
             if key.count != 8 { scan.problems.add("events: a key of \(key.count) bytes is not a position", record: record) }
             if position != expected {
                 scan.problems.add("events: position \(expected) is missing (next is \(position))", position: expected, record: record)
