@@ -21,6 +21,7 @@ public struct ImportResult: Equatable, Sendable {
     /// named one by one nor kept as waiting, since anyone can make up an origin, only counted.
     /// They are offered again by the next exchange, and taken once an enrolment arrives.
     public var unknownOrigins = 0
+    /// How many events those origins offered (see ``unknownOrigins``).
     public var unknownOriginEvents = 0
 
     /// A result with these counts and no revoked events.
