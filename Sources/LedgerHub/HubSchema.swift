@@ -17,7 +17,40 @@ public enum HubSchema {
         Migration(identifier: "2-sync-service", sql: syncService),
         Migration(identifier: "3-nonce-expiry", sql: nonceExpiry),
         Migration(identifier: "4-ledger-bytes", sql: ledgerBytes),
+        Migration(identifier: "5-service-trust-index", sql: serviceTrustIndex),
     ]
+
+    /// The sync service's own index of each signed ledger's trust: the trust rows it vouched
+    /// for, and how far it read each origin. Only the service's role reads and writes it (each
+    /// request its own ledger's rows), so a role granted a ledger cannot plant trust in it; it
+    /// is derived data, rebuilt by reading the ledger when emptied.
+    static let serviceTrustIndex = """
+        CREATE TABLE hub.service_trust (
+            ledger uuid NOT NULL,
+            origin text NOT NULL,
+            sequence bigint NOT NULL,
+            record bytea NOT NULL,
+            PRIMARY KEY (ledger, origin, sequence)
+        );
+        CREATE TABLE hub.service_scanned (
+            ledger uuid NOT NULL,
+            origin text NOT NULL,
+            head bigint NOT NULL,
+            set_aside boolean NOT NULL DEFAULT false,
+            last_record bytea NOT NULL,
+            PRIMARY KEY (ledger, origin)
+        );
+        ALTER TABLE hub.service_trust ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE hub.service_scanned ENABLE ROW LEVEL SECURITY;
+        REVOKE ALL ON hub.service_trust, hub.service_scanned FROM PUBLIC;
+        GRANT SELECT, INSERT, UPDATE ON hub.service_trust, hub.service_scanned TO hub_service;
+        CREATE POLICY service_request_ledger ON hub.service_trust TO hub_service
+            USING (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid)
+            WITH CHECK (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid);
+        CREATE POLICY service_request_ledger ON hub.service_scanned TO hub_service
+            USING (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid)
+            WITH CHECK (ledger = nullif(current_setting('hub.request_ledger', true), '')::uuid);
+        """
 
     /// The body of `hub.advance_heads` that refuses a statement whose new rows leave a gap in
     /// an origin's sequence (shared by every version of the function).

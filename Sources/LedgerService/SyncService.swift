@@ -6,6 +6,7 @@ import LedgerHub
 import PostgreSQL
 import RequestSigning
 import Sodium
+import Synchronization
 
 /// The sync service (`ledger serve`): devices pull and push change sets over HTTP, each request
 /// signed with the device's own key, which the ledger's signed history (as the hub holds it)
@@ -78,6 +79,9 @@ public final class SyncService: Sendable {
     let pool = ConnectionPool()
     /// Each ledger's trust events as last read, so that a request reads only the rows since.
     let trustCache = TrustCache()
+    /// Rows of `hub.events` read to fold trust, since the service started (for tests: a cold
+    /// cache reads the indexed trust rows and the rows since, not the whole ledger).
+    package let trustRowsRead = Atomic<Int>(0)
 
     /// When old nonces were last deleted.
     let nonceSweep = Sweep(every: 60_000)
@@ -290,7 +294,11 @@ public final class SyncService: Sendable {
         }
         // Each origin's last event, as the hub holds it (looked up as `Hub.headQuery` says), and
         // the ledger's trust.
-        func readLedger() throws -> (
+        var pendingIndex = TrustIndex.Update()
+        // `index`: whether what is read (now and by an earlier read) goes to the service's trust index (not on a push's
+        // first read, before it holds the ledger's lock: index rows it locked there could
+        // deadlock with the push that holds the lock).
+        func readLedger(index: Bool = true) throws -> (
             heads: [String: (sequence: UInt64, event: Event)], fold: TrustFold, inputs: [TrustFold.Input], trust: TrustState
         ) {
             var heads: [String: (sequence: UInt64, event: Event)] = [:]
@@ -312,25 +320,50 @@ public final class SyncService: Sendable {
                 heads[e.origin] = (e.sequence, e)
             }
             // Trust, folded from the ledger's trust events: those read before are kept (keyed by
-            // the heads they were read up to); only the rows since are read.
-            let cached = trustCache.get(queried, heads: heads.mapValues(\.sequence))
-            var known = cached ?? TrustCache.Entry()
+            // the heads they were read up to), in memory and, for a signed ledger, in the hub's
+            // service tables (`TrustIndex`), so that a cold cache reads the trust rows the
+            // service vouched for before and only the rows since.
+            let signedLedger = ledger.uuid.6 >> 4 == 8
+            var known: TrustCache.Entry
+            if let cached = trustCache.get(queried, heads: heads.mapValues(\.sequence)) {
+                known = cached
+            } else if signedLedger {
+                known = try TrustIndex.load(queried, ledger: ledger, connection)
+            } else {
+                known = TrustCache.Entry()
+            }
             for (origin, head) in heads where head.sequence > (known.heads[origin] ?? 0) {
                 let rows = try connection.query(
                     "SELECT record FROM hub.events WHERE ledger = $1 AND origin = $2 AND sequence > $3 ORDER BY sequence",
                     [.uuid(queried), .text(origin), .int64(try Self.bigint(known.heads[origin] ?? 0, "the hub's head of \(origin)"))])
+                trustRowsRead.add(rows.rowCount, ordering: .relaxed)
                 // Up to the first row that cannot be read: the rest of the origin is set aside.
                 var events: [Event] = []
+                var records: [[UInt8]] = []
                 events.reserveCapacity(rows.rowCount)
+                var unreadableRow = false
                 for r in 0..<rows.rowCount {
-                    guard let e = try? rows.bytes(r, 0).withUnsafeBytes({ b in try EventCodec.decode(b) }), e.origin == origin else {
-                        known.setAside.insert(origin)
+                    let record = rows.bytes(r, 0)
+                    guard let e = try? record.withUnsafeBytes({ b in try EventCodec.decode(b) }), e.origin == origin else {
+                        unreadableRow = true
                         break
                     }
                     events.append(e)
+                    records.append(record)
                 }
-                known.add(events, origin: origin, ledger: ledger)
+                let hadFounder = known.founder != nil
+                let kept = known.add(events, origin: origin, ledger: ledger)
+                if unreadableRow { known.setAside.insert(origin) }
                 known.heads[origin] = head.sequence
+                if signedLedger {
+                    pendingIndex.add(
+                        origin: origin, head: head.sequence, events: events, records: records, kept: kept, entry: known,
+                        provesFounder: !hadFounder && known.founder != nil)
+                }
+            }
+            if signedLedger, index, !pendingIndex.isEmpty {
+                TrustIndex.save(pendingIndex, ledger: queried, connection)
+                pendingIndex = TrustIndex.Update()
             }
             trustCache.put(queried, known)
             let fold = known.fold()
@@ -339,7 +372,7 @@ public final class SyncService: Sendable {
             return (heads, fold, inputs, trust)
         }
         var unreadable = Set<String>()
-        var (heads, fold, inputs, trust) = try readLedger()
+        var (heads, fold, inputs, trust) = try readLedger(index: !push)
 
         // Who is asking: the signature, by a key the ledger's trust gives the device now.
         let signed = SignedRequestParts(
@@ -728,6 +761,114 @@ public final class SyncService: Sendable {
     }
 }
 
+/// The service's own index of a signed ledger's trust, in the hub (`hub.service_trust`,
+/// `hub.service_scanned`, which only the service's role reads and writes): the trust rows it
+/// vouched for (with, once, the row that proved the founder's key), and per origin how far it
+/// read, whether it set the origin aside, and the last row read (for the chain of the rows
+/// after it). A service that starts, or whose cache lost the ledger, reads these and the rows
+/// since, not the whole ledger. Derived data only: deleting both tables costs one full read.
+enum TrustIndex {
+    /// What one request adds to the index.
+    struct Update {
+        var trust: [(origin: String, sequence: UInt64, record: [UInt8])] = []
+        var scanned: [(origin: String, head: UInt64, setAside: Bool, last: [UInt8]?)] = []
+        var isEmpty: Bool { trust.isEmpty && scanned.isEmpty }
+
+        /// `events` (with their `records`) were read of `origin` up to `head`, of which the
+        /// first `kept` were folded.
+        /// `events` (with their `records`) were read of `origin` up to `head`, of which the
+        /// first `kept` were folded; `provesFounder`: they showed the founder's key first.
+        mutating func add(
+            origin: String, head: UInt64, events: [Event], records: [[UInt8]], kept: Int, entry: TrustCache.Entry, provesFounder: Bool
+        ) {
+            var founderProved = !provesFounder
+            for i in 0..<min(kept, events.count) {
+                let e = events[i]
+                var keep = false
+                switch e.payload {
+                case .deviceEnrolled, .deviceRevoked: keep = true
+                default: break
+                }
+                // The row that proves the founder: its first signed event.
+                if !founderProved, let f = entry.founder, f.name == origin, e.signer == f.key, e.signature != nil {
+                    keep = true
+                    founderProved = true
+                }
+                if keep { trust.append((origin, e.sequence, records[i])) }
+            }
+            scanned.append((origin, head, entry.setAside.contains(origin), records.last))
+        }
+    }
+
+    static func load(_ queried: UUID, ledger: UUID, _ connection: Connection) throws -> TrustCache.Entry {
+        var entry = TrustCache.Entry()
+        let scanned = try connection.query(
+            "SELECT origin, head, set_aside, last_record FROM hub.service_scanned WHERE ledger = $1", [.uuid(queried)])
+        for r in 0..<scanned.rowCount {
+            let origin = scanned.string(r, 0)
+            let head = scanned.int64(r, 1)
+            guard head >= 0, let last = try? scanned.bytes(r, 3).withUnsafeBytes({ b in try EventCodec.decode(b) }), last.origin == origin
+            else { continue }
+            entry.heads[origin] = UInt64(head)
+            entry.last[origin] = last
+            if scanned.bool(r, 2) { entry.setAside.insert(origin) }
+        }
+        let rows = try connection.query(
+            "SELECT origin, record FROM hub.service_trust WHERE ledger = $1 ORDER BY origin, sequence", [.uuid(queried)])
+        var byOrigin: [String: [Event]] = [:]
+        for r in 0..<rows.rowCount {
+            let origin = rows.string(r, 0)
+            guard entry.heads[origin] != nil, let e = try? rows.bytes(r, 1).withUnsafeBytes({ b in try EventCodec.decode(b) }), e.origin == origin
+            else { continue }
+            byOrigin[origin, default: []].append(e)
+        }
+        // The founder first: its proof row is what the rest of the fold starts from.
+        for (origin, events) in byOrigin { entry.addVouched(events, origin: origin, ledger: ledger) }
+        return entry
+    }
+
+    /// Writes `update`, rows in key order (so that two requests lock them in the same order);
+    /// the index is derived data, so a write that fails (a deadlock, a lock timeout) is rolled
+    /// back to before it, and the request goes on without it.
+    static func save(_ update: Update, ledger: UUID, _ connection: Connection) {
+        do {
+            _ = try connection.execute("SAVEPOINT trust_index")
+            try write(update, ledger: ledger, connection)
+            _ = try connection.execute("RELEASE SAVEPOINT trust_index")
+        } catch {
+            _ = try? connection.execute("ROLLBACK TO SAVEPOINT trust_index")
+        }
+    }
+
+    static func write(_ unsorted: Update, ledger: UUID, _ connection: Connection) throws {
+        var update = unsorted
+        update.trust.sort { ($0.origin, $0.sequence) < ($1.origin, $1.sequence) }
+        update.scanned.sort { $0.origin < $1.origin }
+        if !update.trust.isEmpty {
+            _ = try connection.query(
+                """
+                INSERT INTO hub.service_trust (ledger, origin, sequence, record)
+                SELECT $1, * FROM unnest($2::text[], $3::int8[], $4::bytea[]) ON CONFLICT DO NOTHING
+                """,
+                [
+                    .uuid(ledger), .textArray(update.trust.map(\.origin)),
+                    .int64Array(update.trust.map { Int64(clamping: $0.sequence) }), .byteaArray(update.trust.map(\.record)),
+                ])
+        }
+        for s in update.scanned {
+            guard let last = s.last else { continue }
+            _ = try connection.query(
+                """
+                INSERT INTO hub.service_scanned (ledger, origin, head, set_aside, last_record) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (ledger, origin) DO UPDATE SET head = excluded.head, set_aside = excluded.set_aside,
+                    last_record = excluded.last_record
+                WHERE hub.service_scanned.head < excluded.head
+                """,
+                [.uuid(ledger), .text(s.origin), .int64(Int64(clamping: s.head)), .bool(s.setAside), .bytea(last)])
+        }
+    }
+}
+
 /// Requests per device key: a bucket of `perMinute` tokens per (ledger, device), refilled
 /// evenly over a minute; a request takes one. At most 100,000 buckets are kept (then the full
 /// ones, which hold no state worth keeping, are dropped).
@@ -834,17 +975,26 @@ final class TrustCache: @unchecked Sendable {
         /// from it to that signature holds (a hub role can insert any row; the service folds
         /// only what the origin signed). The first trust event that is not vouched for sets
         /// the origin aside.
-        mutating func add(_ events: [Event], origin: String, ledger: UUID) {
-            guard !setAside.contains(origin) else { return }
+        /// How many of `events` it folded (the vouched prefix; 0 for an origin set aside).
+        @discardableResult
+        mutating func add(_ events: [Event], origin: String, ledger: UUID) -> Int {
+            guard !setAside.contains(origin) else { return 0 }
             let vouched = Self.vouchedPrefix(events, after: last[origin], ledger: ledger)
             if vouched < events.count { setAside.insert(origin) }
             let kept = Array(events.prefix(vouched))
             if let e = events.last { last[origin] = e }
-            let (fold, inputs) = TrustFold.from(kept, ledger: ledger)
+            addVouched(kept, origin: origin, ledger: ledger)
+            return vouched
+        }
+
+        /// Folds `events` of `origin` as they are: already vouched for (read back from the
+        /// service's own index), or a vouched prefix.
+        mutating func addVouched(_ events: [Event], origin: String, ledger: UUID) {
+            let (fold, inputs) = TrustFold.from(events, ledger: ledger)
             if founder == nil { founder = fold.founder }
             self.inputs += inputs
             if !chained.contains(origin), let first = fold.firstChained[origin] { firstChained[origin] = first }
-            if kept.contains(where: { $0.previousHash != nil }) { chained.insert(origin) }
+            if events.contains(where: { $0.previousHash != nil }) { chained.insert(origin) }
         }
 
         /// How many of `events` (one origin's, in order, after `previous`) can be folded: up to

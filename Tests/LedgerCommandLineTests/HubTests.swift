@@ -10,7 +10,7 @@ struct HubTests {
         let hub = try HubFixture(initialized: false)
         let first = try JSONParser.parse(
             CommandLineTool.run(["hub", "init", hub.url, "--json"], environment: [:], input: { Data() }).stdout)
-        #expect(first["applied"] == .array([.string("1-events-heads-access"), .string("2-sync-service"), .string("3-nonce-expiry"), .string("4-ledger-bytes")]))
+        #expect(first["applied"] == .array([.string("1-events-heads-access"), .string("2-sync-service"), .string("3-nonce-expiry"), .string("4-ledger-bytes"), .string("5-service-trust-index")]))
         let again = CommandLineTool.run(["hub", "init", hub.url], environment: [:], input: { Data() })
         #expect(again.exitCode == 0)
         #expect(again.stdout.contains("is current"))
