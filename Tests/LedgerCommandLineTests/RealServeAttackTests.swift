@@ -98,6 +98,18 @@ struct RealServeAttackTests {
             ])
         #expect(try f.signed(tablet, "pull", body: state, key: attacker).status == 401)
         #expect(try f.signed(tablet, "pull", body: state).status == 200)
+        // A hub full of made-up origins (rows a hub role wrote): nothing of them reaches a
+        // device, nothing waits.
+        for i in 0..<200 {
+            let id = UUID()
+            _ = try f.hub.admin().query(
+                "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, $2, 1, $3, 1, $4)",
+                [.uuid(phone.ledgerID), .text("ghost-\(i)"), .uuid(id), .bytea([2, 0, 0, 0, 0] + id.bytes + UInt64(1).bigEndianBytes + [0xFF])])
+        }
+        // (the forged rotation row above waits at the tablet, named: it claims the tablet's name)
+        let ghosts = try c.syncBlocking(tablet)
+        #expect(ghosts.pulled.waiting.allSatisfy { !$0.origin.hasPrefix("ghost") } && ghosts.pulled.unknownOrigins == 0, "\(ghosts.pulled)")
+        #expect(try tablet.waitingEvents().map(\.origin) == ["tablet"])
         // Slow clients and a forged flood while the phone syncs.
         let quietClient = SyncServiceClient(baseURL: URL(string: base)!)
         let quiet = try LedgerStore.create(at: f.hub.path("quiet"), device: "quiet")
@@ -111,5 +123,84 @@ struct RealServeAttackTests {
         // The honest devices still sync, and agree.
         _ = try c.syncBlocking(tablet)
         #expect(try tablet.verify().isClean)
+    }
+
+    @Test func theRealExecutableLogsControlCharactersEscapedAndOutlivesADatabaseRestart() throws {
+        let f = try ServiceFixture()
+        let log = f.hub.root + "/serve.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        var started: (Process, String)?
+        for attempt in 0..<20 where started == nil {
+            let port = 20_000 + Int.random(in: 0..<20_000) + attempt
+            let p = Process()
+            p.executableURL = ledgerExecutable()
+            p.arguments = ["serve", "--hub", f.serviceURL, "--listen", "127.0.0.1:\(port)"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle(forWritingAtPath: log)
+            try p.run()
+            let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            if p.isRunning, line.contains("serving") { started = (p, "http://127.0.0.1:\(port)") } else { p.terminate(); p.waitUntilExit() }
+        }
+        let (service, base) = try #require(started)
+        defer {
+            service.terminate()
+            service.waitUntilExit()
+        }
+        f.base = base
+        let c = SyncServiceClient(baseURL: URL(string: base)!)
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
+        _ = try c.syncBlocking(phone)
+        // Control characters in the path, sent raw on the wire, reach the log escaped.
+        let port = try #require(UInt16(base.split(separator: ":").last.map(String.init) ?? ""))
+        let answer = Self.raw(port: port, Array("POST /v1/ledgers/\u{1B}[2J\u{7}GET/pull HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 4"), "\(answer.prefix(80))")
+        // The pool holds idle sessions; a restart ends every session of the service's role.
+        let state = try phone.syncState().encoded()
+        let warm = LogLines()
+        inParallel(8) { _ in warm.append("\((try? f.signed(phone, "pull", body: state))?.status ?? 0)") }
+        #expect(warm.all.allSatisfy { $0 == "200" }, "\(warm.all)")
+        let admin = try f.hub.admin()
+        let ended = try admin.query(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'ledger_service_test' AND datname = $1",
+            [.text(f.hub.database)]
+        ).int64(0, 0)
+        #expect(ended >= 1, "\(ended) sessions ended")
+        Thread.sleep(forTimeInterval: 0.3)
+        var statuses: [Int] = []
+        for _ in 0..<12 { statuses.append(try f.signed(phone, "pull", body: state).status) }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        try phone.append(SyncServiceAttackTests.progress(1), now: now)
+        #expect(try c.syncBlocking(phone).pushed.imported == 1)
+        service.terminate()
+        service.waitUntilExit()
+        let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.contains("GET/pull") }.map(String.init) ?? ""
+        #expect(line.contains(#"/v1/ledgers/\u{1B}[2J\u{7}GET/pull"#), "\(text.suffix(600))")
+        #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control })
+    }
+
+    /// Sends `bytes` to 127.0.0.1:`port` and reads the answer until the server closes.
+    static func raw(port: UInt16, _ bytes: [UInt8]) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return "" }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -53,6 +53,15 @@ struct ServeOptionsTests {
         let rotated = CLIFixture.runAt(tablet, ["sync", base])
         #expect(rotated.exitCode == 0, "\(rotated.stderr)")
         #expect(ledger("phone", ["sync", base]).exitCode == 0)
+        // The founder rotates too; from then on its first key opens nothing, even through the
+        // founder's `device-key` path.
+        let first = try #require(try phone.keys.key(ledger: phone.ledgerID, device: "phone"))
+        f.base = base
+        #expect(try f.signed(phone, "pull", body: phone.syncState().encoded(), key: first).status == 200)
+        #expect(ledger("phone", ["device", "rotate"]).exitCode == 0)
+        #expect(ledger("phone", ["sync", base]).exitCode == 0)
+        #expect(try f.signed(phone, "pull", body: phone.syncState().encoded(), key: first).status == 401)
+        #expect(CLIFixture.runAt(tablet, ["sync", base]).exitCode == 0)
         let digests = [ledger("phone", ["status", "--json"]), CLIFixture.runAt(tablet, ["status", "--json"])].map { r in
             (try? JSONParser.parse(r.stdout))?["digest"]
         }
