@@ -180,6 +180,28 @@ struct RealServeAttackTests {
         #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control })
     }
 
+    @Test func theRealExecutableHoldsADeviceKeyToItsRate() throws {
+        let f = try ServiceFixture()
+        let (service, base) = try startLedgerServe(f.serviceURL, ["--requests-per-minute", "5"])
+        defer {
+            service.terminate()
+            service.waitUntilExit()
+        }
+        f.base = base
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
+        let state = try phone.syncState().encoded()
+        // A burst of 5, then 429 with Retry-After: 12 (a token every 12 s); the client names it.
+        let statuses = try (0..<6).map { _ in try f.signed(phone, "pull", body: state) }
+        #expect(statuses.prefix(5).allSatisfy { $0.status == 200 }, "\(statuses.map(\.status))")
+        #expect(statuses[5].status == 429 && ["11", "12"].contains(statuses[5].headers["retry-after"] ?? ""), "\(statuses[5].headers)")
+        #expect {
+            try SyncServiceClient(baseURL: URL(string: base)!).syncBlocking(phone)
+        } throws: { error in
+            (error as? LedgerError)?.message.contains("is limiting the requests of device phone") == true
+        }
+        #expect(service.isRunning)
+    }
+
     /// Sends `bytes` to 127.0.0.1:`port` and reads the answer until the server closes.
     static func raw(port: UInt16, _ bytes: [UInt8]) -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
