@@ -59,19 +59,6 @@ struct DamageTests {
         return Set(try store.reading { try $0.events(missingFrom: [:]) }.map(\.id))
     }
 
-    /// A deterministic generator (SplitMix64).
-    struct Seeded {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     @Test func damagedCopiesAreDiagnosedNeverCrashAndRecoverFromAPeer() throws {
         try #require(FileManager.default.isExecutableFile(atPath: ledgerExecutable().path), "build the ledger executable first")
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-damage-\(UUID().uuidString)").path
@@ -99,7 +86,7 @@ struct DamageTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: phone + "/data.mdb"))
         let pageSize = 4096
         #expect(data.count % pageSize == 0)
-        var random = Seeded(state: 0xDA_3A6E)
+        var random = FuzzTests.Mutator(state: 0xDA_3A6E)
         var chosen: [Int] = [0, 1]
         // A branch page of the log and of another table, where there is one.
         for wanted in ["events branch", "events leaf", "goalEvents", "eventIds", "origins", "p0.", "the table of tables", "the free list"] {

@@ -81,21 +81,8 @@ struct RealServeAttackTests {
         #expect(try f.rows() == rows + 30)
         // A forged rotation row of the tablet, written by a hub role: its key opens nothing.
         let attacker = SigningKey.generate()
-        let head = try #require(try tablet.originHeads()["tablet"])
-        let last = try #require(try tablet.event(origin: "tablet", sequence: head))
-        var rotation = last
-        rotation.id = UUID()
-        rotation.sequence = head + 1
-        rotation.hlc = HLC(rawValue: last.hlc.rawValue + 1)
-        rotation.payload = .deviceEnrolled(DeviceEnrolled(device: "tablet", publicKey: attacker.publicKey, from: head + 2))
-        rotation.previousHash = EventChain.hash(last)
-        rotation.signature = (0..<64).map { _ in UInt8.random(in: 0...255) }
-        _ = try f.hub.admin().query(
-            "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, 'tablet', $2, $3, $4, $5)",
-            [
-                .uuid(tablet.ledgerID), .int64(Int64(rotation.sequence)), .uuid(rotation.id),
-                .int64(Int64(bitPattern: rotation.hlc.rawValue)), .bytea(EventCodec.encode(rotation)),
-            ])
+        try SyncServiceHubRowTests.write(
+            try SyncServiceHubRowTests.forgedRotation(of: tablet, to: attacker.publicKey), into: f, ledger: tablet.ledgerID)
         #expect(try f.signed(tablet, "pull", body: state, key: attacker).status == 401)
         #expect(try f.signed(tablet, "pull", body: state).status == 200)
         // A hub full of made-up origins (rows a hub role wrote): nothing of them reaches a

@@ -59,22 +59,8 @@ struct SyncServiceColdCacheTests {
         // Rows written since are read, and vouched for: a forged rotation row of the tablet,
         // written by a hub role, gives its key nothing on a third cold service.
         let attacker = SigningKey.generate()
-        let head = try #require(try tablet.originHeads()["tablet"])
-        let last = try #require(try tablet.event(origin: "tablet", sequence: head))
-        var forged = last
-        forged.id = UUID()
-        forged.sequence = head + 1
-        forged.hlc = HLC(rawValue: last.hlc.rawValue + 1)
-        forged.payload = .deviceEnrolled(DeviceEnrolled(device: "tablet", publicKey: attacker.publicKey, from: head + 2))
-        forged.previousHash = EventChain.hash(last)
-        forged.signer = last.signer
-        forged.signature = (0..<64).map { _ in UInt8.random(in: 0...255) }
-        _ = try f.hub.admin().query(
-            "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, 'tablet', $2, $3, $4, $5)",
-            [
-                .uuid(tablet.ledgerID), .int64(Int64(forged.sequence)), .uuid(forged.id), .int64(Int64(bitPattern: forged.hlc.rawValue)),
-                .bytea(EventCodec.encode(forged)),
-            ])
+        try SyncServiceHubRowTests.write(
+            try SyncServiceHubRowTests.forgedRotation(of: tablet, to: attacker.publicKey), into: f, ledger: tablet.ledgerID)
         let (third, thirdServer, thirdClient) = try coldService(f)
         defer { thirdServer.stop() }
         _ = try thirdClient.syncBlocking(phone)

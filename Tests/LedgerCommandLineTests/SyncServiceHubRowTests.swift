@@ -26,6 +26,32 @@ struct SyncServiceHubRowTests {
             ])
     }
 
+    /// A rotation of `store`'s device to `key` as a hub role could write one: the device's next
+    /// sequence, chained to its last event and naming its real key as the signer, with a
+    /// signature of random bytes.
+    static func forgedRotation(of store: LedgerStore, to key: [UInt8]) throws -> Event {
+        let head = try #require(try store.originHeads()[store.device])
+        let last = try #require(try store.event(origin: store.device, sequence: head))
+        var forged = last
+        forged.id = UUID()
+        forged.sequence = head + 1
+        forged.hlc = HLC(rawValue: last.hlc.rawValue + 1)
+        forged.payload = .deviceEnrolled(DeviceEnrolled(device: store.device, publicKey: key, from: head + 2))
+        forged.previousHash = EventChain.hash(last)
+        forged.signature = (0..<64).map { _ in UInt8.random(in: 0...255) }
+        return forged
+    }
+
+    /// Writes `e` straight into the hub's rows of `ledger`, as a role granted it could.
+    static func write(_ e: Event, into f: ServiceFixture, ledger: UUID) throws {
+        _ = try f.hub.admin().query(
+            "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, $2, $3, $4, $5, $6)",
+            [
+                .uuid(ledger), .text(e.origin), .int64(Int64(e.sequence)), .uuid(e.id),
+                .int64(Int64(bitPattern: e.hlc.rawValue)), .bytea(EventCodec.encode(e)),
+            ])
+    }
+
     func setUp(_ f: ServiceFixture) throws -> (phone: LedgerStore, tablet: LedgerStore, client: SyncServiceClient) {
         let c = SyncServiceClient(baseURL: URL(string: f.base)!)
         let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
@@ -42,19 +68,7 @@ struct SyncServiceHubRowTests {
         let (phone, tablet, c) = try setUp(f)
         let attacker = SigningKey.generate()
         let real = try #require(try tablet.keys.key(ledger: tablet.ledgerID, device: "tablet"))
-        let head = try #require(try tablet.originHeads()["tablet"])
-        let last = try #require(try tablet.event(origin: "tablet", sequence: head))
-        // A rotation of the tablet to the attacker's key, claiming the tablet's real key as its
-        // signer, with a signature of random bytes.
-        var forged = last
-        forged.id = UUID()
-        forged.sequence = head + 1
-        forged.hlc = HLC(rawValue: last.hlc.rawValue + 1)
-        forged.payload = .deviceEnrolled(DeviceEnrolled(device: "tablet", publicKey: attacker.publicKey, from: head + 2))
-        forged.previousHash = EventChain.hash(last)
-        forged.signer = real.publicKey
-        forged.signature = (0..<64).map { _ in UInt8.random(in: 0...255) }
-        try insert(f, ledger: tablet.ledgerID, origin: "tablet", sequence: head + 1, record: EventCodec.encode(forged))
+        try Self.write(try Self.forgedRotation(of: tablet, to: attacker.publicKey), into: f, ledger: tablet.ledgerID)
         let state = try tablet.syncState().encoded()
         // The attacker is not the tablet; the tablet's real key still is.
         #expect(try f.signed(tablet, "pull", body: state, key: attacker).status == 401)
