@@ -68,24 +68,13 @@ struct FailingCenter: ReminderCenter {
     func removePendingRequests(withIdentifiers ids: [String]) async throws { throw Unplugged() }
 }
 
-/// What the app shows for each failure: every reason has its own words (the switch is
-/// exhaustive, so a new reason is a compile error here), and anything else shows the message.
+/// What the app shows for a failure: the error's own text for people (no ids, paths or keys:
+/// the message keeps those for the log), and its own words where the app reacts to the reason.
 func shown(_ error: LedgerError) -> String {
     switch error.reason {
-    case .invalidEvent(let field, _, _)?: "That can't be saved: \(field ?? "the entry") is not valid."
-    case .unknownGoal?: "That goal is gone. Pull to refresh."
-    case .versionConflict?: "Someone changed this goal meanwhile. Here is the latest."
-    case .noStore?: "No goals yet."
-    case .signingKeyMissing?: "This device lost its key. Set it up again from another device."
-    case .deviceRevoked?: "This device was removed from your goals."
-    case .signerNotTrusted?: "This device's key is not recognized. Set it up again from another device."
-    case .restoredFromBackup?: "Restored. Connect once to catch up before editing."
-    case .projectionDamaged?: "Repairing your goals…"
-    case .storeDamaged?: "Your goals on this device need repair."
-    case .needsMigration?: "Updating your goals…"
-    case .peerUnreachable?: "Offline. Your changes are saved and will sync later."
-    case .notificationCenterFailed?: "Reminders could not be updated."
-    case nil: error.localizedDescription
+    case .peerUnreachable?: return "Offline. Your changes are saved and will sync later."
+    case .versionConflict?: return "Someone changed this goal meanwhile. Here is the latest."
+    default: return [error.localizedDescription, error.failureReason, error.recoverySuggestion].compactMap { $0 }.joined(separator: " ")
     }
 }
 
@@ -186,12 +175,13 @@ func runExample() async throws {
     check(Set(phoneGoals.map(\.goal)) == Set(laptopGoals.map(\.goal)), "both devices hold the same goals")
 
     // 6. Errors an app shows, by kind: each reason the app can meet, made to happen, and
-    //    `shown(_:)` below maps every reason (the compiler checks the switch is exhaustive).
+    //    `shown(_:)` shows the error's text for people (no ids, paths or keys).
     do throws(FieldError) {
         _ = try Amount("0.1234567")
         check(false, "seven digits after the point are refused")
     } catch {
         check(error.field == "amount", "a checked value names its field (\(error.message))")
+        check(error.localizedDescription == "The amount must have at most 6 digits after the decimal point.", "and says so for people: \(error.localizedDescription)")
     }
     func failure(_ what: String, _ body: () async throws -> Void) async -> LedgerError? {
         do {

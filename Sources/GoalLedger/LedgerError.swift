@@ -42,12 +42,20 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// For a failure the command line explains with its own commands and options: which one
     /// (nil for most).
     package let situation: Situation?
+    /// For an invalid event: the field's problem, which ``failureReason`` says for people.
+    package var fieldError: FieldError?
 
     /// The failures the command line adds a hint to, since library messages name none of its
     /// commands or options.
     package enum Situation: Equatable, Sendable {
         /// No store at `path`.
         case noStore(path: String)
+        /// A store already exists at `path`.
+        case storeExists(path: String)
+        /// `device` holds `publicKey` but no enrolled device of the ledger has enrolled it yet.
+        case deviceNotEnrolled(device: String, publicKey: [UInt8])
+        /// The sync service `peer` refused a request with HTTP `status`.
+        case serviceRefused(peer: String, status: Int)
         /// The store at `path` lacks the signing key of `device`, which its ledger enrolled.
         case signingKeyMissing(device: String, path: String)
         /// What repairs or upgrades the store: the command line names its command. `position`:
@@ -101,6 +109,18 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case versionConflict(goal: UUID, expected: Int, actual: Int)
         /// No store at `path`. (Code: store.)
         case noStore(path: String)
+        /// A ledger store already exists at `path`, so none was created there; nothing was
+        /// changed. Open it instead, or choose another place. (Code: store.)
+        case storeExists(path: String)
+        /// `device` is not enrolled in the ledger yet: no enrolled device has enrolled its
+        /// `publicKey` (32 bytes), or the enrolment has not reached this store or the sync service.
+        /// An enrolled device must enrol this key and sync; nothing was written. (Code: store.)
+        case deviceNotEnrolled(device: String, publicKey: [UInt8])
+        /// The sync service `peer` refused the request with HTTP `status` (401: the device's key
+        /// is not one the service knows for it; 403: the service does not keep this ledger; 400
+        /// or 413: the request was malformed or too large; others: see the message). Nothing was
+        /// written. (Code: store, or invalid input for 400 and 413.)
+        case serviceRefused(peer: String, status: Int)
         /// The store lacks the signing key of `device`, which its ledger enrolled. (Code: store.)
         case signingKeyMissing(device: String)
         /// This store's device was revoked after its sequence `after`: every other device would
@@ -146,6 +166,9 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     public var reason: Reason? {
         switch situation {
         case .noStore(let path)?: .noStore(path: path)
+        case .storeExists(let path)?: .storeExists(path: path)
+        case .deviceNotEnrolled(let device, let key)?: .deviceNotEnrolled(device: device, publicKey: key)
+        case .serviceRefused(let peer, let status)?: .serviceRefused(peer: peer, status: status)
         case .signingKeyMissing(let device, _)?: .signingKeyMissing(device: device)
         case .remedy(.rebuild, _)?: .projectionDamaged
         case .remedy(.verifyThenRebuild, let position)?, .remedy(.verifyThenRestore, let position)?,
@@ -236,14 +259,16 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         let situation =
             error.unknownGoal.map { Situation.unknownGoal(goal: $0, index: index, line: line) }
             ?? Situation.invalidEvent(field: error.field, index: index, line: line)
+        var result: LedgerError
         if let line {
-            return LedgerError(.invalidInput, invalidLine(line, field: error.field, error.message).message, situation: situation)
+            result = LedgerError(.invalidInput, invalidLine(line, field: error.field, error.message).message, situation: situation)
+        } else if let field = error.field {
+            result = LedgerError(.invalidInput, "event \(index) of the batch: field \"\(field)\": \(error.message)", situation: situation)
+        } else {
+            result = LedgerError(.invalidInput, "event \(index) of the batch: \(error.message)", situation: situation)
         }
-        let place = "event \(index) of the batch"
-        if let field = error.field {
-            return LedgerError(.invalidInput, "\(place): field \"\(field)\": \(error.message)", situation: situation)
-        }
-        return LedgerError(.invalidInput, "\(place): \(error.message)", situation: situation)
+        result.fieldError = error
+        return result
     }
 
     /// An invalid input line, naming the line (1-based) and the field.
@@ -276,9 +301,4 @@ public struct FieldError: Error, Equatable, Sendable {
         e.unknownGoal = goal
         return e
     }
-}
-
-/// An app shows a `LedgerError` as it is: `localizedDescription` is its message.
-extension LedgerError: LocalizedError {
-    public var errorDescription: String? { message }
 }

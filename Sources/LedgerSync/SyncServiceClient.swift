@@ -75,6 +75,26 @@ public struct SyncServiceClient: Sendable {
     /// base URL that is not `https` (or `http` to a loopback address). When the push fails, the
     /// pulled events stay applied.
     public func sync(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
+        do throws(LedgerError) {
+            return try await exchange(store)
+        } catch {
+            throw Self.namingEnrolment(error, of: store)
+        }
+    }
+
+    /// A refusal of the device's key (401) said as ``LedgerError/Reason/deviceNotEnrolled(device:publicKey:)``
+    /// when the store itself holds no enrolment of its device: a kept clone still waiting for one.
+    /// The message stays the service's.
+    static func namingEnrolment(_ error: LedgerError, of store: LedgerStore) -> LedgerError {
+        guard case .serviceRefused(_, 401)? = error.reason,
+            let (devices, ownKey) = try? store.reading({ (try $0.enrolledDevices(), try $0.publicKey()) }),
+            !devices.contains(where: { $0.device == store.device }), let key = ownKey
+        else { return error }
+        return LedgerError(error.code, error.message, situation: .deviceNotEnrolled(device: store.device, publicKey: key))
+    }
+
+    /// The pulls and pushes of ``sync(_:)``.
+    func exchange(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
         var pages = PullPages()
         while !pages.done {
             let pull = try pullRequest(for: store, state: try pages.state(of: store))
@@ -442,7 +462,7 @@ extension SyncServiceClient {
             return (try LedgerStore.create(at: path, device: device, ledger: ledger), undo)
         } catch {
             // A store that was there before is not ours to remove.
-            if !error.message.hasPrefix("a ledger store already exists") { undo() }
+            if error.reason != .storeExists(path: path) { undo() }
             throw error
         }
     }
@@ -450,11 +470,12 @@ extension SyncServiceClient {
     /// Applies a clone's pull answer, or keeps the store when the service refused the new device.
     func finishClone(_ reply: Reply, store: LedgerStore, undo: () -> Void) throws(LedgerError) -> CloneOutcome {
         if reply.status == 401 {
-            let key = (try? store.reading { try $0.publicKey() }).flatMap { $0 }.map(Self.hex) ?? "(unknown)"
+            let publicKey = (try? store.reading { try $0.publicKey() }).flatMap { $0 }
+            let key = publicKey.map(Self.hex) ?? "(unknown)"
             let refusal = LedgerError(
                 .store,
-                "the sync service at \(serviceName) refused device \(store.device) of ledger \(store.ledgerID.uuidString): \(Self.reason(reply.body)). A new device must first be enrolled by an enrolled device of the ledger, with this device's public key \(key), and that device must sync with the service; then sync this store, which was kept at \(store.path) with the device's key"
-            )
+                "the sync service at \(serviceName) refused device \(store.device) of ledger \(store.ledgerID.uuidString): \(Self.reason(reply.body)). A new device must first be enrolled by an enrolled device of the ledger, with this device's public key \(key), and that device must sync with the service; then sync this store, which was kept at \(store.path) with the device's key",
+                situation: .deviceNotEnrolled(device: store.device, publicKey: publicKey ?? []))
             return .awaitingEnrolment(store, refusal: refusal)
         }
         do throws(LedgerError) {
@@ -480,23 +501,29 @@ extension SyncServiceClient {
         case 401:
             throw LedgerError(
                 .store,
-                "\(service) refused the \(action) of device \(reply.prepared.device) of ledger \(reply.prepared.ledger.uuidString): \(reason); nothing was written"
-            )
+                "\(service) refused the \(action) of device \(reply.prepared.device) of ledger \(reply.prepared.ledger.uuidString): \(reason); nothing was written",
+                situation: .serviceRefused(peer: serviceName, status: 401))
         case 503:
             throw LedgerError(
                 .store, "\(service) cannot reach its database; nothing was written; try again",
                 situation: .peerUnreachable(peer: serviceName))
         case 400:
-            throw LedgerError(.invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written")
+            throw LedgerError(
+                .invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written",
+                situation: .serviceRefused(peer: serviceName, status: 400))
         case 413:
             throw LedgerError(
                 .invalidInput,
-                "\(service) refused the \(action) as too large (\(reply.prepared.bodyBytes) bytes): \(reason); nothing was written")
+                "\(service) refused the \(action) as too large (\(reply.prepared.bodyBytes) bytes): \(reason); nothing was written",
+                situation: .serviceRefused(peer: serviceName, status: 413))
         case 404:
             throw LedgerError(
-                .store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?")
+                .store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?",
+                situation: .serviceRefused(peer: serviceName, status: 404))
         case 403:
-            throw LedgerError(.store, "\(service) does not keep ledger \(reply.prepared.ledger.uuidString): \(reason)")
+            throw LedgerError(
+                .store, "\(service) does not keep ledger \(reply.prepared.ledger.uuidString): \(reason)",
+                situation: .serviceRefused(peer: serviceName, status: 403))
         case 429:
             let wait = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             throw LedgerError(
@@ -505,7 +532,9 @@ extension SyncServiceClient {
                     + (wait.map { " (Retry-After: \($0) s)" } ?? ""),
                 situation: .peerUnreachable(peer: serviceName))
         default:
-            throw LedgerError(.store, "\(service) answered the \(action) with status \(reply.status): \(reason)")
+            throw LedgerError(
+                .store, "\(service) answered the \(action) with status \(reply.status): \(reason)",
+                situation: .serviceRefused(peer: serviceName, status: reply.status))
         }
     }
 

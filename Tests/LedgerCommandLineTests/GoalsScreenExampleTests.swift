@@ -78,7 +78,9 @@ struct GoalsScreenExampleTests {
             Issue.record("progress on an unknown goal was accepted")
         } catch let error as LedgerError {
             #expect(error.code == .invalidInput)
-            #expect(error.localizedDescription.contains("event 1 of the batch"))
+            #expect(error.message.contains("event 1 of the batch"))
+            #expect(error.localizedDescription == "This change could not be saved.")
+            #expect(error.failureReason == "This goal is not on this device (yet).")
         }
         #expect(try store.read { try $0.goals(now: morning) }.count == 2)
     }

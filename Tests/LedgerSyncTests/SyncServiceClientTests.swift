@@ -258,6 +258,20 @@ struct SyncServiceClientTests {
         #expect(refusal.message.contains("no key is known by the keyid \"laptop\""))
         #expect(!refusal.message.contains("ledger device"))  // no command names in the library
         #expect(try kept.lastPosition() == 0)
+        // An app branches on the reason and shows people a text without ids, paths or keys.
+        #expect(refusal.reason == .deviceNotEnrolled(device: "laptop", publicKey: key))
+        #expect(refusal.localizedDescription == "This device cannot sync yet.")
+        for text in [refusal.localizedDescription, refusal.failureReason, refusal.recoverySuggestion].compactMap({ $0 }) {
+            #expect(!text.contains(StandInService.hex(key)) && !text.contains(path) && !text.contains(d.phone.ledgerID.uuidString))
+        }
+        // Syncing the kept store before anyone enrolled it says the same.
+        let early = try #require(await ledgerError { _ = try await d.client.sync(kept) })
+        #expect(early.reason == .deviceNotEnrolled(device: "laptop", publicKey: key), "\(early)")
+        // The phone, enrolled, refused for another reason keeps the service's status.
+        d.service.force(403)
+        let other = try #require(await ledgerError { _ = try await d.client.sync(d.phone) })
+        #expect(other.reason == .serviceRefused(peer: d.client.serviceName, status: 403), "\(other)")
+        d.service.force(nil)
 
         try d.phone.enrol(device: "laptop", publicKey: key, now: now)
         _ = try await d.client.sync(d.phone)

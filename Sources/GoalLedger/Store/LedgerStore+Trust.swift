@@ -434,7 +434,7 @@ extension LedgerStore {
                 throw LedgerError(
                     .store,
                     "device \(device) is not enrolled in ledger \(ledgerID.uuidString): an enrolled device must enrol this store's key (a clone does); nothing was written",
-                    situation: .signerNotTrusted(device: device))
+                    situation: .deviceNotEnrolled(device: device, publicKey: (try? keys.key(ledger: ledgerID, device: device))??.publicKey ?? []))
             }
             return nil
         }

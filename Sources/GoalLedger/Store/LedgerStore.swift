@@ -96,7 +96,7 @@ public final class LedgerStore: @unchecked Sendable {
                     try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
                 }
                 if try txn.get(layout.meta, key: MetaKey.ledger) != nil {
-                    throw LedgerError(.store, "a ledger store already exists at \(path)")
+                    throw LedgerError(.store, "a ledger store already exists at \(path)", situation: .storeExists(path: path))
                 }
                 try txn.put(layout.meta, key: MetaKey.format, value: format.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.ledger, value: ledger.bytes)

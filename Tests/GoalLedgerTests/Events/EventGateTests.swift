@@ -179,8 +179,10 @@ struct EventGateTests {
 }
 
 struct LedgerErrorPresentationTests {
-    @Test func anAppShowsTheMessageAsTheLocalizedDescription() {
-        let error: any Error = LedgerError(.invalidInput, #"event 1 of the batch: field "amount": must be a number between -1e12 and 1e12, got nan"#)
-        #expect(error.localizedDescription == #"event 1 of the batch: field "amount": must be a number between -1e12 and 1e12, got nan"#)
+    @Test func theLocalizedDescriptionIsForPeopleAndTheDescriptionKeepsTheDetail() {
+        let message = #"event 1 of the batch: field "amount": must be a number between -1e12 and 1e12, got nan"#
+        let error: any Error = LedgerError(.invalidInput, message)
+        #expect(error.localizedDescription == "This change could not be saved.")
+        #expect("\(error)" == message)
     }
 }
