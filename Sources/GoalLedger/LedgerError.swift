@@ -52,8 +52,9 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case noStore(path: String)
         /// A store already exists at `path`.
         case storeExists(path: String)
-        /// `device` holds `publicKey` but no enrolled device of the ledger has enrolled it yet.
-        case deviceNotEnrolled(device: String, publicKey: [UInt8])
+        /// `device` holds `publicKey` but no enrolled device of the ledger has enrolled it yet;
+        /// `byService`: a sync service said so (the command line adds no hint of its own).
+        case deviceNotEnrolled(device: String, publicKey: [UInt8], byService: Bool = false)
         /// The sync service `peer` refused a request with HTTP `status`.
         case serviceRefused(peer: String, status: Int)
         /// The store at `path` lacks the signing key of `device`, which its ledger enrolled.
@@ -167,7 +168,7 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         switch situation {
         case .noStore(let path)?: .noStore(path: path)
         case .storeExists(let path)?: .storeExists(path: path)
-        case .deviceNotEnrolled(let device, let key)?: .deviceNotEnrolled(device: device, publicKey: key)
+        case .deviceNotEnrolled(let device, let key, _)?: .deviceNotEnrolled(device: device, publicKey: key)
         case .serviceRefused(let peer, let status)?: .serviceRefused(peer: peer, status: status)
         case .signingKeyMissing(let device, _)?: .signingKeyMissing(device: device)
         case .remedy(.rebuild, _)?: .projectionDamaged

@@ -77,7 +77,7 @@ public enum CommandLineTool {
             if case .storeDamaged(let p) = $0 { p } else { nil }
         }) else { return error }
         switch error.situation {
-        case nil, .signerNotTrusted?, .deviceNotEnrolled?, .signingKeyMissing?, .remedy?: break
+        case nil, .signerNotTrusted?, .deviceNotEnrolled(_, _, byService: false)?, .signingKeyMissing?, .remedy?: break
         default: return error
         }
         guard FileManager.default.fileExists(atPath: path + "/data.mdb"),
@@ -97,13 +97,14 @@ public enum CommandLineTool {
             .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
         case .remedy(let remedy, _)?:
             LedgerError(error.code, error.message + Self.hint(remedy), situation: error.situation)
-        case .signerNotTrusted?, .deviceNotEnrolled?:
+        case .signerNotTrusted?, .deviceNotEnrolled(_, _, byService: false)?:
             LedgerError(error.code, error.message + " (restore this device's key with `ledger \(BackupCommand.spec.name)`'s copy, or make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
         case .deviceRevoked?:
             LedgerError(error.code, error.message + " (make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
         case .restoredFromBackup?:
             LedgerError(error.code, error.message + " (run `ledger \(SyncCommand.spec.name)` with another device or the hub)", situation: error.situation)
-        case .invalidEvent?, .unknownGoal?, .versionConflict?, .peerUnreachable?, .centerFailed?, .storeExists?, .serviceRefused?, nil:
+        case .invalidEvent?, .unknownGoal?, .versionConflict?, .peerUnreachable?, .centerFailed?, .storeExists?, .serviceRefused?,
+            .deviceNotEnrolled(_, _, byService: true)?, nil:
             error
         }
     }

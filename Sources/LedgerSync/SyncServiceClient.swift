@@ -90,7 +90,7 @@ public struct SyncServiceClient: Sendable {
             let (devices, ownKey) = try? store.reading({ (try $0.enrolledDevices(), try $0.publicKey()) }),
             !devices.contains(where: { $0.device == store.device }), let key = ownKey
         else { return error }
-        return LedgerError(error.code, error.message, situation: .deviceNotEnrolled(device: store.device, publicKey: key))
+        return LedgerError(error.code, error.message, situation: .deviceNotEnrolled(device: store.device, publicKey: key, byService: true))
     }
 
     /// The pulls and pushes of ``sync(_:)``.
@@ -475,7 +475,7 @@ extension SyncServiceClient {
             let refusal = LedgerError(
                 .store,
                 "the sync service at \(serviceName) refused device \(store.device) of ledger \(store.ledgerID.uuidString): \(Self.reason(reply.body)). A new device must first be enrolled by an enrolled device of the ledger, with this device's public key \(key), and that device must sync with the service; then sync this store, which was kept at \(store.path) with the device's key",
-                situation: .deviceNotEnrolled(device: store.device, publicKey: publicKey ?? []))
+                situation: .deviceNotEnrolled(device: store.device, publicKey: publicKey ?? [], byService: true))
             return .awaitingEnrolment(store, refusal: refusal)
         }
         do throws(LedgerError) {

@@ -42,4 +42,34 @@ import Testing
         #expect(report.issues.map(\.kind) == [.schedulingFailure])
         #expect(center.requests.allSatisfy { $0.nextFireAt == nil && $0.goal != nil })
     }
+
+    /// The article "Tests and previews", step by step, as it is written.
+    @Test func theArticlesSteps() async throws {
+        let now = Instant(rfc3339: "2026-03-02T08:00:00Z")!
+        let ledger = try TemporaryLedger(device: "phone")
+        try ledger.store.configureDevice(DeviceConfigured(timeZone: "Europe/Berlin"), now: now)
+        try ledger.store.reportAuthorization(.authorized, now: now)
+        let read = try ledger.store.createGoal(title: "Read", cadence: .daily, reminder: try ReminderTime(hour: 20, minute: 0), now: now)
+        try ledger.store.recordCompletion(read, now: now)
+
+        let goal = try #require(try ledger.store.goal(read, now: now))
+        #expect(goal.view.completed)
+        #expect(goal.view.streak?.current == 1)
+
+        let laptop = try ledger.device("laptop", now: now)
+        try laptop.recordCompletion(read, completed: false, now: now)
+        _ = try ledger.store.sync(with: laptop)
+        #expect(try ledger.store.digest() == laptop.digest())
+        #expect(try ledger.store.goal(read, now: now)?.view.completed == false)
+
+        let center = InMemoryReminderCenter(capacity: 64)
+        let report = try await Reconciler(store: ledger.store, centerID: "test").reconcile(center: center, now: now)
+        #expect(center.requests.map(\.goal) == [read])
+        #expect(center.withState { $0.calls }.count == report.scheduled.count)
+
+        let water = try ledger.store.createGoal(
+            title: "Drink water", cadence: .daily, progress: .measurable(target: try Amount(2), unit: "l"), now: now)
+        try ledger.store.recordProgress(water, amount: try Amount("0.5"), now: now)
+        #expect(try ledger.store.goal(water, now: now)?.view.value == (try Amount("0.5")))
+    }
 }
