@@ -8,7 +8,7 @@ import GoalLedger
 ///     let ledger = try TemporaryLedger(device: "phone")
 ///     try ledger.store.write { try $0.createGoal(title: "Read", now: Instant(rfc3339: "2026-03-02T08:00:00Z")!) }
 ///
-/// Further devices of the same ledger (``device(_:)``) are clones in the same directory, so
+/// Further devices of the same ledger (``device(_:now:)``) are clones in the same directory, so
 /// tests of several devices sync between them as an app's devices would.
 public final class TemporaryLedger: Sendable {
     /// The directory holding the store (and the other devices' stores).

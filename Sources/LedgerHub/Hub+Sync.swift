@@ -6,7 +6,12 @@ extension Hub {
     /// How a push sends its rows: binary `COPY` into a temporary table, then one `INSERT … SELECT`
     /// (row-level security refuses `COPY` straight into a table it guards), or batched `INSERT`s
     /// of arrays. Both are measured by the benchmark; `copy` is the default.
-    public enum PushMethod: String, Sendable { case copy, insert }
+    public enum PushMethod: String, Sendable {
+        /// Binary `COPY` into a temporary table, then one `INSERT … SELECT`.
+        case copy
+        /// Batched `INSERT`s of arrays.
+        case insert
+    }
 
     /// The last event the hub holds of one origin.
     struct Head {

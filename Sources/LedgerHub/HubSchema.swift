@@ -4,14 +4,18 @@ import GoalLedger
 /// applied in one transaction together with the row that records it. A hub recording a migration
 /// this code does not know is newer than the code, and is refused.
 public enum HubSchema {
+    /// One step of the schema: applied once, in one transaction with the row that records it.
     public struct Migration: Sendable {
+        /// Its name, recorded in the hub once applied; ordered by its leading number.
         public var identifier: String
+        /// The SQL it runs.
         public var sql: String
     }
 
     /// How many hash partitions the events and heads tables have (by ledger id).
     public static let partitions = 16
 
+    /// Every migration, in the order they apply.
     public static let migrations: [Migration] = [
         Migration(identifier: "1-events-heads-access", sql: eventsHeadsAccess),
         Migration(identifier: "2-sync-service", sql: syncService),

@@ -14,13 +14,13 @@ import Sodium
 ///     let client = SyncServiceClient(baseURL: URL(string: "https://sync.example.org")!)
 ///     let result = try await client.sync(store)
 ///
-/// A sync is two requests. The first, a **pull**, sends the store's ``SyncState`` and applies the
+/// A sync is two requests. The first, a **pull**, sends the store's `SyncState` and applies the
 /// change set the service answers, with every check of an import. The pull's answer also carries
 /// the hub's own state in the `ledger-state` response header: the standard base64 (with padding)
-/// of the hub's ``SyncState`` bytes. The second, a **push**, sends the store's change set since
+/// of the hub's `SyncState` bytes. The second, a **push**, sends the store's change set since
 /// that state, and only when the store holds events the hub lacks.
 ///
-/// Every request is signed (``RequestSignature``, label `sig1`, covering `"@method" "@path"
+/// Every request is signed (`RequestSignature`, label `sig1`, covering `"@method" "@path"
 /// "content-digest" "ledger"`, `keyid` the store's device, a nonce of 16 random bytes in
 /// hexadecimal) and carries `device-key` (the device's public key in hexadecimal), so that a hub
 /// that holds nothing of a ledger yet can recognise its founder. A device that rotated its key
@@ -61,7 +61,7 @@ public struct SyncServiceClient: Sendable {
     /// The media type of a change set body.
     public static let changesMediaType = "application/x-goal-ledger-changes"
     /// The response header of a pull that carries the hub's sync state: the standard base64
-    /// (with `=` padding) of ``SyncState/encoded()``.
+    /// (with `=` padding) of `SyncState/encoded()`.
     public static let stateHeader = "ledger-state"
 
     /// Exchanges events with the service both ways: pulls what the store lacks (applied with the
@@ -69,7 +69,7 @@ public struct SyncServiceClient: Sendable {
     /// according to the state the pull's answer named. `pushed` counts the events the service
     /// reports it stored, and names per origin what it set aside.
     ///
-    /// A refusal is a ``LedgerError``: `.store` when the service refuses the device's signature
+    /// A refusal is a `LedgerError`: `.store` when the service refuses the device's signature
     /// (with the service's reason), cannot reach its database, or cannot be reached;
     /// `.invalidInput` when it refuses a body (malformed, or too large); `.invalidArgument` for a
     /// base URL that is not `https` (or `http` to a loopback address). When the push fails, the
@@ -82,7 +82,7 @@ public struct SyncServiceClient: Sendable {
         }
     }
 
-    /// A refusal of the device's key (401) said as ``LedgerError/Reason/deviceNotEnrolled(device:publicKey:)``
+    /// A refusal of the device's key (401) said as `LedgerError/Reason/deviceNotEnrolled(device:publicKey:)`
     /// when the store itself holds no enrolment of its device: a kept clone still waiting for one.
     /// The message stays the service's.
     static func namingEnrolment(_ error: LedgerError, of store: LedgerStore) -> LedgerError {
@@ -106,7 +106,7 @@ public struct SyncServiceClient: Sendable {
     }
 
     /// Creates a store at `path` for the new device `device` of `ledger`
-    /// (``LedgerStore/create(at:device:ledger:schema:options:keys:)``, which makes the device's
+    /// (`LedgerStore/create(at:device:ledger:schema:options:keys:)`, which makes the device's
     /// key pair), then pulls every event of the ledger from the service into it.
     ///
     /// The service answers only devices the ledger enrolled, so a new device is usually refused:
