@@ -103,7 +103,7 @@ public enum CommandLineTool {
             LedgerError(error.code, error.message + " (make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
         case .restoredFromBackup?:
             LedgerError(error.code, error.message + " (run `ledger \(SyncCommand.spec.name)` with another device or the hub)", situation: error.situation)
-        case .invalidEvent?, .unknownGoal?, .versionConflict?, .peerUnreachable?, .centerFailed?, nil: error
+        case .invalidEvent?, .unknownGoal?, .versionConflict?, .fieldVersionConflict?, .peerUnreachable?, .centerFailed?, nil: error
         }
     }
 
