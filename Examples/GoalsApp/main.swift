@@ -238,7 +238,9 @@ func runExample() async throws {
     let titleStale = await failure("an edit of a title changed since it was read") { () async throws in
         _ = try await phone.write { try $0.editGoal(water, title: "Drink more", ifUnchangedSince: [.title: titleRead], now: now) }
     }
-    check(titleStale?.reason == .fieldVersionConflict(goal: water, field: .title), "a guarded field changed since is a conflict of that field")
+    check(
+        titleStale?.reason == .fieldVersionConflict(goal: water, field: .title),
+        "a guarded field changed since is a conflict of that field")
     let missing = await failure("a missing store") { () async throws in _ = try LedgerStore.open(at: directory + "/nowhere") }
     check(missing?.code == .store && missing?.reason == .noStore(path: directory + "/nowhere"), "a missing store says so")
     // The laptop is revoked by the phone: it learns so and writes nothing more.

@@ -132,7 +132,7 @@ struct ObservingAnyReadTests {
         let withoutEntries = try #require(try await lean.next())
         let withEntries = try #require(try await full.next())
         #expect(withoutEntries.allSatisfy { $0.goal.entries.isEmpty })
-        #expect(withEntries.map { $0.goal.entries.count } .sorted() == [4, 4, 4])
+        #expect(withEntries.map { $0.goal.entries.count }.sorted() == [4, 4, 4])
         #expect(withoutEntries.map(\.view) == withEntries.map(\.view))
         #expect(withEntries.first { $0.id == water }?.view.streak?.current == 4)
         var facts = withEntries

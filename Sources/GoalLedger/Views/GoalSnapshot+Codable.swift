@@ -178,7 +178,9 @@ extension Goal: Codable {
         try c.encode(entries, forKey: .entries)
         if !fieldVersions.isEmpty {
             var v = c.nestedContainer(keyedBy: GoalFieldCodingKey.self, forKey: .versions)
-            for field in GoalField.allCases { if let version = fieldVersions[field] { try v.encode(version, forKey: GoalFieldCodingKey(field)) } }
+            for field in GoalField.allCases {
+                if let version = fieldVersions[field] { try v.encode(version, forKey: GoalFieldCodingKey(field)) }
+            }
         }
     }
 

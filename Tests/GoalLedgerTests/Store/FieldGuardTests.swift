@@ -30,7 +30,9 @@ struct FieldGuardTests {
         #expect(after.goal.version(of: .title) == FieldVersion(event: edit.id))
         #expect(after.goal.version(of: .title) == (try s.goalState(water)).version(of: .title))
         // The old version no longer passes.
-        #expect(ledgerError { _ = try s.writing { w in try w.editGoal(water, title: "Again", ifUnchangedSince: [.title: title], now: now) } }?.code == .versionConflict)
+        #expect(
+            ledgerError { _ = try s.writing { w in try w.editGoal(water, title: "Again", ifUnchangedSince: [.title: title], now: now) } }?
+                .code == .versionConflict)
     }
 
     @Test func aTitleEditSyncedFromAnotherDeviceRefusesTheGuardedEditAndWritesNothing() throws {
@@ -62,7 +64,8 @@ struct FieldGuardTests {
         // Guarding another field, or reading the title again, lets the edit through.
         let fresh = try #require(try phone.goal(run, now: now)).goal
         try phone.writing { w in
-            try w.editGoal(run, title: "Run 10 km", ifUnchangedSince: [.title: fresh.version(of: .title), .unit: fresh.version(of: .unit)], now: now)
+            try w.editGoal(
+                run, title: "Run 10 km", ifUnchangedSince: [.title: fresh.version(of: .title), .unit: fresh.version(of: .unit)], now: now)
         }
         #expect(try phone.goal(run)?.title == "Run 10 km")
     }
@@ -71,7 +74,9 @@ struct FieldGuardTests {
         let t = try TemporaryStore()
         let unknown = UUID()
         let error = try #require(
-            ledgerError { _ = try t.store.writing { w in try w.editGoal(unknown, title: "X", ifUnchangedSince: [.title: .neverWritten], now: now) } })
+            ledgerError {
+                _ = try t.store.writing { w in try w.editGoal(unknown, title: "X", ifUnchangedSince: [.title: .neverWritten], now: now) }
+            })
         #expect(error.reason == .unknownGoal(goal: unknown, index: 1, line: nil))
     }
 
@@ -83,7 +88,10 @@ struct FieldGuardTests {
         let entry = try s.recordProgress(water, amount: Amount(1), now: now).id
         let time = try ReminderTime(hour: 9, minute: 0)
         let calls: [(name: String, goal: UUID, write: (borrowing LedgerWriter, Int) throws(LedgerError) -> AppendResult)] = [
-            ("recordProgress", water, { w, v throws(LedgerError) in try w.recordProgress(water, amount: Amount(1), expectedVersion: v, now: now) }),
+            (
+                "recordProgress", water,
+                { w, v throws(LedgerError) in try w.recordProgress(water, amount: Amount(1), expectedVersion: v, now: now) }
+            ),
             ("recordCompletion", call, { w, v throws(LedgerError) in try w.recordCompletion(call, expectedVersion: v, now: now) }),
             ("removeEntry", water, { w, v throws(LedgerError) in try w.removeEntry(entry, of: water, expectedVersion: v, now: now) }),
             ("editGoal", water, { w, v throws(LedgerError) in try w.editGoal(water, title: "Drink", expectedVersion: v, now: now) }),
@@ -122,12 +130,18 @@ struct FieldGuardTests {
         guard case .object(let members) = try JSONParser.parse(Array(try JSONEncoder().encode(goal))) else {
             throw LedgerError(.internal, "a goal is not an object")
         }
-        let old = try JSONDecoder().decode(Goal.self, from: Data(try JSONWriter.string(.object(members.filter { $0.0 != "versions" })).utf8))
+        let old = try JSONDecoder().decode(
+            Goal.self, from: Data(try JSONWriter.string(.object(members.filter { $0.0 != "versions" })).utf8))
         #expect(old.version(of: .title) == .neverWritten)
-        #expect(ledgerError { _ = try s.writing { w in try w.editGoal(water, title: "X", ifUnchangedSince: [.title: old.version(of: .title)], now: now) } }?
+        #expect(
+            ledgerError {
+                _ = try s.writing { w in try w.editGoal(water, title: "X", ifUnchangedSince: [.title: old.version(of: .title)], now: now) }
+            }?
             .reason == .fieldVersionConflict(goal: water, field: .title))
         // A version that is no event id is refused, naming where it is.
-        let bad = Data(try JSONWriter.string(.object(members.map { $0.0 == "versions" ? ($0.0, .object([("title", .string("yesterday"))])) : $0 })).utf8)
+        let bad = Data(
+            try JSONWriter.string(.object(members.map { $0.0 == "versions" ? ($0.0, .object([("title", .string("yesterday"))])) : $0 }))
+                .utf8)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Goal.self, from: bad) }
         do {
             _ = try JSONDecoder().decode(Goal.self, from: bad)
