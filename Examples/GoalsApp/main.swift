@@ -74,6 +74,7 @@ func shown(_ error: LedgerError) -> String {
     switch error.reason {
     case .peerUnreachable?: return "Offline. Your changes are saved and will sync later."
     case .versionConflict?: return "Someone changed this goal meanwhile. Here is the latest."
+    case .fieldVersionConflict(_, let field)?: return "Someone changed this goal's \(field.rawValue) meanwhile. Here is the latest."
     default: return [error.localizedDescription, error.failureReason, error.recoverySuggestion].compactMap { $0 }.joined(separator: " ")
     }
 }
@@ -219,6 +220,17 @@ func runExample() async throws {
     } else {
         check(false, "a stale expected version carries its reason")
     }
+    // A guard on the title alone: progress logged meanwhile does not stop the edit, another
+    // title edit does.
+    let titleRead = try await phone.read { try $0.goal(water, now: now) }?.goal.version(of: .title) ?? .neverWritten
+    _ = try await phone.write { try $0.recordProgress(water, amount: one, now: now) }
+    _ = try await phone.write { try $0.editGoal(water, title: "Water", ifUnchangedSince: [.title: titleRead], now: now) }
+    let titleStale = await failure("an edit of a title changed since it was read") { () async throws in
+        _ = try await phone.write { try $0.editGoal(water, title: "Drink more", ifUnchangedSince: [.title: titleRead], now: now) }
+    }
+    check(
+        titleStale?.reason == .fieldVersionConflict(goal: water, field: .title),
+        "a guarded field changed since is a conflict of that field")
     let missing = await failure("a missing store") { () async throws in _ = try LedgerStore.open(at: directory + "/nowhere") }
     check(missing?.code == .store && missing?.reason == .noStore(path: directory + "/nowhere"), "a missing store says so")
     // The laptop is revoked by the phone: it learns so and writes nothing more.

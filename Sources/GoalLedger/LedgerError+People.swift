@@ -30,6 +30,12 @@ extension LedgerError: LocalizedError {
                 "This goal was changed meanwhile.", "The goal changed since it was shown (on another screen or another device).",
                 "Look at the goal as it is now, then make the change again."
             )
+        case .fieldVersionConflict(_, let field)?:
+            let noun = FieldError.noun(of: field.rawValue)
+            return (
+                "The \(noun) was changed meanwhile.", "The \(noun) changed since it was shown (on another screen or another device).",
+                "Look at the \(noun) as it is now, then make the change again."
+            )
         case .noStore?:
             return ("The goals could not be found.", "There is no goals data in the expected place.", "Set up this device, or restore a backup.")
         case .storeExists?:

@@ -68,6 +68,8 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case unknownGoal(goal: UUID, index: Int, line: Int?)
         /// A goal was not at the expected version.
         case versionConflict(goal: UUID, expected: Int, actual: Int)
+        /// A guarded field of a goal was written since its version was read.
+        case fieldVersionConflict(goal: UUID, field: GoalField)
         /// This store's device was revoked after sequence `after`.
         case deviceRevoked(device: String, after: UInt64)
         /// The store's signing key is not one the ledger's trust gives `device`.
@@ -108,6 +110,10 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         /// `goal` was at version `actual`, not `expected`. Nothing was written. (Code: version
         /// conflict.)
         case versionConflict(goal: UUID, expected: Int, actual: Int)
+        /// `field` of `goal` no longer held the write the edit's guard named (``FieldVersion``):
+        /// another write changed it since it was read. Nothing was written. (Code: version
+        /// conflict.)
+        case fieldVersionConflict(goal: UUID, field: GoalField)
         /// No store at `path`. (Code: store.)
         case noStore(path: String)
         /// A ledger store already exists at `path`, so none was created there; nothing was
@@ -180,6 +186,7 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case .invalidEvent(let field, let index, let line)?: .invalidEvent(field: field, index: index, line: line)
         case .unknownGoal(let goal, let index, let line)?: .unknownGoal(goal: goal, index: index, line: line)
         case .versionConflict(let goal, let expected, let actual)?: .versionConflict(goal: goal, expected: expected, actual: actual)
+        case .fieldVersionConflict(let goal, let field)?: .fieldVersionConflict(goal: goal, field: field)
         case .deviceRevoked(let device, let after)?: .deviceRevoked(device: device, after: after)
         case .signerNotTrusted(let device)?: .signerNotTrusted(device: device)
         case .restoredFromBackup(let device)?: .restoredFromBackup(device: device)

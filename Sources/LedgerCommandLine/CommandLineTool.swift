@@ -103,8 +103,8 @@ public enum CommandLineTool {
             LedgerError(error.code, error.message + " (make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
         case .restoredFromBackup?:
             LedgerError(error.code, error.message + " (run `ledger \(SyncCommand.spec.name)` with another device or the hub)", situation: error.situation)
-        case .invalidEvent?, .unknownGoal?, .versionConflict?, .peerUnreachable?, .centerFailed?, .storeExists?, .serviceRefused?,
-            .deviceNotEnrolled(_, _, byService: true)?, nil:
+        case .invalidEvent?, .unknownGoal?, .versionConflict?, .fieldVersionConflict?, .peerUnreachable?, .centerFailed?, .storeExists?,
+            .serviceRefused?, .deviceNotEnrolled(_, _, byService: true)?, nil:
             error
         }
     }

@@ -144,4 +144,44 @@ actor InMemoryCenter: ReminderCenter {
         held.append(request)
     }
     func removePendingRequests(withIdentifiers ids: [String]) async throws { held.removeAll { ids.contains($0.id) } }
+    /// The article's live values (any read observed) and its edit guarded on the title alone.
+    @Test func theArticlesLiveValuesAndGuardedEdit() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-screen-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let morning = Instant(Date(timeIntervalSince1970: 1_793_606_400))  // 2026-11-02T07:00:00Z
+        let store = try LedgerStore.create(at: dir + "/store", device: "phone")
+        let water = try await store.write { writer in
+            try writer.createGoal(
+                title: "Drink water", cadence: .daily, progress: .measurable(target: try .target(2), unit: "l"), tags: ["health"],
+                now: morning)
+        }
+
+        // Keep the screen live: any read, observed.
+        let health = store.observe { snapshot in
+            try snapshot.goals(now: morning, includingEntries: false).filter { $0.goal.tags.contains("health") }.count
+        }
+        var counts = health.makeAsyncIterator()
+        #expect(try await counts.next() == 1)
+
+        // Edit without overwriting another edit: progress logged meanwhile does not stop it.
+        let shown = try #require(try await store.read { try $0.goal(water, now: morning) }).goal
+        let one = try Amount(1)
+        try await store.write { try $0.recordProgress(water, amount: one, now: morning) }
+        try await store.write { writer in
+            try writer.editGoal(water, title: "Water", ifUnchangedSince: [.title: shown.version(of: .title)], now: morning)
+        }
+        #expect(try await store.read { try $0.goal(water) }?.title == "Water")
+        do {
+            try await store.write { writer in
+                try writer.editGoal(water, title: "Juice", ifUnchangedSince: [.title: shown.version(of: .title)], now: morning)
+            }
+            Issue.record("an edit of a title changed since it was read was written")
+        } catch let error as LedgerError {
+            #expect(error.code == .versionConflict && error.reason == .fieldVersionConflict(goal: water, field: .title))
+        }
+        try await store.write { writer in
+            try writer.addTag("health", to: try writer.createGoal(title: "Walk", now: morning), now: morning)
+        }
+        #expect(try await counts.next() == 2)
+    }
 }

@@ -4,14 +4,15 @@ import LedgerCommandLine
 import Testing
 
 /// An encoded `GoalSnapshot` is what `ledger goals --json` and `ledger show --json` print for the
-/// same goal at the same moment, with each entry's clock (`hlc`) added.
+/// same goal at the same moment, with each entry's clock (`hlc`) and the goal's field versions
+/// (`versions`) added.
 struct SnapshotJSONFormTests {
-    /// `json` without the `hlc` members of entries, with every object's members in key order
-    /// (JSON objects are unordered).
+    /// `json` without the `hlc` members of entries and the goals' `versions`, with every
+    /// object's members in key order (JSON objects are unordered).
     func withoutClocks(_ json: JSONValue) -> JSONValue {
         switch json {
         case .object(let members):
-            return .object(members.filter { $0.0 != "hlc" }.map { ($0.0, withoutClocks($0.1)) }.sorted { $0.0 < $1.0 })
+            return .object(members.filter { $0.0 != "hlc" && $0.0 != "versions" }.map { ($0.0, withoutClocks($0.1)) }.sorted { $0.0 < $1.0 })
         case .array(let items): return .array(items.map(withoutClocks))
         default: return json
         }

@@ -29,6 +29,8 @@ public struct Goal: Hashable, Sendable, Identifiable {
     public var isDeleted: Bool
     /// Live entries in canonical order.
     public var entries: [ProgressEntry]
+    /// The version of each editable field as read (``version(of:)``).
+    var fieldVersions: [GoalField: FieldVersion] = [:]
 }
 
 extension GoalState {
@@ -37,6 +39,7 @@ extension GoalState {
         guard exists else { return nil }
         var goal = Goal(id: id, progressKind: kind, tags: tags, entries: entries)
         for register in GoalRegister.allCases { goal.take(register, from: self) }
+        goal.fieldVersions = fieldVersions
         return goal
     }
 }

@@ -312,7 +312,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// ``write(_:)-9fstg`` off the caller's actor, on the store's writer queue: the writes of one store
     /// run one after another in the order they were called, while the caller's actor (the main
-    /// actor of a screen) goes on. An observer (``observeGoals(now:includingDeleted:otherProcesses:)``)
+    /// actor of a screen) goes on. An observer (``observe(refreshAtDayChange:otherProcesses:_:)``)
     /// sees each write once it is committed.
     ///
     ///     Button("Done") { Task { try await store.write { try $0.recordCompletion(goal) } } }

@@ -36,3 +36,17 @@ public struct DeviceCalendar: Equatable, Sendable {
     /// The local day of `instant` in this calendar's zone.
     public func day(of instant: Instant) -> Day { instant.day(in: timeZone) }
 }
+
+extension DeviceCalendar {
+    /// The first instant of the local day after `instant`'s in this calendar's zone: its
+    /// midnight, or where a time change skips midnight, the first instant of that day. Nil past
+    /// the moments views are computed at (``Instant/supportedNow``).
+    public func startOfNextDay(after instant: Instant) -> Instant? {
+        guard Instant.supportedNow.contains(instant) else { return nil }
+        let today = day(of: instant)
+        let next = localInstant(day: Day(daysSinceEpoch: today.daysSinceEpoch + 1), hour: 0, minute: 0, timeZone: timeZone)
+        // A zone's offset changes by hours, never by days, so `next` is after `instant`; the
+        // check keeps a malformed zone database from making a sleeper spin.
+        return next > instant ? next : nil
+    }
+}

@@ -11,7 +11,20 @@ import Foundation
 
 /// The members of a goal's JSON form, and a snapshot's `view`.
 enum GoalCodingKeys: String, CodingKey {
-    case id, title, details, cadence, targetDate, progress, reminder, tags, deleted, entries, view
+    case id, title, details, cadence, targetDate, progress, reminder, tags, deleted, entries, versions, view
+}
+
+/// The members of a goal's `versions`: its editable fields.
+struct GoalFieldCodingKey: CodingKey {
+    let field: GoalField
+    init(_ field: GoalField) { self.field = field }
+    init?(stringValue: String) {
+        guard let field = GoalField(rawValue: stringValue) else { return nil }
+        self.field = field
+    }
+    init?(intValue: Int) { nil }
+    var stringValue: String { field.rawValue }
+    var intValue: Int? { nil }
 }
 
 /// The members of a goal's `progress`.
@@ -41,7 +54,11 @@ enum GoalReminderCodingKeys: String, CodingKey {
 ///   only when another device's edit wrote one, which the command line does not print);
 /// - `progress.target` of a measurable goal is null when the goal has none (a goal the ledger
 ///   folds always has one; the command line would print 0);
-/// - each entry's `hlc` (see ``ProgressEntry``).
+/// - each entry's `hlc` (see ``ProgressEntry``);
+/// - `versions`, after `entries`: each editable field's ``FieldVersion`` (`{"title": "6F1C…",
+///   "details": "6F1C…", …}`, the id of the event whose write the field holds), so that a cached
+///   goal can still guard an edit. Decoding takes it when present; a goal without it has no
+///   versions (``Goal/version(of:)``).
 ///
 /// Decoding requires every key of the form (`details`, `targetDate`, `reminder` and, for a
 /// measurable goal, `progress.target` and `progress.unit` as null when there is no value) and
@@ -83,6 +100,13 @@ extension Goal: Codable {
             }
         }
         entries = try c.decode([ProgressEntry].self, forKey: .entries)
+        if c.contains(.versions), try !c.decodeNil(forKey: .versions) {
+            // Fields this version does not know are left out, as unknown keys are.
+            let v = try c.nestedContainer(keyedBy: GoalFieldCodingKey.self, forKey: .versions)
+            for field in GoalField.allCases where v.contains(GoalFieldCodingKey(field)) {
+                fieldVersions[field] = try v.decode(FieldVersion.self, forKey: GoalFieldCodingKey(field))
+            }
+        }
     }
 
     /// Reads `register`'s member of `c` (of `progress`, for a register placed there), checked by
@@ -152,6 +176,12 @@ extension Goal: Codable {
             }
         }
         try c.encode(entries, forKey: .entries)
+        if !fieldVersions.isEmpty {
+            var v = c.nestedContainer(keyedBy: GoalFieldCodingKey.self, forKey: .versions)
+            for field in GoalField.allCases {
+                if let version = fieldVersions[field] { try v.encode(version, forKey: GoalFieldCodingKey(field)) }
+            }
+        }
     }
 
     /// Writes `register`'s member into `c` (into `progress`, for a register placed there): a

@@ -92,6 +92,7 @@ struct ErrorPeopleTextTests {
         let key = [UInt8](repeating: 0xAB, count: 32)
         let reasons: [LedgerError] = [
             LedgerError(.versionConflict, "goal \(goal.uuidString) is at version 3, expected 2", situation: .versionConflict(goal: goal, expected: 2, actual: 3)),
+            LedgerError(.versionConflict, "goal \(goal.uuidString): title", situation: .fieldVersionConflict(goal: goal, field: .title)),
             LedgerError.noStore(at: path),
             LedgerError(.store, "a ledger store already exists at \(path)", situation: .storeExists(path: path)),
             LedgerError(.store, "device watch is not enrolled", situation: .deviceNotEnrolled(device: "watch", publicKey: key)),
@@ -117,6 +118,6 @@ struct ErrorPeopleTextTests {
             #expect(error.description == error.message)
         }
         // Reasons an app tells apart read differently to people too.
-        #expect(headlines.count >= 14)
+        #expect(headlines.count >= 15)
     }
 }

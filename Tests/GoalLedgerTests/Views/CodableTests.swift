@@ -102,7 +102,12 @@ struct CodableTests {
             guard case .object(var members) = try JSONParser.parse(Array(try Self.encode(row))) else {
                 throw LedgerError(.internal, "a snapshot is not an object")
             }
-            // The one added key: each entry's clock, as sixteen hex digits.
+            // The added keys: each field's version, the id of the event that wrote it ...
+            let v = try #require(members.firstIndex { $0.0 == "versions" })
+            let versions = JSONValue.object(GoalField.allCases.map { ($0.rawValue, .string(state.version(of: $0).description)) })
+            #expect(Self.sorted(members[v].1) == Self.sorted(versions))
+            members.remove(at: v)
+            // ... and each entry's clock, as sixteen hex digits.
             let i = try #require(members.firstIndex { $0.0 == "entries" })
             guard case .array(let entries) = members[i].1 else { throw LedgerError(.internal, "entries are not an array") }
             var withoutClocks: [JSONValue] = []
