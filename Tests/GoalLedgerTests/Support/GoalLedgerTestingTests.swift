@@ -58,7 +58,7 @@ import Testing
 
         let laptop = try ledger.device("laptop", now: now)
         try laptop.recordCompletion(read, completed: false, now: now)
-        _ = try ledger.store.sync(with: laptop)
+        _ = try await ledger.store.sync(with: laptop)
         #expect(try ledger.store.digest() == laptop.digest())
         #expect(try ledger.store.goal(read, now: now)?.view.completed == false)
 
