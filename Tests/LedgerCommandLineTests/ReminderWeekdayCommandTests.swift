@@ -26,8 +26,14 @@ struct ReminderWeekdayCommandTests {
         #expect(f.run(["show", Self.swim]).stdout.contains("\n  reminder  08:15 Saturday\n"))
         #expect(f.run(["show", Self.read]).stdout.contains("\n  reminder  08:15\n"))
         let replay = f.run(["replay", "--json"]).stdout
-        #expect(replay.contains(#""title":"Swim","details":null,"cadence":"weekly","targetDate":null,"progress":{"kind":"outcome"},"reminder":{"hour":8,"minute":15,"weekday":7}"#))
-        #expect(replay.contains(#""title":"Read","details":null,"cadence":"weekly","targetDate":null,"progress":{"kind":"outcome"},"reminder":{"hour":8,"minute":15},"tags""#))
+        #expect(
+            replay.contains(
+                #""title":"Swim","details":null,"cadence":"weekly","targetDate":null,"progress":{"kind":"outcome"},"reminder":{"hour":8,"minute":15,"weekday":7}"#
+            ))
+        #expect(
+            replay.contains(
+                #""title":"Read","details":null,"cadence":"weekly","targetDate":null,"progress":{"kind":"outcome"},"reminder":{"hour":8,"minute":15},"tags""#
+            ))
         let log = f.run(["log", "--json"]).stdout
         #expect(log.contains(#""reminder":{"hour":8,"minute":15,"weekday":7}"#))
     }
@@ -39,10 +45,11 @@ struct ReminderWeekdayCommandTests {
             Issue.record("no requests")
             return
         }
-        let byGoal = Dictionary(uniqueKeysWithValues: requests.compactMap { r -> (String, JSONValue)? in
-            guard case .string(let g)? = r["goal"] else { return nil }
-            return (g, r)
-        })
+        let byGoal = Dictionary(
+            uniqueKeysWithValues: requests.compactMap { r -> (String, JSONValue)? in
+                guard case .string(let g)? = r["goal"] else { return nil }
+                return (g, r)
+            })
         #expect(byGoal[Self.swim]?["trigger"]?["components"]?["weekday"] == .number(7))
         #expect(byGoal[Self.swim]?["nextFireAt"] == .string("2026-06-13T06:15:00Z"))
         #expect(byGoal[Self.read]?["trigger"]?["components"]?["weekday"] == .number(2))

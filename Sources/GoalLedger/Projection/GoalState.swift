@@ -295,8 +295,8 @@ public struct GoalState: Equatable, Sendable {
             deletion.offer(false, s)
             deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
         case .reminderSet(let p):
-            reminder.offer(
-                ReminderTime(unchecked: p.hour ?? ReminderTime.default.hour, p.minute ?? ReminderTime.default.minute, weekday: p.weekday), s)
+            let (hour, minute) = (p.hour ?? ReminderTime.default.hour, p.minute ?? ReminderTime.default.minute)
+            reminder.offer(ReminderTime(unchecked: hour, minute, weekday: p.weekday), s)
             reminderDevices.offer(p.devices, s)
         case .reminderCleared:
             reminder.offer(nil, s)

@@ -84,7 +84,10 @@ struct ReminderWeekdayPlanTests {
         #expect(monday.id == "goal-reminder-00000000-0000-4000-8000-000000000002")
         #expect(monday.trigger == calendarTrigger(weekday: 2, 8, 15, repeats: true))
         #expect(monday.nextFireAt == instant("2026-06-15T12:15:00Z"))
-        #expect(fires(goal, window("America/New_York", firstWeekday: 2, days: 7), now: "2026-06-10T12:00:00Z") == ["20260615": "2026-06-15T12:15:00Z"])
+        #expect(
+            fires(goal, window("America/New_York", firstWeekday: 2, days: 7), now: "2026-06-10T12:00:00Z") == [
+                "20260615": "2026-06-15T12:15:00Z"
+            ])
         // Its facts print as they always did: no `weekday` member.
         #expect(try JSONWriter.string(goal.state.json).contains(#""reminder":{"hour":8,"minute":15},"tags""#))
     }
@@ -120,7 +123,9 @@ struct ReminderWeekdayPlanTests {
         var goal = ReminderGoal(cadence: .weekly, reminder: saturday)
         goal.apply(.reminderSet(ReminderSet(goal: goal.id, hour: 8, minute: 15)))
         #expect(goal.state.reminder?.value == hm(8, 15))
-        #expect(try next(goal, repeating("UTC", firstWeekday: 2), now: "2026-06-10T12:00:00Z").trigger == calendarTrigger(weekday: 2, 8, 15, repeats: true))
+        #expect(
+            try next(goal, repeating("UTC", firstWeekday: 2), now: "2026-06-10T12:00:00Z").trigger
+                == calendarTrigger(weekday: 2, 8, 15, repeats: true))
     }
 }
 
@@ -218,7 +223,9 @@ struct ReminderWeekdayStoreTests {
         let before = try t.store.digest()
         let set = #"{"type":"reminderSet","goal":"\#(goal.uuidString)",\#(member)}"#
         let create = #"{"type":"goalCreated","goal":"\#(goalID(8).uuidString)","title":"Run","cadence":"weekly","reminder":{\#(member)}}"#
-        for (line, field) in [(set, message), (create, message.replacingOccurrences(of: #"field "weekday""#, with: #"field "reminder.weekday""#))] {
+        for (line, field) in [
+            (set, message), (create, message.replacingOccurrences(of: #"field "weekday""#, with: #"field "reminder.weekday""#)),
+        ] {
             let error = ledgerError { try t.store.append([try EventDraft(line: line, number: 3)], now: now) }
             #expect(error?.message.hasPrefix("line 3: " + field) == true, "\(error?.message ?? "accepted")")
         }
@@ -235,7 +242,11 @@ struct ReminderWeekdayStoreTests {
         #expect(typed?.message == #"event 1 of the batch: field "weekday": must be between 1 and 7, got 9"#)
         let created = ledgerError {
             try t.store.append(
-                [EventDraft(payload: .goalCreated(GoalCreated(goal: goalID(9), title: "Run", reminder: ReminderTime(unchecked: 8, 0, weekday: -1))))],
+                [
+                    EventDraft(
+                        payload: .goalCreated(
+                            GoalCreated(goal: goalID(9), title: "Run", reminder: ReminderTime(unchecked: 8, 0, weekday: -1))))
+                ],
                 now: now)
         }
         #expect(created?.message == #"event 1 of the batch: field "reminder.weekday": must be between 1 and 7, got -1"#)
@@ -243,7 +254,8 @@ struct ReminderWeekdayStoreTests {
 
     @Test func theTypedCallsCarryTheWeekday() throws {
         let t = try TemporaryStore()
-        let swim = try t.store.createGoal(title: "Swim", cadence: .weekly, reminder: try ReminderTime(weekday: 7, hour: 8, minute: 15), now: now)
+        let swim = try t.store.createGoal(
+            title: "Swim", cadence: .weekly, reminder: try ReminderTime(weekday: 7, hour: 8, minute: 15), now: now)
         #expect(try t.store.goal(swim)?.reminder?.weekday == 7)
         try t.store.setReminder(swim, at: try ReminderTime(weekday: 3, hour: 18, minute: 0), now: now)
         #expect(try t.store.goal(swim)?.reminder == (try ReminderTime(weekday: 3, hour: 18, minute: 0)))
@@ -265,13 +277,16 @@ struct ReminderWeekdayStoreTests {
         for (i, line) in lines.enumerated() {
             let draft = try EventDraft(line: line, number: 1)
             let event = Event(
-                id: goalID(100 + i), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1_000, counter: 0), at: Instant(milliseconds: 1_000),
+                id: goalID(100 + i), origin: "phone", sequence: 1, hlc: HLC(milliseconds: 1_000, counter: 0),
+                at: Instant(milliseconds: 1_000),
                 schema: 2, payload: draft.payload)
             let decoded = try EventCodec.decode(EventCodec.encode(event))
             #expect(decoded == event)
             #expect(EventCodec.encode(decoded) == EventCodec.encode(event))
             let printed = try JSONWriter.string(decoded.json())
-            #expect(printed.contains(i == 0 ? #""reminder":{"hour":8,"minute":15,"weekday":7,"devices":["phone"]}"# : #""minute":0,"weekday":1"#))
+            #expect(
+                printed.contains(
+                    i == 0 ? #""reminder":{"hour":8,"minute":15,"weekday":7,"devices":["phone"]}"# : #""minute":0,"weekday":1"#))
         }
     }
 
@@ -286,11 +301,14 @@ struct ReminderWeekdayStoreTests {
         let id = goal.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let envelope = id + "0000000003e80000" + "d00f" + "01" + "0570686f6e65" + "02"
         // reminderSet: presence bit 16 (after hour 1, minute 2, replaces 4, devices 8), the weekday last.
-        #expect(record(.reminderSet(ReminderSet(goal: goal, hour: 18, minute: 0, weekday: 7))) == envelope + "05" + "13" + id + "12" + "00" + "07")
+        #expect(
+            record(.reminderSet(ReminderSet(goal: goal, hour: 18, minute: 0, weekday: 7))) == envelope + "05" + "13" + id + "12" + "00"
+                + "07")
         #expect(record(.reminderSet(ReminderSet(goal: goal, hour: 18, minute: 0))) == envelope + "05" + "03" + id + "12" + "00")
         // goalCreated: presence bit 128, the weekday right after the reminder's time.
         #expect(
-            record(.goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .weekly, reminder: ReminderTime(unchecked: 7, 30, weekday: 6))))
+            record(
+                .goalCreated(GoalCreated(goal: goal, title: "Run", cadence: .weekly, reminder: ReminderTime(unchecked: 7, 30, weekday: 6))))
                 == envelope + "01" + "9001" + id + "0352756e" + "02" + "00" + "071e06" + "00")
         // A weekday without a reminder is a damaged record, refused, never folded.
         let forged = forgedCreation(flags: [0x80, 0x01])
@@ -324,7 +342,9 @@ struct ReminderWeekdayStoreTests {
     @Test func theWeekdayCountsInTheDigestOnlyWhenChosen() throws {
         let t = try TemporaryStore()
         try t.store.append(
-            try drafts([#"{"type":"goalCreated","goal":"\#(goal.uuidString)","title":"Swim","cadence":"weekly","reminder":{"hour":8,"minute":15}}"#]),
+            try drafts([
+                #"{"type":"goalCreated","goal":"\#(goal.uuidString)","title":"Swim","cadence":"weekly","reminder":{"hour":8,"minute":15}}"#
+            ]),
             now: now)
         let plain = try t.store.digest()
         #expect(plain == (try DigestTests.reference(try t.store.replay())))
