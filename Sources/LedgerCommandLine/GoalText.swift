@@ -28,6 +28,12 @@ enum GoalText {
         return s
     }
 
+    /// The English name of weekday `n` (1 = Sunday); the number itself outside 1…7.
+    static func weekdayName(_ n: Int) -> String {
+        let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        return (1...7).contains(n) ? names[n - 1] : "weekday \(n)"
+    }
+
     static func detail(_ g: GoalState, _ v: GoalView) -> [String] {
         var lines = ["\(g.title?.value ?? "")", "  id        \(g.id.uuidString)"]
         if let d = g.details?.value ?? nil { lines.append("  details   \(d)") }
@@ -40,7 +46,9 @@ enum GoalText {
             lines.append("  measure   outcome")
         }
         if let r = g.reminder?.value ?? nil {
-            lines.append("  reminder  \(r.hour < 10 ? "0" : "")\(r.hour):\(r.minute < 10 ? "0" : "")\(r.minute)")
+            // A chosen weekday is named after the time; a reminder without one prints as before.
+            let weekday = r.weekday.map { " " + weekdayName($0) } ?? ""
+            lines.append("  reminder  \(r.hour < 10 ? "0" : "")\(r.hour):\(r.minute < 10 ? "0" : "")\(r.minute)\(weekday)")
         } else {
             lines.append("  reminder  off")
         }

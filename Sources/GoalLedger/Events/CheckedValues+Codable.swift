@@ -22,11 +22,12 @@ extension Amount: Codable {
     }
 }
 
-/// A reminder time encodes as `{"hour","minute"}`; decoding refuses, naming the key, an hour
-/// outside 0…23 or a minute outside 0…59.
+/// A reminder time encodes as `{"hour","minute","weekday"?}` (`weekday` only when chosen);
+/// decoding refuses, naming the key, an hour outside 0…23, a minute outside 0…59 or a weekday
+/// outside 1…7.
 extension ReminderTime: Codable {
     enum CodingKeys: String, CodingKey {
-        case hour, minute
+        case hour, minute, weekday
     }
 
     public init(from decoder: any Decoder) throws {
@@ -35,24 +36,32 @@ extension ReminderTime: Codable {
     }
 
     /// The time in `c`, whose other keys (a goal's reminder has `devices`) are the caller's.
-    init<K: CodingKey>(from c: KeyedDecodingContainer<K>, hour: K, minute: K) throws {
+    init<K: CodingKey>(from c: KeyedDecodingContainer<K>, hour: K, minute: K, weekday: K) throws {
         let h = try c.decode(Int.self, forKey: hour)
         let m = try c.decode(Int.self, forKey: minute)
+        let w = try c.decodeIfPresent(Int.self, forKey: weekday)
         do throws(FieldError) {
-            self = try ReminderTime(hour: h, minute: m)
+            self = try ReminderTime(weekday: w, hour: h, minute: m)
         } catch {
-            throw DecodingError.ledgerField(c.codingPath + [error.field == "minute" ? minute : hour], error)
+            let key = [("minute", minute), ("weekday", weekday)].first { $0.0 == error.field }?.1 ?? hour
+            throw DecodingError.ledgerField(c.codingPath + [key], error)
         }
     }
 
     private init(from c: KeyedDecodingContainer<CodingKeys>) throws {
-        try self.init(from: c, hour: .hour, minute: .minute)
+        try self.init(from: c, hour: .hour, minute: .minute, weekday: .weekday)
+    }
+
+    /// Writes `hour`, `minute` and, when chosen, `weekday` into `c`.
+    func encodeMembers<K: CodingKey>(into c: inout KeyedEncodingContainer<K>, hour: K, minute: K, weekday: K) throws {
+        try c.encode(self.hour, forKey: hour)
+        try c.encode(self.minute, forKey: minute)
+        try c.encodeIfPresent(self.weekday, forKey: weekday)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(hour, forKey: .hour)
-        try c.encode(minute, forKey: .minute)
+        try encodeMembers(into: &c, hour: .hour, minute: .minute, weekday: .weekday)
     }
 }
 

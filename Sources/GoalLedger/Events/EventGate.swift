@@ -188,11 +188,12 @@ enum FieldRules {
         }
     }
 
-    /// A reminder time: hour 0 to 23, minute 0 to 59; `prefix` is the time's path in the JSON
-    /// form (`reminder.` in a creation, empty in a `reminderSet`).
-    static func time(hour: Int?, minute: Int?, prefix: String) throws(FieldError) {
+    /// A reminder time: hour 0 to 23, minute 0 to 59, weekday 1 to 7 (1 = Sunday); `prefix` is
+    /// the time's path in the JSON form (`reminder.` in a creation, empty in a `reminderSet`).
+    static func time(hour: Int?, minute: Int?, weekday: Int? = nil, prefix: String) throws(FieldError) {
         if let hour { try integer(hour, in: 0...23, field: prefix + "hour") }
         if let minute { try integer(minute, in: 0...59, field: prefix + "minute") }
+        if let weekday { try integer(weekday, in: 1...7, field: prefix + "weekday") }
     }
 
     /// A time zone identifier as the IANA database spells them (`Europe/Berlin`, `UTC`,

@@ -295,7 +295,8 @@ public struct GoalState: Equatable, Sendable {
             deletion.offer(false, s)
             deletionHeads[e.origin] = max(deletionHeads[e.origin] ?? 0, e.sequence)
         case .reminderSet(let p):
-            reminder.offer(ReminderTime(unchecked: p.hour ?? ReminderTime.default.hour, p.minute ?? ReminderTime.default.minute), s)
+            let (hour, minute) = (p.hour ?? ReminderTime.default.hour, p.minute ?? ReminderTime.default.minute)
+            reminder.offer(ReminderTime(unchecked: hour, minute, weekday: p.weekday), s)
             reminderDevices.offer(p.devices, s)
         case .reminderCleared:
             reminder.offer(nil, s)
@@ -426,7 +427,8 @@ extension GoalState {
             return RegisterCell(value: v, json: measurable ? v : nil)
         case .reminder:
             guard let time = reminder?.value ?? nil else { return RegisterCell(value: .null, json: .null) }
-            let m: [(String, JSONValue)] = [("hour", .number(Double(time.hour))), ("minute", .number(Double(time.minute)))]
+            // `weekday` only when chosen, so the facts of other goals print and hash as before.
+            let m = time.jsonMembers
             // Only routed reminders carry `devices`, so the facts of unrouted goals print as before.
             let devices = (reminderDevices?.value ?? nil).map { [("devices", JSONValue.array($0.map { .string($0) }))] } ?? []
             return RegisterCell(value: .object(m), json: .object(m + devices))
@@ -463,9 +465,11 @@ extension GoalState {
         case .reminder:
             return put(reminder) { t, w in
                 if let t {
-                    w.u8(1)
+                    // 1: a time; 2: a time and a weekday.
+                    w.u8(t.weekday == nil ? 1 : 2)
                     w.u8(UInt8(t.hour))
                     w.u8(UInt8(t.minute))
+                    if let weekday = t.weekday { w.u8(UInt8(truncatingIfNeeded: weekday)) }
                 } else {
                     w.u8(0)
                 }
@@ -484,7 +488,15 @@ extension GoalState {
         case .targetDate: targetDate = Register(try r.u8() == 1 ? try r.day() : nil, s)
         case .target: target = Register(try r.u8() == 1 ? try r.amount() : nil, s)
         case .unit: unit = Register(try ProjectionCodec.optionalString(&r), s)
-        case .reminder: reminder = Register(try r.u8() == 1 ? ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) : nil, s)
+        case .reminder:
+            let form = try r.u8()
+            guard form <= 2 else { throw RecordDecodingError(reason: "unknown reminder form \(form)") }
+            guard form != 0 else {
+                reminder = Register(nil, s)
+                return
+            }
+            let (hour, minute) = (Int(try r.u8()), Int(try r.u8()))
+            reminder = Register(ReminderTime(unchecked: hour, minute, weekday: form == 2 ? Int(try r.u8()) : nil), s)
         case .deleted: deletion = Register(try r.u8() == 1, s)
         }
     }

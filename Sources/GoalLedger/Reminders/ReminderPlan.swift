@@ -118,6 +118,15 @@ public struct ReminderPlan: Equatable, Sendable {
             timeZone = calendar.timeZone
         }
 
+        /// The weekday a weekly reminder falls on: the one chosen with its time, else the
+        /// device's first weekday. Its days are the period starts of weeks that begin on it,
+        /// which is how both strategies find them (other cadences do not read it).
+        func reminderWeekday(_ facts: ReminderFacts) -> Int {
+            // A stored value the gate let through is 1…7; anything else falls back, never traps.
+            guard let chosen = facts.time.weekday, (1...7).contains(chosen) else { return settings.firstWeekday }
+            return chosen
+        }
+
         func instant(_ day: Day, _ time: ReminderTime) -> Instant {
             let key = Int64(day.daysSinceEpoch) << 16 | Int64(time.hour * 60 + time.minute)
             if let known = instants.found[key] { return known }
@@ -151,7 +160,7 @@ public struct ReminderPlan: Equatable, Sendable {
             kind = .calendar(year: y, month: m, day: d, weekday: nil, hour: hour, minute: minute)
         case .daily: kind = .calendar(year: nil, month: nil, day: nil, weekday: nil, hour: hour, minute: minute)
         case .weekly:
-            kind = .calendar(year: nil, month: nil, day: nil, weekday: context.settings.firstWeekday, hour: hour, minute: minute)
+            kind = .calendar(year: nil, month: nil, day: nil, weekday: context.reminderWeekday(facts), hour: hour, minute: minute)
         case .monthly: kind = .calendar(year: nil, month: nil, day: 1, weekday: nil, hour: hour, minute: minute)
         case .yearly: kind = .calendar(year: nil, month: 1, day: 1, weekday: nil, hour: hour, minute: minute)
         }
@@ -182,9 +191,10 @@ public struct ReminderPlan: Equatable, Sendable {
     static func repeatingRequest(_ row: PendingRow, _ context: Context, now: Instant) -> NotificationRequest {
         let trigger = row.trigger!
         if let fireAt = row.fireAt { return request(row, id: row.id, trigger: trigger, fireAt: fireAt) }
-        // The trigger matches exactly the period starts of the cadence; the next one after `now`.
+        // The trigger matches exactly the period starts of the cadence (weeks starting on the
+        // reminder's weekday); the next one after `now`.
         let cadence = row.facts.cadence
-        let firstWeekday = context.settings.firstWeekday
+        let firstWeekday = context.reminderWeekday(row.facts)
         var day = cadence.periodStart(onOrAfter: context.calendar.day(of: now), firstWeekday: firstWeekday)!
         var fireAt = context.instant(day, row.facts.time)
         while fireAt <= now {
@@ -195,13 +205,15 @@ public struct ReminderPlan: Equatable, Sendable {
     }
 
     /// Dated requests for the local days today … today + windowDays − 1: one per period start in
-    /// the window (the target date for one-time goals), skipping instants at or before `now` and
-    /// periods already completed.
+    /// the window (the target date for one-time goals; a weekly goal's reminder weekday), skipping
+    /// instants at or before `now` and periods already completed.
     static func windowRequests(_ row: PendingRow, _ context: Context, now: Instant, periodCompleted: PeriodCompletion)
         -> [NotificationRequest]
     {
         let today = context.calendar.day(of: now)
-        let firstWeekday = context.settings.firstWeekday
+        // The days are matched against weeks starting on the reminder's weekday; completion is
+        // still of the goal's own period (the device's week), through `periodCompleted`.
+        let firstWeekday = context.reminderWeekday(row.facts)
         let cadence = row.facts.cadence
         var out: [NotificationRequest] = []
         for offset in 0..<max(0, context.settings.windowDays) {
@@ -214,8 +226,9 @@ public struct ReminderPlan: Equatable, Sendable {
             let fireAt = context.instant(day, row.facts.time)
             guard fireAt > now else { continue }
             if cadence != .once {
-                // Completion of the period that starts on `day`, seen from within that day (noon:
-                // clear of the night-time transitions). One-time goals were checked for eligibility.
+                // Completion of the period that contains `day` (it starts there, except for a weekly
+                // reminder on a chosen weekday), seen from within that day (noon: clear of the
+                // night-time transitions). One-time goals were checked for eligibility.
                 guard !periodCompleted(row, context.instant(day, ReminderTime(unchecked: 12, 0))) else { continue }
             }
             out.append(

@@ -63,12 +63,16 @@ extension LedgerStore {
     ) throws -> ReminderPlan {
         let context = ReminderPlan.Context(device)
         let today = context.calendar.day(of: now)
+        // A weekly reminder on a chosen weekday can fall inside a week that began before today:
+        // its completion counts that week's entries, up to six days back.
+        let weekStart = Cadence.weekly.period(containing: today, firstWeekday: context.settings.firstWeekday)?.start ?? today
         var cache: [UUID: GoalState] = [:]
         var failure: Error?
         let plan = ReminderPlan.plan(rows: rows, context, now: now) { row, within in
             do {
+                let from = row.facts.cadence == .weekly ? weekStart : today
                 return try PendingTable.periodCompleted(
-                    row, within: within, from: today, calendar: context.calendar, cache: &cache, txn, t, layout, rule: rule)
+                    row, within: within, from: from, calendar: context.calendar, cache: &cache, txn, t, layout, rule: rule)
             } catch {
                 failure = error
                 return false

@@ -91,12 +91,15 @@ extension LedgerWriter {
         try one(.goalRestored(GoalRegisterWrite(goal: goal)), expectedVersion, now: now)
     }
 
-    /// Sets or moves a goal's reminder; `devices` names the devices that notify (nil: every one).
+    /// Sets or moves a goal's reminder, on `time.weekday` for a weekly goal (nil: each device's
+    /// first weekday); `devices` names the devices that notify (nil: every one).
     @discardableResult
     public func setReminder(
         _ goal: UUID, at time: ReminderTime, devices: [String]? = nil, expectedVersion: Int? = nil, now: Instant = .systemNow
     ) throws(LedgerError) -> AppendResult {
-        try one(.reminderSet(ReminderSet(goal: goal, hour: time.hour, minute: time.minute, devices: devices)), expectedVersion, now: now)
+        try one(
+            .reminderSet(ReminderSet(goal: goal, hour: time.hour, minute: time.minute, weekday: time.weekday, devices: devices)),
+            expectedVersion, now: now)
     }
 
     /// Turns a goal's reminder off.

@@ -27,7 +27,8 @@ import LMDB
 /// The tables are updated by `StoredProjection.Batch` in the transaction of the append, import
 /// or rebuild chunk that changes them, and `verify` compares them with a fresh computation.
 enum PendingTable {
-    static let codecVersion: UInt8 = 1
+    /// 2: the facts carry the reminder's weekday (0: the device's first weekday).
+    static let codecVersion: UInt8 = 2
     /// The day key of schema-1 history writes: later than any real day.
     static let historyDay = UInt32.max
 
@@ -302,7 +303,8 @@ enum PendingTable {
     }
 
     /// Whether the period of `row`'s goal containing `within` is complete, from the entries dated
-    /// on or after `from` (the window's first day: a period in the window has no earlier entry).
+    /// on or after `from` (the first day of the window's first period that can hold a request:
+    /// such a period has no earlier entry).
     /// `cache` keeps each goal's entries for the rest of the read.
     static func periodCompleted(
         _ row: PendingRow, within: Instant, from: Day, calendar: DeviceCalendar, cache: inout [UUID: GoalState],
@@ -354,6 +356,7 @@ enum PendingTable {
         if let d = f.targetDate { w.day(d) }
         w.u8(UInt8(f.time.hour))
         w.u8(UInt8(f.time.minute))
+        w.u8(UInt8(truncatingIfNeeded: f.time.weekday ?? 0))
         if let devices = f.devices {
             w.u8(1)
             w.varint(UInt64(devices.count))
@@ -380,7 +383,8 @@ enum PendingTable {
         let title = try r.string()
         let cadence = try Cadence.decode(try r.u8(), "cadence")
         let targetDate = try r.u8() == 1 ? try r.day() : nil
-        let time = ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8()))
+        let (hour, minute, weekday) = (Int(try r.u8()), Int(try r.u8()), Int(try r.u8()))
+        let time = ReminderTime(unchecked: hour, minute, weekday: weekday == 0 ? nil : weekday)
         var devices: [String]?
         if try r.u8() == 1 {
             let n = try r.varint()

@@ -34,7 +34,7 @@ enum GoalProgressCodingKeys: String, CodingKey {
 
 /// The members of a goal's `reminder`.
 enum GoalReminderCodingKeys: String, CodingKey {
-    case hour, minute, devices
+    case hour, minute, weekday, devices
 }
 
 /// A goal encodes as the goal facts of the command line's JSON form (``GoalState/json``), keys in
@@ -43,10 +43,11 @@ enum GoalReminderCodingKeys: String, CodingKey {
 ///     {"id": "3C2E1B7A-…", "title": "Drink water", "details": null, "cadence": "daily",
 ///      "targetDate": "2026-12-31" | null,
 ///      "progress": {"kind": "outcome"} | {"kind": "measurable", "target": 2, "unit": "l" | null},
-///      "reminder": {"hour": 9, "minute": 0, "devices": ["phone"]} | null,
+///      "reminder": {"hour": 9, "minute": 0, "weekday": 7, "devices": ["phone"]} | null,
 ///      "tags": ["health"], "deleted": false, "entries": [ProgressEntry, …]}
 ///
-/// Ids are upper-case UUID strings, days `YYYY-MM-DD`; `reminder.devices` (``reminderDevices``)
+/// Ids are upper-case UUID strings, days `YYYY-MM-DD`; `reminder.weekday` (1 = Sunday) is present
+/// only when a weekday was chosen; `reminder.devices` (``reminderDevices``)
 /// is present only when the reminder is routed to some devices, and without a reminder there are
 /// none. Beyond the command line's form:
 ///
@@ -144,7 +145,7 @@ extension Goal: Codable {
             guard c.contains(.reminder) else { throw DecodingError.missing(.reminder, in: c) }
             if try !c.decodeNil(forKey: .reminder) {
                 let r = try c.nestedContainer(keyedBy: GoalReminderCodingKeys.self, forKey: .reminder)
-                reminder = try ReminderTime(from: r, hour: .hour, minute: .minute)
+                reminder = try ReminderTime(from: r, hour: .hour, minute: .minute, weekday: .weekday)
                 reminderDevices = try r.decodeIfPresent([String].self, forKey: .devices).map { list in
                     try r.check(list, at: .devices) { list throws(FieldError) in
                         try FieldRules.reminderDevices(list, field: "devices")
@@ -206,8 +207,7 @@ extension Goal: Codable {
         case .reminder:
             if let reminder {
                 var r = c.nestedContainer(keyedBy: GoalReminderCodingKeys.self, forKey: .reminder)
-                try r.encode(reminder.hour, forKey: .hour)
-                try r.encode(reminder.minute, forKey: .minute)
+                try reminder.encodeMembers(into: &r, hour: .hour, minute: .minute, weekday: .weekday)
                 if let reminderDevices { try r.encode(reminderDevices, forKey: .devices) }
             } else {
                 try c.encodeNil(forKey: .reminder)

@@ -102,12 +102,23 @@ struct GoldenRecordTests {
         signed.signer = Array(repeating: 0x11, count: 32)
         signed.signature = Array(repeating: 0x22, count: 64)
         out.append(("tagAdded.signed", signed))
+        // Added after the others too. A reminder's weekday: a new presence bit and one byte, only when chosen.
+        add(
+            "goalCreated.weekday",
+            .goalCreated(
+                GoalCreated(
+                    goal: goal, title: "Swim", cadence: .weekly, reminder: ReminderTime(unchecked: 8, 15, weekday: 7),
+                    reminderDevices: ["phone"])))
+        add("reminderSet.weekday", .reminderSet(ReminderSet(goal: goal, hour: 18, minute: 0, weekday: 1, replaces: id(12))))
         return out
     }
 
     /// Projection rows, by name: goal headers folded from events, and device rows.
     static var rows: [(String, [UInt8])] {
-        let all = events.map(\.1)
+        // The weekday variants fold into their own header, so the others keep their bytes.
+        let all = events.filter { !$0.0.hasSuffix(".weekday") }.map(\.1)
+        var weekly = GoalState(id: goal)
+        for (name, e) in events where name.hasSuffix(".weekday") { weekly.apply(e) }
         var measurable = GoalState(id: goal)
         for e in all where e.payload.goal != nil && e.type != .progressHistoryReplaced { measurable.apply(e) }
         var minimal = GoalState(id: goal)
@@ -117,9 +128,11 @@ struct GoldenRecordTests {
         return [
             ("header.full", ProjectionCodec.encodeHeader(measurable)),
             ("header.minimal", ProjectionCodec.encodeHeader(minimal)),
+            ("header.weekday", ProjectionCodec.encodeHeader(weekly)),
             ("device.full", ProjectionCodec.encodeDevice(device)),
             ("device.empty", ProjectionCodec.encodeDevice(DeviceState(name: "watch"))),
         ] + entryRows + (ReminderFacts(measurable).map { [("reminders.full", PendingTable.encode($0))] } ?? [])
+            + (ReminderFacts(weekly).map { [("reminders.weekday", PendingTable.encode($0))] } ?? [])
     }
 
     /// Rows of the entries table: key, then value, for an amount, a completion, a completion

@@ -76,7 +76,8 @@ extension GoalCreated: GoalEventPayload {
         var reminderDevices: [String]?
         if let rv = r.raw("reminder") {
             var rr = try ObjectReader(rv, path: "reminder")
-            reminder = ReminderTime(unchecked: try rr.integer("hour") ?? 9, try rr.integer("minute") ?? 0)
+            reminder = ReminderTime(
+                unchecked: try rr.integer("hour") ?? 9, try rr.integer("minute") ?? 0, weekday: try rr.integer("weekday"))
             reminderDevices = try rr.strings("devices", of: "device names")
             try rr.finish()
         }
@@ -101,7 +102,7 @@ extension GoalCreated: GoalEventPayload {
         }
         m.append(("progress", .object(progress)))
         if let r = reminder {
-            var reminder: [(String, JSONValue)] = [("hour", .number(Double(r.hour))), ("minute", .number(Double(r.minute)))]
+            var reminder = r.jsonMembers
             if let d = reminderDevices { reminder.append(("devices", .array(d.map { .string($0) }))) }
             m.append(("reminder", .object(reminder)))
         }
@@ -119,6 +120,9 @@ extension GoalCreated: GoalEventPayload {
         let hasReminder = f.take()
         let hasDevices = f.take()
         let hasTargetMicros = f.take()
+        // A later bit: records written before weekdays existed never set it.
+        let hasWeekday = f.take()
+        guard !hasWeekday || hasReminder else { throw RecordDecodingError(reason: "a reminder weekday without a reminder") }
         let title = try r.string()
         let cadence = try Cadence.decode(try r.u8(), "cadence")
         let kind = try ProgressKind.decode(try r.u8(), "progress kind")
@@ -129,7 +133,10 @@ extension GoalCreated: GoalEventPayload {
         if hasDate { targetDate = try r.day() }
         (target, legacyTarget) = try StoredAmount.read(&r, double: hasTarget, micros: hasTargetMicros)
         if hasUnit { unit = try r.string() }
-        if hasReminder { reminder = ReminderTime(unchecked: Int(try r.u8()), Int(try r.u8())) }
+        if hasReminder {
+            let (hour, minute) = (Int(try r.u8()), Int(try r.u8()))
+            reminder = ReminderTime(unchecked: hour, minute, weekday: hasWeekday ? Int(try r.u8()) : nil)
+        }
         if hasDevices { reminderDevices = try r.strings() }
         for _ in 0..<(try r.count()) { tags.append(try r.string()) }
     }
@@ -144,6 +151,7 @@ extension GoalCreated: GoalEventPayload {
         f.mark(reminder != nil)
         f.mark(reminderDevices != nil)
         f.mark(target != nil && targetDouble == nil)
+        f.mark(reminder?.weekday != nil)
         w.varint(f.bits)
         w.uuid(goal)
         w.string(title)
@@ -156,6 +164,7 @@ extension GoalCreated: GoalEventPayload {
         if let r = reminder {
             w.u8(UInt8(r.hour))
             w.u8(UInt8(r.minute))
+            if let wd = r.weekday { w.u8(UInt8(truncatingIfNeeded: wd)) }
         }
         if let d = reminderDevices { w.strings(d) }
         w.varint(UInt64(tags.count))
@@ -175,7 +184,7 @@ extension GoalCreated: GoalEventPayload {
         } else if unit != nil {
             throw FieldError("progress.unit", "an outcome goal has no unit")
         }
-        if let r = reminder { try FieldRules.time(hour: r.hour, minute: r.minute, prefix: "reminder.") }
+        if let r = reminder { try FieldRules.time(hour: r.hour, minute: r.minute, weekday: r.weekday, prefix: "reminder.") }
         if let d = reminderDevices {
             guard reminder != nil else { throw FieldError("reminder.devices", "devices without a reminder") }
             try FieldRules.reminderDevices(d, field: "reminder.devices")
