@@ -82,8 +82,9 @@ enum StoredProjection {
     /// decoding the others; 11: amounts exact (millionths in every stored row, the digest's
     /// amounts in plain decimal); 12: the gate checks a time zone's spelling, not this system's
     /// time zone database, so a `deviceConfigured` that an older store set aside for a zone its
-    /// system did not know is folded.
-    static let version: UInt64 = 12
+    /// system did not know is folded; 13: a goal header keeps its creation's wall time and its
+    /// position register (`goalMoved`).
+    static let version: UInt64 = 13
 
     struct Status: Equatable, Sendable {
         var generation: Int

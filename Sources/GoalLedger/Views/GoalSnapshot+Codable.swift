@@ -11,7 +11,7 @@ import Foundation
 
 /// The members of a goal's JSON form, and a snapshot's `view`.
 enum GoalCodingKeys: String, CodingKey {
-    case id, title, details, cadence, targetDate, progress, reminder, tags, deleted, entries, view
+    case id, title, details, cadence, targetDate, progress, reminder, tags, deleted, position, entries, createdAt, view
 }
 
 /// The members of a goal's `progress`.
@@ -31,7 +31,8 @@ enum GoalReminderCodingKeys: String, CodingKey {
 ///      "targetDate": "2026-12-31" | null,
 ///      "progress": {"kind": "outcome"} | {"kind": "measurable", "target": 2, "unit": "l" | null},
 ///      "reminder": {"hour": 9, "minute": 0, "devices": ["phone"]} | null,
-///      "tags": ["health"], "deleted": false, "entries": [ProgressEntry, …]}
+///      "tags": ["health"], "deleted": false, "position": "7f" (once moved),
+///      "entries": [ProgressEntry, …], "createdAt": "2026-11-02T07:00:00Z"}
 ///
 /// Ids are upper-case UUID strings, days `YYYY-MM-DD`; `reminder.devices` (``reminderDevices``)
 /// is present only when the reminder is routed to some devices, and without a reminder there are
@@ -42,6 +43,7 @@ enum GoalReminderCodingKeys: String, CodingKey {
 /// - `progress.target` of a measurable goal is null when the goal has none (a goal the ledger
 ///   folds always has one; the command line would print 0);
 /// - each entry's `hlc` (see ``ProgressEntry``).
+/// - `createdAt`, the wall time of the goal's creation (a form without it decodes as 1970).
 ///
 /// Decoding requires every key of the form (`details`, `targetDate`, `reminder` and, for a
 /// measurable goal, `progress.target` and `progress.unit` as null when there is no value) and
@@ -83,6 +85,8 @@ extension Goal: Codable {
             }
         }
         entries = try c.decode([ProgressEntry].self, forKey: .entries)
+        // A form cached before goals kept their creation time lacks it.
+        createdAt = try c.decodeIfPresent(Instant.self, forKey: .createdAt) ?? .earliest
     }
 
     /// Reads `register`'s member of `c` (of `progress`, for a register placed there), checked by
@@ -130,6 +134,17 @@ extension Goal: Codable {
             }
         case .deleted:
             isDeleted = try c.decode(Bool.self, forKey: .deleted)
+        case .position:
+            position = try c.decodeIfPresent(String.self, forKey: .position).map { text in
+                guard let key = PositionKey(hex: text) else {
+                    throw DecodingError.dataCorruptedError(forKey: .position, in: c, debugDescription: "position must be hex digits, got \"\(text)\"")
+                }
+                try c.check(key, at: .position) { k throws(FieldError) in
+                    try k.check(field: "position")
+                    return k
+                }
+                return key
+            }
         }
     }
 
@@ -152,6 +167,7 @@ extension Goal: Codable {
             }
         }
         try c.encode(entries, forKey: .entries)
+        try c.encode(createdAt, forKey: .createdAt)
     }
 
     /// Writes `register`'s member into `c` (into `progress`, for a register placed there): a
@@ -183,6 +199,7 @@ extension Goal: Codable {
                 try c.encodeNil(forKey: .reminder)
             }
         case .deleted: try c.encode(isDeleted, forKey: .deleted)
+        case .position: if let position { try c.encode(position.description, forKey: .position) }
         }
     }
 }
