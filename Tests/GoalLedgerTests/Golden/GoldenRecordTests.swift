@@ -102,6 +102,11 @@ struct GoldenRecordTests {
         signed.signer = Array(repeating: 0x11, count: 32)
         signed.signature = Array(repeating: 0x22, count: 64)
         out.append(("tagAdded.signed", signed))
+        add("goalMoved", .goalMoved(GoalMoved(goal: goal, placement: .after(id(12)), key: PositionKey([0x7F, 0x01]), replaces: id(2))))
+        add("goalMoved.first", .goalMoved(GoalMoved(goal: goal, placement: .first, key: PositionKey([0x40]), replaces: nil)))
+        add("goalMoved.last", .goalMoved(GoalMoved(goal: goal, placement: .last, key: PositionKey([0xFF, 1, 2, 3, 4, 5, 6, 7, 8]), replaces: nil)))
+        add("goalMoved.before", .goalMoved(GoalMoved(goal: goal, placement: .before(id(13)), key: PositionKey([0x01]), replaces: id(3))))
+        add("goalMoved.renumbering", .goalMoved(GoalMoved(goal: goal, placement: nil, key: PositionKey([0x01, 0xFC]), replaces: id(4))))
         return out
     }
 
