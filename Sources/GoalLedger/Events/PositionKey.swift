@@ -7,7 +7,7 @@ import Foundation
 /// ``maximumLength`` bytes.
 ///
 /// A goal never moved sorts as if it had the key `FF` followed by its creation's clock reading
-/// (8 bytes, big-endian): after every key the store makes below `FF`, and among goals created
+/// (8 bytes, big-endian, trailing zero bytes left out): after every key the store makes below `FF`, and among goals created
 /// later in the order of their creation, so new goals go last.
 public struct PositionKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The key's bytes: 1 to ``maximumLength``, the last one not zero.
@@ -42,8 +42,13 @@ public struct PositionKey: Hashable, Sendable, Comparable, CustomStringConvertib
 
     // MARK: Making keys
 
-    /// The key a goal never moved sorts by: `FF`, then the clock reading of its creation.
-    static func unmoved(createdAt hlc: HLC) -> PositionKey { PositionKey([0xFF] + hlc.rawValue.bigEndianBytes) }
+    /// The key a goal never moved sorts by: `FF`, then the clock reading of its creation, its
+    /// trailing zero bytes left out (they do not change the fraction, nor the order).
+    static func unmoved(createdAt hlc: HLC) -> PositionKey {
+        var b = [0xFF] + hlc.rawValue.bigEndianBytes
+        while b.last == 0 { b.removeLast() }
+        return PositionKey(b)
+    }
 
     /// The shortest key strictly between `low` (nil: the start) and `high`, digit by digit; nil
     /// when none exists (`low` is not below `high`). The result may be longer than

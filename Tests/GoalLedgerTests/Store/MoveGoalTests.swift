@@ -87,7 +87,8 @@ struct MoveGoalTests {
         // Both moves of the first goal replaced its creation: a conflict on `position`.
         let conflicts = try phone.read { try $0.conflicts(goal: ids[0]) }
         #expect(conflicts.map(\.field) == [.position])
-        #expect(try phone.verify().isClean && laptop.verify().isClean)
+        let reports = (try phone.verify(), try laptop.verify())
+        #expect(reports.0.isClean && reports.1.isClean, "\(reports.0.findings) \(reports.1.findings)")
     }
 
     @Test func aMoveThatFindsNoRoomRenumbersTheLiveGoalsInTheSameBatch() throws {
