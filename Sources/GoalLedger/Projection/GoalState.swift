@@ -337,8 +337,8 @@ enum GoalJSONPlace {
 extension GoalRegister {
     /// The register's bit in a stored goal header's flags, which also orders the stored values
     /// (`ProjectionCodec`). A bit is written once and means the same forever: bit 0 is the
-    /// progress kind's and bit 9 the reminder devices'; a new register takes the next free bit
-    /// (10), so that rows stored before it stay readable.
+    /// progress kind's, bit 9 the reminder devices' and bit 11 the creation time's; a new
+    /// register takes the next free bit (12), so that rows stored before it stay readable.
     var storedBit: Int {
         switch self {
         case .title: 1
