@@ -230,6 +230,7 @@ extension LedgerStore {
                 let goals = try batch.goals(txn)
                 let plan: GoalOrder.Plan
                 do throws(FieldError) {
+                    try EventType.goalMoved.checkInCatalog(schema: schema)
                     plan = try GoalOrder.place(move.goal, placement, among: goals, next: clock.advanced(to: at))
                 } catch {
                     throw LedgerError.invalidEvent(line: line, index: index + 1, error)

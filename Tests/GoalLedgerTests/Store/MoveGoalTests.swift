@@ -67,6 +67,17 @@ struct MoveGoalTests {
         #expect(try order(s) == [a, b])
     }
 
+    @Test func aSchemaOneStoreRefusesAMoveNamingTheType() throws {
+        let dir = TemporaryDirectory()
+        let legacy = try LedgerStore.create(at: dir.path + "/s", device: "phone", schema: 1)
+        let a = try legacy.createGoal(title: "A", now: now)
+        let b = try legacy.createGoal(title: "B", now: now)
+        let before = try legacy.read { try $0.lastPosition() }
+        let error = ledgerError { _ = try legacy.writing { try $0.moveGoal(a, after: b, now: now) } }
+        #expect(error?.message.hasPrefix("event 1 of the batch: field \"type\": goalMoved belongs to schema 2") == true, "\(String(describing: error))")
+        #expect(try legacy.read { try $0.lastPosition() } == before)
+    }
+
     @Test func concurrentMovesOnTwoDevicesConvergeWithoutLosingAGoal() throws {
         let dir = TemporaryDirectory()
         let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
