@@ -65,7 +65,8 @@ struct MoveCommandTests {
         r = try ledger(f.store, ["append"], input: #"{"type":"goalMoved","goal":"\#(ids[2])","before":null}"#)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try titles(f.store, ["--ordered"]) == ["B", "A", "C"])
-        let log = try ledger(f.store, ["log", "--goal", ids[2]]).stdout + (try ledger(f.store, ["--json", "log", "--goal", ids[2]]).stdout)
+        let log =
+            try ledger(f.store, ["log", "--goal", ids[2]]).stdout + (try ledger(f.store, ["--json", "log", "--goal", ids[2]]).stdout)
         #expect(log.contains(#""key":"ff"#), "\(log)")
 
         // Usage and refusals: exit 2 or 3, nothing written.

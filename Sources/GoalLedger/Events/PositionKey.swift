@@ -35,7 +35,8 @@ public struct PositionKey: Hashable, Sendable, Comparable, CustomStringConvertib
     /// Checks the limits of a key read from outside, naming `field`.
     func check(field: String) throws(FieldError) {
         guard (1...Self.maximumLength).contains(bytes.count) else {
-            throw FieldError(field, "must be 1 to \(Self.maximumLength) bytes (2 to \(2 * Self.maximumLength) hex digits), got \(bytes.count)")
+            throw FieldError(
+                field, "must be 1 to \(Self.maximumLength) bytes (2 to \(2 * Self.maximumLength) hex digits), got \(bytes.count)")
         }
         guard bytes.last != 0 else { throw FieldError(field, "must not end in a zero byte (00)") }
     }

@@ -14,7 +14,8 @@ extension StoredProjection.Batch {
             if let h = headers[id] {
                 out.append(h)
             } else {
-                out.append(try StoredProjection.decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeHeader(value, id: id) })
+                out.append(
+                    try StoredProjection.decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeHeader(value, id: id) })
             }
             return true
         }

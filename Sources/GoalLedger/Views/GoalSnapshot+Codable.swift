@@ -137,7 +137,8 @@ extension Goal: Codable {
         case .position:
             position = try c.decodeIfPresent(String.self, forKey: .position).map { text in
                 guard let key = PositionKey(hex: text) else {
-                    throw DecodingError.dataCorruptedError(forKey: .position, in: c, debugDescription: "position must be hex digits, got \"\(text)\"")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .position, in: c, debugDescription: "position must be hex digits, got \"\(text)\"")
                 }
                 try c.check(key, at: .position) { k throws(FieldError) in
                     try k.check(field: "position")

@@ -53,7 +53,8 @@ struct GoalMovedTests {
 
     @Test func storedMovesRoundTripAndTheGateBoundsTheirKey() throws {
         let g = UUID(uuidString: goal)!
-        let good = event(GoalMoved(goal: g, placement: .before(UUID(uuidString: anchor)!), key: PositionKey([0x7F, 0x01]), replaces: UUID()))
+        let good = event(
+            GoalMoved(goal: g, placement: .before(UUID(uuidString: anchor)!), key: PositionKey([0x7F, 0x01]), replaces: UUID()))
         #expect(try EventCodec.decode(EventCodec.encode(good)) == good)
         try good.checkWellFormed()
         let renumbering = event(GoalMoved(goal: g, placement: nil, key: PositionKey(Array(repeating: 0x33, count: 32)), replaces: nil))
@@ -76,7 +77,8 @@ struct GoalMovedTests {
             }
         }
         // A record whose key claims more than the limit is refused before it is read.
-        var bytes = EventCodec.encode(event(GoalMoved(goal: g, placement: nil, key: PositionKey(Array(repeating: 1, count: 33)), replaces: nil)))
+        var bytes = EventCodec.encode(
+            event(GoalMoved(goal: g, placement: nil, key: PositionKey(Array(repeating: 1, count: 33)), replaces: nil)))
         #expect(throws: RecordDecodingError.self) { _ = try EventCodec.decode(bytes) }
         bytes = EventCodec.encode(event(GoalMoved(goal: g, placement: nil, key: PositionKey([1]), replaces: nil)))
         #expect(throws: Never.self) { _ = try EventCodec.decode(bytes) }

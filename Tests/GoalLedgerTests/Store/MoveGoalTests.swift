@@ -74,7 +74,9 @@ struct MoveGoalTests {
         let b = try legacy.createGoal(title: "B", now: now)
         let before = try legacy.read { try $0.lastPosition() }
         let error = ledgerError { _ = try legacy.writing { try $0.moveGoal(a, after: b, now: now) } }
-        #expect(error?.message.hasPrefix("event 1 of the batch: field \"type\": goalMoved belongs to schema 2") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasPrefix("event 1 of the batch: field \"type\": goalMoved belongs to schema 2") == true,
+            "\(String(describing: error))")
         #expect(try legacy.read { try $0.lastPosition() } == before)
     }
 
@@ -124,7 +126,10 @@ struct MoveGoalTests {
         let events = try s.read { snapshot in try results.map { try snapshot.event(at: $0.position)! } }
         #expect(Set(events.map { $0.payload.goal! }) == [a, b, c])
         for e in events {
-            guard case .goalMoved(let m) = e.payload else { Issue.record("not a move"); continue }
+            guard case .goalMoved(let m) = e.payload else {
+                Issue.record("not a move")
+                continue
+            }
             #expect(m.key!.bytes.count <= 2)
         }
         #expect(try s.goal(gone, now: now) != nil && s.goal(gone)?.position == nil)
