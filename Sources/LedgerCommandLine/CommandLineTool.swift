@@ -27,6 +27,7 @@ public enum CommandLineTool {
         ExportCommand.spec, ImportCommand.spec, PendingCommand.spec, ReconcileCommand.spec, RebuildCommand.spec, MigrateCommand.spec,
         BackupCommand.spec,
         VerifyCommand.spec, RecoverCommand.spec, ScenarioCommand.spec, HubCommand.spec, ReportCommand.spec, DeviceCommand.spec, ServeCommand.spec,
+        MoveCommand.spec,
     ]
 
     static var overview: String {

@@ -280,7 +280,7 @@ extension EventType {
     public var timelineKind: Timeline.Kind {
         switch self {
         case .goalCreated: .created
-        case .goalEdited: .edited
+        case .goalEdited, .goalMoved: .edited
         case .goalDeleted: .deleted
         case .goalRestored: .restored
         case .reminderSet, .reminderCleared: .reminder

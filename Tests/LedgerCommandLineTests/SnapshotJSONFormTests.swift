@@ -4,15 +4,17 @@ import LedgerCommandLine
 import Testing
 
 /// An encoded `GoalSnapshot` is what `ledger goals --json` and `ledger show --json` print for the
-/// same goal at the same moment, with each entry's clock (`hlc`) and the goal's field versions
-/// (`versions`) added.
+/// same goal at the same moment, with each entry's clock (`hlc`), the goal's field versions
+/// (`versions`) and its creation time (`createdAt`) added; a list in the person's order, as
+/// `goals --ordered` prints it.
 struct SnapshotJSONFormTests {
-    /// `json` without the `hlc` members of entries and the goals' `versions`, with every
-    /// object's members in key order (JSON objects are unordered).
+    /// `json` without the `hlc` members of entries and the goals' `versions` and `createdAt`,
+    /// with every object's members in key order (JSON objects are unordered).
     func withoutClocks(_ json: JSONValue) -> JSONValue {
         switch json {
         case .object(let members):
-            return .object(members.filter { $0.0 != "hlc" && $0.0 != "versions" }.map { ($0.0, withoutClocks($0.1)) }.sorted { $0.0 < $1.0 })
+            return .object(
+                members.filter { !["hlc", "versions", "createdAt"].contains($0.0) }.map { ($0.0, withoutClocks($0.1)) }.sorted { $0.0 < $1.0 })
         case .array(let items): return .array(items.map(withoutClocks))
         default: return json
         }
@@ -39,7 +41,7 @@ struct SnapshotJSONFormTests {
         let store = try LedgerStore.open(at: f.store)
         let rows = try store.goals(now: now, includingDeleted: true)
         #expect(rows.count == 3)
-        let printed = try f.json(["goals", "--all"])
+        let printed = try f.json(["goals", "--all", "--ordered"])
         #expect(withoutClocks(try JSONParser.parse(Array(try JSONEncoder().encode(rows)))) == withoutClocks(printed))
         for row in rows {
             let shown = try f.json(["show", row.id.uuidString])

@@ -32,6 +32,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case deviceEnrolled = 14
     /// ``DeviceRevoked``: a device revoked.
     case deviceRevoked = 15
+    /// ``GoalMoved``: a goal moved in the person's order (schema 2).
+    case goalMoved = 16
 
     /// The type's name in the JSON form.
     public var name: String {
@@ -51,6 +53,7 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .progressHistoryReplaced: return "progressHistoryReplaced"
         case .deviceEnrolled: return "deviceEnrolled"
         case .deviceRevoked: return "deviceRevoked"
+        case .goalMoved: return "goalMoved"
         }
     }
 
@@ -72,6 +75,7 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .progressHistoryReplaced: return ProgressHistoryReplaced.self
         case .deviceEnrolled: return DeviceEnrolled.self
         case .deviceRevoked: return DeviceRevoked.self
+        case .goalMoved: return GoalMoved.self
         }
     }
 
@@ -93,6 +97,7 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .progressHistoryReplaced: return .progressHistoryReplaced(try m.make(ProgressHistoryReplaced.self))
         case .deviceEnrolled: return .deviceEnrolled(try m.make(DeviceEnrolled.self))
         case .deviceRevoked: return .deviceRevoked(try m.make(DeviceRevoked.self))
+        case .goalMoved: return .goalMoved(try m.make(GoalMoved.self))
         }
     }
 

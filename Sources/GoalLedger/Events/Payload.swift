@@ -36,6 +36,8 @@ public enum Payload: Equatable, Sendable {
     case deviceEnrolled(DeviceEnrolled)
     /// A device revoked (`deviceRevoked`).
     case deviceRevoked(DeviceRevoked)
+    /// A goal moved in the person's order (`goalMoved`, schema 2).
+    case goalMoved(GoalMoved)
 
     /// The event type the payload is the body of.
     public var type: EventType {
@@ -55,6 +57,7 @@ public enum Payload: Equatable, Sendable {
         case .progressHistoryReplaced: return .progressHistoryReplaced
         case .deviceEnrolled: return .deviceEnrolled
         case .deviceRevoked: return .deviceRevoked
+        case .goalMoved: return .goalMoved
         }
     }
 
@@ -78,6 +81,7 @@ public enum Payload: Equatable, Sendable {
         case .progressHistoryReplaced(let p): return try v.visit(p, as: .progressHistoryReplaced)
         case .deviceEnrolled(let p): return try v.visit(p, as: .deviceEnrolled)
         case .deviceRevoked(let p): return try v.visit(p, as: .deviceRevoked)
+        case .goalMoved(let p): return try v.visit(p, as: .goalMoved)
         }
     }
 
@@ -99,6 +103,7 @@ public enum Payload: Equatable, Sendable {
         case .progressHistoryReplaced(let p): self = .progressHistoryReplaced(try m.modified(p, as: .progressHistoryReplaced))
         case .deviceEnrolled(let p): self = .deviceEnrolled(try m.modified(p, as: .deviceEnrolled))
         case .deviceRevoked(let p): self = .deviceRevoked(try m.modified(p, as: .deviceRevoked))
+        case .goalMoved(let p): self = .goalMoved(try m.modified(p, as: .goalMoved))
         }
     }
 

@@ -29,6 +29,12 @@ public struct Goal: Hashable, Sendable, Identifiable {
     public var isDeleted: Bool
     /// Live entries in canonical order.
     public var entries: [ProgressEntry]
+    /// The wall time `at` of the goal's `goalCreated`.
+    public var createdAt: Instant = .earliest
+    /// The goal's position key once it has been moved; nil for a goal never moved, which sorts
+    /// by its creation. ``LedgerSnapshot/goals(now:includingDeleted:includingEntries:)`` lists
+    /// goals in the person's order.
+    public var position: PositionKey?
     /// The version of each editable field as read (``version(of:)``).
     var fieldVersions: [GoalField: FieldVersion] = [:]
 }
@@ -38,6 +44,7 @@ extension GoalState {
     public var goal: Goal? {
         guard exists else { return nil }
         var goal = Goal(id: id, progressKind: kind, tags: tags, entries: entries)
+        goal.createdAt = createdAt?.value ?? .earliest
         for register in GoalRegister.allCases { goal.take(register, from: self) }
         goal.fieldVersions = fieldVersions
         return goal
@@ -66,6 +73,7 @@ extension Goal {
             reminder = state.reminder?.value ?? nil
             reminderDevices = state.reminderDevices?.value ?? nil
         case .deleted: isDeleted = state.isDeleted
+        case .position: position = state.position?.value
         }
     }
 }
@@ -93,8 +101,10 @@ extension LedgerSnapshot {
     /// know (or whose creation has not arrived yet).
     public func goal(_ id: UUID) throws(LedgerError) -> Goal? { try goalState(id).goal }
 
-    /// Every goal with its view for this store's device at `now`, in the order of their ids;
-    /// deleted goals only with `includingDeleted`. What a list screen shows.
+    /// Every goal with its view for this store's device at `now`, in the person's order
+    /// (``GoalState/orderKey``: moved goals by their position, the others by their creation, so
+    /// new goals go last), the same on every device that holds the same events; deleted goals
+    /// only with `includingDeleted`. What a list screen shows.
     ///
     /// Views are read from what the store keeps with its projection (per goal and day, a
     /// summary of the entries; per goal, its runs of completed periods), not folded from the
@@ -104,11 +114,11 @@ extension LedgerSnapshot {
     public func goals(now: Instant = .systemNow, includingDeleted: Bool = false, includingEntries: Bool = true) throws(LedgerError)
         -> [GoalSnapshot]
     {
-        var out: [GoalSnapshot] = []
+        var out: [(order: GoalOrderKey, goal: GoalSnapshot)] = []
         try forEachGoalView(now: now, includingDeleted: includingDeleted, entries: includingEntries) { state, view in
-            if let goal = state.goal { out.append(GoalSnapshot(goal: goal, view: view)) }
+            if let goal = state.goal, let order = state.orderKey { out.append((order, GoalSnapshot(goal: goal, view: view))) }
         }
-        return out
+        return out.sorted { $0.order < $1.order }.map(\.goal)
     }
 
     /// One goal with its view for this store's device at `now`; nil for a goal the store does

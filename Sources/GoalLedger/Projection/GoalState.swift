@@ -87,6 +87,9 @@ public enum GoalRegister: String, CaseIterable, Sendable, Comparable, CustomStri
     case reminder
     /// ``GoalState/deletion``: `goalCreated` and `goalRestored` write false, `goalDeleted` true.
     case deleted
+    /// ``GoalState/position``: written by `goalMoved` only; a goal never moved has none and
+    /// sorts by its creation (``GoalState/orderKey``).
+    case position
 
     /// The raw value: the name conflicts, audits and the goal's JSON form use.
     public var description: String { rawValue }
@@ -126,6 +129,10 @@ public struct GoalState: Equatable, Sendable {
     /// Whether the goal is deleted, and who wrote that last: `goalCreated` and `goalRestored`
     /// write false, `goalDeleted` true.
     public internal(set) var deletion: Register<Bool>?
+    /// The goal's place in the person's order, and who moved it there; nil until a `goalMoved`.
+    public internal(set) var position: Register<PositionKey>?
+    /// The wall time `at` of the goal's `goalCreated`, written with the creation's stamp.
+    public internal(set) var createdAt: Register<Instant>?
     /// The last origin sequence of each device that deleted or restored the goal: what an
     /// event appended now records as `deletionsSeen`.
     public internal(set) var deletionHeads: [String: UInt64] = [:]
@@ -284,6 +291,7 @@ public struct GoalState: Equatable, Sendable {
         switch e.payload {
         case .goalCreated(let p):
             progressKind.offer(p.progressKind, s)
+            createdAt.offer(e.at, s)
             for register in GoalRegister.allCases { offer(register, of: p, s) }
             for tag in p.tags { tagAdds[NormalizedText(tag), default: []].insert(e.id) }
         case .goalEdited(let p):
@@ -307,6 +315,7 @@ public struct GoalState: Equatable, Sendable {
         case .tagAdded(let p): tagAdds[NormalizedText(p.tag), default: []].insert(e.id)
         case .tagRemoved(let p): removedTagAdds.formUnion(p.observed)
         case .progressHistoryReplaced: record(e)
+        case .goalMoved(let p): if let key = p.key { position.offer(key, s) }
         case .deviceConfigured, .notificationAuthorization, .deviceEnrolled, .deviceRevoked: break
         }
     }
@@ -329,8 +338,8 @@ enum GoalJSONPlace {
 extension GoalRegister {
     /// The register's bit in a stored goal header's flags, which also orders the stored values
     /// (`ProjectionCodec`). A bit is written once and means the same forever: bit 0 is the
-    /// progress kind's and bit 9 the reminder devices'; a new register takes the next free bit
-    /// (10), so that rows stored before it stay readable.
+    /// progress kind's, bit 9 the reminder devices' and bit 11 the creation time's; a new
+    /// register takes the next free bit (12), so that rows stored before it stay readable.
     var storedBit: Int {
         switch self {
         case .title: 1
@@ -341,6 +350,7 @@ extension GoalRegister {
         case .unit: 6
         case .reminder: 7
         case .deleted: 8
+        case .position: 10
         }
     }
 
@@ -349,7 +359,7 @@ extension GoalRegister {
         switch self {
         case .title, .details, .cadence, .targetDate, .reminder: .beforeTags
         case .target, .unit: .progress
-        case .deleted: .afterTags
+        case .deleted, .position: .afterTags
         }
     }
 }
@@ -398,6 +408,7 @@ extension GoalState {
         case .unit: unit?.stamp
         case .reminder: reminder?.stamp
         case .deleted: deletion?.stamp
+        case .position: position?.stamp
         }
     }
 
@@ -435,6 +446,10 @@ extension GoalState {
         case .deleted:
             let v = JSONValue.bool(isDeleted)
             return RegisterCell(value: v, json: v)
+        case .position:
+            // A goal never moved has no member: its form, and so the digest, stay as they were.
+            let v = position.map { JSONValue.string($0.value.description) }
+            return RegisterCell(value: v ?? .null, json: v)
         }
     }
 
@@ -475,6 +490,11 @@ extension GoalState {
                 }
             }
         case .deleted: return put(deletion) { $1.u8($0 ? 1 : 0) }
+        case .position:
+            return put(position) { k, w in
+                w.varint(UInt64(k.bytes.count))
+                w.bytes += k.bytes
+            }
         }
     }
 
@@ -498,6 +518,10 @@ extension GoalState {
             let (hour, minute) = (Int(try r.u8()), Int(try r.u8()))
             reminder = Register(ReminderTime(unchecked: hour, minute, weekday: form == 2 ? Int(try r.u8()) : nil), s)
         case .deleted: deletion = Register(try r.u8() == 1, s)
+        case .position:
+            let n = try r.varint()
+            guard n <= UInt64(PositionKey.maximumLength) else { throw RecordDecodingError(reason: "a position key of \(n) bytes") }
+            position = Register(PositionKey(try r.fixed(Int(n))), s)
         }
     }
 
@@ -514,6 +538,7 @@ extension GoalState {
             reminder.offer(p.reminder, s)
             reminderDevices.offer(p.reminder == nil ? nil : p.reminderDevices, s)
         case .deleted: deletion.offer(false, s)
+        case .position: break  // a new goal sorts by its creation until it is moved
         }
     }
 

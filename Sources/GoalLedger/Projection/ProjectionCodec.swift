@@ -48,6 +48,12 @@ enum ProjectionCodec {
                     }
                 }
                 present = g.reminderDevices != nil
+            case .createdAt:
+                if let r = g.createdAt {
+                    stamp(r.stamp, &parts)
+                    parts.instant(r.value)
+                }
+                present = g.createdAt != nil
             }
             if present { flags |= 1 << UInt64(part.bit) }
         }
@@ -91,6 +97,9 @@ enum ProjectionCodec {
                     for _ in 0..<n { names!.append(try r.string()) }
                 }
                 g.reminderDevices = Register(names, s)
+            case .createdAt:
+                let s = try stamp(&r)
+                g.createdAt = Register(try r.instant(), s)
             }
         }
         let tagCount = try r.varint()
@@ -157,11 +166,12 @@ enum ProjectionCodec {
     // MARK: Parts
 
     /// A part of a stored goal header: the progress kind, a register (see the register table in
-    /// `GoalState.swift`), or the reminder's devices.
+    /// `GoalState.swift`), the reminder's devices, or the creation's wall time.
     enum HeaderPart {
         case progressKind
         case register(GoalRegister)
         case reminderDevices
+        case createdAt
 
         /// The part's bit in the header's flags (``GoalRegister/storedBit`` for a register).
         var bit: Int {
@@ -169,12 +179,13 @@ enum ProjectionCodec {
             case .progressKind: 0
             case .register(let r): r.storedBit
             case .reminderDevices: 9
+            case .createdAt: 11
             }
         }
 
         /// Every part, in the order of its bit: the order the header stores them in.
         static let stored: [HeaderPart] =
-            ([.progressKind, .reminderDevices] + GoalRegister.allCases.map(HeaderPart.register)).sorted { $0.bit < $1.bit }
+            ([.progressKind, .reminderDevices, .createdAt] + GoalRegister.allCases.map(HeaderPart.register)).sorted { $0.bit < $1.bit }
     }
 
     static func stamp(_ s: Stamp, _ w: inout ByteWriter) {

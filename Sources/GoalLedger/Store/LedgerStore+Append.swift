@@ -143,6 +143,48 @@ extension LedgerStore {
             }
         }
 
+        var renumbered: [AppendResult] = []
+
+        /// Applies the rules to `draftPayload`, then writes it as the next event of the batch.
+        func write(
+            _ draftPayload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction
+        ) throws -> AppendResult {
+            // The state is read in its own scope: holding a copy while the cached state is
+            // mutated below would copy its entries on every append.
+            let (payload, deletionsSeen) = try {
+                let state = try draftPayload.goal.map { g in try goalState(g, for: draftPayload, txn) }
+                let author = try batch.device(device, txn)
+                do throws(FieldError) {
+                    let payload = try LocalRules.prepare(
+                        draftPayload, id: id, at: at, goal: state, author: author, schema: schema,
+                        seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
+                    return (payload, state.map(\.deletionHeads))
+                } catch {
+                    throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+                }
+            }()
+            clock = clock.advanced(to: at)
+            guard clock.isSupported else {
+                throw LedgerError.invalidEvent(
+                    line: line, index: index + 1,
+                    FieldError("at", "the store's clock has reached the end of 9999 (\(HLC.latest)): no later reading exists"))
+            }
+            sequence += 1
+            position += 1
+            var event = Event(
+                id: id, origin: device, sequence: sequence, hlc: clock, at: at,
+                schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
+            if let p = previous { event.previousHash = p }
+            // One encoding serves the log and, while the event is unsigned, its hash.
+            let record = EventCodec.encode(event)
+            if previous != nil { previous = EventChain.hash(record: record) }
+            try batch.apply(event, at: position, checked: true, txn)
+            if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
+            newEvents.append(event)
+            newRecords.append(record)
+            return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
+        }
+
         if let expectedVersion {
             let touched = Set(drafts.compactMap(\.payload.goal))
             guard touched.count == 1, let goal = touched.first else {
@@ -181,43 +223,31 @@ extension LedgerStore {
             }
             let id = draft.id ?? EventIDs.next()
             let at = draft.at ?? now
-            // The state is read in its own scope: holding a copy while the cached state is
-            // mutated below would copy its entries on every append.
-            let (payload, deletionsSeen) = try {
-                let state = try draft.payload.goal.map { g in try goalState(g, for: draft.payload, txn) }
-                let author = try batch.device(device, txn)
+            var payload = draft.payload
+            if case .goalMoved(var move) = payload, move.key == nil, let placement = move.placement {
+                // The key is computed among the goals as the batch has left them; a move that
+                // finds no room renumbers the live goals first, in the same batch.
+                let goals = try batch.goals(txn)
+                let plan: GoalOrder.Plan
                 do throws(FieldError) {
-                    let payload = try LocalRules.prepare(
-                        draft.payload, id: id, at: at, goal: state, author: author, schema: schema,
-                        seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
-                    return (payload, state.map(\.deletionHeads))
+                    try EventType.goalMoved.checkInCatalog(schema: schema)
+                    plan = try GoalOrder.place(move.goal, placement, among: goals, next: clock.advanced(to: at))
                 } catch {
                     throw LedgerError.invalidEvent(line: line, index: index + 1, error)
                 }
-            }()
-            clock = clock.advanced(to: at)
-            guard clock.isSupported else {
-                throw LedgerError.invalidEvent(
-                    line: line, index: index + 1,
-                    FieldError("at", "the store's clock has reached the end of 9999 (\(HLC.latest)): no later reading exists"))
+                for (goal, key) in plan.renumbered {
+                    let renumbering = Payload.goalMoved(GoalMoved(goal: goal, placement: nil, key: key, replaces: nil))
+                    renumbered.append(try write(renumbering, id: EventIDs.next(), at: at, line: line, index: index, txn))
+                }
+                move.key = plan.key
+                payload = .goalMoved(move)
             }
-            sequence += 1
-            position += 1
-            var event = Event(
-                id: id, origin: device, sequence: sequence, hlc: clock, at: at,
-                schema: UInt8(schema), payload: payload, deletionsSeen: deletionsSeen)
-            if let p = previous { event.previousHash = p }
-            // One encoding serves the log and, while the event is unsigned, its hash.
-            let record = EventCodec.encode(event)
-            if previous != nil { previous = EventChain.hash(record: record) }
-            try batch.apply(event, at: position, checked: true, txn)
-            if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
-            newEvents.append(event)
-            newRecords.append(record)
-            let result = AppendResult(id: id, position: position, hlc: clock, duplicate: false)
+            let result = try write(payload, id: id, at: at, line: line, index: index, txn)
             seen[id] = result
             results.append(result)
         }
+        // The renumbering moves a store wrote follow the drafts' results.
+        results += renumbered
         // A batch of duplicates (or none) writes nothing at all.
         if results.contains(where: { !$0.duplicate }) {
             // One signature per batch, on its last event: it vouches for the chain. A long batch

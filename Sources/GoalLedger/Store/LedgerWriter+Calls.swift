@@ -137,6 +137,22 @@ extension LedgerWriter {
         try one(.notificationAuthorization(NotificationAuthorization(status: status)), now: now)
     }
 
+    /// Moves a goal right after `after` in the person's order (nil: first). The store computes
+    /// the goal's new position key; when none fits, it renumbers the live goals in the same
+    /// write. An unknown or deleted goal or anchor, or the goal itself as its anchor, is refused
+    /// naming the field, and nothing is written.
+    @discardableResult
+    public func moveGoal(_ goal: UUID, after: UUID?, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.goalMoved(goal, to: after.map(GoalPlacement.after) ?? .first), now: now)
+    }
+
+    /// Moves a goal right before `before` in the person's order (nil: last); see
+    /// ``moveGoal(_:after:now:)``.
+    @discardableResult
+    public func moveGoal(_ goal: UUID, before: UUID?, now: Instant = .systemNow) throws(LedgerError) -> AppendResult {
+        try one(.goalMoved(goal, to: before.map(GoalPlacement.before) ?? .last), now: now)
+    }
+
     private func one(_ payload: Payload, _ expectedVersion: Int? = nil, now: Instant) throws(LedgerError) -> AppendResult {
         try append([EventDraft(payload: payload)], expectedVersion: expectedVersion, now: now)[0]
     }

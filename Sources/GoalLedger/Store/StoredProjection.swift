@@ -83,7 +83,8 @@ enum StoredProjection {
     /// amounts in plain decimal); 12: the gate checks a time zone's spelling, not this system's
     /// time zone database, so a `deviceConfigured` that an older store set aside for a zone its
     /// system did not know is folded; 13: a reminder's weekday (goal headers, reminder facts and
-    /// pending rows).
+    /// pending rows), and a goal header keeps its creation's wall time and its position
+    /// register (`goalMoved`).
     static let version: UInt64 = 13
 
     struct Status: Equatable, Sendable {

@@ -11,7 +11,7 @@ import Foundation
 
 /// The members of a goal's JSON form, and a snapshot's `view`.
 enum GoalCodingKeys: String, CodingKey {
-    case id, title, details, cadence, targetDate, progress, reminder, tags, deleted, entries, versions, view
+    case id, title, details, cadence, targetDate, progress, reminder, tags, deleted, position, entries, versions, createdAt, view
 }
 
 /// The members of a goal's `versions`: its editable fields.
@@ -44,7 +44,8 @@ enum GoalReminderCodingKeys: String, CodingKey {
 ///      "targetDate": "2026-12-31" | null,
 ///      "progress": {"kind": "outcome"} | {"kind": "measurable", "target": 2, "unit": "l" | null},
 ///      "reminder": {"hour": 9, "minute": 0, "weekday": 7, "devices": ["phone"]} | null,
-///      "tags": ["health"], "deleted": false, "entries": [ProgressEntry, …]}
+///      "tags": ["health"], "deleted": false, "position": "7f" (once moved),
+///      "entries": [ProgressEntry, …], "versions": {…}, "createdAt": "2026-11-02T07:00:00Z"}
 ///
 /// Ids are upper-case UUID strings, days `YYYY-MM-DD`; `reminder.weekday` (1 = Sunday) is present
 /// only when a weekday was chosen; `reminder.devices` (``reminderDevices``)
@@ -60,6 +61,7 @@ enum GoalReminderCodingKeys: String, CodingKey {
 ///   "details": "6F1C…", …}`, the id of the event whose write the field holds), so that a cached
 ///   goal can still guard an edit. Decoding takes it when present; a goal without it has no
 ///   versions (``Goal/version(of:)``).
+/// - `createdAt`, the wall time of the goal's creation (a form without it decodes as 1970).
 ///
 /// Decoding requires every key of the form (`details`, `targetDate`, `reminder` and, for a
 /// measurable goal, `progress.target` and `progress.unit` as null when there is no value) and
@@ -108,6 +110,8 @@ extension Goal: Codable {
                 fieldVersions[field] = try v.decode(FieldVersion.self, forKey: GoalFieldCodingKey(field))
             }
         }
+        // A form cached before goals kept their creation time lacks it.
+        createdAt = try c.decodeIfPresent(Instant.self, forKey: .createdAt) ?? .earliest
     }
 
     /// Reads `register`'s member of `c` (of `progress`, for a register placed there), checked by
@@ -155,6 +159,18 @@ extension Goal: Codable {
             }
         case .deleted:
             isDeleted = try c.decode(Bool.self, forKey: .deleted)
+        case .position:
+            position = try c.decodeIfPresent(String.self, forKey: .position).map { text in
+                guard let key = PositionKey(hex: text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .position, in: c, debugDescription: "position must be hex digits, got \"\(text)\"")
+                }
+                try c.check(key, at: .position) { k throws(FieldError) in
+                    try k.check(field: "position")
+                    return k
+                }
+                return key
+            }
         }
     }
 
@@ -183,6 +199,7 @@ extension Goal: Codable {
                 if let version = fieldVersions[field] { try v.encode(version, forKey: GoalFieldCodingKey(field)) }
             }
         }
+        try c.encode(createdAt, forKey: .createdAt)
     }
 
     /// Writes `register`'s member into `c` (into `progress`, for a register placed there): a
@@ -213,6 +230,7 @@ extension Goal: Codable {
                 try c.encodeNil(forKey: .reminder)
             }
         case .deleted: try c.encode(isDeleted, forKey: .deleted)
+        case .position: if let position { try c.encode(position.description, forKey: .position) }
         }
     }
 }

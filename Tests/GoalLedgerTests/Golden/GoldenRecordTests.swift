@@ -110,6 +110,11 @@ struct GoldenRecordTests {
                     goal: goal, title: "Swim", cadence: .weekly, reminder: ReminderTime(unchecked: 8, 15, weekday: 7),
                     reminderDevices: ["phone"])))
         add("reminderSet.weekday", .reminderSet(ReminderSet(goal: goal, hour: 18, minute: 0, weekday: 1, replaces: id(12))))
+        add("goalMoved", .goalMoved(GoalMoved(goal: goal, placement: .after(id(12)), key: PositionKey([0x7F, 0x01]), replaces: id(2))))
+        add("goalMoved.first", .goalMoved(GoalMoved(goal: goal, placement: .first, key: PositionKey([0x40]), replaces: nil)))
+        add("goalMoved.last", .goalMoved(GoalMoved(goal: goal, placement: .last, key: PositionKey([0xFF, 1, 2, 3, 4, 5, 6, 7, 8]), replaces: nil)))
+        add("goalMoved.before", .goalMoved(GoalMoved(goal: goal, placement: .before(id(13)), key: PositionKey([0x01]), replaces: id(3))))
+        add("goalMoved.renumbering", .goalMoved(GoalMoved(goal: goal, placement: nil, key: PositionKey([0x01, 0xFC]), replaces: id(4))))
         return out
     }
 

@@ -29,6 +29,9 @@ struct GoalRegisterTests {
         case .unit: .goalEdited(GoalEdited(goal: goal, unit: "unit \(variant)"))
         case .reminder: .reminderSet(ReminderSet(goal: goal, hour: 6 + variant, minute: 15))
         case .deleted: .goalDeleted(GoalDeleted(goal: goal))
+        case .position:
+            // With its key given, as the store fills it in at append.
+            .goalMoved(GoalMoved(goal: goal, placement: variant == 1 ? .first : .last, key: PositionKey([UInt8(0x10 * variant)]), replaces: nil))
         }
     }
 
@@ -93,11 +96,11 @@ struct GoalRegisterTests {
         #expect(ProjectionCodec.encodeHeader(decoded) == bytes)
     }
 
-    /// Each register has its own stored bit, clear of the progress kind's and the reminder
-    /// devices'; each field `goalEdited` changes is the register of the same name.
+    /// Each register has its own stored bit, clear of the progress kind's, the reminder
+    /// devices' and the creation time's; each field `goalEdited` changes is the register of the same name.
     @Test func storedBitsAreDistinctAndFieldsAreTheirRegisters() {
         let bits = ProjectionCodec.HeaderPart.stored.map(\.bit)
-        #expect(Set(bits).count == GoalRegister.allCases.count + 2)
+        #expect(Set(bits).count == GoalRegister.allCases.count + 3)
         #expect(bits == bits.sorted())
         #expect(GoalField.allCases.allSatisfy { $0.rawValue == $0.register.rawValue })
         #expect(Set(GoalField.allCases.map(\.register)).count == GoalField.allCases.count)

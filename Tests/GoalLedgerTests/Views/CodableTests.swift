@@ -90,7 +90,7 @@ struct CodableTests {
         }
     }
 
-    @Test func theEncodingIsTheCommandLinesFormPlusEachEntrysClock() throws {
+    @Test func theEncodingIsTheCommandLinesFormPlusEachEntrysClockAndTheCreationTime() throws {
         let t = try Self.store()
         let calendar = try t.store.deviceState(t.store.device).calendar
         for row in try t.store.goals(now: Self.now, includingDeleted: true) {
@@ -118,6 +118,10 @@ struct CodableTests {
             }
             #expect(entries.count == row.goal.entries.count)
             members[i].1 = .array(withoutClocks)
+            // The other added key: the wall time of the goal's creation.
+            #expect(members.first { $0.0 == "createdAt" }?.1 == .string(row.goal.createdAt.rfc3339))
+            #expect(row.goal.createdAt == state.createdAt?.value)
+            members.removeAll { $0.0 == "createdAt" }
             #expect(Self.sorted(.object(members)) == Self.sorted(.object(expected)))
         }
     }

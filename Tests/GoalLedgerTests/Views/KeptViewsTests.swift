@@ -102,7 +102,8 @@ struct KeptViewsTests {
             }
             let listed = try store.goals(now: now, includingDeleted: true, includingEntries: false)
             #expect(
-                listed.map(\.view) == projection.existingGoals.map { GoalView(goal: $0, calendar: calendar, now: now) },
+                listed.map(\.view)
+                    == projection.existingGoals.sorted { $0.orderKey! < $1.orderKey! }.map { GoalView(goal: $0, calendar: calendar, now: now) },
                 "\(label) at \(text)")
             #expect(listed.allSatisfy { $0.goal.entries.isEmpty })
         }
