@@ -208,6 +208,36 @@ struct RelaySyncTests {
         #expect(try tablet.reading { try $0.outgoing(since: a.token) }.changes.count == 0)
     }
 
+    @Test func aForgedEventKeptAsideIsLetGoOnceItsPredecessorShowsItForged() throws {
+        let ledger = try TemporaryLedger(device: "phone")
+        let phone = ledger.store
+        let goal = try phone.writing { try $0.createGoal(title: "Read", now: now) }
+        let tablet = try ledger.device("tablet", now: now)
+        var relay = TestRelay()
+        var token = try relay.upload(phone, token: nil, limit: 100, failing: false)
+        for tag in ["a", "b"] {
+            try phone.writing { try $0.addTag(tag, to: goal, now: now) }
+            token = try relay.upload(phone, token: token, limit: 100, failing: false)
+        }
+        let start = try tablet.writing { try $0.applyRelayed(try relay.blob(0), token: nil) }.token
+        // The event of "b", altered on the relay, comes before the event of "a".
+        var forged = try relay.blob(2).events[0]
+        forged.at = Instant(milliseconds: forged.at.milliseconds + 1)
+        let altered = ChangeSet(ledger: phone.ledgerID, events: [forged], records: [EventCodec.encode(forged)])
+        let early = try tablet.writing { try $0.applyRelayed(altered, token: start) }
+        #expect(early.parked == 1 && early.result.waiting.first?.cause == .gap)
+        // "a" arrives: the altered event now fails its signature, waits named, and is let go.
+        let a = try tablet.writing { try $0.applyRelayed(try relay.blob(1), token: early.token) }
+        #expect(a.result.imported == 1 && a.parked == 0)
+        #expect(a.result.waiting.map(\.cause) == [.badSignature])
+        #expect(a.token.mark(of: "phone") == forged.sequence - 1)
+        // The real "b" is taken; nothing unverified was ever counted.
+        let b = try tablet.writing { try $0.applyRelayed(try relay.blob(2), token: a.token) }
+        #expect(b.result.imported == 1 && b.result.waiting.isEmpty)
+        #expect(try tablet.digest() == phone.digest())
+        #expect(try tablet.verify().isClean)
+    }
+
     @Test func anOriginNotYetEnrolledWaitsForItsEnrolment() throws {
         let ledger = try TemporaryLedger(device: "phone")
         let phone = ledger.store
@@ -276,7 +306,7 @@ struct RelaySyncTests {
         let goal = try phone.writing { try $0.createGoal(title: "Read", progress: .measurable(target: Amount(100), unit: nil), now: now) }
         let tablet = try ledger.device("tablet", now: now)
         // Batches of 1 to 7 events: each is one signed run.
-        let one = try Amount(1)
+        let one = Amount(1)
         let batch = { (n: Int) in (0..<n).map { _ in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: one))) } }
         for n in 1...7 { _ = try phone.append(batch(n), now: now) }
         for _ in 0..<8 { _ = try tablet.append(batch(5), now: now) }
