@@ -30,6 +30,13 @@ extension LedgerWriter {
     /// them, so ``LedgerSnapshot/outgoing(since:limit:byteLimit:)`` does not hand them out
     /// again. Refuses a blob or a token of another ledger, changing nothing.
     public func applyRelayed(_ changeSet: ChangeSet, token: RelayToken?) throws(LedgerError) -> RelayedImport {
+        try applyRelayed(changeSet, token: token, parkLimit: Self.relayParkLimit)
+    }
+
+    /// ``applyRelayed(_:token:)``, keeping at most `parkLimit` aside.
+    package func applyRelayed(
+        _ changeSet: ChangeSet, token: RelayToken?, parkLimit: (events: Int, bytes: Int)
+    ) throws(LedgerError) -> RelayedImport {
         try store.checkSameLedger(changeSet.ledger, source: "the relay's blob")
         let token = token ?? RelayToken(ledger: store.ledgerID)
         try store.checkSameLedger(token.ledger, source: "the relay token")
@@ -47,7 +54,9 @@ extension LedgerWriter {
         }
         let result = try importEvents(events, records: records, from: "the relay", unreadable: [])
         return try run("keeping relay events aside in \(store.path)") {
-            try settle(events, records: records, fromPark: fromPark, parkedKeys: Set(parked.map(\.key)), result: result, token: token)
+            try settle(
+                events, records: records, fromPark: fromPark, parkedKeys: Set(parked.map(\.key)), result: result, token: token,
+                limit: parkLimit)
         }
     }
 
@@ -83,7 +92,8 @@ extension LedgerWriter {
     /// After the import: which offered events the store now holds (they move the token and
     /// leave the park), which wait and are kept aside, which are let go.
     private func settle(
-        _ events: [Event], records: [[UInt8]], fromPark: Set<Int>, parkedKeys: Set<RelayParkKey>, result: ImportResult, token: RelayToken
+        _ events: [Event], records: [[UInt8]], fromPark: Set<Int>, parkedKeys: Set<RelayParkKey>, result: ImportResult, token: RelayToken,
+        limit: (events: Int, bytes: Int)
     ) throws -> RelayedImport {
         let heads = try LedgerStore.originHeads(txn, layout)
         let waiting = Dictionary(result.waiting.map { ($0.origin, $0.cause) }, uniquingKeysWith: { a, _ in a })
@@ -127,7 +137,7 @@ extension LedgerWriter {
             let key = RelayParkKey(events[i].origin, events[i].sequence)
             if try txn.get(layout.meta, key: key.stored) != nil { continue }
             let value = wall.bigEndianBytes + records[i]
-            guard count < Self.relayParkLimit.events, bytes + value.count <= Self.relayParkLimit.bytes else {
+            guard count < limit.events, bytes + value.count <= limit.bytes else {
                 notKept += 1
                 continue
             }

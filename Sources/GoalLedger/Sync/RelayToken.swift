@@ -50,7 +50,8 @@ public struct RelayToken: Codable, Sendable, Equatable {
         guard other.ledger == ledger else {
             throw LedgerError(
                 .invalidInput,
-                "the relay tokens belong to ledgers \(ledger.uuidString) and \(other.ledger.uuidString): tokens of different ledgers do not merge")
+                "the relay tokens belong to ledgers \(ledger.uuidString) and \(other.ledger.uuidString): tokens of different ledgers do not merge"
+            )
         }
         return RelayToken(ledger: ledger, marks: marks.merging(other.marks, uniquingKeysWith: max))
     }

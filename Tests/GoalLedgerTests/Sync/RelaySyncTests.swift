@@ -51,7 +51,9 @@ struct RelaySyncTests {
         let ledger = try TemporaryLedger(device: "phone")
         let phone = ledger.store
         let now = Instant(rfc3339: "2026-11-05T12:00:00Z")!
-        let water = try await phone.write { try $0.createGoal(title: "Water", progress: .measurable(target: Amount(8), unit: nil), now: now) }
+        let water = try await phone.write {
+            try $0.createGoal(title: "Water", progress: .measurable(target: Amount(8), unit: nil), now: now)
+        }
         let tablet = try ledger.device("tablet", now: now)
         let watch = try ledger.device("watch", now: now)
         for (store, glasses) in [(phone, 2.0), (tablet, 1.0), (watch, 3.0)] {
@@ -70,13 +72,14 @@ struct RelaySyncTests {
             // Nothing is left to hand out: what came from the relay does not go back to it.
             #expect(try await store.read { try $0.outgoing(since: moved).changes.count } == 0)
         }
-        let digests = try await [phone, tablet, watch].asyncMap { s in try await s.read { try $0.digest() } }
-        #expect(Set(digests).count == 1)
+        var digests: Set<String> = []
         for store in [phone, tablet, watch] {
+            digests.insert(try await store.read { try $0.digest() })
             let goals = try await store.read { try $0.goals(now: now) }
             #expect(goals.map(\.goal.title) == ["Water"] && goals[0].goal.entries.count == 3)
             #expect(try await store.read { try $0.verify() }.isClean)
         }
+        #expect(digests.count == 1)
     }
 
     /// Three devices append at random and upload in blobs of random size, some uploads fail; the
@@ -238,6 +241,53 @@ struct RelaySyncTests {
         #expect(try tablet.verify().isClean)
     }
 
+    @Test func whatDoesNotFitAsideIsCountedAndDownloadingItAgainCompletesIt() throws {
+        let ledger = try TemporaryLedger(device: "phone")
+        let phone = ledger.store
+        let goal = try phone.writing { try $0.createGoal(title: "Read", now: now) }
+        let tablet = try ledger.device("tablet", now: now)
+        var relay = TestRelay()
+        var token = try relay.upload(phone, token: nil, limit: 100, failing: false)
+        try phone.writing { try $0.addTag("a", to: goal, now: now) }
+        token = try relay.upload(phone, token: token, limit: 100, failing: false)
+        // One signed run of three events.
+        _ = try phone.append(try drafts(["b", "c", "d"].map { #"{"type":"tagAdded","goal":"\#(goal)","tag":"\#($0)"}"# }), now: now)
+        token = try relay.upload(phone, token: token, limit: 100, failing: false)
+        #expect(try relay.blob(2).count == 3)
+        let start = try tablet.writing { try $0.applyRelayed(try relay.blob(0), token: nil) }.token
+        // Room for two: the third is counted, not kept.
+        let early = try tablet.writing { try $0.applyRelayed(try relay.blob(2), token: start, parkLimit: (events: 2, bytes: 1 << 20)) }
+        #expect(early.parked == 2 && early.notKept == 1)
+        // The predecessor comes: the two kept wait still, their run's signature was not kept.
+        let a = try tablet.writing { try $0.applyRelayed(try relay.blob(1), token: early.token) }
+        #expect(a.result.imported == 1 && a.parked == 2 && a.result.waiting.map(\.cause) == [.unsigned])
+        // Downloading the blob again completes it.
+        let again = try tablet.writing { try $0.applyRelayed(try relay.blob(2), token: a.token) }
+        #expect(again.result.imported == 3 && again.parked == 0 && again.result.waiting.isEmpty)
+        #expect(try tablet.digest() == phone.digest())
+    }
+
+    @Test func whatIsKeptAsideIsForgottenAfterThirtyDaysOfTheStoresClock() throws {
+        let ledger = try TemporaryLedger(device: "phone")
+        let phone = ledger.store
+        let goal = try phone.writing { try $0.createGoal(title: "Read", now: now) }
+        let tablet = try ledger.device("tablet", now: now)
+        var relay = TestRelay()
+        var token = try relay.upload(phone, token: nil, limit: 100, failing: false)
+        for tag in ["a", "b"] {
+            try phone.writing { try $0.addTag(tag, to: goal, now: now) }
+            token = try relay.upload(phone, token: token, limit: 100, failing: false)
+        }
+        #expect(try tablet.writing { try $0.applyRelayed(try relay.blob(2), token: nil) }.parked == 1)
+        let empty = try ChangeSet(ledger: tablet.ledgerID, records: [])
+        // 29 days on, it is kept; 31 days on, forgotten.
+        try tablet.writing { try $0.addTag("t", to: goal, now: Instant(milliseconds: now.milliseconds + 29 * 86_400_000)) }
+        #expect(try tablet.writing { try $0.applyRelayed(empty, token: nil) }.parked == 1)
+        try tablet.writing { try $0.addTag("u", to: goal, now: Instant(milliseconds: now.milliseconds + 31 * 86_400_000)) }
+        #expect(try tablet.writing { try $0.applyRelayed(empty, token: nil) }.parked == 0)
+        #expect(try relay.parked(in: tablet) == 0)
+    }
+
     @Test func anOriginNotYetEnrolledWaitsForItsEnrolment() throws {
         let ledger = try TemporaryLedger(device: "phone")
         let phone = ledger.store
@@ -378,14 +428,5 @@ struct TestRelay {
             }
             return n
         }
-    }
-}
-
-extension Array {
-    /// `transform` over the elements, one after another.
-    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var out: [T] = []
-        for e in self { out.append(try await transform(e)) }
-        return out
     }
 }
