@@ -71,8 +71,8 @@ public struct RelayToken: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let version = try c.decode(Int.self, forKey: .version)
-        func bad(_ why: String) -> DecodingError {
-            .dataCorruptedError(forKey: .version, in: c, debugDescription: "not a usable relay token: \(why)")
+        func bad(_ why: String, at key: CodingKeys = .version) -> DecodingError {
+            .dataCorruptedError(forKey: key, in: c, debugDescription: "not a usable relay token: \(why)")
         }
         guard version == Self.formatVersion else {
             throw bad(
@@ -82,11 +82,15 @@ public struct RelayToken: Codable, Sendable, Equatable {
         }
         let ledger = try c.decode(UUID.self, forKey: .ledger)
         let marks = try c.decode([String: UInt64].self, forKey: .marks)
-        guard marks.count <= Self.largestOriginCount else { throw bad("it names \(marks.count) origins, more than a ledger holds") }
+        guard marks.count <= Self.largestOriginCount else {
+            throw bad("it names \(marks.count) origins, more than a ledger holds", at: .marks)
+        }
         for (origin, sequence) in marks {
-            guard DeviceName.isValid(origin) else { throw bad("\"\(origin)\" is not a device name") }
+            guard DeviceName.isValid(origin) else { throw bad("\"\(origin)\" is not a device name", at: .marks) }
             guard sequence <= Event.largestSequence else {
-                throw bad("the mark of \(origin), \(sequence), is past the largest sequence a store holds (\(Event.largestSequence))")
+                throw bad(
+                    "the mark of \(origin), \(sequence), is past the largest sequence a store holds (\(Event.largestSequence))",
+                    at: .marks)
             }
         }
         self.init(ledger: ledger, marks: marks.filter { $0.value > 0 })
