@@ -4,9 +4,11 @@ import Testing
 
 @testable import GoalLedger
 
-// The example of the article "Syncing through a relay", compiled and run (from `actor
-// BlobRelay` to the end of `receiveFromRelay`, the article quotes it as it is).
+// The example of the article "Syncing through a relay", compiled and run: the article quotes
+// the code between "Relay begin" and "Relay end", and between "Example begin" and "Example
+// end", as it is (`theArticleShowsThisCode`).
 
+// Relay begin
 /// A relay that keeps every blob it is given and hands each device every blob, as a
 /// CloudKit container or a bucket would: here in memory, delivering in any order and some
 /// blobs twice.
@@ -43,10 +45,12 @@ func receiveFromRelay(_ store: LedgerStore, token: RelayToken?, blobs: [[UInt8]]
     }
     return current
 }
+// Relay end
 
 struct RelaySyncTests {
     let now = instant("2026-11-05T12:00:00Z")
 
+    // Example begin
     @Test func threeDevicesConvergeThroughARelay() async throws {
         let ledger = try TemporaryLedger(device: "phone")
         let phone = ledger.store
@@ -80,6 +84,24 @@ struct RelaySyncTests {
             #expect(try await store.read { try $0.verify() }.isClean)
         }
         #expect(digests.count == 1)
+    }
+    // Example end
+
+    @Test func theArticleShowsThisCode() throws {
+        let tests = URL(fileURLWithPath: #filePath)
+        let root = tests.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/GoalLedger/GoalLedger.docc/SyncingThroughARelay.md"), encoding: .utf8)
+        let source = try String(contentsOf: tests, encoding: .utf8)
+        func between(_ text: String, _ open: String, _ close: String) -> [String] {
+            text.components(separatedBy: open).dropFirst().map { $0.components(separatedBy: close)[0] }
+        }
+        let quoted = between(article, "```swift\n", "```")
+        let code = ["Relay", "Example"].map { between(source, "// \($0) begin\n", "// \($0) end")[0] }
+        #expect(quoted.count == 2)
+        #expect(
+            quoted.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                == code.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
     }
 
     /// Three devices append at random and upload in blobs of random size, some uploads fail; the
