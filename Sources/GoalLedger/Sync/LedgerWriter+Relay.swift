@@ -3,7 +3,7 @@ import LMDB
 
 extension LedgerWriter {
     /// The most events, and record bytes, a store keeps aside from relay blobs.
-    public static let relayParkLimit = (events: 16_384, bytes: 16 << 20)
+    public static let relayParkLimit = (events: 65_536, bytes: 32 << 20)
 
     /// Applies a blob downloaded from a relay, with every check of ``apply(_:from:)``, in this
     /// transaction; returns what it did and `token` (nil: a relay that holds nothing) moved past
@@ -12,8 +12,9 @@ extension LedgerWriter {
     /// Blobs may come in any order, twice, or late. Events that wait for a predecessor of their
     /// origin, or for an enrolment, that has not arrived yet are named in
     /// ``ImportResult/waiting`` and kept aside (``RelayedImport/parked``), unverified and
-    /// uncounted, and offered again with every later blob, so that the blob that brings what
-    /// they wait for releases them. Events that can never verify (a fork, a broken chain, a
+    /// uncounted, and offered again with a later blob that may release them (one that brings an
+    /// earlier event of their origin, or an enrolment), so that the blob that brings what they
+    /// wait for releases them. Events that can never verify (a fork, a broken chain, a
     /// bad signature, a malformed event, a revoked device's later events) are not kept. What is
     /// kept aside is bounded (``relayParkLimit``) and forgotten after 30 days of the store's
     /// clock.
@@ -33,7 +34,7 @@ extension LedgerWriter {
         try store.checkSameLedger(changeSet.ledger, source: "the relay's blob")
         let token = token ?? RelayToken(ledger: store.ledgerID)
         try store.checkSameLedger(token.ledger, source: "the relay token")
-        let parked = try run("reading the events kept aside from the relay in \(store.path)") { try parkedRecords() }
+        let parked = try run("reading the events kept aside from the relay in \(store.path)") { try releasable(by: changeSet) }
         // The blob first, then what it may release; a parked copy of an event the blob carries
         // is not offered twice.
         var events = changeSet.events
@@ -53,30 +54,78 @@ extension LedgerWriter {
         }
     }
 
-    /// The records kept aside, decoded; one that no longer decodes, or that aged past the
-    /// waiting lifetime, is forgotten.
-    private func parkedRecords() throws -> [(key: RelayParkKey, event: Event, record: [UInt8])] {
+    /// The records kept aside that `changeSet` may release, decoded: those of an origin whose
+    /// first one's predecessor the blob carries, or this store holds (brought by another
+    /// path, or waiting for more than its predecessor); all of them when an enrolment,
+    /// rotation or revocation is among the blob or those records. Offering only these keeps an
+    /// apply's cost to the blob and what it releases, whatever is kept aside.
+    private func releasable(by changeSet: ChangeSet) throws -> [(key: RelayParkKey, event: Event, record: [UInt8])] {
+        let firsts = try parkedFirsts()
+        guard !firsts.isEmpty else { return [] }
+        let heads = try LedgerStore.originHeads(txn, layout)
+        // Per origin, the lowest and highest sequence the blob carries.
+        var carried: [String: (low: UInt64, high: UInt64)] = [:]
+        for e in changeSet.events {
+            let r = carried[e.origin] ?? (e.sequence, e.sequence)
+            carried[e.origin] = (min(r.low, e.sequence), max(r.high, e.sequence))
+        }
+        let chosen = Set(
+            firsts.filter { origin, first in
+                (carried[origin].map { $0.low < first && $0.high + 1 >= first } ?? false)
+                    || (heads[origin].map { $0 > 0 && first <= $0 + 1 } ?? false)
+            }.keys)
+        if changeSet.events.contains(where: { $0.trustChange != nil }) { return try parkedRecords(of: Set(firsts.keys)) }
+        let some = try parkedRecords(of: chosen)
+        // What they release may enrol a device whose events are kept aside too.
+        if some.contains(where: { $0.event.trustChange != nil }) && chosen.count < firsts.count {
+            return try parkedRecords(of: Set(firsts.keys))
+        }
+        return some
+    }
+
+    /// Per origin kept aside, its first sequence; an entry that is not well formed, or that
+    /// aged past the waiting lifetime by the store's clock, is forgotten.
+    private func parkedFirsts() throws -> [String: UInt64] {
         let wall = try LedgerStore.clock(txn, layout).milliseconds
-        var out: [(RelayParkKey, Event, [UInt8])] = []
+        var firsts: [String: UInt64] = [:]
         var forget: [[UInt8]] = []
         try txn.scan(layout.meta, from: MetaKey.relayParked) { key, value in
             guard key.starts(with: MetaKey.relayParked) else { return false }
-            let stored = Array(key)
-            guard value.count > 8, let parkKey = RelayParkKey(stored: stored) else {
-                forget.append(stored)
+            guard value.count > 8, let parkKey = RelayParkKey(stored: Array(key)) else {
+                forget.append(Array(key))
                 return true
             }
             let since = Int64(clamping: UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: value[0..<8])))
-            let record = Array(value[8...])
-            let decoded: Event? = record.withUnsafeBytes { try? EventCodec.decode($0) }
-            if let e = decoded, e.origin == parkKey.origin, e.sequence == parkKey.sequence,
-                wall <= LedgerStore.waitingLifetime || since >= wall - LedgerStore.waitingLifetime
-            {
-                out.append((parkKey, e, record))
-            } else {
-                forget.append(stored)
+            if wall > LedgerStore.waitingLifetime && since < wall - LedgerStore.waitingLifetime {
+                forget.append(Array(key))
+            } else if firsts[parkKey.origin] == nil {
+                // Keys are in sequence order within an origin: the first seen is the lowest.
+                firsts[parkKey.origin] = parkKey.sequence
             }
             return true
+        }
+        for key in forget { _ = try txn.delete(layout.meta, key: key) }
+        return firsts
+    }
+
+    /// The records kept aside of `origins`, decoded; one that no longer decodes is forgotten.
+    private func parkedRecords(of origins: Set<String>) throws -> [(key: RelayParkKey, event: Event, record: [UInt8])] {
+        var out: [(RelayParkKey, Event, [UInt8])] = []
+        var forget: [[UInt8]] = []
+        for origin in origins.sorted(by: String.bytesPrecede) {
+            let prefix = MetaKey.relayParked + Array(origin.utf8) + [0]
+            try txn.scan(layout.meta, from: prefix) { key, value in
+                guard key.starts(with: prefix) else { return false }
+                guard value.count > 8, let parkKey = RelayParkKey(stored: Array(key)), parkKey.origin == origin else { return true }
+                let record = Array(value[8...])
+                let decoded: Event? = record.withUnsafeBytes { try? EventCodec.decode($0) }
+                if let e = decoded, e.origin == origin, e.sequence == parkKey.sequence {
+                    out.append((parkKey, e, record))
+                } else {
+                    forget.append(Array(key))
+                }
+                return true
+            }
         }
         for key in forget { _ = try txn.delete(layout.meta, key: key) }
         return out
