@@ -310,6 +310,26 @@ struct RelaySyncTests {
         #expect(try relay.parked(in: tablet) == 0)
     }
 
+    @Test func whatWaitsIsReleasedWhenItsPredecessorCameAnotherWay() throws {
+        let ledger = try TemporaryLedger(device: "phone")
+        let phone = ledger.store
+        let goal = try phone.writing { try $0.createGoal(title: "Read", now: now) }
+        let tablet = try ledger.device("tablet", now: now)
+        var relay = TestRelay()
+        var token = try relay.upload(phone, token: nil, limit: 100, failing: false)
+        for tag in ["a", "b"] {
+            try phone.writing { try $0.addTag(tag, to: goal, now: now) }
+            token = try relay.upload(phone, token: token, limit: 100, failing: false)
+        }
+        #expect(try tablet.writing { try $0.applyRelayed(try relay.blob(2), token: nil) }.parked == 1)
+        // The event of "a" comes by a plain apply (another transport), not from the relay.
+        try tablet.writing { try $0.apply(try relay.blob(1), from: "a peer") }
+        // The next blob, whatever it holds, releases the event kept aside.
+        let next = try tablet.writing { try $0.applyRelayed(try ChangeSet(ledger: tablet.ledgerID, records: []), token: nil) }
+        #expect(next.result.imported == 1 && next.parked == 0)
+        #expect(try tablet.originHeads() == phone.originHeads())
+    }
+
     @Test func anOriginNotYetEnrolledWaitsForItsEnrolment() throws {
         let ledger = try TemporaryLedger(device: "phone")
         let phone = ledger.store
