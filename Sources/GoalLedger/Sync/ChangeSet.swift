@@ -111,7 +111,8 @@ public struct SyncState: Equatable, Sendable {
 ///
 /// Records are each origin's events in sequence order, origins in UTF-8 byte order; each
 /// starts with the peer's last held event of that origin when the peer holds any, so that the
-/// peer finds a fork. A record is the ledger's stored event form: codec version (1 byte),
+/// peer finds a fork (a blob for a relay, ``LedgerSnapshot/outgoing(since:limit:byteLimit:)``,
+/// carries none). A record is the ledger's stored event form: codec version (1 byte),
 /// CRC-32C of the rest (4, little-endian), event id (16), hybrid logical clock (8, big-endian),
 /// wall time (zig-zag varint of milliseconds), origin sequence (varint), origin (varint
 /// length · UTF-8), then schema, type, payload and signature fields, which a relay need not
