@@ -1,7 +1,9 @@
 // A small goals app on the ledger's public API, run by the test command: it creates goals,
-// records progress, shows its list screen, observes changes made by another task and by another
-// process, reconciles reminders with its own notification center, syncs a second device, and
-// handles each reason an error can carry. Every step checks what it expects; any miss exits 1.
+// records progress, shows its list screen in the person's order, observes changes made by
+// another task and by another process (a goal and any read of its own), reconciles reminders
+// with its own notification center, syncs a second device, then three devices through a relay
+// of blobs with the outbox, guards an edit per field, and shows each error with its text for
+// people. Every step checks what it expects; any miss exits 1.
 import Foundation
 import GoalLedger
 import LedgerSync
@@ -97,6 +99,47 @@ DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
     print("FAIL the example did not finish within 60 s")
     exit(1)
 }
+/// A relay that keeps the blobs it is given and hands each device all of them, as a CloudKit
+/// container or a bucket would: here in memory, the last first and the first twice.
+actor BlobRelay {
+    private var blobs: [[UInt8]] = []
+    func upload(_ blob: [UInt8]) { blobs.append(blob) }
+    func download() -> [[UInt8]] { blobs.reversed() + blobs.prefix(1) }
+}
+
+/// Uploads what the relay lacks of `store`, blob by blob; returns the token to keep once every
+/// upload is confirmed (a failed upload keeps the old token: the blob goes again).
+func uploadToRelay(_ store: LedgerStore, token: RelayToken?, relay: BlobRelay) async throws -> RelayToken? {
+    var confirmed = token
+    while true {
+        let since = confirmed
+        let (blob, next) = try await store.read { try $0.outgoing(since: since) }
+        if blob.count == 0 { return confirmed }
+        await relay.upload(blob.encoded())
+        confirmed = next
+    }
+}
+
+/// Applies the relay's blobs in the order they came; returns the token moved past them.
+func downloadFromRelay(_ store: LedgerStore, token: RelayToken?, blobs: [[UInt8]]) async throws -> RelayToken? {
+    var current = token
+    for bytes in blobs {
+        let blob = try ChangeSet(decoding: bytes, source: "a blob of the relay")
+        let since = current
+        current = try await store.write { try $0.applyRelayed(blob, token: since) }.token
+    }
+    return current
+}
+
+extension Array {
+    /// `map` with an async transform, in order.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var out: [T] = []
+        for element in self { out.append(try await transform(element)) }
+        return out
+    }
+}
+
 try await runExample()
 
 func runExample() async throws {
@@ -127,6 +170,16 @@ func runExample() async throws {
     check(rows.first { $0.id == water }?.view.value?.description == "0.5", "today's water is exactly 0.5 l (0.1 + 0.2 + 0.2)")
     check(rows.first { $0.id == call }?.view.completed == false, "the call is not done this week")
 
+    // 2b. The person's order: the call goes first; a new goal goes last.
+    try await phone.write { try $0.moveGoal(call, after: nil, now: now) }
+    let stretch = try await phone.write { try $0.createGoal(title: "Stretch", cadence: .weekly, now: now) }
+    let ordered = try await phone.read { try $0.goals(now: now) }.map(\.id)
+    check(ordered == [call, water, stretch], "goals(now:) lists the person's order: the moved call first, the new goal last")
+    // A weekly reminder on the day the person chose (Saturday), at its time in Berlin.
+    try await phone.write { try $0.setReminder(stretch, at: try ReminderTime(weekday: 7, hour: 8, minute: 0), now: now) }
+    let stretchReminder = try await phone.read { try $0.goal(stretch, now: now) }?.goal.reminder
+    check(stretchReminder?.weekday == 7, "a weekly reminder keeps its chosen weekday")
+
     // 3. Observation: another task, then another process.
     let updates = phone.observeGoal(water, now: { now }, otherProcesses: .milliseconds(100))
     var iterator = updates.makeAsyncIterator()
@@ -148,6 +201,15 @@ func runExample() async throws {
     }
     check(fromOtherProcess, "a write of another process arrives")
 
+    // 3b. Any read observed: how many goals are still open today; a completion changes it.
+    let openCount = phone.observe { snapshot in try snapshot.goals(now: now).filter { !$0.view.completed }.count }
+    var openIterator = openCount.makeAsyncIterator()
+    let openBefore = try await openIterator.next()
+    check(openBefore == 3, "an observed read starts with its value (3 open goals)")
+    try await phone.write { try $0.recordCompletion(stretch, now: now) }
+    let openAfter = try await openIterator.next()
+    check(openAfter == 2, "and yields again when a commit changes it (2 open)")
+
     // 4. Reminders in the app's own center, worded by the app.
     let center = AppCenter()
     let wording: ReminderContentProvider = { request in
@@ -157,8 +219,8 @@ func runExample() async throws {
     let report = try await reminders.reconcile(center: center, now: now)
     check(report.issues.isEmpty && !report.scheduled.isEmpty, "a pass schedules the goals' reminders (\(report.scheduled.count))")
     check(
-        Set(await center.scheduledTitles) == ["⏰ Drink water", "⏰ Call grandma"],
-        "the center holds both goals' reminders, in the app's words")
+        Set(await center.scheduledTitles) == ["⏰ Drink water", "⏰ Call grandma", "⏰ Stretch"],
+        "the center holds the goals' reminders, in the app's words")
     let again = try await reminders.reconcile(center: center, now: now)
     check(again.scheduled.isEmpty && again.cancelled.isEmpty, "a second pass changes nothing")
 
@@ -174,6 +236,28 @@ func runExample() async throws {
     let phoneGoals = try await phone.read { try $0.goals(now: now) }
     let laptopGoals = try await laptop.read { try $0.goals(now: now) }
     check(Set(phoneGoals.map(\.goal)) == Set(laptopGoals.map(\.goal)), "both devices hold the same goals")
+    check(laptopGoals.map(\.id) == phoneGoals.map(\.id), "and list them in the same order")
+
+    // 5b. Three devices through a relay of blobs (a CloudKit container, a bucket): each uploads
+    //     what the relay lacks and applies what it delivers, in any order and some twice.
+    let tablet = try phone.clone(to: directory + "/tablet", device: "tablet", now: now)
+    try await laptop.write { try $0.moveGoal(stretch, after: nil, now: now) }
+    try await tablet.write { try $0.recordProgress(water, amount: try Amount("0.3"), now: now) }
+    let relay = BlobRelay()
+    var tokens: [String: Data] = [:]
+    for device in [phone, laptop, tablet] {
+        tokens[device.device] = try JSONEncoder().encode(try await uploadToRelay(device, token: nil, relay: relay))
+    }
+    for device in [phone, laptop, tablet] {
+        let token = try JSONDecoder().decode(RelayToken?.self, from: tokens[device.device]!)
+        let moved = try await downloadFromRelay(device, token: token, blobs: await relay.download())
+        tokens[device.device] = try JSONEncoder().encode(moved)
+        check(try await device.read { try $0.outgoing(since: moved).changes.count } == 0, "\(device.device): what came from the relay does not go back")
+    }
+    let relayedDigests = Set(try await [phone, laptop, tablet].asyncMap { store in try await store.read { try $0.digest() } })
+    check(relayedDigests.count == 1, "the three devices converge through the relay")
+    let relayedOrder = try await tablet.read { try $0.goals(now: now) }.map(\.id)
+    check(relayedOrder.first == stretch, "the laptop's move reached the tablet through the relay")
 
     // 6. Errors an app shows, by kind: each reason the app can meet, made to happen, and
     //    `shown(_:)` shows the error's text for people (no ids, paths or keys).
@@ -204,6 +288,10 @@ func runExample() async throws {
     }
     check(
         unknown?.code == .invalidInput && unknown?.reason == .unknownGoal(goal: stranger, index: 1, line: nil), "an unknown goal is named")
+    check(
+        unknown.map(shown) == "This change could not be saved. This goal is not on this device (yet). Check the goal and try again."
+            && unknown?.message.contains(stranger.uuidString) == true,
+        "people read it without the id, which the message keeps for the log")
     let emptyTag = await failure("an empty tag") { () async throws in _ = try await phone.write { try $0.addTag("", to: water, now: now) } }
     if case .invalidEvent(let field, 1, nil)? = emptyTag?.reason {
         check(field == "tag", "an event that breaks a rule names its field: \(emptyTag!.localizedDescription)")
@@ -233,6 +321,20 @@ func runExample() async throws {
         "a guarded field changed since is a conflict of that field")
     let missing = await failure("a missing store") { () async throws in _ = try LedgerStore.open(at: directory + "/nowhere") }
     check(missing?.code == .store && missing?.reason == .noStore(path: directory + "/nowhere"), "a missing store says so")
+    let twice = await failure("a second store where one is") { () async throws in
+        _ = try LedgerStore.create(at: directory + "/phone", device: "phone")
+    }
+    check(twice?.reason == .storeExists(path: directory + "/phone"), "a store that exists already is named, and kept")
+    // A new device nobody enrolled yet: it holds the ledger's events but may not write.
+    let kiosk = try LedgerStore.create(at: directory + "/kiosk", device: "kiosk", ledger: phone.ledgerID)
+    _ = try await kiosk.sync(with: phone)
+    let notYet = await failure("a write of a device nobody enrolled") { () async throws in
+        _ = try await kiosk.write { try $0.createGoal(title: "Hello", now: now) }
+    }
+    let kioskKey = try await kiosk.read { try $0.publicKey() }
+    check(
+        notYet?.reason == .deviceNotEnrolled(device: "kiosk", publicKey: kioskKey ?? []),
+        "a device nobody enrolled is told so, with the key to enrol")
     // The laptop is revoked by the phone: it learns so and writes nothing more.
     _ = try await phone.write { try $0.revoke(device: "laptop", now: now) }
     _ = try await phone.sync(with: laptop)

@@ -42,7 +42,7 @@ extension LedgerError: LocalizedError {
             return ("Goals data is already there.", "A new ledger cannot be created where one already is.", "Open the existing data, or choose another place.")
         case .deviceNotEnrolled?:
             return (
-                "This device cannot sync yet.", "No device of this ledger has added this device yet.",
+                "This device is not part of the ledger yet.", "No device of this ledger has added this device yet.",
                 "On a device that already syncs, add this device, let that device sync, then sync here again."
             )
         case .signingKeyMissing?, .signerNotTrusted?:

@@ -260,7 +260,7 @@ struct SyncServiceClientTests {
         #expect(try kept.lastPosition() == 0)
         // An app branches on the reason and shows people a text without ids, paths or keys.
         #expect(refusal.reason == .deviceNotEnrolled(device: "laptop", publicKey: key))
-        #expect(refusal.localizedDescription == "This device cannot sync yet.")
+        #expect(refusal.localizedDescription == "This device is not part of the ledger yet.")
         for text in [refusal.localizedDescription, refusal.failureReason, refusal.recoverySuggestion].compactMap({ $0 }) {
             #expect(!text.contains(StandInService.hex(key)) && !text.contains(path) && !text.contains(d.phone.ledgerID.uuidString))
         }
