@@ -241,3 +241,17 @@ enum CenterFileTarget {
         file.fire(until: Instant(milliseconds: Int64.max), timeZone: TimeZone(identifier: "UTC")!)
     }
 }
+
+enum RelayTokenTarget {
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        guard let token = try? JSONDecoder().decode(RelayToken.self, from: Data(bytes)) else { return }
+        guard let text = try? JSONEncoder().encode(token) else { violated("a relay token does not encode: \(token)") }
+        guard let back = try? JSONDecoder().decode(RelayToken.self, from: text), back == token else {
+            violated("a relay token's form reads back otherwise: \(String(decoding: text, as: UTF8.self))")
+        }
+        guard (try? token.merging(token)) == token else { violated("a relay token merged with itself changed: \(token)") }
+        for origin in token.marks.keys where token.mark(of: origin) == 0 { violated("a relay token keeps a zero mark for \(origin)") }
+        let other = RelayToken(ledger: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))
+        if token.ledger != other.ledger, (try? token.merging(other)) != nil { violated("tokens of two ledgers merged") }
+    }
+}

@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case scenario
     /// The notification center file of the command line and scenarios.
     case centerFile = "center-file"
+    /// A relay token as an app keeps it between runs (its `Codable` JSON form).
+    case relayToken = "relay-token"
 
     /// Runs the target on one input.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -33,6 +35,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .signature: SignatureTarget.run(bytes)
         case .scenario: ScenarioTarget.run(bytes)
         case .centerFile: CenterFileTarget.run(bytes)
+        case .relayToken: RelayTokenTarget.run(bytes)
         }
     }
 
