@@ -20,7 +20,7 @@ struct ReadmeExampleTests {
         do {
             _ = try store.write { try $0.append(drafts, now: now) }  // [AppendResult]
         } catch let error as LedgerError {
-            print(error.localizedDescription)  // names the line and the field; nothing was written
+            print(error.message)  // names the line and the field; nothing was written
             if case .unknownGoal(let goal, _, _)? = error.reason { print("no goal \(goal)") }
         }
         let (state, projection) = try store.read { snapshot in  // both from one consistent state
