@@ -21,7 +21,7 @@ public enum TestServer {
         if let dir = ProcessInfo.processInfo.environment["LEDGER_TEST_PG"], !dir.isEmpty { return dir }
         return try started.withLock { dir in
             if let dir { return dir }
-            let new = try script(["start"])
+            let new = try script(["start", "--owner", String(getpid())])
             dir = new
             atexit {
                 if let dir = TestServer.started.withLock({ $0 }) { _ = try? TestServer.script(["stop", dir]) }

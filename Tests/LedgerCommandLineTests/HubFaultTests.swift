@@ -75,7 +75,7 @@ struct HubFaultTests {
     /// had finished; the hub holds the whole push or none of it; the next sync completes.
     @Test func aServerStoppedInTheMiddleOfASyncLeavesBothSidesWholeAndTheNextSyncCompletes() throws {
         try requireBinary()
-        let directory = try TestServer.script(["start"])
+        let directory = try TestServer.script(["start", "--owner", String(getpid())])
         defer { _ = try? TestServer.script(["stop", directory]) }
         let events = 3_000
         func prepare() throws -> HubFixture {
