@@ -33,21 +33,8 @@ extension LedgerSnapshot {
             for (origin, head) in try LedgerStore.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let first = token.mark(of: origin) + 1
                 guard head >= first, !blob.isFull else { continue }
-                let prefix = Array(origin.utf8) + [0]
-                let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
-                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
-                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
-                        UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
-                    else { return false }
-                    let p = UInt64(bigEndianBytes: value)
-                    var taken = true
-                    let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
-                        taken = blob.offer(try LedgerStore.decodeRecord(bytes, position: p), Array(bytes))
-                    }
-                    guard found != nil else {
-                        throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p)
-                    }
-                    return taken
+                try LedgerStore.scanRecords(of: origin, from: first, txn, layout) { position, bytes in
+                    blob.offer(try LedgerStore.decodeRecord(bytes, position: position), Array(bytes))
                 }
                 // What is left of the origin has no signature after it: it goes as it is.
                 blob.closeOrigin()

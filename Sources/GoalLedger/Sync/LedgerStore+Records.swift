@@ -18,20 +18,8 @@ extension LedgerSnapshot {
                 let theirs = heads[origin] ?? 0
                 let first = overlap ? max(theirs, 1) : theirs + 1
                 guard head >= first else { continue }
-                let prefix = Array(origin.utf8) + [0]
-                // Events of a revoked device after its revocation are not passed on.
-                let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
-                try txn.scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
-                    guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
-                        UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
-                    else { return false }
-                    let p = UInt64(bigEndianBytes: value)
-                    let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in
-                        try body(try LedgerStore.decodeRecord(bytes, position: p), bytes)
-                    }
-                    guard found != nil else {
-                        throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p)
-                    }
+                try LedgerStore.scanRecords(of: origin, from: first, txn, layout) { position, bytes in
+                    try body(try LedgerStore.decodeRecord(bytes, position: position), bytes)
                     return true
                 }
             }
@@ -43,6 +31,32 @@ extension LedgerSnapshot {
         try run {
             guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
             return try LedgerStore.event(at: UInt64(bigEndianBytes: p), txn, layout)
+        }
+    }
+}
+
+extension LedgerStore {
+    /// Visits the stored records of `origin` from sequence `first` on, in sequence order, each
+    /// with its log position, until `body` returns false. Events of a revoked device after its
+    /// revocation are not visited: no exchange passes them on. An origin index entry whose
+    /// position holds no event is damage.
+    static func scanRecords(
+        of origin: String, from first: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout,
+        _ body: (_ position: UInt64, _ bytes: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let prefix = Array(origin.utf8) + [0]
+        let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
+        try txn.scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
+            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
+                UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
+            else { return false }
+            let p = UInt64(bigEndianBytes: value)
+            var goOn = true
+            let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in goOn = try body(p, bytes) }
+            guard found != nil else {
+                throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p)
+            }
+            return goOn
         }
     }
 }
