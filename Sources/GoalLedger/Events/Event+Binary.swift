@@ -63,6 +63,13 @@ package enum EventCodec {
 
     /// Decodes a stored record, checking its checksum first.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) -> Event {
+        try decode(bytes, keepingChain: true)
+    }
+
+    /// `decode`, checking the chain fields (previous hash, signer, signature) but, unless
+    /// `keepingChain`, leaving them out of the event: a fold never reads them, and each would be
+    /// an allocation per event.
+    static func decode(_ bytes: UnsafeRawBufferPointer, keepingChain: Bool) throws(RecordDecodingError) -> Event {
         guard bytes.count >= 5 else { throw RecordDecodingError(reason: "record shorter than its header") }
         let recordVersion = bytes[0]
         guard (1...version).contains(recordVersion) else { throw RecordDecodingError(reason: "unknown codec version \(bytes[0])") }
@@ -111,10 +118,14 @@ package enum EventCodec {
                 }
                 deletionsSeen = seen
             }
-            if flags & 2 != 0 { previousHash = try r.fixed(32) }
-            if flags & 4 != 0 {
-                signer = try r.fixed(32)
-                signature = try r.fixed(64)
+            if keepingChain {
+                if flags & 2 != 0 { previousHash = try r.fixed(32) }
+                if flags & 4 != 0 {
+                    signer = try r.fixed(32)
+                    signature = try r.fixed(64)
+                }
+            } else {
+                try r.skip((flags & 2 != 0 ? 32 : 0) + (flags & 4 != 0 ? 96 : 0))
             }
         }
         guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes after the payload") }

@@ -4,7 +4,7 @@ import Foundation
 /// in, built from parts a store keeps up to date as events are folded (see
 /// `docs/storage-and-guarantees.md`, "The digest", which states it byte by byte):
 ///
-/// - an entry's hash is SHA-256(`entryPrefix` · the entry's canonical JSON);
+/// - an entry's hash is SHA-256(`entryPrefix` · the entry's binary form, `writeDigestForm`);
 /// - a goal's entry sum is the sum of its live entries' hashes, each read as a 256-bit
 ///   big-endian integer, modulo 2^256;
 /// - a goal's hash is SHA-256(`goalPrefix` · SHA-256(the goal's canonical JSON without its
@@ -18,17 +18,20 @@ import Foundation
 /// to forge: it tells honest stores that diverged apart, and the signatures guard against
 /// forgery.
 enum ProjectionDigest {
+    /// The construction's version, which its prefixes name. 2: an entry is hashed in a binary
+    /// form (version 1 hashed its canonical JSON).
+    static let version = 2
     /// Domain-separation prefixes (ASCII), one per kind of hash.
-    static let entryPrefix = Array("goal-ledger.digest.1.entry:".utf8)
-    static let goalPrefix = Array("goal-ledger.digest.1.goal:".utf8)
-    static let ledgerPrefix = Array("goal-ledger.digest.1.ledger:".utf8)
+    static let entryPrefix = Array("goal-ledger.digest.2.entry:".utf8)
+    static let goalPrefix = Array("goal-ledger.digest.2.goal:".utf8)
+    static let ledgerPrefix = Array("goal-ledger.digest.2.ledger:".utf8)
 
     /// The hash of one entry, as a term of its goal's entry sum. `buffer` is scratch space a
     /// caller hashing many entries passes again and again.
-    static func entryHash(_ e: ProgressEntry, buffer: inout [UInt8]) throws(LedgerError) -> DigestSum {
+    static func entryHash(_ e: ProgressEntry, buffer: inout [UInt8]) -> DigestSum {
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: entryPrefix)
-        try e.writeJSON(into: &buffer)
+        e.writeDigestForm(into: &buffer)
         return DigestSum(sha256: buffer)
     }
 
@@ -66,7 +69,7 @@ enum ProjectionDigest {
     static func entrySum(of g: GoalState) throws(LedgerError) -> DigestSum {
         var buffer: [UInt8] = []
         var sum = DigestSum.zero
-        for e in g.liveEntries(under: g.historyRule) { sum += try entryHash(e, buffer: &buffer) }
+        for e in g.liveEntries(under: g.historyRule) { sum += entryHash(e, buffer: &buffer) }
         return sum
     }
 
@@ -74,6 +77,35 @@ enum ProjectionDigest {
     /// (a goal only some of whose events have arrived contributes nothing to the digest).
     static func parts(of g: GoalState) throws(LedgerError) -> GoalDigest {
         GoalDigest(entrySum: try entrySum(of: g), header: g.exists ? try headerHash(g) : nil)
+    }
+}
+
+extension ProgressEntry {
+    /// The entry's binary form, which its digest term hashes: every fact its JSON object has,
+    /// each of fixed width or length-prefixed, so that two different entries never have the same
+    /// bytes. In order: the id (16 bytes); a flags byte (1: an amount follows, 2: a completion is
+    /// set, 4: it is done); the amount in millionths (16 bytes, two's complement, big-endian)
+    /// when there is one; `occurredAt` in milliseconds since 1970 (8 bytes, two's complement,
+    /// big-endian); the day in days since 1970-01-01 (4 bytes, two's complement, big-endian);
+    /// the device name's UTF-8 length (4 bytes, big-endian) and bytes.
+    func writeDigestForm(into out: inout [UInt8]) {
+        // Written through fixed-size values, without an intermediate array per field.
+        withUnsafeBytes(of: id.uuid) { out.append(contentsOf: $0) }
+        var flags: UInt8 = 0
+        if amount != nil { flags |= 1 }
+        if let completed { flags |= completed ? 6 : 2 }
+        out.append(flags)
+        if let amount {
+            let micros = UInt128(bitPattern: amount.micros)
+            withUnsafeBytes(of: (UInt64(truncatingIfNeeded: micros >> 64).bigEndian, UInt64(truncatingIfNeeded: micros).bigEndian)) {
+                out.append(contentsOf: $0)
+            }
+        }
+        withUnsafeBytes(of: UInt64(bitPattern: occurredAt.milliseconds).bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(bitPattern: day.daysSinceEpoch).bigEndian) { out.append(contentsOf: $0) }
+        let length = device.utf8.count
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).bigEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: device.utf8)
     }
 }
 

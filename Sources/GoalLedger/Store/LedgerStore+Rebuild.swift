@@ -81,12 +81,22 @@ extension LedgerStore {
             try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
                 let position = UInt64(bigEndianBytes: key)
                 guard position <= end else { return false }
-                try batch.apply(try decodeRecord(value, position: position), at: position, txn)
+                try batch.apply(try decodeForFolding(value, position: position), at: position, txn)
                 return true
             }
         }
         try batch.flush(txn)
         return batch.deferredGoals
+    }
+
+    /// The event stored at `position`, without its chain fields (which no fold reads); a
+    /// damaged record is refused as `decodeRecord` refuses it.
+    static func decodeForFolding(_ bytes: UnsafeRawBufferPointer, position: UInt64) throws(LedgerError) -> Event {
+        do throws(RecordDecodingError) {
+            return try EventCodec.decode(bytes, keepingChain: false)
+        } catch {
+            return try decodeRecord(bytes, position: position)
+        }
     }
 
     /// Brings the stored projection in line with the code and the log: a projection written by an

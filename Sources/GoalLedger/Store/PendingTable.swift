@@ -97,6 +97,19 @@ enum PendingTable {
             return a.event < b.event
         }
 
+        /// Calls `body` with the key's 36 bytes, made on the stack.
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+            return try withUnsafeMutableBytes(of: &words) { b in
+                b.storeBytes(of: goal.high.bigEndian, toByteOffset: 0, as: UInt64.self)
+                b.storeBytes(of: goal.low.bigEndian, toByteOffset: 8, as: UInt64.self)
+                b.storeBytes(of: day.bigEndian, toByteOffset: 16, as: UInt32.self)
+                b.storeBytes(of: event.high.bigEndian, toByteOffset: 20, as: UInt64.self)
+                b.storeBytes(of: event.low.bigEndian, toByteOffset: 28, as: UInt64.self)
+                return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(b)[0..<36]))
+            }
+        }
+
         var bytes: [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(36)
@@ -116,12 +129,17 @@ enum PendingTable {
     ///     · device (UTF-8, the rest of the value)
     static func entryValue(_ e: ProgressEntry) -> [UInt8] {
         var w = ByteWriter(capacity: 32)
+        writeEntryValue(e, into: &w)
+        return w.bytes
+    }
+
+    /// Appends `entryValue(e)` to `w` (a writer reused for many rows).
+    static func writeEntryValue(_ e: ProgressEntry, into w: inout ByteWriter) {
         w.u64BE(e.hlc.rawValue)
         w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0))
         w.signed(e.occurredAt.milliseconds &- e.hlc.milliseconds)
         if let a = e.amount { w.amount(a) }
-        w.bytes += Array(e.device.utf8)
-        return w.bytes
+        w.bytes.append(contentsOf: e.device.utf8)
     }
 
     /// The entry a row of `entries` holds; nil for a history write's row (under `historyDay`).

@@ -84,8 +84,8 @@ enum StoredProjection {
     /// time zone database, so a `deviceConfigured` that an older store set aside for a zone its
     /// system did not know is folded; 13: a reminder's weekday (goal headers, reminder facts and
     /// pending rows), and a goal header keeps its creation's wall time and its position
-    /// register (`goalMoved`).
-    static let version: UInt64 = 13
+    /// register (`goalMoved`); 14: the digest's version 2 (an entry hashed in a binary form).
+    static let version: UInt64 = 14
 
     struct Status: Equatable, Sendable {
         var generation: Int
@@ -288,7 +288,7 @@ enum StoredProjection {
         private(set) var revocations: [String: UInt64]?
         /// Entry rows of the batch's progress, written in key order by `flush` (inserts
         /// in order touch each page once, where the batch's arrival order jumps between goals).
-        private var entryPuts: [(key: PendingTable.EntryKey, value: [UInt8])] = []
+        private var entryPuts: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)] = []
         /// The digest: per goal, what its entry sum gained in this batch; the removals this
         /// batch stored, with their positions, whose entries `flush` subtracts (once the batch's
         /// events are indexed); goals whose entry sum is computed again from their entries at
@@ -360,22 +360,22 @@ enum StoredProjection {
 
         private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing Transaction) throws {
             if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
-            if let after = revocations?[e.origin], e.sequence > after { return }
+            if let revoked = revocations, !revoked.isEmpty, let after = revoked[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {
                 switch e.payload {
                 case .progressRecorded(let p):
                     // The entry is the event itself; its day row keeps what the views read.
                     let entry = ProgressEntry(e, p)
-                    entryPuts.append((PendingTable.EntryKey(goal: goal, entry), PendingTable.entryValue(entry)))
+                    entryPuts.append((PendingTable.EntryKey(goal: goal, entry), .entry(entry)))
                     pendingChanges.progress.insert(goal)
                     // A removal may have arrived first: the entry is then not live.
                     if try !isRemoved(e.id, of: goal, txn) {
-                        entryDeltas[goal, default: .zero] += try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+                        entryDeltas[goal, default: .zero] += ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
                         addedToDays[GoalDay(goal: goal, day: entry.day), default: DaySummary()].add(entry)
                     }
                     return
                 case .progressHistoryReplaced:
-                    entryPuts.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: e.id), PendingTable.historyValue(e.key)))
+                    entryPuts.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: e.id), .history(e.key)))
                     pendingChanges.progress.insert(goal)
                     recomputeEntries.insert(goal)
                     return
@@ -440,7 +440,7 @@ enum StoredProjection {
             guard try txn.withValue(tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes, { _ in true }) == true else {
                 return
             }
-            entryDeltas[goal, default: .zero] -= try ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+            entryDeltas[goal, default: .zero] -= ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
         }
 
         /// Whether `goal` has schema-1 history writes (rows under `historyDay` in `entries`).
@@ -511,10 +511,20 @@ enum StoredProjection {
 
         mutating func flush(_ txn: borrowing Transaction) throws {
             // In key order; appended to the table's last page where every key sorts after it.
-            let entries = entryPuts.sorted(by: { $0.key < $1.key })
-            if let first = entries.first {
+            entryPuts.sort(by: { $0.key < $1.key })
+            if let first = entryPuts.first {
                 let options = try txn.orderedPutOptions(tables.entries, from: first.key.bytes)
-                for (key, value) in entries { try txn.put(tables.entries, key: key.bytes, value: value, options: options) }
+                // Each value is encoded into one reused buffer, each key on the stack.
+                var value = ByteWriter(capacity: 64)
+                for (key, row) in entryPuts {
+                    value.bytes.removeAll(keepingCapacity: true)
+                    switch row {
+                    case .entry(let e): PendingTable.writeEntryValue(e, into: &value)
+                    case .history(let k): value.bytes += PendingTable.historyValue(k)
+                    }
+                    try key.withBytes { k in try value.bytes.withUnsafeBytes { try txn.put(tables.entries, key: k, value: $0, options: options) } }
+                }
+                entryPuts = []
             }
             let goals = dirtyGoals.map { (key: $0.bytes, goal: $0) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
             if let first = goals.first {

@@ -97,6 +97,12 @@ struct ByteReader {
         return s
     }
 
+    /// Moves past `count` bytes.
+    mutating func skip(_ count: Int) throws(RecordDecodingError) {
+        guard count <= bytes.count - index else { throw RecordDecodingError(reason: "truncated record") }
+        index += count
+    }
+
     mutating func fixed(_ count: Int) throws(RecordDecodingError) -> [UInt8] {
         guard index + count <= bytes.count else { throw RecordDecodingError(reason: "truncated record") }
         defer { index += count }

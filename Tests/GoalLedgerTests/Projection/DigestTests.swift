@@ -12,7 +12,8 @@ struct DigestTests {
     // MARK: A reference written from the documented construction
 
     /// The digest computed from the canonical JSON value as documented, with its own byte
-    /// arithmetic: it shares only SHA-256 and the JSON writer with the code under test.
+    /// arithmetic and its own reading of each entry's JSON object into the documented binary
+    /// form: it shares only SHA-256 and the JSON writer with the code under test.
     static func reference(_ p: GoalProjection) throws -> String {
         func sha(_ bytes: [UInt8]) -> [UInt8] {
             var h = SHA256()
@@ -41,22 +42,72 @@ struct DigestTests {
             try JSONWriter.write(.object(members.filter { $0.0 != "entries" }), into: &header)
             var entrySum = [UInt8](repeating: 0, count: 32)
             for entry in entries {
-                var bytes = Array("goal-ledger.digest.1.entry:".utf8)
-                try JSONWriter.write(entry, into: &bytes)
-                entrySum = add(entrySum, sha(bytes))
+                entrySum = add(entrySum, sha(Array("goal-ledger.digest.2.entry:".utf8) + (try binaryForm(entry))))
             }
-            total = add(total, sha(Array("goal-ledger.digest.1.goal:".utf8) + sha(header) + entrySum))
+            total = add(total, sha(Array("goal-ledger.digest.2.goal:".utf8) + sha(header) + entrySum))
             count += 1
         }
-        return SHA256.hexString(sha(Array("goal-ledger.digest.1.ledger:".utf8) + total + count.bigEndianBytes))
+        return SHA256.hexString(sha(Array("goal-ledger.digest.2.ledger:".utf8) + total + count.bigEndianBytes))
+    }
+
+    /// An entry's documented binary form, read from its JSON object.
+    static func binaryForm(_ entry: JSONValue) throws -> [UInt8] {
+        guard case .object(let m) = entry else { throw LedgerError(.internal, "not an entry") }
+        func member(_ name: String) -> JSONValue? { m.first(where: { $0.0 == name })?.1 }
+        func bigEndian<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
+        guard case .string(let id)? = member("id"), let uuid = UUID(uuidString: id),
+            case .string(let occurred)? = member("occurredAt"), case .string(let day)? = member("day"),
+            case .string(let device)? = member("device")
+        else { throw LedgerError(.internal, "an entry lacks a member") }
+        var out = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        var flags: UInt8 = 0
+        var amountBytes: [UInt8] = []
+        if let amount = member("amount") {
+            // Plain decimal text to millionths, digit by digit.
+            var text = ""
+            try JSONWriter.write(amount, into: &amountBytes)
+            text = String(decoding: amountBytes, as: UTF8.self)
+            let negative = text.hasPrefix("-")
+            if negative { text.removeFirst() }
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            let fraction = parts.count > 1 ? String(parts[1]) : ""
+            var micros = Int128(String(parts[0]))! * 1_000_000
+            micros += Int128(fraction.padding(toLength: 6, withPad: "0", startingAt: 0))!
+            if negative { micros = -micros }
+            amountBytes = bigEndian(UInt64(truncatingIfNeeded: micros >> 64)) + bigEndian(UInt64(truncatingIfNeeded: micros))
+            flags |= 1
+        }
+        if case .bool(let done)? = member("completed") { flags |= done ? 6 : 2 }
+        out.append(flags)
+        out += amountBytes
+        // Days from a civil date (proleptic Gregorian), then milliseconds from the RFC 3339 text.
+        func days(_ ymd: Substring) -> Int64 {
+            let f = ymd.split(separator: "-").map { Int64($0)! }
+            let (y, mo, d) = (f[0], f[1], f[2])
+            let yy = mo <= 2 ? y - 1 : y
+            let era = (yy >= 0 ? yy : yy - 399) / 400
+            let yoe = yy - era * 400
+            let doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1
+            let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+            return era * 146_097 + doe - 719_468
+        }
+        let date = occurred.prefix(10)
+        let clock = occurred.dropFirst(11).dropLast()  // HH:MM:SS or HH:MM:SS.mmm
+        let hms = clock.prefix(8).split(separator: ":").map { Int64($0)! }
+        let ms = clock.count > 8 ? Int64(clock.dropFirst(9))! : 0
+        let milliseconds = ((days(date) * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2]) * 1000) + ms
+        out += bigEndian(milliseconds)
+        out += bigEndian(Int32(days(Substring(day))))
+        out += bigEndian(UInt32(device.utf8.count)) + Array(device.utf8)
+        return out
     }
 
     /// The digest of a ledger without goals: SHA-256 of the ledger prefix, 32 zero bytes for the
     /// sum and 8 for the count (as `docs/storage-and-guarantees.md` states it).
-    static let emptyDigest = "cd1fc66ff72a4d7761a082ddaacd236d84229e643e54e024e76b9156b9adf730"
+    static let emptyDigest = "7f7027d0c0d075d3fc804d3fc5761b66ce2feb57c976b3343673b61f4e3c1fb9"
 
     @Test func anEmptyLedgerHasTheDocumentedDigest() throws {
-        let computed = SHA256.hex(Array("goal-ledger.digest.1.ledger:".utf8) + [UInt8](repeating: 0, count: 40))
+        let computed = SHA256.hex(Array("goal-ledger.digest.2.ledger:".utf8) + [UInt8](repeating: 0, count: 40))
         #expect(computed == Self.emptyDigest)
         #expect(try GoalProjection().digest == Self.emptyDigest)
         let t = try TemporaryStore()
