@@ -1,0 +1,270 @@
+import Foundation
+import LMDB
+import Sodium
+
+/// One batch of the store device's own new events, in the write transaction that appends them:
+/// the drafts pass the gate and the store's rules one by one, each becoming the next event of
+/// the device's chain (folded into the projection as it comes), then `commit` signs the runs,
+/// writes the log and its indexes and flushes the projection. A step that throws ends the
+/// write, so nothing of a refused batch is committed.
+struct LocalBatch {
+    private let store: LedgerStore
+    private let layout: StoreLayout
+    private let device: String
+    private let schema: Int
+    private let rule: HistoryRule
+    private let enrolling: Bool
+    private let tables: ProjectionTables
+    /// Every origin's last sequence before the batch (what a revocation records as seen).
+    private let heads: [String: UInt64]
+    private let signer: SigningKey?
+    /// The ledger's trust, read only when the batch revokes (a revocation's rules read it).
+    private let trust: TrustState
+    /// Whether the batch enrols, rotates or revokes: the trust table is derived anew.
+    private let writesTrust: Bool
+
+    private var clock: HLC
+    private var sequence: UInt64
+    private var position: UInt64
+    private let firstNew: UInt64
+    /// The chain hash of the device's last event, written or new (nil: the store does not sign).
+    private var previous: [UInt8]?
+    /// The new events and their records, indexed together by `commit`; what the rules look up
+    /// among them is found here first.
+    private var newEvents: [Event] = []
+    private var newRecords: [[UInt8]] = []
+    private var newGoalEvents: [UUID: Int] = [:]
+    /// The result of each draft id seen so far (a later duplicate reports the first).
+    private var seen: [UUID: AppendResult] = [:]
+    private var results: [AppendResult] = []
+    /// The renumbering moves the store wrote, reported after the drafts' results.
+    private var renumbered: [AppendResult] = []
+    private var projection: StoredProjection.Batch
+
+    init(
+        store: LedgerStore, drafts: [EventDraft], schema: Int, enrolling: Bool, signingKey: SigningKey?, _ txn: borrowing Transaction
+    ) throws {
+        let layout = store.layout
+        self.store = store
+        self.layout = layout
+        device = store.device
+        self.schema = schema
+        rule = HistoryRule(schema: schema)
+        self.enrolling = enrolling
+        clock = try LedgerStore.clock(txn, layout)
+        sequence = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
+        position = try LedgerStore.lastPosition(txn, layout)
+        firstNew = position + 1
+        tables = try StoredProjection.active(txn, layout)
+        heads = try LedgerStore.originHeads(txn, layout)
+        signer = try signingKey ?? store.signer(txn)
+        // The chain continues from this device's last event.
+        previous = try signer.map { [device, sequence] _ in try LedgerStore.chainHash(device, sequence, txn, layout) }
+        projection = StoredProjection.Batch(tables: tables, layout: layout)
+        writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
+        trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try TrustTable.load(txn, layout) : TrustState()
+        newEvents.reserveCapacity(drafts.count)
+        newRecords.reserveCapacity(drafts.count)
+        seen.reserveCapacity(drafts.count)
+        results.reserveCapacity(drafts.count)
+    }
+
+    /// Refuses the batch unless it is about exactly one goal, at version `expected` (the number
+    /// of events about it in the store; 0: it does not exist yet).
+    func checkVersion(_ expected: Int, of drafts: [EventDraft], _ txn: borrowing Transaction) throws {
+        let touched = Set(drafts.compactMap(\.payload.goal))
+        guard touched.count == 1, let goal = touched.first else {
+            throw LedgerError(.invalidArgument, "an expected version needs a batch about exactly one goal (this one is about \(touched.count))")
+        }
+        let actual = try StoredProjection.version(of: goal, txn, layout)
+        guard actual == expected else {
+            throw LedgerError(
+                .versionConflict, "goal \(goal.uuidString) is at version \(actual), expected \(expected); nothing was appended",
+                situation: .versionConflict(goal: goal, expected: expected, actual: actual))
+        }
+    }
+
+    /// Adds the draft at `index` (read from input line `line`, when it was): a duplicate id
+    /// reports the event already stored; otherwise it becomes the batch's next event.
+    mutating func add(_ draft: EventDraft, index: Int, line: Int?, now: Instant, _ txn: borrowing Transaction) throws {
+        do throws(FieldError) {
+            if !draft.passedGate { try draft.checkWellFormed() }
+        } catch {
+            throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+        }
+        if let id = draft.id, let original = try duplicate(of: id, txn) {
+            results.append(original)
+            return
+        }
+        let id = draft.id ?? EventIDs.next()
+        let at = draft.at ?? now
+        var payload = draft.payload
+        if case .goalMoved(let move) = payload, move.key == nil, move.placement != nil {
+            payload = .goalMoved(try place(move, at: at, line: line, index: index, txn))
+        }
+        let result = try write(payload, id: id, at: at, line: line, index: index, txn)
+        seen[id] = result
+        results.append(result)
+    }
+
+    /// The result of an event with id `id` that is stored already, or earlier in the batch.
+    private func duplicate(of id: UUID, _ txn: borrowing Transaction) throws -> AppendResult? {
+        if let earlier = seen[id] {
+            return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
+        }
+        guard let stored = try txn.get(layout.eventIds, key: id.bytes) else { return nil }
+        let p = UInt64(bigEndianBytes: stored)
+        guard let original = try LedgerStore.event(at: p, txn, layout) else {
+            throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
+        }
+        return AppendResult(id: id, position: p, hlc: original.hlc, duplicate: true)
+    }
+
+    /// A move given by its anchor, with its key computed among the goals as the batch has left
+    /// them; a move that finds no room renumbers the live goals first, in the same batch.
+    private mutating func place(_ move: GoalMoved, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction) throws -> GoalMoved {
+        var move = move
+        let goals = try projection.goals(txn)
+        let plan: GoalOrder.Plan
+        do throws(FieldError) {
+            try EventType.goalMoved.checkInCatalog(schema: schema)
+            plan = try GoalOrder.place(move.goal, move.placement!, among: goals, next: clock.advanced(to: at))
+        } catch {
+            throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+        }
+        for (goal, key) in plan.renumbered {
+            let renumbering = Payload.goalMoved(GoalMoved(goal: goal, placement: nil, key: key, replaces: nil))
+            renumbered.append(try write(renumbering, id: EventIDs.next(), at: at, line: line, index: index, txn))
+        }
+        move.key = plan.key
+        return move
+    }
+
+    /// Applies the rules to `draftPayload`, then writes it as the batch's next event.
+    private mutating func write(
+        _ draftPayload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction
+    ) throws -> AppendResult {
+        let (payload, deletionsSeen) = try prepare(draftPayload, id: id, at: at, line: line, index: index, txn)
+        clock = clock.advanced(to: at)
+        guard clock.isSupported else {
+            throw LedgerError.invalidEvent(
+                line: line, index: index + 1,
+                FieldError("at", "the store's clock has reached the end of 9999 (\(HLC.latest)): no later reading exists"))
+        }
+        sequence += 1
+        position += 1
+        var event = Event(
+            id: id, origin: device, sequence: sequence, hlc: clock, at: at, schema: UInt8(schema), payload: payload,
+            deletionsSeen: deletionsSeen)
+        if let p = previous { event.previousHash = p }
+        // One encoding serves the log and, while the event is unsigned, its hash.
+        let record = EventCodec.encode(event)
+        if previous != nil { previous = EventChain.hash(record: record) }
+        try projection.apply(event, at: position, checked: true, txn)
+        if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
+        newEvents.append(event)
+        newRecords.append(record)
+        return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
+    }
+
+    /// The store's rules for the device's own event: the payload with its defaults filled in,
+    /// and the deletions of the goal its author had seen.
+    private mutating func prepare(
+        _ payload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction
+    ) throws -> (Payload, [String: UInt64]?) {
+        // The state is read in its own scope: holding a copy while the batch's cached state
+        // is mutated would copy its entries on every append.
+        let state = try payload.goal.map { g in try goalState(g, for: payload, txn) }
+        let author = try projection.device(device, txn)
+        do throws(FieldError) {
+            let prepared = try LocalRules.prepare(
+                payload, id: id, at: at, goal: state, author: author, schema: schema,
+                seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
+            return (prepared, state.map(\.deletionHeads))
+        } catch {
+            throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+        }
+    }
+
+    /// The event `id` if it is one of this batch's new events.
+    private func batchEvent(_ id: UUID) -> Event? {
+        guard let p = seen[id]?.position, p >= firstNew, !seen[id]!.duplicate else { return nil }
+        return newEvents[Int(p - firstNew)]
+    }
+
+    /// What the rules need of the goal's stored state: for progress, only whether it exists,
+    /// is deleted and its kind (no header decode); for a removal, that one entry; otherwise the
+    /// registers and tags. A goal with a long history costs no more to append to.
+    private mutating func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing Transaction) throws -> GoalState {
+        switch payload {
+        case .progressRecorded:
+            return try projection.status(id, txn)
+        case .goalCreated:
+            // The id must be new: no event at all may name it yet.
+            var s = try projection.header(id, txn)
+            s.version = try StoredProjection.version(of: id, txn, layout) + newGoalEvents[id, default: 0]
+            return s
+        case .progressRemoved(let p):
+            return try removalState(id, entry: p.entry, txn)
+        case .progressHistoryReplaced(let p):
+            // The rules need the base write only: look it up by id, not the history.
+            var s = try projection.header(id, txn)
+            if let base = p.base, let e = try batchEvent(base) ?? LedgerStore.event(id: base, txn, layout),
+                case .progressHistoryReplaced(let b) = e.payload, b.goal == id
+            {
+                s.record(e)
+            }
+            return s
+        default:
+            return try projection.header(id, txn)
+        }
+    }
+
+    /// The goal's header with the one entry a removal names, and whether it is removed already.
+    private mutating func removalState(_ id: UUID, entry: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+        var s = try projection.header(id, txn)
+        let inBatch: ProgressEntry? = batchEvent(entry).flatMap { e in
+            guard case .progressRecorded(let r) = e.payload, r.goal == id else { return nil }
+            return ProgressEntry(e, r)
+        }
+        if let recorded = try inBatch ?? StoredProjection.entry(entry, of: id, txn, layout) {
+            s.recordedEntries[entry] = recorded
+            if try txn.get(tables.removed, key: id.bytes + entry.bytes) != nil { s.removedEntries.insert(entry) }
+            return s
+        }
+        // Not a progressRecorded: perhaps an entry of a migrated schema-1 history.
+        return try StoredProjection.withEntries(s, txn, tables, layout, rule: rule)
+    }
+
+    /// Signs, indexes and folds the batch's new events (a batch of duplicates writes nothing)
+    /// and returns every draft's result, the renumbering moves last.
+    mutating func commit(_ txn: borrowing Transaction) throws -> [AppendResult] {
+        results += renumbered
+        guard !newEvents.isEmpty else { return results }
+        sign()
+        try LedgerStore.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, txn, layout)
+        try LedgerStore.finish(&projection, clock: clock, through: position, txn, layout)
+        try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
+        if writesTrust { try store.recomputeTrust(txn) }
+        return results
+    }
+
+    /// One signature per batch, on its last event: it vouches for the chain. A long batch is
+    /// also signed every `signedRunLength` events, so that no run a peer must take whole (a page
+    /// of a pull, a part of a push) is longer than that.
+    private mutating func sign() {
+        guard let signer, let last = newEvents.last, let hash = previous else { return }
+        let ledger = store.ledgerID
+        for i in stride(from: LedgerStore.signedRunLength - 1, to: newEvents.count - 1, by: LedgerStore.signedRunLength) {
+            var signed = newEvents[i]
+            signed.signature = signer.sign(
+                EventChain.message(ledger: ledger, origin: device, sequence: signed.sequence, hash: EventChain.hash(record: newRecords[i])))
+            signed.signer = signer.publicKey
+            newRecords[i] = EventCodec.encode(signed)
+        }
+        var signed = last
+        signed.signature = signer.sign(EventChain.message(ledger: ledger, origin: device, sequence: last.sequence, hash: hash))
+        signed.signer = signer.publicKey
+        newRecords[newRecords.count - 1] = EventCodec.encode(signed)
+    }
+}
