@@ -194,9 +194,8 @@ extension LedgerStore {
             let actual = try StoredProjection.version(of: goal, txn, layout)
             guard actual == expectedVersion else {
                 throw LedgerError(
-                    .versionConflict,
                     "goal \(goal.uuidString) is at version \(actual), expected \(expectedVersion); nothing was appended",
-                    situation: .versionConflict(goal: goal, expected: expectedVersion, actual: actual))
+                    reason: .versionConflict(goal: goal, expected: expectedVersion, actual: actual))
             }
         }
 
