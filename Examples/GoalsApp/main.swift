@@ -383,7 +383,7 @@ func runExample() async throws {
     let lost = await failure("a write without the device's key") { () async throws in
         _ = try await watch.write { try $0.createGoal(title: "B", now: now) }
     }
-    check(lost?.reason == .signingKeyMissing(device: "watch"), "a missing key is named")
+    check(lost?.reason == .signingKeyMissing(device: "watch", path: watch.path), "a missing key is named, with the store")
     keys.substitute(ledger: watch.ledgerID, device: "watch")
     let wrong = await failure("a write with a key the ledger does not trust") { () async throws in
         _ = try await watch.write { try $0.createGoal(title: "C", now: now) }

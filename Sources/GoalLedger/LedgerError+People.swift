@@ -59,7 +59,7 @@ extension LedgerError: LocalizedError {
             )
         case .projectionDamaged?:
             return ("The goals shown could not be read.", "Stored goal data is damaged; the history itself is intact.", "Repair the data by rebuilding it from the history.")
-        case .storeDamaged?:
+        case .storeDamaged?, .indexDamaged?, .fileDamaged?:
             return ("The goals data is damaged.", nil, "Restore a backup, or set this device up again from another device.")
         case .needsMigration?:
             return ("The goals data needs an update.", "Changes of a newer version of the app arrived.", "Update the data to the current version, then try again.")
@@ -76,7 +76,8 @@ extension LedgerError: LocalizedError {
             }
         case .notificationCenterFailed?:
             return ("Reminders could not be updated.", nil, "Check the notification settings, then try again.")
-        case nil:
+        case .hubNotInitialized?, .hubAccessNotGranted?, nil:
+            // A hub is the command line's and a server's, not an app's: said by the code.
             switch code {
             case .invalidInput: return ("This change could not be saved.", nil, "Check what was entered and try again.")
             case .invalidArgument: return ("This could not be done.", nil, nil)

@@ -4,13 +4,16 @@ import Foundation
 ///
 /// One error type for the library, in the manner of GRDB's `DatabaseError`: the `code` says what
 /// kind of failure it is (and so how a caller may react), the message says what exactly was
-/// wrong. A code matches an error in a `catch` clause:
+/// wrong, and the ``reason``, when there is one, says which failure it was, for an app to branch
+/// on. The reason determines the code (``Reason/code``). A code matches an error in a `catch`
+/// clause:
 ///
 ///     do { try store.write { try $0.append(drafts, now: now) } }
 ///     catch LedgerError.Code.invalidInput { … }      // show the message to the user
 ///     catch LedgerError.Code.store { … }             // the store needs attention
 ///
-/// (The `ledger` command maps each code to its exit code.)
+/// (The `ledger` command maps each code to its exit code, and adds to the message a hint that
+/// names its own commands, chosen by the reason.)
 public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The kind of a failure: what a caller may react to.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -35,52 +38,17 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
-    /// What kind of failure this is.
+    /// What kind of failure this is: the reason's ``Reason/code`` when there is a reason.
     public let code: Code
     /// What exactly was wrong, in a sentence for a person (no command-line flag names).
     public let message: String
-    /// For a failure the command line explains with its own commands and options: which one
-    /// (nil for most).
-    package let situation: Situation?
+    /// What exactly failed, for an app to branch on; nil for failures no more specific than
+    /// their ``code``.
+    public let reason: Reason?
     /// For an invalid event: the field's problem, which ``failureReason`` says for people.
     package var fieldError: FieldError?
-
-    /// The failures the command line adds a hint to, since library messages name none of its
-    /// commands or options.
-    package enum Situation: Equatable, Sendable {
-        /// No store at `path`.
-        case noStore(path: String)
-        /// A store already exists at `path`.
-        case storeExists(path: String)
-        /// `device` holds `publicKey` but no enrolled device of the ledger has enrolled it yet;
-        /// `byService`: a sync service said so (the command line adds no hint of its own).
-        case deviceNotEnrolled(device: String, publicKey: [UInt8], byService: Bool = false)
-        /// The sync service `peer` refused a request with HTTP `status`.
-        case serviceRefused(peer: String, status: Int)
-        /// The store at `path` lacks the signing key of `device`, which its ledger enrolled.
-        case signingKeyMissing(device: String, path: String)
-        /// What repairs or upgrades the store: the command line names its command. `position`:
-        /// the log position found damaged, when one was.
-        case remedy(Remedy, position: UInt64? = nil)
-        /// An event of a batch broke a rule or a limit.
-        case invalidEvent(field: String?, index: Int, line: Int?)
-        /// An event of a batch names a goal the ledger does not hold.
-        case unknownGoal(goal: UUID, index: Int, line: Int?)
-        /// A goal was not at the expected version.
-        case versionConflict(goal: UUID, expected: Int, actual: Int)
-        /// A guarded field of a goal was written since its version was read.
-        case fieldVersionConflict(goal: UUID, field: GoalField)
-        /// This store's device was revoked after sequence `after`.
-        case deviceRevoked(device: String, after: UInt64)
-        /// The store's signing key is not one the ledger's trust gives `device`.
-        case signerNotTrusted(device: String)
-        /// The store was restored from a backup and has not exchanged events since.
-        case restoredFromBackup(device: String)
-        /// The peer (a sync service, a hub) could not be reached.
-        case peerUnreachable(peer: String)
-        /// The app's notification center failed.
-        case centerFailed(UnderlyingError)
-    }
+    /// For ``Reason/notificationCenterFailed(description:)``: the center's error.
+    package var underlying: UnderlyingError?
 
     /// An error of another library (the app's notification center), kept whole; two compare
     /// equal when their descriptions do.
@@ -96,8 +64,8 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         package static func == (a: UnderlyingError, b: UnderlyingError) -> Bool { a.description == b.description }
     }
 
-    /// What exactly failed, for an app to branch on; nil for failures no more specific than
-    /// their ``code``.
+    /// What exactly failed, for an app to branch on (and for the `ledger` command to choose its
+    /// hint by); each reason has its ``code``.
     public enum Reason: Equatable, Sendable {
         /// An event of a batch broke a rule or a limit: `field` (its path in the JSON form; nil
         /// for the event as a whole) of the event at `index` in the batch (1-based), read from
@@ -121,15 +89,18 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case storeExists(path: String)
         /// `device` is not enrolled in the ledger yet: no enrolled device has enrolled its
         /// `publicKey` (32 bytes), or the enrolment has not reached this store or the sync service.
-        /// An enrolled device must enrol this key and sync; nothing was written. (Code: store.)
-        case deviceNotEnrolled(device: String, publicKey: [UInt8])
+        /// An enrolled device must enrol this key and sync; nothing was written. `byService`: a
+        /// sync service refused the device for it (this store holds no enrolment of its own
+        /// device either), rather than this store. (Code: store.)
+        case deviceNotEnrolled(device: String, publicKey: [UInt8], byService: Bool = false)
         /// The sync service `peer` refused the request with HTTP `status` (401: the device's key
         /// is not one the service knows for it; 403: the service does not keep this ledger; 400
         /// or 413: the request was malformed or too large; others: see the message). Nothing was
         /// written. (Code: store, or invalid input for 400 and 413.)
         case serviceRefused(peer: String, status: Int)
-        /// The store lacks the signing key of `device`, which its ledger enrolled. (Code: store.)
-        case signingKeyMissing(device: String)
+        /// The store at `path` lacks the signing key of `device`, which its ledger enrolled, so
+        /// the device cannot sign; nothing was written. (Code: store.)
+        case signingKeyMissing(device: String, path: String)
         /// This store's device was revoked after its sequence `after`: every other device would
         /// refuse what it writes now, so it writes nothing. (Code: store.)
         case deviceRevoked(device: String, after: UInt64)
@@ -144,136 +115,131 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         /// A projection row is damaged: ``LedgerStore/rebuild(progress:)`` repairs it. (Code:
         /// store.)
         case projectionDamaged
-        /// The store's log or indexes are damaged or inconsistent, at log `position` when one
-        /// is known, or its file is damaged below them (LMDB's pages; the message names the
-        /// page): verify it (``LedgerStore/checkPages(at:limit:)``, ``LedgerSnapshot/verify()``)
-        /// and rebuild its projections, or restore a backup, or build a new store from what it
-        /// still holds and what peers hold (``LedgerStore/recover(from:to:sources:ledger:device:key:)``).
-        /// (Code: store.)
+        /// The store's log is damaged: the event at log `position` cannot be read or is missing
+        /// (`position`: nil when none is known). Verify the store (``LedgerSnapshot/verify()``),
+        /// and restore a backup if its log is damaged. (Code: store.)
         case storeDamaged(position: UInt64?)
+        /// The store's indexes or projections do not agree with its log (an index names log
+        /// `position`, when one is known, which holds no event): verify the store
+        /// (``LedgerSnapshot/verify()``), then rebuild its projections
+        /// (``LedgerStore/rebuild(progress:)``). (Code: store.)
+        case indexDamaged(position: UInt64?)
+        /// The store's file is damaged below the ledger (LMDB's pages; the message names the
+        /// page, or the log `position` when one is known): ``LedgerStore/checkPages(at:limit:)``
+        /// names the damage; restore a backup, or build a new store from what it still holds and
+        /// what peers hold (``LedgerStore/recover(from:to:sources:ledger:device:key:)``).
+        /// (Code: store.)
+        case fileDamaged(position: UInt64?)
         /// Events of a newer schema arrived: ``LedgerStore/migrate(progress:now:)`` first.
         /// (Code: store.)
         case needsMigration
+        /// The hub named `hub` has no schema, or an older one than this code's: its owner must
+        /// create or upgrade it. Nothing was exchanged. (Code: store.)
+        case hubNotInitialized(hub: String)
+        /// The hub named `hub` refused this database role: its owner has not granted it the
+        /// ledger. Nothing was exchanged. (Code: store.)
+        case hubAccessNotGranted(hub: String)
         /// The peer, a sync service or a hub named `peer`, could not be reached (no network,
         /// refused, timed out, unavailable); nothing was exchanged. Try again later. (Code: store.)
         case peerUnreachable(peer: String)
         /// The app's notification center failed; `description` is its error's, and
         /// ``LedgerError/underlyingError`` the error itself. (Code: internal.)
         case notificationCenterFailed(description: String)
+
+        /// The code of an error of this reason.
+        public var code: Code {
+            switch self {
+            case .invalidEvent, .unknownGoal: .invalidInput
+            case .versionConflict, .fieldVersionConflict: .versionConflict
+            case .serviceRefused(_, let status): status == 400 || status == 413 ? .invalidInput : .store
+            case .notificationCenterFailed: .internal
+            case .noStore, .storeExists, .deviceNotEnrolled, .signingKeyMissing, .deviceRevoked, .signerNotTrusted,
+                .restoredFromBackup, .projectionDamaged, .storeDamaged, .indexDamaged, .fileDamaged, .needsMigration,
+                .hubNotInitialized, .hubAccessNotGranted, .peerUnreachable:
+                .store
+            }
+        }
     }
 
     /// The error of another library behind this one: the app's notification center's, for
     /// ``Reason/notificationCenterFailed(description:)``; nil otherwise.
-    public var underlyingError: (any Error)? {
-        if case .centerFailed(let underlying)? = situation { return underlying.error }
-        return nil
+    public var underlyingError: (any Error)? { underlying?.error }
+
+    /// An error of kind `code` with `message`.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+        reason = nil
     }
 
-    /// What exactly failed (see ``Reason``).
-    public var reason: Reason? {
-        switch situation {
-        case .noStore(let path)?: .noStore(path: path)
-        case .storeExists(let path)?: .storeExists(path: path)
-        case .deviceNotEnrolled(let device, let key, _)?: .deviceNotEnrolled(device: device, publicKey: key)
-        case .serviceRefused(let peer, let status)?: .serviceRefused(peer: peer, status: status)
-        case .signingKeyMissing(let device, _)?: .signingKeyMissing(device: device)
-        case .remedy(.rebuild, _)?: .projectionDamaged
-        case .remedy(.verifyThenRebuild, let position)?, .remedy(.verifyThenRestore, let position)?,
-            .remedy(.restoreOrRecover, let position)?:
-            .storeDamaged(position: position)
-        case .remedy(.migrate, _)?: .needsMigration
-        case .remedy(.initializeHub, _)?, .remedy(.grantHubAccess, _)?: nil
-        case .invalidEvent(let field, let index, let line)?: .invalidEvent(field: field, index: index, line: line)
-        case .unknownGoal(let goal, let index, let line)?: .unknownGoal(goal: goal, index: index, line: line)
-        case .versionConflict(let goal, let expected, let actual)?: .versionConflict(goal: goal, expected: expected, actual: actual)
-        case .fieldVersionConflict(let goal, let field)?: .fieldVersionConflict(goal: goal, field: field)
-        case .deviceRevoked(let device, let after)?: .deviceRevoked(device: device, after: after)
-        case .signerNotTrusted(let device)?: .signerNotTrusted(device: device)
-        case .restoredFromBackup(let device)?: .restoredFromBackup(device: device)
-        case .peerUnreachable(let peer)?: .peerUnreachable(peer: peer)
-        case .centerFailed(let underlying)?: .notificationCenterFailed(description: underlying.description)
-        case nil: nil
-        }
+    /// An error of `reason` (its code is the reason's) with `message`.
+    package init(_ message: String, reason: Reason) {
+        code = reason.code
+        self.message = message
+        self.reason = reason
     }
 
-    /// What an app (or the command line) does about a store failure.
-    package enum Remedy: Equatable, Sendable {
-        /// Rebuild the projections from the log (`LedgerStore.rebuild()`).
-        case rebuild
-        /// Verify the store, then rebuild its projections.
-        case verifyThenRebuild
-        /// Verify the store; restore a backup if its log is damaged.
-        case verifyThenRestore
-        /// The store's file is damaged below the ledger (LMDB's pages): restore a backup, or
-        /// recover a new store from what it still holds and what peers hold
-        /// (`LedgerStore.recover(from:to:sources:)`).
-        case restoreOrRecover
-        /// Migrate the store to the current schema (`LedgerStore.migrate()`).
-        case migrate
-        /// Create or upgrade a hub's schema (`Hub.initialize()`).
-        case initializeHub
-        /// Grant a database role access to the ledger on a hub (`Hub.grant(ledger:role:)`).
-        case grantHubAccess
+    public var description: String { message }
+
+    /// Whether the store's file is damaged below the ledger, and the error already says so.
+    package var isFileDamage: Bool {
+        if case .fileDamaged? = reason { true } else { false }
     }
 
-    /// An error of kind `code` with `message`, which `remedy` repairs; `position`, the log
-    /// position found damaged, when one was.
-    package init(_ code: Code, _ message: String, remedy: Remedy, position: UInt64? = nil) {
-        self.init(code, message, situation: .remedy(remedy, position: position))
+    /// The same error with `text` after its message (the command line's hint).
+    package func appending(_ text: String) -> LedgerError {
+        var result = reason.map { LedgerError(message + text, reason: $0) } ?? LedgerError(code, message + text)
+        result.fieldError = fieldError
+        result.underlying = underlying
+        return result
     }
 
-    /// The store is damaged (`message` says how; at log `position` when one is known): verify
-    /// it, then rebuild its projections.
+    /// The app's notification center failed with `error`; `message` says doing what.
+    package static func notificationCenterFailed(_ message: String, _ error: any Error) -> LedgerError {
+        let underlying = UnderlyingError(error)
+        var result = LedgerError(message, reason: .notificationCenterFailed(description: underlying.description))
+        result.underlying = underlying
+        return result
+    }
+
+    /// The store's indexes are damaged or disagree with its log (`message` says how; at log
+    /// `position` when one is known): verify it, then rebuild its projections.
     package static func damaged(_ message: String, position: UInt64? = nil) -> LedgerError {
-        LedgerError(.store, message, remedy: .verifyThenRebuild, position: position)
+        LedgerError(message, reason: .indexDamaged(position: position))
     }
 
     /// The store at `path` is damaged at `place` (a page of its file, a position of its log):
     /// "the store at … is damaged at …; restore a backup or recover".
     package static func storeDamaged(at path: String, _ place: String, position: UInt64? = nil) -> LedgerError {
-        LedgerError(.store, "the store at \(path) is damaged at \(place); restore a backup or recover", remedy: .restoreOrRecover, position: position)
+        LedgerError("the store at \(path) is damaged at \(place); restore a backup or recover", reason: .fileDamaged(position: position))
     }
-
-    /// An error of kind `code` with `message`.
-    public init(_ code: Code, _ message: String) {
-        self.init(code, message, situation: nil)
-    }
-
-    /// An error of kind `code` with `message`, in `situation`.
-    package init(_ code: Code, _ message: String, situation: Situation?) {
-        self.code = code
-        self.message = message
-        self.situation = situation
-    }
-
-    public var description: String { message }
 
     /// No store at `path`; `hint` (the caller's, on how to make one) ends the message.
     package static func noStore(at path: String, hint: String = "") -> LedgerError {
-        LedgerError(.store, "no ledger store at \(path)\(hint)", situation: .noStore(path: path))
+        LedgerError("no ledger store at \(path)\(hint)", reason: .noStore(path: path))
     }
 
     /// The store at `path` lacks the signing key of `device`; `hint` (the caller's, on how that
     /// came about) follows the path.
     package static func signingKeyMissing(device: String, path: String, hint: String = "") -> LedgerError {
         LedgerError(
-            .store, "the signing key of \(device) is missing from \(path)\(hint): this device cannot sign; nothing was written",
-            situation: .signingKeyMissing(device: device, path: path))
+            "the signing key of \(device) is missing from \(path)\(hint): this device cannot sign; nothing was written",
+            reason: .signingKeyMissing(device: device, path: path))
     }
 
     /// An invalid event of a batch: named by its input line when it was read from one, else by
     /// its place in the batch (1-based), and by the field.
     package static func invalidEvent(line: Int?, index: Int, _ error: FieldError) -> LedgerError {
-        let situation =
-            error.unknownGoal.map { Situation.unknownGoal(goal: $0, index: index, line: line) }
-            ?? Situation.invalidEvent(field: error.field, index: index, line: line)
+        let reason =
+            error.unknownGoal.map { Reason.unknownGoal(goal: $0, index: index, line: line) }
+            ?? Reason.invalidEvent(field: error.field, index: index, line: line)
         var result: LedgerError
         if let line {
-            result = LedgerError(.invalidInput, invalidLine(line, field: error.field, error.message).message, situation: situation)
+            result = LedgerError(invalidLine(line, field: error.field, error.message).message, reason: reason)
         } else if let field = error.field {
-            result = LedgerError(.invalidInput, "event \(index) of the batch: field \"\(field)\": \(error.message)", situation: situation)
+            result = LedgerError("event \(index) of the batch: field \"\(field)\": \(error.message)", reason: reason)
         } else {
-            result = LedgerError(.invalidInput, "event \(index) of the batch: \(error.message)", situation: situation)
+            result = LedgerError("event \(index) of the batch: \(error.message)", reason: reason)
         }
         result.fieldError = error
         return result

@@ -74,56 +74,49 @@ public enum CommandLineTool {
     /// with what failed after it. Failures of other kinds (no store, a peer, a version) pass as
     /// they are, and so does one already said as damage.
     static func damageBehind(_ error: LedgerError, store path: String) -> LedgerError {
-        guard error.code == .store, error.situation != .remedy(.restoreOrRecover, position: error.reason.flatMap {
-            if case .storeDamaged(let p) = $0 { p } else { nil }
-        }) else { return error }
-        switch error.situation {
-        case nil, .signerNotTrusted?, .deviceNotEnrolled(_, _, byService: false)?, .signingKeyMissing?, .remedy?: break
+        guard error.code == .store else { return error }
+        switch error.reason {
+        case nil, .signerNotTrusted?, .deviceNotEnrolled(_, _, byService: false)?, .signingKeyMissing?, .projectionDamaged?,
+            .storeDamaged?, .indexDamaged?, .needsMigration?, .hubNotInitialized?, .hubAccessNotGranted?:
+            break
         default: return error
         }
         guard FileManager.default.fileExists(atPath: path + "/data.mdb"),
             let damage = (try? LedgerStore.checkPages(at: path, limit: 1))?.first
         else { return error }
-        let damaged = LedgerError.storeDamaged(at: path, "\(damage)")
-        return LedgerError(damaged.code, damaged.message + "\n(what failed: \(error.message))", situation: damaged.situation)
+        return LedgerError.storeDamaged(at: path, "\(damage)").appending("\n(what failed: \(error.message))")
     }
 
     /// The error with the command line's hint on the failures its own commands and options fix
-    /// (the library's messages name none of them).
+    /// (the library's messages name none of them), chosen by the reason.
     package static func hinted(_ error: LedgerError) -> LedgerError {
-        switch error.situation {
-        case .noStore(let path)?:
-            .noStore(at: path, hint: " (create one with `ledger \(InitCommand.spec.name) \(InitCommand.device.name) NAME`)")
-        case .signingKeyMissing(let device, let path)?:
-            .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
-        case .remedy(let remedy, _)?:
-            LedgerError(error.code, error.message + Self.hint(remedy), situation: error.situation)
-        case .signerNotTrusted?, .deviceNotEnrolled(_, _, byService: false)?:
-            LedgerError(error.code, error.message + " (restore this device's key with `ledger \(BackupCommand.spec.name)`'s copy, or make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
-        case .deviceRevoked?:
-            LedgerError(error.code, error.message + " (make a new device with `ledger \(CloneCommand.spec.name)`)", situation: error.situation)
-        case .restoredFromBackup?:
-            LedgerError(error.code, error.message + " (run `ledger \(SyncCommand.spec.name)` with another device or the hub)", situation: error.situation)
-        case .invalidEvent?, .unknownGoal?, .versionConflict?, .fieldVersionConflict?, .peerUnreachable?, .centerFailed?, .storeExists?,
-            .serviceRefused?, .deviceNotEnrolled(_, _, byService: true)?, nil:
-            error
-        }
-    }
-
-    /// The command that repairs or upgrades a store, after the library's message.
-    package static func hint(_ remedy: LedgerError.Remedy) -> String {
         let verify = "`ledger \(VerifyCommand.spec.name)`"
         let rebuild = "`ledger \(RebuildCommand.spec.name)`"
-        return switch remedy {
-        case .rebuild: " (run \(rebuild))"
-        case .verifyThenRebuild: " (run \(verify), then \(rebuild))"
-        case .verifyThenRestore: " (run \(verify), and restore a backup if the log is damaged)"
-        case .restoreOrRecover:
-            " (`ledger \(VerifyCommand.spec.name)` names the damage; `ledger \(RecoverCommand.spec.name) --out NEWDIR --from PEER` builds a new store from what is readable and what a peer holds)"
-        case .migrate: ": run `ledger \(MigrateCommand.spec.name)` first"
-        case .initializeHub: " (`ledger hub init URL`)"
-        case .grantHubAccess: " (`ledger hub grant URL --ledger ID --role NAME`)"
+        let newDevice = "make a new device with `ledger \(CloneCommand.spec.name)`"
+        let hint: String
+        switch error.reason {
+        case .noStore(let path)?:
+            return .noStore(at: path, hint: " (create one with `ledger \(InitCommand.spec.name) \(InitCommand.device.name) NAME`)")
+        case .signingKeyMissing(let device, let path)?:
+            return .signingKeyMissing(device: device, path: path, hint: " (a backup restored without \(BackupCommand.withKey.spec.name)?)")
+        case .projectionDamaged?: hint = " (run \(rebuild))"
+        case .indexDamaged?: hint = " (run \(verify), then \(rebuild))"
+        case .storeDamaged?: hint = " (run \(verify), and restore a backup if the log is damaged)"
+        case .fileDamaged?:
+            hint =
+                " (\(verify) names the damage; `ledger \(RecoverCommand.spec.name) --out NEWDIR --from PEER` builds a new store from what is readable and what a peer holds)"
+        case .needsMigration?: hint = ": run `ledger \(MigrateCommand.spec.name)` first"
+        case .hubNotInitialized?: hint = " (`ledger hub init URL`)"
+        case .hubAccessNotGranted?: hint = " (`ledger hub grant URL --ledger ID --role NAME`)"
+        case .signerNotTrusted?, .deviceNotEnrolled(_, _, byService: false)?:
+            hint = " (restore this device's key with `ledger \(BackupCommand.spec.name)`'s copy, or \(newDevice))"
+        case .deviceRevoked?: hint = " (\(newDevice))"
+        case .restoredFromBackup?: hint = " (run `ledger \(SyncCommand.spec.name)` with another device or the hub)"
+        case .invalidEvent?, .unknownGoal?, .versionConflict?, .fieldVersionConflict?, .peerUnreachable?, .notificationCenterFailed?,
+            .storeExists?, .serviceRefused?, .deviceNotEnrolled(_, _, byService: true)?, nil:
+            return error
         }
+        return error.appending(hint)
     }
 
     /// Splits global options, the command, its options and positionals. Returns nil when help

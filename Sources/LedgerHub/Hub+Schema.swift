@@ -46,7 +46,8 @@ extension Hub {
         let done = try appliedMigrations()
         if let missing = HubSchema.migrations.first(where: { !done.contains($0.identifier) }) {
             throw LedgerError(
-                .store, "the hub at \(name) lacks migration \"\(missing.identifier)\": its owner must upgrade its schema", remedy: .initializeHub)
+                "the hub at \(name) lacks migration \"\(missing.identifier)\": its owner must upgrade its schema",
+                reason: .hubNotInitialized(hub: name))
         }
     }
 }

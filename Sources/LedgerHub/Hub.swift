@@ -34,7 +34,7 @@ public final class Hub {
         do {
             connection = try Connection(url)
         } catch {
-            throw LedgerError(.store, "cannot reach the hub at \(name): \(error.message)", situation: .peerUnreachable(peer: name))
+            throw LedgerError("cannot reach the hub at \(name): \(error.message)", reason: .peerUnreachable(peer: name))
         }
     }
 
@@ -71,10 +71,11 @@ public final class Hub {
         switch e.sqlState {
         case "42501":
             return LedgerError(
-                .store, "the hub at \(name) refused: \(e.message) (this role has not been granted the ledger: the hub's owner grants it)",
-                remedy: .grantHubAccess)
+                "the hub at \(name) refused: \(e.message) (this role has not been granted the ledger: the hub's owner grants it)",
+                reason: .hubAccessNotGranted(hub: name))
         case "3F000", "42P01":
-            return LedgerError(.store, "\(name) is not a hub (\(e.message)): its schema must be created first", remedy: .initializeHub)
+            return LedgerError(
+                "\(name) is not a hub (\(e.message)): its schema must be created first", reason: .hubNotInitialized(hub: name))
         case "23505", "23514":
             return LedgerError(.invalidInput, "the hub at \(name) refused the push: \(e.message)\(e.detail.map { " (\($0))" } ?? "")")
         case "55P03":

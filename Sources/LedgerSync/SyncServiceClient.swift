@@ -82,7 +82,7 @@ public struct SyncServiceClient: Sendable {
         }
     }
 
-    /// A refusal of the device's key (401) said as `LedgerError/Reason/deviceNotEnrolled(device:publicKey:)`
+    /// A refusal of the device's key (401) said as `LedgerError/Reason/deviceNotEnrolled(device:publicKey:byService:)`
     /// when the store itself holds no enrolment of its device: a kept clone still waiting for one.
     /// The message stays the service's.
     static func namingEnrolment(_ error: LedgerError, of store: LedgerStore) -> LedgerError {
@@ -90,7 +90,7 @@ public struct SyncServiceClient: Sendable {
             let (devices, ownKey) = try? store.reading({ (try $0.enrolledDevices(), try $0.publicKey()) }),
             !devices.contains(where: { $0.device == store.device }), let key = ownKey
         else { return error }
-        return LedgerError(error.code, error.message, situation: .deviceNotEnrolled(device: store.device, publicKey: key, byService: true))
+        return LedgerError(error.message, reason: .deviceNotEnrolled(device: store.device, publicKey: key, byService: true))
     }
 
     /// The pulls and pushes of ``sync(_:)``.
@@ -473,9 +473,8 @@ extension SyncServiceClient {
             let publicKey = (try? store.reading { try $0.publicKey() }).flatMap { $0 }
             let key = publicKey.map(Self.hex) ?? "(unknown)"
             let refusal = LedgerError(
-                .store,
                 "the sync service at \(serviceName) refused device \(store.device) of ledger \(store.ledgerID.uuidString): \(Self.reason(reply.body)). A new device must first be enrolled by an enrolled device of the ledger, with this device's public key \(key), and that device must sync with the service; then sync this store, which was kept at \(store.path) with the device's key",
-                situation: .deviceNotEnrolled(device: store.device, publicKey: publicKey ?? [], byService: true))
+                reason: .deviceNotEnrolled(device: store.device, publicKey: publicKey ?? [], byService: true))
             return .awaitingEnrolment(store, refusal: refusal)
         }
         do throws(LedgerError) {
@@ -500,41 +499,38 @@ extension SyncServiceClient {
             return
         case 401:
             throw LedgerError(
-                .store,
                 "\(service) refused the \(action) of device \(reply.prepared.device) of ledger \(reply.prepared.ledger.uuidString): \(reason); nothing was written",
-                situation: .serviceRefused(peer: serviceName, status: 401))
+                reason: .serviceRefused(peer: serviceName, status: 401))
         case 503:
             throw LedgerError(
-                .store, "\(service) cannot reach its database; nothing was written; try again",
-                situation: .peerUnreachable(peer: serviceName))
+                "\(service) cannot reach its database; nothing was written; try again",
+                reason: .peerUnreachable(peer: serviceName))
         case 400:
             throw LedgerError(
-                .invalidInput, "\(service) refused the \(action) as malformed: \(reason); nothing was written",
-                situation: .serviceRefused(peer: serviceName, status: 400))
+                "\(service) refused the \(action) as malformed: \(reason); nothing was written",
+                reason: .serviceRefused(peer: serviceName, status: 400))
         case 413:
             throw LedgerError(
-                .invalidInput,
                 "\(service) refused the \(action) as too large (\(reply.prepared.bodyBytes) bytes): \(reason); nothing was written",
-                situation: .serviceRefused(peer: serviceName, status: 413))
+                reason: .serviceRefused(peer: serviceName, status: 413))
         case 404:
             throw LedgerError(
-                .store, "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?",
-                situation: .serviceRefused(peer: serviceName, status: 404))
+                "\(service) has no \(action) endpoint (404: \(reason)); is it a ledger sync service of protocol version 1?",
+                reason: .serviceRefused(peer: serviceName, status: 404))
         case 403:
             throw LedgerError(
-                .store, "\(service) does not keep ledger \(reply.prepared.ledger.uuidString): \(reason)",
-                situation: .serviceRefused(peer: serviceName, status: 403))
+                "\(service) does not keep ledger \(reply.prepared.ledger.uuidString): \(reason)",
+                reason: .serviceRefused(peer: serviceName, status: 403))
         case 429:
             let wait = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             throw LedgerError(
-                .store,
                 "\(service) is limiting the requests of device \(reply.prepared.device): \(reason)"
                     + (wait.map { " (Retry-After: \($0) s)" } ?? ""),
-                situation: .peerUnreachable(peer: serviceName))
+                reason: .peerUnreachable(peer: serviceName))
         default:
             throw LedgerError(
-                .store, "\(service) answered the \(action) with status \(reply.status): \(reason)",
-                situation: .serviceRefused(peer: serviceName, status: reply.status))
+                "\(service) answered the \(action) with status \(reply.status): \(reason)",
+                reason: .serviceRefused(peer: serviceName, status: reply.status))
         }
     }
 
@@ -596,14 +592,14 @@ extension SyncServiceClient {
             }
             return .failure(
                 LedgerError(
-                    .store, "cannot reach the sync service at \(serviceName): \(Self.describe(error))",
-                    situation: .peerUnreachable(peer: serviceName)))
+                    "cannot reach the sync service at \(serviceName): \(Self.describe(error))",
+                    reason: .peerUnreachable(peer: serviceName)))
         }
         guard let http = response as? HTTPURLResponse else {
             return .failure(
                 LedgerError(
-                    .store, "cannot reach the sync service at \(serviceName): the answer is not an HTTP response",
-                    situation: .peerUnreachable(peer: serviceName)))
+                    "cannot reach the sync service at \(serviceName): the answer is not an HTTP response",
+                    reason: .peerUnreachable(peer: serviceName)))
         }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

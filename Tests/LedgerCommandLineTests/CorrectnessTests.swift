@@ -192,11 +192,40 @@ struct RemedyHintTests {
         #expect(sync.stderr.hasSuffix("this store is on schema 1: run `ledger migrate` first\n"), "\(sync.stderr)")
     }
 
-    @Test func eachRemedyHasItsCommand() {
-        #expect(CommandLineTool.hint(.rebuild) == " (run `ledger rebuild`)")
-        #expect(CommandLineTool.hint(.verifyThenRebuild) == " (run `ledger verify`, then `ledger rebuild`)")
-        #expect(CommandLineTool.hint(.verifyThenRestore).contains("`ledger verify`"))
-        let error = LedgerError(.store, "a projection row is damaged: a header of 3 bytes", remedy: .rebuild)
+    @Test func eachReasonHasItsHint() {
+        func hinted(_ reason: LedgerError.Reason) -> String { CommandLineTool.hinted(LedgerError("m", reason: reason)).message }
+        #expect(hinted(.projectionDamaged) == "m (run `ledger rebuild`)")
+        #expect(hinted(.indexDamaged(position: 3)) == "m (run `ledger verify`, then `ledger rebuild`)")
+        #expect(hinted(.storeDamaged(position: 3)) == "m (run `ledger verify`, and restore a backup if the log is damaged)")
+        #expect(
+            hinted(.fileDamaged(position: nil))
+                == "m (`ledger verify` names the damage; `ledger recover --out NEWDIR --from PEER` builds a new store from what is readable and what a peer holds)"
+        )
+        #expect(hinted(.needsMigration) == "m: run `ledger migrate` first")
+        #expect(hinted(.hubNotInitialized(hub: "h")) == "m (`ledger hub init URL`)")
+        #expect(hinted(.hubAccessNotGranted(hub: "h")) == "m (`ledger hub grant URL --ledger ID --role NAME`)")
+        let newKey = "m (restore this device's key with `ledger backup`'s copy, or make a new device with `ledger clone`)"
+        #expect(hinted(.signerNotTrusted(device: "phone")) == newKey)
+        #expect(hinted(.deviceNotEnrolled(device: "phone", publicKey: [])) == newKey)
+        #expect(hinted(.deviceRevoked(device: "phone", after: 2)) == "m (make a new device with `ledger clone`)")
+        #expect(hinted(.restoredFromBackup(device: "phone")) == "m (run `ledger sync` with another device or the hub)")
+        // Failures the command line has nothing to add to, a service's refusal among them.
+        let plain: [LedgerError.Reason] = [
+            .deviceNotEnrolled(device: "phone", publicKey: [], byService: true), .serviceRefused(peer: "s", status: 401),
+            .peerUnreachable(peer: "s"), .storeExists(path: "/s"), .versionConflict(goal: UUID(), expected: 1, actual: 2),
+            .fieldVersionConflict(goal: UUID(), field: .title), .invalidEvent(field: nil, index: 1, line: 2),
+            .unknownGoal(goal: UUID(), index: 1, line: nil), .notificationCenterFailed(description: "x"),
+        ]
+        for reason in plain { #expect(hinted(reason) == "m", "\(reason)") }
+        #expect(CommandLineTool.hinted(LedgerError(.store, "m")).message == "m")
+        // Two hints go inside the message; the library's own hint gives way to the command line's.
+        #expect(CommandLineTool.hinted(.noStore(at: "/s")).message == "no ledger store at /s (create one with `ledger init --device NAME`)")
+        let keyless = LedgerError.signingKeyMissing(device: "phone", path: "/s", hint: " (the library's)")
+        #expect(
+            CommandLineTool.hinted(keyless).message
+                == "the signing key of phone is missing from /s (a backup restored without --with-key?): this device cannot sign; nothing was written")
+        #expect(CommandLineTool.hinted(keyless).reason == keyless.reason)
+        let error = LedgerError("a projection row is damaged: a header of 3 bytes", reason: .projectionDamaged)
         #expect(error.message == "a projection row is damaged: a header of 3 bytes")
         #expect(CommandLineTool.hinted(error).message == "a projection row is damaged: a header of 3 bytes (run `ledger rebuild`)")
     }

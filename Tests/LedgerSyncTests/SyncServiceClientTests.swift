@@ -259,14 +259,14 @@ struct SyncServiceClientTests {
         #expect(!refusal.message.contains("ledger device"))  // no command names in the library
         #expect(try kept.lastPosition() == 0)
         // An app branches on the reason and shows people a text without ids, paths or keys.
-        #expect(refusal.reason == .deviceNotEnrolled(device: "laptop", publicKey: key))
+        #expect(refusal.reason == .deviceNotEnrolled(device: "laptop", publicKey: key, byService: true))
         #expect(refusal.localizedDescription == "This device is not part of the ledger yet.")
         for text in [refusal.localizedDescription, refusal.failureReason, refusal.recoverySuggestion].compactMap({ $0 }) {
             #expect(!text.contains(StandInService.hex(key)) && !text.contains(path) && !text.contains(d.phone.ledgerID.uuidString))
         }
         // Syncing the kept store before anyone enrolled it says the same.
         let early = try #require(await ledgerError { _ = try await d.client.sync(kept) })
-        #expect(early.reason == .deviceNotEnrolled(device: "laptop", publicKey: key), "\(early)")
+        #expect(early.reason == .deviceNotEnrolled(device: "laptop", publicKey: key, byService: true), "\(early)")
         // The phone, enrolled, refused for another reason keeps the service's status.
         d.service.force(403)
         let other = try #require(await ledgerError { _ = try await d.client.sync(d.phone) })

@@ -123,9 +123,7 @@ public struct Reconciler: Sendable {
         do {
             return try await body()
         } catch {
-            throw LedgerError(
-                .internal, "the notification center failed to \(what): \(error)",
-                situation: .centerFailed(LedgerError.UnderlyingError(error)))
+            throw LedgerError.notificationCenterFailed("the notification center failed to \(what): \(error)", error)
         }
     }
 

@@ -85,9 +85,8 @@ extension LedgerStore {
         let status = try StoredProjection.status(txn, layout)
         guard status.checkpoint == last else {
             throw LedgerError(
-                .store,
-                "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); nothing was written", remedy: .verifyThenRebuild
-            )
+                "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); nothing was written",
+                reason: .indexDamaged(position: nil))
         }
         guard last > 0 else { return }
         let first = last > UInt64(Self.tailCheck) ? last - UInt64(Self.tailCheck) + 1 : 1
@@ -95,16 +94,16 @@ extension LedgerStore {
         try txn.scan(layout.events, from: first.bigEndianBytes) { key, value in
             let position = UInt64(bigEndianBytes: key)
             guard position == expected else {
-                throw LedgerError(.store, "the store at \(path) is missing position \(expected); nothing was written", remedy: .verifyThenRestore, position: expected)
+                throw LedgerError(
+                    "the store at \(path) is missing position \(expected); nothing was written", reason: .storeDamaged(position: expected))
             }
             expected += 1
             do {
                 _ = try EventCodec.decode(value)
             } catch {
                 throw LedgerError(
-                    .store,
-                    "the store at \(path) is damaged at position \(position) (\(error)); nothing was written", remedy: .verifyThenRestore,
-                    position: position)
+                    "the store at \(path) is damaged at position \(position) (\(error)); nothing was written",
+                    reason: .storeDamaged(position: position))
             }
             return true
         }

@@ -412,29 +412,26 @@ extension LedgerStore {
     func signer(_ txn: borrowing Transaction) throws -> SigningKey? {
         if try txn.get(layout.meta, key: MetaKey.restored) != nil {
             throw LedgerError(
-                .store,
                 "the store at \(path) was restored from a backup and may be behind \(device)'s own history: exchange events with another device or the hub first (appending now would fork \(device)); nothing was written",
-                situation: .restoredFromBackup(device: device))
+                reason: .restoredFromBackup(device: device))
         }
         let state = try TrustTable.load(txn, layout)
         if let after = state.devices[device]?.revokedAfter {
             throw LedgerError(
-                .store, "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
-                situation: .deviceRevoked(device: device, after: after))
+                "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
+                reason: .deviceRevoked(device: device, after: after))
         }
         let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
         if let cut = try TrustTable.revokedAfter(device, txn, layout), cut < head {
             throw LedgerError(
-                .store,
                 "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
-                situation: .signerNotTrusted(device: device))
+                reason: .signerNotTrusted(device: device))
         }
         guard let enrolled = state.devices[device], !enrolled.keys.isEmpty else {
             if isSignedLedger {
                 throw LedgerError(
-                    .store,
                     "device \(device) is not enrolled in ledger \(ledgerID.uuidString): an enrolled device must enrol this store's key (a clone does); nothing was written",
-                    situation: .deviceNotEnrolled(device: device, publicKey: (try? keys.key(ledger: ledgerID, device: device))??.publicKey ?? []))
+                    reason: .deviceNotEnrolled(device: device, publicKey: (try? keys.key(ledger: ledgerID, device: device))??.publicKey ?? []))
             }
             return nil
         }
@@ -443,8 +440,8 @@ extension LedgerStore {
         }
         guard enrolled.key(at: head + 1) == key.publicKey else {
             throw LedgerError(
-                .store, "the signing key in \(path) is not the one enrolled for \(device); nothing was written",
-                situation: .signerNotTrusted(device: device))
+                "the signing key in \(path) is not the one enrolled for \(device); nothing was written",
+                reason: .signerNotTrusted(device: device))
         }
         return key
     }
@@ -517,8 +514,8 @@ extension LedgerWriter {
         }
         guard let me = state.devices[device], me.revokedAfter == nil else {
             throw LedgerError(
-                .store, "device \(device) is not enrolled itself, so it cannot vouch for \(other)",
-                situation: .signerNotTrusted(device: device))
+                "device \(device) is not enrolled itself, so it cannot vouch for \(other)",
+                reason: .signerNotTrusted(device: device))
         }
         return try enrol(device: other, key: publicKey, from: 1, now: now)
     }

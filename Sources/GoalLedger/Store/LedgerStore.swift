@@ -96,7 +96,7 @@ public final class LedgerStore: @unchecked Sendable {
                     try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
                 }
                 if try txn.get(layout.meta, key: MetaKey.ledger) != nil {
-                    throw LedgerError(.store, "a ledger store already exists at \(path)", situation: .storeExists(path: path))
+                    throw LedgerError("a ledger store already exists at \(path)", reason: .storeExists(path: path))
                 }
                 try txn.put(layout.meta, key: MetaKey.format, value: format.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.ledger, value: ledger.bytes)
@@ -136,7 +136,7 @@ public final class LedgerStore: @unchecked Sendable {
             return try open(at: path, env: env, onRebuild: onRebuild, keys: keys)
         } catch {
             // A store whose tables cannot be read may be damaged below them: said so, where.
-            if error.code == .store, error.situation != .remedy(.restoreOrRecover, position: nil),
+            if error.code == .store, !error.isFileDamage,
                 let d = try? DataFile(directory: path).check(limit: 1).first
             {
                 throw LedgerError.storeDamaged(at: path, "\(d)")
@@ -255,7 +255,7 @@ public final class LedgerStore: @unchecked Sendable {
             throw e
         } catch let e as LMDBError where e.isDamage {
             // LMDB met a damaged page and said so (rather than stopping the process).
-            throw LedgerError(.store, "\(message(e)); the file is damaged: restore a backup or recover", remedy: .restoreOrRecover)
+            throw LedgerError("\(message(e)); the file is damaged: restore a backup or recover", reason: .fileDamaged(position: nil))
         } catch {
             throw LedgerError(.store, message(error))
         }
@@ -359,7 +359,7 @@ public final class LedgerStore: @unchecked Sendable {
             return try EventCodec.decode(bytes)
         } catch {
             throw LedgerError(
-                .store, "the event at position \(position) is damaged: \(error.reason)", remedy: .verifyThenRestore, position: position)
+                "the event at position \(position) is damaged: \(error.reason)", reason: .storeDamaged(position: position))
         }
     }
 

@@ -13,9 +13,8 @@ extension LedgerWriter {
             for field in GoalField.allCases {
                 guard let expected = guards[field], state.version(of: field) != expected else { continue }
                 throw LedgerError(
-                    .versionConflict,
                     "goal \(goal.uuidString): its \(field.rawValue) was changed since it was read; nothing was written",
-                    situation: .fieldVersionConflict(goal: goal, field: field))
+                    reason: .fieldVersionConflict(goal: goal, field: field))
             }
         }
     }

@@ -52,7 +52,8 @@ public struct LedgerWriter: ~Copyable {
                 (error as? LedgerError)
                 ?? ((error as? LMDBError)?.isDamage == true
                     ? LedgerError(
-                        .store, "\(doing()) failed: \(error); the file is damaged: restore a backup or recover", remedy: .restoreOrRecover)
+                        "\(doing()) failed: \(error); the file is damaged: restore a backup or recover",
+                        reason: .fileDamaged(position: nil))
                     : LedgerError(.store, "\(doing()) failed: \(error)"))
             effects.failure = failure
             // A full map is no failure of the write: it runs again on a larger map.

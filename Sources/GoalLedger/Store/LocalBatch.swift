@@ -79,8 +79,8 @@ struct LocalBatch {
         let actual = try StoredProjection.version(of: goal, txn, layout)
         guard actual == expected else {
             throw LedgerError(
-                .versionConflict, "goal \(goal.uuidString) is at version \(actual), expected \(expected); nothing was appended",
-                situation: .versionConflict(goal: goal, expected: expected, actual: actual))
+                "goal \(goal.uuidString) is at version \(actual), expected \(expected); nothing was appended",
+                reason: .versionConflict(goal: goal, expected: expected, actual: actual))
         }
     }
 

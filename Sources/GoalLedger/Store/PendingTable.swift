@@ -482,7 +482,7 @@ enum PendingTable {
         do throws(RecordDecodingError) {
             return try body()
         } catch {
-            throw LedgerError(.store, "a pending-table row is damaged: \(error.reason)", remedy: .rebuild)
+            throw LedgerError("a pending-table row is damaged: \(error.reason)", reason: .projectionDamaged)
         }
     }
 }

@@ -212,7 +212,7 @@ enum StoredProjection {
     static func goalDigest(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalDigest {
         try txn.withValue(t.digest, key: goal.bytes) { bytes in
             guard let d = GoalDigest(bytes: bytes) else {
-                throw LedgerError(.store, "a projection row is damaged: the digest row of goal \(goal.uuidString) has \(bytes.count) bytes", remedy: .rebuild)
+                throw LedgerError("a projection row is damaged: the digest row of goal \(goal.uuidString) has \(bytes.count) bytes", reason: .projectionDamaged)
             }
             return d
         } ?? .none
@@ -222,7 +222,7 @@ enum StoredProjection {
     static func ledgerDigest(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> LedgerDigest {
         try txn.withValue(t.digest, key: ProjectionTables.ledgerKey) { bytes in
             guard let d = LedgerDigest(bytes: bytes) else {
-                throw LedgerError(.store, "a projection row is damaged: the ledger's digest row has \(bytes.count) bytes", remedy: .rebuild)
+                throw LedgerError("a projection row is damaged: the ledger's digest row has \(bytes.count) bytes", reason: .projectionDamaged)
             }
             return d
         } ?? LedgerDigest()
@@ -568,7 +568,7 @@ enum StoredProjection {
         do throws(RecordDecodingError) {
             return try body()
         } catch {
-            throw LedgerError(.store, "a projection row is damaged: \(error.reason)", remedy: .rebuild)
+            throw LedgerError("a projection row is damaged: \(error.reason)", reason: .projectionDamaged)
         }
     }
 }

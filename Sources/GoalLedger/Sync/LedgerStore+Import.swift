@@ -72,9 +72,8 @@ extension LedgerWriter {
     ) throws(LedgerError) -> ImportResult {
         if let newer = incoming.first(where: { Int($0.schema) > schema }) {
             throw LedgerError(
-                .store,
                 "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema)",
-                remedy: .migrate
+                reason: .needsMigration
             )
         }
         let (result, rebuildAfter) = try run("importing into \(store.path)") {

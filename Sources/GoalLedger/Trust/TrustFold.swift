@@ -62,153 +62,187 @@ package struct TrustFold {
 
     package init() {}
 
-    /// Folds `inputs` (any order) into the ledger's trust.
+    /// Folds `inputs` (any order) into the ledger's trust: the roots, then (before signing)
+    /// the revocations between roots, then depth by depth the revocations that reach the
+    /// depth's devices and the enrolments they make.
     package func fold(_ inputs: [Input]) -> TrustState {
-        var state = TrustState()
-        state.founderless = founder == nil
-        var byOrigin: [String: [Input]] = [:]
-        for i in inputs { byOrigin[i.origin, default: []].append(i) }
-        for k in byOrigin.keys { byOrigin[k]!.sort { $0.sequence < $1.sequence } }
-        let signed = founder != nil
-
-        // 1. Roots.
-        var selfEnrolments: [String: Input] = [:]
-        if let founder {
-            state.devices[founder.name] = TrustState.Device(keys: [.init(from: 1, key: founder.key)], parent: nil, depth: 0)
-        } else {
-            for (origin, events) in byOrigin {
-                guard let first = firstChained[origin] else { continue }
-                for e in events where e.sequence == first {
-                    if case .enrolled(let device, let from, let key) = e.change, device == origin, from == e.sequence,
-                        e.covering == Signature(sequence: e.sequence, signer: key)
-                    {
-                        selfEnrolments[origin] = e
-                        state.devices[origin] = TrustState.Device(keys: [.init(from: from, key: key)], parent: nil, depth: 0)
-                    }
-                }
-            }
-        }
-
-        /// Revocations waiting for their targets, by target name.
-        var pending: [String: [(author: String, input: Input, after: UInt64, descendants: [String: UInt64])]] = [:]
-        /// The revocation in effect for each revoked device (the one with the lowest `after`).
-        var effective: [String: (after: UInt64, descendants: [String: UInt64])] = [:]
-        var retired = Set<String>()
-
-        /// Whether `ancestor` is above `device` in the enrolment tree.
-        func isAncestor(_ ancestor: String, of device: String) -> Bool {
-            var p = state.devices[device]?.parent
-            while let name = p {
-                if name == ancestor { return true }
-                p = state.devices[name]?.parent
-            }
-            return false
-        }
-
-        /// The authentic events of `origin` (in sequence order) under its keys so far, up to
-        /// its revocation; rotations are applied as they are met.
-        func walk(_ origin: String, _ body: (Input) -> Void) {
-            for e in byOrigin[origin] ?? [] {
-                guard let device = state.devices[origin] else { return }
-                if let after = device.revokedAfter, e.sequence > after { return }
-                if let c = e.covering {
-                    guard device.key(at: c.sequence) == c.signer else { return }
-                } else {
-                    // Unsigned: only before the origin holds a key, in a ledger founded unsigned.
-                    guard !signed, device.key(at: e.sequence) == nil else { return }
-                    // Unsigned trust events carry no authority.
-                    continue
-                }
-                if case .enrolled(let name, let from, let key) = e.change, name == origin,
-                    selfEnrolments[origin]?.sequence != e.sequence, let c = e.covering, from > c.sequence,
-                    from > (device.keys.last?.from ?? 0)
-                {
-                    state.devices[origin]!.keys.append(.init(from: from, key: key))
-                }
-                body(e)
-            }
-        }
-
-        // Revocations between roots of a ledger founded before signing: in canonical order.
-        if !signed {
-            var rootRevocations: [(author: String, input: Input, target: String, after: UInt64, descendants: [String: UInt64])] = []
-            for origin in state.devices.keys {
-                for e in byOrigin[origin] ?? [] {
-                    if case .revoked(let target, let after, let descendants) = e.change, target != origin, state.devices[target]?.depth == 0 {
-                        rootRevocations.append((origin, e, target, after, descendants))
-                    }
-                }
-            }
-            rootRevocations.sort { $0.input.key < $1.input.key }
-            for r in rootRevocations {
-                guard let author = state.devices[r.author] else { continue }
-                if let a = author.revokedAfter, r.input.sequence > a { continue }
-                guard let c = r.input.covering, author.key(at: c.sequence) == c.signer else { continue }
-                if (state.devices[r.target]!.revokedAfter ?? .max) > r.after {
-                    state.devices[r.target]!.revokedAfter = r.after
-                    effective[r.target] = (r.after, r.descendants)
-                }
-            }
-        }
-
-        // 2–4. Depth by depth.
-        var frontier = state.devices.keys.sorted(by: String.bytesPrecede)
+        var folding = Folding(inputs, signed: founder != nil)
+        folding.placeRoots(founder: founder, firstChained: firstChained)
+        if founder == nil { folding.revokeRootsInCanonicalOrder() }
+        var frontier = folding.state.devices.keys.sorted(by: String.bytesPrecede)
         var depth = 0
         while !frontier.isEmpty {
-            // Revocations of this depth's devices, by their ancestors, and the cascade from
-            // revoked ancestors.
-            if depth > 0 {
-                for name in frontier {
-                    var after = state.devices[name]!.revokedAfter ?? .max
-                    var chosen = effective[name]
-                    for r in pending[name] ?? [] where isAncestor(r.author, of: name) && r.after < after {
-                        after = r.after
-                        chosen = (r.after, r.descendants)
-                    }
-                    var p = state.devices[name]!.parent
-                    while let ancestor = p {
-                        if let revoked = effective[ancestor] {
-                            let inherited = revoked.descendants[name] ?? 0
-                            if inherited < after {
-                                after = inherited
-                                chosen = (inherited, revoked.descendants)
-                            }
-                        }
-                        p = state.devices[ancestor]?.parent
-                    }
-                    if after != .max {
-                        state.devices[name]!.revokedAfter = after
-                        effective[name] = chosen
-                    }
-                }
-            }
-            // This depth's devices enrol, rotate and revoke.
-            var candidates: [String: (input: Input, parent: String, from: UInt64, key: [UInt8])] = [:]
-            for author in frontier {
-                walk(author) { e in
-                    switch e.change {
-                    case .enrolled(let name, let from, let key) where name != author:
-                        guard state.devices[name] == nil, !retired.contains(name) else { return }
-                        if let current = candidates[name], current.input.key < e.key { return }
-                        candidates[name] = (e, author, from, key)
-                    case .revoked(let target, let after, let descendants):
-                        guard target != author else { return }
-                        pending[target, default: []].append((author, e, after, descendants))
-                    default:
-                        break
-                    }
-                }
-            }
-            var next: [String] = []
-            for (name, c) in candidates {
-                state.devices[name] = TrustState.Device(keys: [.init(from: c.from, key: c.key)], parent: c.parent, depth: depth + 1)
-                next.append(name)
-            }
-            for name in frontier where state.devices[name]?.revokedAfter != nil { retired.insert(name) }
-            frontier = next.sorted(by: String.bytesPrecede)
+            if depth > 0 { folding.cutRevokedDevices(frontier) }
+            frontier = folding.enrolBelow(frontier, depth: depth)
             depth += 1
         }
-        return state
+        return folding.state
+    }
+}
+
+/// A revocation as the fold keeps it: its author, its input, the last sequence of the target
+/// that counts, and that of each of the target's descendants the author held.
+private typealias Revocation = (author: String, input: TrustFold.Input, after: UInt64, descendants: [String: UInt64])
+
+/// The trust fold's work in progress: the trust so far, the inputs by origin, and the
+/// revocations met.
+private struct Folding {
+    var state = TrustState()
+    /// Each origin's trust events, in sequence order.
+    var byOrigin: [String: [TrustFold.Input]] = [:]
+    /// Whether the ledger was founded signed.
+    let signed: Bool
+    /// The self-enrolment that made each root of a ledger founded before signing.
+    var selfEnrolments: [String: TrustFold.Input] = [:]
+    /// Revocations waiting for their targets, by target name.
+    var pending: [String: [Revocation]] = [:]
+    /// The revocation in effect for each revoked device (the one with the lowest `after`).
+    var effective: [String: (after: UInt64, descendants: [String: UInt64])] = [:]
+    /// Revoked devices of a depth already walked: their names are never enrolled again.
+    var retired = Set<String>()
+
+    init(_ inputs: [TrustFold.Input], signed: Bool) {
+        self.signed = signed
+        state.founderless = !signed
+        for i in inputs { byOrigin[i.origin, default: []].append(i) }
+        for k in byOrigin.keys { byOrigin[k]!.sort { $0.sequence < $1.sequence } }
+    }
+
+    /// 1. Roots: the founder, from sequence 1; or, before signing, each device that enrolled
+    /// itself with its first chained event, signed by the key it enrols.
+    mutating func placeRoots(founder: (name: String, key: [UInt8])?, firstChained: [String: UInt64]) {
+        if let founder {
+            state.devices[founder.name] = TrustState.Device(keys: [.init(from: 1, key: founder.key)], parent: nil, depth: 0)
+            return
+        }
+        for (origin, events) in byOrigin {
+            guard let first = firstChained[origin] else { continue }
+            for e in events where e.sequence == first {
+                if case .enrolled(let device, let from, let key) = e.change, device == origin, from == e.sequence,
+                    e.covering == TrustFold.Signature(sequence: e.sequence, signer: key)
+                {
+                    selfEnrolments[origin] = e
+                    state.devices[origin] = TrustState.Device(keys: [.init(from: from, key: key)], parent: nil, depth: 0)
+                }
+            }
+        }
+    }
+
+    /// Revocations between roots of a ledger founded before signing, in canonical order: a
+    /// root revoked earlier in that order no longer revokes after its cut.
+    mutating func revokeRootsInCanonicalOrder() {
+        var rootRevocations: [(author: String, input: TrustFold.Input, target: String, after: UInt64, descendants: [String: UInt64])] = []
+        for origin in state.devices.keys {
+            for e in byOrigin[origin] ?? [] {
+                if case .revoked(let target, let after, let descendants) = e.change, target != origin, state.devices[target]?.depth == 0 {
+                    rootRevocations.append((origin, e, target, after, descendants))
+                }
+            }
+        }
+        rootRevocations.sort { $0.input.key < $1.input.key }
+        for r in rootRevocations {
+            guard let author = state.devices[r.author] else { continue }
+            if let a = author.revokedAfter, r.input.sequence > a { continue }
+            guard let c = r.input.covering, author.key(at: c.sequence) == c.signer else { continue }
+            if (state.devices[r.target]!.revokedAfter ?? .max) > r.after {
+                state.devices[r.target]!.revokedAfter = r.after
+                effective[r.target] = (r.after, r.descendants)
+            }
+        }
+    }
+
+    /// Whether `ancestor` is above `device` in the enrolment tree.
+    func isAncestor(_ ancestor: String, of device: String) -> Bool {
+        var p = state.devices[device]?.parent
+        while let name = p {
+            if name == ancestor { return true }
+            p = state.devices[name]?.parent
+        }
+        return false
+    }
+
+    /// Cuts each device of a depth below the root at the lowest `after` among the revocations
+    /// of it by its ancestors and the cascades from its revoked ancestors.
+    mutating func cutRevokedDevices(_ frontier: [String]) {
+        for name in frontier {
+            var after = state.devices[name]!.revokedAfter ?? .max
+            var chosen = effective[name]
+            for r in pending[name] ?? [] where isAncestor(r.author, of: name) && r.after < after {
+                after = r.after
+                chosen = (r.after, r.descendants)
+            }
+            var p = state.devices[name]!.parent
+            while let ancestor = p {
+                if let revoked = effective[ancestor] {
+                    let inherited = revoked.descendants[name] ?? 0
+                    if inherited < after {
+                        after = inherited
+                        chosen = (inherited, revoked.descendants)
+                    }
+                }
+                p = state.devices[ancestor]?.parent
+            }
+            if after != .max {
+                state.devices[name]!.revokedAfter = after
+                effective[name] = chosen
+            }
+        }
+    }
+
+    /// The devices of a depth enrol, rotate and revoke: each new name goes to the first
+    /// enrolment of it in canonical order (the shallowest enroller's, as shallower depths
+    /// enrolled first); revocations wait for their targets' depth. Returns the next depth's
+    /// devices, in order.
+    mutating func enrolBelow(_ frontier: [String], depth: Int) -> [String] {
+        var candidates: [String: (input: TrustFold.Input, parent: String, from: UInt64, key: [UInt8])] = [:]
+        for author in frontier {
+            for e in authenticEvents(of: author) {
+                switch e.change {
+                case .enrolled(let name, let from, let key) where name != author:
+                    guard state.devices[name] == nil, !retired.contains(name) else { continue }
+                    if let current = candidates[name], current.input.key < e.key { continue }
+                    candidates[name] = (e, author, from, key)
+                case .revoked(let target, let after, let descendants):
+                    guard target != author else { continue }
+                    pending[target, default: []].append((author, e, after, descendants))
+                default:
+                    break
+                }
+            }
+        }
+        var next: [String] = []
+        for (name, c) in candidates {
+            state.devices[name] = TrustState.Device(keys: [.init(from: c.from, key: c.key)], parent: c.parent, depth: depth + 1)
+            next.append(name)
+        }
+        for name in frontier where state.devices[name]?.revokedAfter != nil { retired.insert(name) }
+        return next.sorted(by: String.bytesPrecede)
+    }
+
+    /// The authentic trust events of `origin` (in sequence order) under its keys so far, up to
+    /// its revocation; its rotations are applied as they are met (unsigned trust events carry
+    /// no authority and are left out).
+    mutating func authenticEvents(of origin: String) -> [TrustFold.Input] {
+        var authentic: [TrustFold.Input] = []
+        for e in byOrigin[origin] ?? [] {
+            guard let device = state.devices[origin] else { break }
+            if let after = device.revokedAfter, e.sequence > after { break }
+            if let c = e.covering {
+                guard device.key(at: c.sequence) == c.signer else { break }
+            } else {
+                // Unsigned: only before the origin holds a key, in a ledger founded unsigned.
+                guard !signed, device.key(at: e.sequence) == nil else { break }
+                continue
+            }
+            if case .enrolled(let name, let from, let key) = e.change, name == origin,
+                selfEnrolments[origin]?.sequence != e.sequence, let c = e.covering, from > c.sequence,
+                from > (device.keys.last?.from ?? 0)
+            {
+                state.devices[origin]!.keys.append(.init(from: from, key: key))
+            }
+            authentic.append(e)
+        }
+        return authentic
     }
 }
 

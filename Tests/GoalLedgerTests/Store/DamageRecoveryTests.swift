@@ -60,7 +60,7 @@ struct DamageRecoveryTests {
         } catch {
             #expect(error.code == .store)
             #expect(error.message.contains("is damaged at") && error.message.contains("restore a backup or recover"), "\(error.message)")
-            if case .storeDamaged? = error.reason {} else { Issue.record("reason \(String(describing: error.reason))") }
+            if case .fileDamaged? = error.reason {} else { Issue.record("reason \(String(describing: error.reason))") }
         }
         #expect(!(try LedgerStore.checkPages(at: cut)).isEmpty)
 

@@ -58,7 +58,47 @@ struct ErrorReasonTests {
         }
         // A failure with no more specific reason than its code.
         #expect(LedgerError(.store, "anything").reason == nil)
-        #expect(LedgerError(.store, "a projection row is damaged", remedy: .rebuild).reason == .projectionDamaged)
+        #expect(LedgerError("a projection row is damaged", reason: .projectionDamaged).code == .store)
+    }
+
+    /// The reason determines the code: one mapping, the codes the library always threw them with.
+    @Test func theReasonDeterminesTheCode() {
+        let goal = UUID()
+        let codes: [(LedgerError.Reason, LedgerError.Code)] = [
+            (.invalidEvent(field: "title", index: 1, line: nil), .invalidInput),
+            (.unknownGoal(goal: goal, index: 2, line: 7), .invalidInput),
+            (.versionConflict(goal: goal, expected: 1, actual: 2), .versionConflict),
+            (.fieldVersionConflict(goal: goal, field: .title), .versionConflict),
+            (.serviceRefused(peer: "s", status: 400), .invalidInput),
+            (.serviceRefused(peer: "s", status: 413), .invalidInput),
+            (.serviceRefused(peer: "s", status: 401), .store),
+            (.serviceRefused(peer: "s", status: 404), .store),
+            (.notificationCenterFailed(description: "unplugged"), .internal),
+            (.noStore(path: "/s"), .store),
+            (.storeExists(path: "/s"), .store),
+            (.deviceNotEnrolled(device: "watch", publicKey: []), .store),
+            (.deviceNotEnrolled(device: "watch", publicKey: [], byService: true), .store),
+            (.signingKeyMissing(device: "phone", path: "/s"), .store),
+            (.deviceRevoked(device: "phone", after: 3), .store),
+            (.signerNotTrusted(device: "phone"), .store),
+            (.restoredFromBackup(device: "phone"), .store),
+            (.projectionDamaged, .store),
+            (.storeDamaged(position: 2), .store),
+            (.indexDamaged(position: nil), .store),
+            (.fileDamaged(position: nil), .store),
+            (.needsMigration, .store),
+            (.hubNotInitialized(hub: "h"), .store),
+            (.hubAccessNotGranted(hub: "h"), .store),
+            (.peerUnreachable(peer: "p"), .store),
+        ]
+        for (reason, code) in codes {
+            let error = LedgerError("what failed", reason: reason)
+            #expect(error.code == code && error.reason == reason && error.message == "what failed", "\(reason)")
+        }
+        // The package's helpers say which damage it is.
+        #expect(LedgerError.damaged("an index", position: 4).reason == .indexDamaged(position: 4))
+        #expect(LedgerError.storeDamaged(at: "/s", "page 7").reason == .fileDamaged(position: nil))
+        #expect(LedgerError.storeDamaged(at: "/s", "page 7").isFileDamage && !LedgerError.damaged("an index").isFileDamage)
     }
 
     /// A key store whose key can be swapped behind the store's back (a key replaced by hand).
