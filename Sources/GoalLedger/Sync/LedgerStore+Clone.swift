@@ -31,6 +31,7 @@ extension LedgerStore {
         repeat {
             let changes = try reading { (s) throws(LedgerError) in try s.next(Swift.max(chunk, 1), of: &walk) }
             try store.writing { try $0.apply(changes, from: self.path) }
+            try store.readTransaction { store.env.releaseMappedPages($0) }
             chunks += 1
             try afterChunk?(chunks)
         } while !walk.isDone
@@ -97,6 +98,8 @@ extension LedgerSnapshot {
                 if e.event.previousHash != nil && e.event.signature == nil { open.insert(origin) } else { open.remove(origin) }
                 if let n = try read(origin, &walk) { walk.ahead[origin] = n }
             }
+            // The pages read are not kept resident from one chunk to the next.
+            store.env.releaseMappedPages(txn)
             return ChangeSet(ledger: ledgerID, events: events, records: records)
         }
     }

@@ -67,6 +67,8 @@ extension LedgerStore {
                 return false
             }
             if (expected - 1) & 255 == 0 { progress?(.log, expected) }
+            // What was read is not kept resident: memory stays flat however large the log.
+            if expected & 0xFFFF == 0 { env.releaseMappedPages(txn) }
             guard let event = try? EventCodec.decode(value), try streamEvent(event, value, at: expected, &s, txn) else {
                 sound = false
                 return false
@@ -255,6 +257,7 @@ extension LedgerStore {
             let position = UInt64(bigEndianBytes: v)
             walk.indexed += 1
             if walk.indexed & 4095 == 0 { progress?(.projections, position) }
+            if walk.indexed & 0xFFFF == 0 { env.releaseMappedPages(txn) }
             let event = try txn.withValue(layout.events, key: position.bigEndianBytes) { try? EventCodec.decode($0) } ?? nil
             guard let event, event.payload.goal == id else {
                 sound = false
