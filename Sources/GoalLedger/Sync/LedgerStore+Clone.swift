@@ -114,7 +114,9 @@ extension LedgerSnapshot {
         let read = try txn.withValue(layout.events, key: position.bigEndianBytes) { (bytes) throws in
             (try LedgerStore.decodeRecord(bytes, position: position), Array(bytes))
         }
-        guard let read else { throw LedgerError.damaged("the origin index names position \(position), which holds no event", position: position) }
+        guard let read else {
+            throw LedgerError.damaged("the origin index names position \(position), which holds no event", position: position)
+        }
         walk.next[origin] = sequence + 1
         return read
     }

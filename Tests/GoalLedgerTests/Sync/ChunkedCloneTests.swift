@@ -51,7 +51,9 @@ struct ChunkedCloneTests {
         #expect(try Set(log(whole)).isSuperset(of: order) && Set(order).count == order.count)
         let sequences = try chunked.reading { s in try (1...s.lastPosition()).compactMap { try s.event(at: $0) } }
         for origin in try chunked.originHeads().keys {
-            #expect(sequences.filter { $0.origin == origin }.map(\.sequence) == Array(1...UInt64(sequences.filter { $0.origin == origin }.count)))
+            #expect(
+                sequences.filter { $0.origin == origin }.map(\.sequence)
+                    == Array(1...UInt64(sequences.filter { $0.origin == origin }.count)))
         }
     }
 
@@ -76,8 +78,9 @@ struct ChunkedCloneTests {
         for (origin, head) in try half.originHeads() {
             #expect(head <= heads[origin] ?? 0)
             for sequence in 1...head {
-                #expect(try half.reading { try $0.event(origin: origin, sequence: sequence)?.id }
-                    == phone.reading { try $0.event(origin: origin, sequence: sequence)?.id })
+                #expect(
+                    try half.reading { try $0.event(origin: origin, sequence: sequence)?.id }
+                        == phone.reading { try $0.event(origin: origin, sequence: sequence)?.id })
             }
         }
         _ = try half.sync(with: phone)

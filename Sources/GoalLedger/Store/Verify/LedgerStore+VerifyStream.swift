@@ -147,7 +147,8 @@ extension LedgerStore {
             if goal == nil { s.devices.fold(event) }
         } catch {
             let reason = SetAsideEvent.reason(error)
-            s.setAside.append(SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
+            s.setAside.append(
+                SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
             s.setAsidePositions.insert(position)
         }
         return true
