@@ -301,6 +301,46 @@ public final class Environment: @unchecked Sendable {
         guard try gate.exclusively(change) else { throw LMDBError(code: MDB_MAP_FULL) }
     }
 
+    /// Lets the kernel take back the pages of this environment's memory map that the process
+    /// has read: they stay in the file cache and are read from it again when touched, so a walk
+    /// over a large store keeps resident only what it touched since the last call, not the whole
+    /// file. `txn`, open, proves the map cannot move meanwhile (a resize waits for every
+    /// transaction); pages a write transaction changes are not in the map until it commits.
+    public func releaseMappedPages(_ txn: borrowing Transaction) {
+        guard let file = realpath(path + "/data.mdb", nil) else { return }
+        let name = String(cString: file)
+        free(file)
+        for range in Self.mappings(of: name) {
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: range.lowerBound), Int(range.upperBound - range.lowerBound), MADV_DONTNEED)
+        }
+    }
+
+    /// The address ranges at which this process maps the file `name` (from `/proc/self/maps`).
+    static func mappings(of name: String) -> [Range<UInt>] {
+        let fd = open("/proc/self/maps", O_RDONLY)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            bytes += chunk[..<n]
+        }
+        var out: [Range<UInt>] = []
+        // "start-end perms offset dev inode   path"
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, String(decoding: fields[5], as: UTF8.self).trimmingSpaces == name else { continue }
+            let bounds = fields[0].split(separator: UInt8(ascii: "-"))
+            guard bounds.count == 2, let lo = UInt(String(decoding: bounds[0], as: UTF8.self), radix: 16),
+                let hi = UInt(String(decoding: bounds[1], as: UTF8.self), radix: 16), lo < hi
+            else { continue }
+            out.append(lo..<hi)
+        }
+        return out
+    }
+
     /// How many times this process resized the map.
     public var resizes: Int { gate.resizes }
 }
@@ -308,4 +348,9 @@ public final class Environment: @unchecked Sendable {
 /// A handle on a named database inside an environment.
 public struct Database: Sendable, Hashable {
     let dbi: MDB_dbi
+}
+
+extension String {
+    /// The text without leading spaces.
+    fileprivate var trimmingSpaces: String { String(drop { $0 == " " }) }
 }

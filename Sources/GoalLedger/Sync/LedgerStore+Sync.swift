@@ -45,23 +45,15 @@ extension LedgerStore {
     }
 
     /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.
+    ///
+    /// The events are copied in chunks (100,000 events each), one write transaction per chunk,
+    /// in the order one import of the whole log would write them, so that memory does not grow
+    /// with the log. A clone interrupted part way (a crash, a full disk) leaves a valid store of
+    /// the ledger at `path` holding a prefix of each origin's events, every one verified: it
+    /// opens and verifies, and a ``sync(with:)-6ncyr`` with this store completes it (or remove it
+    /// and clone again).
     public func clone(to path: String, device: String, now: Instant = .systemNow) throws(LedgerError) -> LedgerStore {
-        let (origins, trust, schema, enrolled) = try reading { s in
-            (try s.originHeads(), try s.trustState(), s.schema, try s.enrolledDevices().contains(where: { $0.device == self.device }))
-        }
-        guard origins[device] == nil, device != self.device, trust.devices[device] == nil else {
-            throw LedgerError(
-                .invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
-        }
-        let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
-        // This device vouches for the new one: it enrols the new store's key, signed, before
-        // the new store copies the log (a source that does not sign, a schema-1 store, does not).
-        if enrolled, let key = try store.keys.key(ledger: ledgerID, device: device) {
-            try writing { try $0.enrol(device: device, key: key.publicKey, from: 1, now: now) }
-        }
-        let changes = try reading { try $0.changeSet(since: SyncState(ledger: ledgerID)) }
-        try store.writing { try $0.apply(changes, from: self.path) }
-        return store
+        try clone(to: path, device: device, now: now, chunk: Self.cloneChunkEvents)
     }
 
     func checkSameLedger(_ other: UUID, source: String) throws(LedgerError) {

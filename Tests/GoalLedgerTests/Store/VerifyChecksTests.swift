@@ -32,6 +32,11 @@ struct VerifyChecksTests {
         #expect(report.problems == report.findings.map(\.message))
         #expect(report.findings.map(\.description) == report.problems)
         #expect(report.isClean == report.findings.isEmpty)
+        // The check that keeps no replay of the whole log finds the same damage (the full check
+        // then names it), and agrees with the full check on a clean store.
+        let streamed = try store.reading { try $0.streamingVerification() }
+        #expect((streamed == nil) == !report.isClean)
+        if let streamed { #expect(StreamingVerifyTests.same(streamed, try store.reading { try $0.fullVerification() })) }
         return report.findings
     }
 

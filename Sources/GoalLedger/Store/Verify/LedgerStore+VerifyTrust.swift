@@ -63,13 +63,13 @@ extension LedgerStore {
     /// The ``VerificationCheck/trust`` check: the trust table (each device's keys, parent and
     /// revocation, and the sequence its events count through) equals `derived`, trust
     /// re-derived from the log.
-    func verifyTrust(_ txn: borrowing Transaction, _ log: LogScan, _ derived: DerivedTrust) throws -> [VerificationProblem] {
+    /// With `damaged` records in the log, the log's trust is incomplete: a difference would only
+    /// repeat the damage, and nothing is reported.
+    func verifyTrust(_ txn: borrowing Transaction, damaged: Int, _ derived: DerivedTrust) throws -> [VerificationProblem] {
         var found = ProblemList(.trust)
         let storedTrust = try TrustTable.load(txn, layout)
         let storedCutoffs = try TrustTable.revocations(txn, layout)
-        // With a damaged record, the log's trust is incomplete: a difference would only repeat
-        // the damage.
-        guard log.damaged == 0 else { return [] }
+        guard damaged == 0 else { return [] }
         let trust = derived.state
         func keys(_ d: TrustState.Device?) -> String {
             d.map { $0.keys.map { "\(EventChain.fingerprint($0.key)) from \($0.from)" }.joined(separator: ", ") } ?? "none"

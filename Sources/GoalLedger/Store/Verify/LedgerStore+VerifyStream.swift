@@ -1,0 +1,357 @@
+import Foundation
+import LMDB
+import Sodium
+
+/// What the streaming check keeps of one origin's chain while the log is read: its last
+/// sequence and hash, and only the few links trust needs (the unchained runs and the signed
+/// events), never one entry per event.
+struct OriginStream {
+    /// The last sequence read: an origin's events come 1, 2, 3, … in a sound log.
+    var head: UInt64 = 0
+    var previous = Hash32(EventChain.genesis)
+    /// The events that carry `previousHash`, and the first of them.
+    var chained: UInt64 = 0
+    var firstChained: UInt64?
+    /// The sequences of the events without `previousHash`, as runs.
+    var unchained: [ClosedRange<UInt64>] = []
+    /// The events that carry a signature, in sequence order: its key, and whether the event is chained.
+    var signed: [(sequence: UInt64, signer: [UInt8], chained: Bool)] = []
+}
+
+/// The state of the streaming check: what one read of the log gathers for the checks after it,
+/// in memory that grows with the origins, the goals and what is set aside, not with the log.
+struct LogStream {
+    var events: UInt64 = 0
+    var goalEvents = 0
+    var deviceEvents = 0
+    var origins: [String: OriginStream] = [:]
+    /// The trust events, each with whether it is chained (for the signature covering it).
+    var trustEvents: [(origin: String, sequence: UInt64, key: CanonicalKey, change: TrustChange, chained: Bool)] = []
+    /// A fresh replay of the device events only (the goals are folded one at a time).
+    var devices: GoalProjection
+    var setAside: [SetAsideEvent] = []
+    var setAsidePositions: Set<UInt64> = []
+}
+
+/// What the goal walk of the streaming check keeps between goals: how many rows each table
+/// should hold, the digest's totals, and each goal's reminder facts (for the pending rows,
+/// which depend on every device).
+struct GoalWalkTotals {
+    var rows: [Int] = Array(repeating: 0, count: ProjectionTables.tableNames.count)
+    var totals = LedgerDigest()
+    var facts: [ReminderFacts] = []
+    var existing = 0
+    var indexed = 0
+
+    mutating func add(_ table: Int, _ n: Int = 1) { rows[table] += n }
+}
+
+extension LedgerStore {
+    /// `verify` of a sound store in memory that does not grow with the log: one read of the log
+    /// in position order (each record's checksum, its index entries by lookup, each origin's
+    /// chain and signatures as they come), then trust re-derived from what that read kept, then
+    /// one goal at a time through the goal index, its events folded and its rows compared with
+    /// the stored projection. Nil as soon as anything differs from what the full check would
+    /// find clean: the full check (which holds a fresh replay) then names every problem in its
+    /// order. The report of a clean store is the full check's, field for field.
+    func verifyStreaming(_ txn: borrowing Transaction, rule: HistoryRule) throws -> VerificationReport? {
+        let progress = verifyProgress
+        progress?(.log, 0)
+        var s = LogStream(devices: GoalProjection(historyRule: rule))
+        s.devices.revokedAfter = try TrustTable.revocations(txn, layout)
+        var sound = true
+        var expected: UInt64 = 1
+        try txn.scan(layout.events) { key, value in
+            guard key.count == 8, UInt64(bigEndianBytes: key) == expected else {
+                sound = false
+                return false
+            }
+            if (expected - 1) & 255 == 0 { progress?(.log, expected) }
+            // What was read is not kept resident: memory stays flat however large the log.
+            if expected & 0xFFFF == 0 { env.releaseMappedPages(txn) }
+            guard let event = try? EventCodec.decode(value), try streamEvent(event, value, at: expected, &s, txn) else {
+                sound = false
+                return false
+            }
+            expected += 1
+            return true
+        }
+        guard sound else { return nil }
+        s.events = expected - 1
+        progress?(.indexes, s.events)
+        let logged = Int(s.events)
+        for (db, want) in [
+            (layout.eventIds, logged), (layout.origins, logged), (layout.goalEvents, s.goalEvents), (layout.deviceEvents, s.deviceEvents),
+        ] where try txn.count(db) != want { return nil }
+        progress?(.origins, s.events)
+        let heads = try LedgerStore.originHeads(txn, layout)
+        guard heads == s.origins.mapValues(\.head) else { return nil }
+        progress?(.trust, s.events)
+        let trust = deriveTrust(s, heads: heads)
+        guard try verifyTrust(txn, damaged: 0, trust).isEmpty else { return nil }
+        progress?(.chains, s.events)
+        guard let unsignedEvents = chainsVerify(s, trust) else { return nil }
+        progress?(.projections, s.events)
+        guard let goals = try projectionsVerify(&s, rule: rule, txn) else { return nil }
+
+        var report = VerificationReport()
+        report.events = s.events
+        report.goals = goals
+        report.unsignedEvents = unsignedEvents
+        report.setAside = s.setAside
+        return report
+    }
+
+    /// Takes in the event read at `position`: checks its index entries, its place in its
+    /// origin's sequence and chain and its signature; false when any differs.
+    private func streamEvent(
+        _ event: Event, _ record: UnsafeRawBufferPointer, at position: UInt64, _ s: inout LogStream, _ txn: borrowing Transaction
+    ) throws -> Bool {
+        let pointsHere = { (v: UnsafeRawBufferPointer) in v.count == 8 && UInt64(bigEndianBytes: v) == position }
+        guard try txn.withValue(layout.origins, key: StoreLayout.originKey(event.origin, event.sequence), pointsHere) == true,
+            try txn.withValue(layout.eventIds, key: event.id.bytes, pointsHere) == true
+        else { return false }
+        let goal = event.payload.goal
+        if goal == nil {
+            guard try txn.get(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position)) != nil else { return false }
+            s.deviceEvents += 1
+        } else {
+            s.goalEvents += 1
+        }
+        var o = s.origins[event.origin] ?? OriginStream()
+        guard event.sequence == o.head + 1, event.sequence <= UInt64(Int32.max) else { return false }
+        o.head = event.sequence
+        // An unsigned record hashes as stored; a signed one without its signature.
+        let hash = Hash32(event.signature == nil ? EventChain.hash(record: record) : EventChain.hash(event))
+        if let h = event.previousHash {
+            guard Hash32(h) == o.previous else { return false }
+            o.chained += 1
+            if o.firstChained == nil { o.firstChained = event.sequence }
+        } else if let last = o.unchained.last, last.upperBound + 1 == event.sequence {
+            o.unchained[o.unchained.count - 1] = last.lowerBound...event.sequence
+        } else {
+            o.unchained.append(event.sequence...event.sequence)
+        }
+        o.previous = hash
+        if let signature = event.signature, let signer = event.signer {
+            let message = EventChain.message(ledger: ledgerID, origin: event.origin, sequence: event.sequence, hash: hash.bytes)
+            guard Ed25519.verify(signature: signature, message: message, publicKey: signer) else { return false }
+            o.signed.append((event.sequence, signer, event.previousHash != nil))
+        }
+        s.origins[event.origin] = o
+        if let change = event.trustChange {
+            s.trustEvents.append((event.origin, event.sequence, event.key, change, event.previousHash != nil))
+        }
+        do throws(FieldError) {
+            try event.checkContent()
+            if goal == nil { s.devices.fold(event) }
+        } catch {
+            let reason = SetAsideEvent.reason(error)
+            s.setAside.append(
+                SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
+            s.setAsidePositions.insert(position)
+        }
+        return true
+    }
+
+    /// ``deriveTrust(_:heads:)`` from what the streaming read kept: the founder from the signed
+    /// events, each trust event with the signature that covers it, each origin's cutoff walked
+    /// over its unchained runs and signed events (a chained event without a signature changes
+    /// nothing in the walk).
+    private func deriveTrust(_ s: LogStream, heads: [String: UInt64]) -> DerivedTrust {
+        var fold = TrustFold()
+        if isSignedLedger {
+            search: for (origin, o) in s.origins {
+                for l in o.signed where isFounder(origin, l.signer) {
+                    fold.founder = (origin, l.signer)
+                    break search
+                }
+            }
+        }
+        var inputs: [TrustFold.Input] = []
+        for t in s.trustEvents {
+            var covering: TrustFold.Signature?
+            if t.chained, let l = s.origins[t.origin]?.signed.first(where: { $0.sequence >= t.sequence }) {
+                covering = TrustFold.Signature(sequence: l.sequence, signer: l.signer)
+            }
+            inputs.append(TrustFold.Input(origin: t.origin, sequence: t.sequence, key: t.key, covering: covering, change: t.change))
+        }
+        if !isSignedLedger {
+            for (origin, o) in s.origins { if let first = o.firstChained { fold.firstChained[origin] = first } }
+        }
+        let trust = isSignedLedger && fold.founder == nil ? TrustState() : fold.fold(inputs)
+        var cutoffs: [String: UInt64] = [:]
+        for (origin, head) in heads {
+            var walk = TrustState.CutoffWalk(origin, trust, signedLedger: isSignedLedger)
+            let o = s.origins[origin] ?? OriginStream()
+            let signed = o.signed.filter(\.chained)
+            var r = 0
+            var i = 0
+            walk: while r < o.unchained.count || i < signed.count {
+                if r < o.unchained.count, i == signed.count || o.unchained[r].lowerBound < signed[i].sequence {
+                    for sequence in o.unchained[r] where !walk.step(sequence, chained: false, signer: nil) { break walk }
+                    r += 1
+                } else {
+                    guard walk.step(signed[i].sequence, chained: true, signer: signed[i].signer) else { break }
+                    i += 1
+                }
+            }
+            if let c = walk.cut, c < head { cutoffs[origin] = c }
+        }
+        for (name, d) in trust.devices where heads[name] == nil { if let r = d.revokedAfter { cutoffs[name] = r } }
+        return DerivedTrust(state: trust, cutoffs: cutoffs)
+    }
+
+    /// The ``VerificationCheck/chains`` check's remainder once trust is known (the links and
+    /// signatures were checked as the log was read): no unchained event within what counts
+    /// should be signed, and every signature within it is by the key trust gives. The events no
+    /// signature covers; nil when anything differs.
+    private func chainsVerify(_ s: LogStream, _ derived: DerivedTrust) -> Int? {
+        let trust = derived.state
+        var unsignedEvents = 0
+        for (origin, o) in s.origins {
+            let cutoff = derived.cutoffs[origin] ?? o.head
+            for run in o.unchained where run.lowerBound <= cutoff {
+                if isSignedLedger { return nil }
+                for sequence in run.lowerBound...min(run.upperBound, cutoff) where trust.key(origin, at: sequence) != nil { return nil }
+            }
+            for l in o.signed where l.sequence <= cutoff && trust.key(origin, at: l.sequence) != l.signer { return nil }
+            unsignedEvents += Int(o.head - o.chained)
+        }
+        return unsignedEvents
+    }
+
+    /// The ``VerificationCheck/projections`` check one goal at a time: each goal's events, found
+    /// through the goal index (each entry must name an event of that goal; with the counts the
+    /// read checked, the index then holds exactly the log's goal events), folded into a replay
+    /// of that goal alone, whose rows are compared with the stored ones; then the rows of the
+    /// whole ledger (devices, pending, set-aside, the digest's totals) and every table's size.
+    /// The number of goals that exist; nil when anything differs.
+    private func projectionsVerify(_ s: inout LogStream, rule: HistoryRule, _ txn: borrowing Transaction) throws -> Int? {
+        let status = try StoredProjection.status(txn, layout)
+        guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
+        let t = layout.projections[status.generation]
+        let firstWeekday = s.devices.device(device).calendar.firstWeekday
+        let progress = verifyProgress
+        var walk = GoalWalkTotals()
+        var goal: UUID?
+        var replay = GoalProjection(historyRule: rule)
+        replay.revokedAfter = s.devices.revokedAfter
+        var sound = true
+        let setAside = s.setAsidePositions
+        try txn.scan(layout.goalEvents) { k, v in
+            guard k.count == 16, v.count == 8 else {
+                sound = false
+                return false
+            }
+            let id = StoredProjection.uuid(k)
+            if id != goal {
+                if let goal {
+                    guard try compareGoal(goal, replay, firstWeekday, &walk, t, txn) else {
+                        sound = false
+                        return false
+                    }
+                }
+                goal = id
+                replay.goals.removeAll(keepingCapacity: true)
+            }
+            let position = UInt64(bigEndianBytes: v)
+            walk.indexed += 1
+            if walk.indexed & 4095 == 0 { progress?(.projections, position) }
+            if walk.indexed & 0xFFFF == 0 { env.releaseMappedPages(txn) }
+            let event = try txn.withValue(layout.events, key: position.bigEndianBytes) { try? EventCodec.decode($0) } ?? nil
+            guard let event, event.payload.goal == id else {
+                sound = false
+                return false
+            }
+            if !setAside.contains(position) { replay.fold(event) }
+            return true
+        }
+        guard sound, walk.indexed == s.goalEvents else { return nil }
+        if let goal { guard try compareGoal(goal, replay, firstWeekday, &walk, t, txn) else { return nil } }
+
+        // The ledger's rows: devices, pending requests (every device's, of every goal's
+        // reminder), set-aside events, the digest's totals, the calendar.
+        for (name, d) in s.devices.devices {
+            guard try Self.holds(t.devices, Array(name.utf8), ProjectionCodec.encodeDevice(d), txn) else { return nil }
+        }
+        walk.add(2, s.devices.devices.count)
+        let routing = ReminderRouting(devices: s.devices.devices.values)
+        for device in s.devices.devices.values {
+            let context = ReminderPlan.Context(device)
+            for f in walk.facts {
+                guard let row = ReminderPlan.row(f, context, routing: routing, device: device.name) else { continue }
+                guard try Self.holds(t.pending, PendingTable.rowKey(device: device.name, goal: f.goal), PendingTable.encode(row), txn)
+                else { return nil }
+                walk.add(4)
+            }
+        }
+        for e in s.setAside {
+            guard try Self.holds(t.setAside, e.position.bigEndianBytes, Array(e.reason.utf8), txn) else { return nil }
+        }
+        walk.add(6, s.setAsidePositions.count)
+        if walk.totals.count > 0 {
+            guard try Self.holds(t.digest, ProjectionTables.ledgerKey, walk.totals.bytes, txn) else { return nil }
+            walk.add(7)
+        }
+        if let calendar = try txn.get(t.runs, key: ViewTables.calendarKey) {
+            guard calendar == [UInt8(firstWeekday)] else { return nil }
+            walk.add(10)
+        }
+        for (db, want) in zip(t.all, walk.rows) where try txn.count(db) != want { return nil }
+        return walk.existing
+    }
+
+    /// Compares the rows of `goal` in the stored projection with those of `replay`, a fresh
+    /// replay of that goal's events alone, and counts them; false when any differs.
+    private func compareGoal(
+        _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables,
+        _ txn: borrowing Transaction
+    ) throws -> Bool {
+        guard let g = replay.goals[goal] else { return true }
+        if g.exists { walk.existing += 1 }
+        let id = goal.bytes
+        if g.hasHeader {
+            guard try Self.holds(t.goals, id, ProjectionCodec.encodeHeader(g), txn) else { return false }
+            walk.add(0)
+        }
+        for entry in g.removedEntries { guard try Self.holds(t.removed, id + entry.bytes, [], txn) else { return false } }
+        walk.add(1, g.removedEntries.count)
+        let parts = try ProjectionDigest.parts(of: g)
+        if !parts.isEmpty {
+            guard try Self.holds(t.digest, id, parts.bytes, txn) else { return false }
+            walk.add(7)
+        }
+        walk.totals.replace(nil, with: parts.goalHash)
+        let pending = PendingTable.rows(of: replay)
+        for (k, v) in pending.reminders { guard try Self.holds(t.reminders, k, v, txn) else { return false } }
+        walk.add(3, pending.reminders.count)
+        if let f = ReminderFacts(g) { walk.facts.append(f) }
+        let views = ViewTables.rows(of: replay, firstWeekday: firstWeekday)
+        for (table, db, rows) in [(8, t.days, views.days), (9, t.periods, views.periods), (10, t.runs, views.runs)] {
+            for (k, v) in rows { guard try Self.holds(db, k, v, txn) else { return false } }
+            walk.add(table, rows.count)
+        }
+        // The entries in one ordered walk over the goal's stored rows.
+        let want = pending.entries
+        var next = 0
+        var same = true
+        try txn.scan(t.entries, from: id) { k, v in
+            guard k.count >= 16, k.prefix(16).elementsEqual(id) else { return false }
+            guard next < want.count, PendingTable.EntryKey(bytes: k) == want[next].key, want[next].row.value.elementsEqual(v) else {
+                same = false
+                return false
+            }
+            next += 1
+            return true
+        }
+        guard same, next == want.count else { return false }
+        walk.add(5, want.count)
+        return true
+    }
+
+    /// Whether `db` holds `value` under `key`.
+    private static func holds(_ db: Database, _ key: [UInt8], _ value: [UInt8], _ txn: borrowing Transaction) throws -> Bool {
+        try txn.withValue(db, key: key) { value.elementsEqual($0) } ?? false
+    }
+}
