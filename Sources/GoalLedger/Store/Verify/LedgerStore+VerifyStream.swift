@@ -360,37 +360,27 @@ extension LedgerStore {
         _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables,
         _ txn: borrowing Transaction
     ) throws -> Bool {
-        guard let g = replay.goals[goal] else { return true }
-        if g.exists { walk.existing += 1 }
+        guard let made = try GoalRows(goal, in: replay, firstWeekday: firstWeekday) else { return true }
+        if made.exists { walk.existing += 1 }
+        walk.totals.replace(nil, with: made.goalHash)
+        if let f = made.facts { walk.facts.append(f) }
         let id = goal.bytes
-        if g.hasHeader {
-            guard try Self.holds(t.goals, id, ProjectionCodec.encodeHeader(g), txn) else { return false }
-            walk.add(0)
-        }
-        for entry in g.removedEntries { guard try Self.holds(t.removed, id + entry.bytes, [], txn) else { return false } }
-        walk.add(1, g.removedEntries.count)
-        let parts = try ProjectionDigest.parts(of: g)
-        if !parts.isEmpty {
-            guard try Self.holds(t.digest, id, parts.bytes, txn) else { return false }
-            walk.add(7)
-        }
-        walk.totals.replace(nil, with: parts.goalHash)
-        let pending = PendingTable.rows(of: replay)
-        for (k, v) in pending.reminders { guard try Self.holds(t.reminders, k, v, txn) else { return false } }
-        walk.add(3, pending.reminders.count)
-        if let f = ReminderFacts(g) { walk.facts.append(f) }
-        let views = ViewTables.rows(of: replay, firstWeekday: firstWeekday)
-        for (table, db, rows) in [(8, t.days, views.days), (9, t.periods, views.periods), (10, t.runs, views.runs)] {
-            for (k, v) in rows { guard try Self.holds(db, k, v, txn) else { return false } }
-            walk.add(table, rows.count)
+        let tables = t.all
+        var want: [(key: [UInt8], value: [UInt8])] = []
+        for row in made.rows {
+            if row.table == GoalRows.Table.entries {
+                want.append((row.key, row.value))
+                continue
+            }
+            guard try Self.holds(tables[row.table], row.key, row.value, txn) else { return false }
+            walk.add(row.table)
         }
         // The entries in one ordered walk over the goal's stored rows.
-        let want = pending.entries
         var next = 0
         var same = true
         try txn.scan(t.entries, from: id) { k, v in
             guard k.count >= 16, k.prefix(16).elementsEqual(id) else { return false }
-            guard next < want.count, PendingTable.EntryKey(bytes: k) == want[next].key, want[next].row.value.elementsEqual(v) else {
+            guard next < want.count, want[next].key.elementsEqual(k), want[next].value.elementsEqual(v) else {
                 same = false
                 return false
             }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The stored rows of one goal, made from a fold of that goal's events alone: what a rebuild
+/// writes for the goal and what `verify` compares with the stored projection. The rows come
+/// table by table (by their index in `ProjectionTables.tableNames`), each table's in key order,
+/// so a writer appending goal after goal in id order appends to each table's end.
+///
+/// The rows that depend on more than the goal (its pending requests, which depend on every
+/// device; the digest's ledger totals) are left to the caller, which gets the goal's reminder
+/// facts and its digest term for them.
+struct GoalRows {
+    /// Table indexes in `ProjectionTables.tableNames`.
+    enum Table {
+        static let goals = 0, removed = 1, reminders = 3, entries = 5, digest = 7, days = 8, periods = 9, runs = 10
+    }
+
+    /// Each row: its table, key and value; by table, then key.
+    private(set) var rows: [(table: Int, key: [UInt8], value: [UInt8])] = []
+    /// Whether the goal was created (it counts in the digest and the goal count).
+    let exists: Bool
+    /// The goal's term of the ledger's digest sum; nil when it does not count.
+    let goalHash: DigestSum?
+    /// The goal's reminder facts, for the pending rows of every device; nil without a reminder.
+    let facts: ReminderFacts?
+
+    /// The rows of `goal` in `replay`, a fold of that goal's events alone (and no other goal's);
+    /// nil when the fold holds nothing of it. `firstWeekday`: the store device's, which the
+    /// weekly views count from.
+    init?(_ goal: UUID, in replay: GoalProjection, firstWeekday: Int) throws(LedgerError) {
+        guard let g = replay.goals[goal] else { return nil }
+        exists = g.exists
+        let id = goal.bytes
+        if g.hasHeader { rows.append((Table.goals, id, ProjectionCodec.encodeHeader(g))) }
+        for key in g.removedEntries.map({ id + $0.bytes }).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            rows.append((Table.removed, key, []))
+        }
+        facts = ReminderFacts(g)
+        if let facts { rows.append((Table.reminders, id, PendingTable.encode(facts))) }
+        var entries: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)] = []
+        entries.reserveCapacity(g.recordedEntries.count + g.historyWrites.count)
+        for e in g.recordedEntries.values { entries.append((PendingTable.EntryKey(goal: goal, e), .entry(e))) }
+        for w in g.historyWrites.values {
+            entries.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: w.event), .history(w.key)))
+        }
+        entries.sort { $0.key < $1.key }
+        rows.reserveCapacity(rows.count + entries.count + 8)
+        for (key, row) in entries { rows.append((Table.entries, key.bytes, row.value)) }
+        let parts = try ProjectionDigest.parts(of: g)
+        if !parts.isEmpty { rows.append((Table.digest, id, parts.bytes)) }
+        goalHash = parts.goalHash
+        let views = ViewTables.rows(of: replay, firstWeekday: firstWeekday)
+        for (table, made) in [(Table.days, views.days), (Table.periods, views.periods), (Table.runs, views.runs)] {
+            for (key, value) in made.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) { rows.append((table, key, value)) }
+        }
+    }
+}
