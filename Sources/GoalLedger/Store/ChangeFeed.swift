@@ -1,19 +1,4 @@
 import Foundation
-import LMDB
-
-/// One change of the stored projection: the event at `position` changed a goal, or the settings
-/// of a device.
-public struct ProjectionChange: Equatable, Hashable, Sendable {
-    /// The log position of the event (1 for the first event of the store).
-    public var position: UInt64
-    /// The goal the event changed; nil when it changed a device.
-    public var goal: UUID?
-    /// For an event about devices (settings, authorization, enrolment, revocation): the device
-    /// that wrote it, its origin; nil when it changed a goal.
-    public var device: String?
-    /// The type of the event that made the change.
-    public var type: EventType
-}
 
 /// Follows the projection's changes from a checkpoint of the subscriber's own.
 ///
@@ -87,60 +72,5 @@ public struct ChangeFeed: Sendable {
                 task.cancel()
             }
         }
-    }
-}
-
-extension LedgerStore {
-    /// Changes after `checkpoint` up to the projection's checkpoint, and the position reached.
-    func changes(after checkpoint: UInt64, limit: Int) throws(LedgerError) -> ([ProjectionChange], UInt64) {
-        try readTransaction { txn in
-            let committed = try StoredProjection.status(txn, layout).checkpoint
-            var out: [ProjectionChange] = []
-            var reached = checkpoint
-            guard checkpoint < committed else { return (out, max(checkpoint, committed)) }
-            try txn.scan(layout.events, from: (checkpoint + 1).bigEndianBytes) { key, value in
-                let position = UInt64(bigEndianBytes: key)
-                guard position <= committed, out.count < limit else { return false }
-                let e = try Self.decodeRecord(value, position: position)
-                reached = position
-                // A set-aside event changed nothing.
-                guard e.isFoldable else { return true }
-                out.append(
-                    ProjectionChange(
-                        position: position, goal: e.payload.goal, device: e.payload.goal == nil ? e.origin : nil, type: e.type))
-                return true
-            }
-            return (out, reached)
-        }
-    }
-}
-
-/// What changed in one device's pending table after a checkpoint: the table's change feed, as
-/// the reconciler follows it.
-///
-/// A change to a goal is a change to that goal's row in every device's table (the row may be
-/// unchanged: the reader compares). A change of the device's own settings or authorization, or
-/// of any device's authorization (routed reminders may move), changes the whole table: `all`.
-/// Other devices' settings do not touch this table. Positions are the log's, so a rebuild,
-/// which rewrites the tables without moving positions, feeds nothing again.
-package struct PendingTableChanges: Sendable {
-    public var goals = Set<UUID>()
-    public var all = false
-    /// The position the changes run to: the subscriber's next checkpoint.
-    public var checkpoint: UInt64
-
-    /// Reads the changes of `device`'s table after `checkpoint`, in batches.
-    public init(store: LedgerStore, device: String, after checkpoint: UInt64) throws(LedgerError) {
-        var feed = ChangeFeed(store: store, after: checkpoint)
-        while case let batch = try feed.next(limit: 10_000), !batch.isEmpty {
-            for c in batch {
-                if let g = c.goal {
-                    goals.insert(g)
-                } else if c.device == device || c.type == .notificationAuthorization {
-                    all = true
-                }
-            }
-        }
-        self.checkpoint = feed.checkpoint
     }
 }

@@ -2,83 +2,6 @@ import Foundation
 import LMDB
 import Sodium
 
-/// A place where a store's file is damaged below the ledger: a page of LMDB's B+trees, found by
-/// walking the file without LMDB (``LedgerStore/checkPages(at:limit:)``).
-public struct StoreDamage: Sendable, Equatable, CustomStringConvertible {
-    /// The damaged page's number; nil when the damage is the file's as a whole (its size, its
-    /// meta pages).
-    public var page: Int?
-    /// The table the page belongs to (`events`, `goalEvents`, `the free list`, …) when known.
-    public var table: String?
-    /// What is wrong, in a phrase.
-    public var problem: String
-
-    init(_ d: DataFile.Damage) {
-        page = d.page
-        table = d.table
-        problem = d.problem
-    }
-
-    /// "page 12 (events): …".
-    public var description: String { DataFile.Damage(page: page, table: table, problem: problem).description }
-}
-
-/// What could be read from a damaged store without LMDB: its identity, every event whose record
-/// is whole, and where it is damaged (``LedgerStore/salvage(at:)``). Nothing in it is trusted
-/// for being there: the events are admitted into a new store by the checks every import makes.
-public struct SalvagedStore: Sendable {
-    /// The store's directory.
-    public var path: String
-    /// The ledger's id, from the store's metadata (nil when unreadable).
-    public var ledgerID: UUID?
-    /// The store's device, from its metadata (nil when unreadable).
-    public var device: String?
-    /// The store's event schema, from its metadata (nil when unreadable).
-    public var schema: Int?
-    /// The events read, in position order (each record's checksum verified).
-    public var events: [Event] = []
-    /// Their records, byte for byte.
-    package var records: [[UInt8]] = []
-    /// The log positions read, in order.
-    public var positions: [UInt64] = []
-    /// Of ``events``, those found only on pages no tree reaches (older copies of pages, pages
-    /// below a damaged branch page).
-    public var fromOtherPages = 0
-    /// Positions below the last one read that no readable page holds.
-    public var missingPositions: [UInt64] = []
-    /// Positions whose record was found but fails its checksum (and no whole copy of it was).
-    public var damagedRecords: [UInt64] = []
-    /// Each origin's last sequence as the store recorded it, when readable: what it held.
-    public var originHeads: [String: UInt64] = [:]
-    /// The damage met.
-    public var damage: [StoreDamage] = []
-
-    /// The highest sequence read of each origin.
-    public var readHeads: [String: UInt64] {
-        var heads: [String: UInt64] = [:]
-        for e in events where e.sequence > heads[e.origin] ?? 0 { heads[e.origin] = e.sequence }
-        return heads
-    }
-}
-
-/// What ``LedgerStore/recover(from:to:sources:ledger:device:key:)`` did.
-public struct RecoveryReport: Sendable {
-    /// What the damaged store gave.
-    public var salvaged: SalvagedStore
-    /// The events admitted into the new store from the damaged one and every source together.
-    public var admitted: ImportResult
-    /// Each source's name and the events it held.
-    public var sources: [(name: String, events: Int)] = []
-    /// Events read from the damaged store that the new store could not admit, as a change
-    /// set: they wait behind a gap in their origin's sequence that no source filled (named by
-    /// ``LedgerSnapshot/waitingEvents()``). Kept so that they can be imported once the gap is
-    /// found (`ChangeSet/encoded()` is an export file's bytes).
-    public var notAdmitted: ChangeSet?
-    /// Of the device's own events, the sequences the damaged store recorded but neither it nor
-    /// any source could give back (nil: none lost, or unknown).
-    public var lostOwnEvents: ClosedRange<UInt64>?
-}
-
 extension LedgerStore {
     /// Walks every page of the store's file at `path` (`data.mdb`) without LMDB, reading with
     /// `pread`, and returns where it is damaged: meta pages, a file shorter than its pages, a
@@ -270,21 +193,6 @@ extension LedgerStore {
             // It may be behind its own device's history: no append until an exchange.
             try write("marking \(path) as restored") { txn in try txn.put(layout.meta, key: MetaKey.restored, value: []) }
         }
-    }
-}
-
-extension LedgerWriter {
-    /// Offers the events of a salvaged store again (after a sync filled a gap they waited on);
-    /// what was admitted. The same checks as every import.
-    public func admit(_ salvaged: SalvagedStore) throws(LedgerError) -> ImportResult {
-        let order = salvaged.events.indices.sorted {
-            salvaged.events[$0].origin != salvaged.events[$1].origin
-                ? String.bytesPrecede(salvaged.events[$0].origin, salvaged.events[$1].origin)
-                : salvaged.events[$0].sequence < salvaged.events[$1].sequence
-        }
-        return try importEvents(
-            order.map { salvaged.events[$0] }, records: order.map { salvaged.records[$0] }, from: salvaged.path, unreadable: [],
-            recovering: true)
     }
 }
 

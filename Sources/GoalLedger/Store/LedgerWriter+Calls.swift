@@ -1,13 +1,5 @@
 import Foundation
 
-/// How a goal's progress is counted: done or not per period, or amounts against a target.
-public enum GoalProgress: Hashable, Sendable {
-    /// Each period is done or not (`recordCompletion`).
-    case outcome
-    /// Amounts add up against `target` per period (`recordProgress`), in `unit`.
-    case measurable(target: Amount, unit: String? = nil)
-}
-
 /// The calls an app makes, one event each, typed: each is an `append` of one draft, with the
 /// same checks and errors (the message names "event 1 of the batch" and the field), and `now`
 /// defaults to the system clock. The calls about an existing goal take `expectedVersion`, the

@@ -486,15 +486,3 @@ enum PendingTable {
         }
     }
 }
-
-extension UUID {
-    static let zero: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-}
-
-extension UInt32 {
-    var bigEndianBytes: [UInt8] { withUnsafeBytes(of: bigEndian) { Array($0) } }
-
-    init(bigEndianBytes b: UnsafeRawBufferPointer) {
-        self = b.reduce(0) { $0 << 8 | UInt32($1) }
-    }
-}

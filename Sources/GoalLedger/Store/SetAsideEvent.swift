@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// A stored event that fails the gate, which no fold, read, report or reminder ever sees.
 ///
@@ -26,30 +25,4 @@ public struct SetAsideEvent: Equatable, Sendable {
 
     /// One line for people: `phone/6 (event …) is set aside: field "amount": …`.
     public var description: String { "\(origin)/\(sequence) (event \(id.uuidString)) is set aside: \(reason)" }
-}
-
-extension LedgerSnapshot {
-    /// The events of the log that the stored projection set aside, in position order.
-    public func setAsideEvents() throws(LedgerError) -> [SetAsideEvent] {
-        try run { try LedgerStore.setAsideEvents(txn, layout) }
-    }
-}
-
-extension LedgerStore {
-
-    static func setAsideEvents(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [SetAsideEvent] {
-        let tables = try StoredProjection.active(txn, layout)
-        var out: [SetAsideEvent] = []
-        try txn.scan(tables.setAside) { key, value in
-            let position = UInt64(bigEndianBytes: key)
-            guard let e = try event(at: position, txn, layout) else {
-                throw LedgerError.damaged("the set-aside table names position \(position), which holds no event", position: position)
-            }
-            out.append(
-                SetAsideEvent(
-                    position: position, id: e.id, origin: e.origin, sequence: e.sequence, reason: String(decoding: value, as: UTF8.self)))
-            return true
-        }
-        return out
-    }
 }

@@ -1,90 +1,5 @@
 import Foundation
 import LMDB
-import Sodium
-
-/// What an import or one direction of a sync did.
-public struct ImportResult: Equatable, Sendable {
-    /// Events written (missing here before).
-    public var imported: Int = 0
-    /// Events offered that this store already held.
-    public var alreadyPresent: Int = 0
-    /// Events of revoked devices, written after their revocation, that were left out.
-    public var revoked: [RevokedEvents] = []
-    /// Events that could not be verified, by origin: the first of them and every later one of
-    /// its origin wait (see ``LedgerWriter/importEvents(_:from:)``).
-    public var waiting: [WaitingEvents] = []
-    /// Events written that fail the gate (by a store written before every event passed it):
-    /// kept in the log, in their origins' chains, and set aside by every fold
-    /// (``SetAsideEvent``).
-    public var setAside = 0
-    /// In a signed ledger, events of origins that hold no key (no enrolment names them): not
-    /// named one by one nor kept as waiting, since anyone can make up an origin, only counted.
-    /// They are offered again by the next exchange, and taken once an enrolment arrives.
-    public var unknownOrigins = 0
-    /// How many events those origins offered (see ``unknownOrigins``).
-    public var unknownOriginEvents = 0
-
-    /// A result with these counts and no revoked events.
-    public init(imported: Int = 0, alreadyPresent: Int = 0) {
-        self.imported = imported
-        self.alreadyPresent = alreadyPresent
-    }
-
-}
-
-/// Events of one revoked device that an import left out: `count` of them, after sequence `after`.
-public struct RevokedEvents: Equatable, Sendable {
-    /// The revoked device.
-    public var origin: String
-    /// How many of its events were left out.
-    public var count: Int
-    /// The last sequence of the device that is kept: its events after it are refused.
-    public var after: UInt64
-}
-
-extension LedgerWriter {
-    /// Imports events written by other stores of the same ledger, in one transaction.
-    ///
-    /// Events already held are skipped. Each origin's new events are taken in sequence order
-    /// for as long as they can be verified: they continue the origin's sequence and hash chain
-    /// without a gap or a fork, every signature present verifies, and the signature closing
-    /// each run was made by the key the ledger's trust (<doc:TrustAndTheThreatModel>) gives the origin at that
-    /// sequence. The first event that fails, and every later event of its origin, wait: they
-    /// are reported in ``ImportResult/waiting`` and named by ``LedgerSnapshot/waitingEvents()``, nothing of
-    /// them is written, and the rest of the import goes on. Events of a revoked device after its
-    /// revocation are left out (``ImportResult/revoked``). Business rules are not applied:
-    /// another device's events are facts; one that fails the gate is kept and set aside
-    /// (``SetAsideEvent``). The clock advances past every imported event.
-    @discardableResult
-    public func importEvents(_ incoming: [Event], from source: String) throws(LedgerError) -> ImportResult {
-        try importEvents(incoming, records: nil, from: source, unreadable: [])
-    }
-
-    /// `importEvents`, with the records the events were received as (aligned with `incoming`;
-    /// written as they are, nil: encoded), where the transport could not read some records:
-    /// `unreadable` names the first of each origin, which waits with every later one of its
-    /// origin. `beforeCommit` runs last, once every check has passed: when it throws, nothing is
-    /// written (a hub commits its side of a sync there).
-    @discardableResult
-    package func importEvents(
-        _ incoming: [Event], records incomingRecords: [[UInt8]]?, from source: String, unreadable: [WaitingEvents],
-        beforeCommit: (() throws(LedgerError) -> Void)? = nil, recovering: Bool = false
-    ) throws(LedgerError) -> ImportResult {
-        if let newer = incoming.first(where: { Int($0.schema) > schema }) {
-            throw LedgerError(
-                "\(source): event \(newer.id.uuidString) was written under schema \(newer.schema); this store is on schema \(schema)",
-                reason: .needsMigration
-            )
-        }
-        let (result, rebuildAfter) = try run("importing into \(store.path)") {
-            try store.importEvents(
-                incoming, records: incomingRecords, unreadable: unreadable, beforeCommit: beforeCommit, recovering: recovering, txn)
-        }
-        // A revocation that cut events the projection had folded: rebuilt once this commits.
-        if rebuildAfter { effects.rebuild = true }
-        return result
-    }
-}
 
 extension LedgerStore {
     /// The most origins whose waiting events a store names (`status`, ``LedgerSnapshot/waitingEvents()``).
@@ -213,14 +128,5 @@ extension LedgerStore {
         result.imported = accepted.count
         try beforeCommit?()
         return (result, rebuildAfter)
-    }
-}
-
-extension LedgerSnapshot {
-    /// The events this store holds that a store with origin heads `heads` lacks, in origin order.
-    public func events(missingFrom heads: [String: UInt64]) throws(LedgerError) -> [Event] {
-        var out: [Event] = []
-        try visitRecords(missingFrom: heads, overlap: true) { (e, _) throws(LedgerError) in out.append(e) }
-        return out
     }
 }

@@ -1,0 +1,7 @@
+import Foundation
+
+/// A goal's day: a key of `touchedDays`.
+struct GoalDay: Hashable {
+    var goal: UUID
+    var day: Day
+}

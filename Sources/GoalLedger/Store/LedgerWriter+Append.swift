@@ -1,0 +1,38 @@
+import Foundation
+import Sodium
+
+extension LedgerWriter {
+    /// Appends `drafts` as one atomic batch authored by the local device.
+    ///
+    /// - An event whose id is already stored (or earlier in the batch) is not written again; its
+    ///   result reports the original position with `duplicate` set.
+    /// - Every draft passes the gate (`EventDraft.checkWellFormed()`), then the store's rules.
+    ///   Any invalid event refuses the whole batch: nothing is written. Errors name the event by
+    ///   its number in `lines` when given, else by the line it was read from
+    ///   (`EventDraft.line`), else by its place in the batch ("event 2 of the batch").
+    /// - `expectedVersion`: the batch must be about exactly one goal, whose version (the number of
+    ///   events about it in this store) must equal this value before the batch; 0 means the goal
+    ///   does not exist yet. A mismatch throws `versionConflict`.
+    /// - `now` is the wall time of events that carry no `at`.
+    ///
+    /// A refused batch ends the write: nothing of the write is committed (see ``LedgerWriter``).
+    @discardableResult
+    public func append(
+        _ drafts: [EventDraft], lines: [Int]? = nil, expectedVersion: Int? = nil, now: Instant
+    ) throws(LedgerError) -> [AppendResult] {
+        try append(drafts, lines: lines, expectedVersion: expectedVersion, now: now, enrolling: false, signingKey: nil)
+    }
+
+    /// `append`, also for the store's own enrolments (`enrolling`), signed with `signingKey`
+    /// when given (the founder's first event, before its key is enrolled), else with a key this
+    /// write rotated to, else with the device's key once it is enrolled.
+    func append(
+        _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?
+    ) throws(LedgerError) -> [AppendResult] {
+        try run("appending to \(store.path)") {
+            try store.append(
+                drafts, lines: lines, expectedVersion: expectedVersion, now: now, enrolling: enrolling,
+                signingKey: signingKey ?? effects.rotatedKey, schema: schema, txn)
+        }
+    }
+}

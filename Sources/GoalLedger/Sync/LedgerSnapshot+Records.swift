@@ -1,0 +1,35 @@
+import Foundation
+
+extension LedgerSnapshot {
+    /// Visits the events this store holds that a peer with origin heads `heads` lacks, each with
+    /// its stored record (the `EventCodec` bytes, checked by decoding), origin by origin in
+    /// sequence order, from one read snapshot. For a peer that is not a store (the hub), which
+    /// keeps the records as they are.
+    ///
+    /// With `overlap`, each origin starts at the peer's last event instead of the one after it:
+    /// the peer compares that one with its own copy, so two histories of one origin are found
+    /// even when both have the same length.
+    package func visitRecords(
+        missingFrom heads: [String: UInt64], overlap: Bool = false, _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
+    ) throws(LedgerError) {
+        try run {
+            for (origin, head) in try LedgerStore.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+                let theirs = heads[origin] ?? 0
+                let first = overlap ? max(theirs, 1) : theirs + 1
+                guard head >= first else { continue }
+                try LedgerStore.scanRecords(of: origin, from: first, txn, layout) { position, bytes in
+                    try body(try LedgerStore.decodeRecord(bytes, position: position), bytes)
+                    return true
+                }
+            }
+        }
+    }
+
+    /// The event of `origin` with origin sequence `sequence`, if this store holds it.
+    package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
+        try run {
+            guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
+            return try LedgerStore.event(at: UInt64(bigEndianBytes: p), txn, layout)
+        }
+    }
+}
