@@ -69,7 +69,7 @@ package enum EventCodec {
     /// `decode`, checking the chain fields (previous hash, signer, signature) but, unless
     /// `keepingChain`, leaving them out of the event: a fold never reads them, and each would be
     /// an allocation per event.
-    static func decode(_ bytes: UnsafeRawBufferPointer, keepingChain: Bool) throws(RecordDecodingError) -> Event {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, keepingChain: Bool) throws(RecordDecodingError) -> Event {
         guard bytes.count >= 5 else { throw RecordDecodingError(reason: "record shorter than its header") }
         let recordVersion = bytes[0]
         guard (1...version).contains(recordVersion) else { throw RecordDecodingError(reason: "unknown codec version \(bytes[0])") }

@@ -1,9 +1,8 @@
 import Foundation
 
-/// The stored rows of one goal, made from a fold of that goal's events alone: what a rebuild
-/// writes for the goal and what `verify` compares with the stored projection. The rows come
-/// table by table (by their index in `ProjectionTables.tableNames`), each table's in key order,
-/// so a writer appending goal after goal in id order appends to each table's end.
+/// The stored rows of one goal, made from a fold of that goal's events alone: what the
+/// goal-at-a-time `verify` compares with the stored projection. The rows come table by table
+/// (by their index in `ProjectionTables.tableNames`), each table's in key order.
 ///
 /// The rows that depend on more than the goal (its pending requests, which depend on every
 /// device; the digest's ledger totals) are left to the caller, which gets the goal's reminder
@@ -36,13 +35,7 @@ struct GoalRows {
         }
         facts = ReminderFacts(g)
         if let facts { rows.append((Table.reminders, id, PendingTable.encode(facts))) }
-        var entries: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)] = []
-        entries.reserveCapacity(g.recordedEntries.count + g.historyWrites.count)
-        for e in g.recordedEntries.values { entries.append((PendingTable.EntryKey(goal: goal, e), .entry(e))) }
-        for w in g.historyWrites.values {
-            entries.append((PendingTable.EntryKey(goal: goal, day: PendingTable.historyDay, event: w.event), .history(w.key)))
-        }
-        entries.sort { $0.key < $1.key }
+        let entries = PendingTable.entryRows(of: g).sorted { $0.key < $1.key }
         rows.reserveCapacity(rows.count + entries.count + 8)
         for (key, row) in entries { rows.append((Table.entries, key.bytes, row.value)) }
         let parts = try ProjectionDigest.parts(of: g)

@@ -169,6 +169,16 @@ extension PendingTable {
         }
     }
 
+    /// The rows of `entries` a goal's state holds (a recorded entry, removed or not, and a
+    /// history write each have one), in no particular order.
+    static func entryRows(of g: GoalState) -> [(key: EntryKey, row: EntryRow)] {
+        var rows: [(key: EntryKey, row: EntryRow)] = []
+        rows.reserveCapacity(g.recordedEntries.count + g.historyWrites.count)
+        for e in g.recordedEntries.values { rows.append((EntryKey(goal: g.id, e), .entry(e))) }
+        for w in g.historyWrites.values { rows.append((EntryKey(goal: g.id, day: historyDay, event: w.event), .history(w.key))) }
+        return rows
+    }
+
     /// Every row of the three tables a fresh replay gives, for `verify` to compare with the
     /// stored ones. The rows of `entries` come in key order, each with what it holds.
     static func rows(of p: GoalProjection) -> (
@@ -179,8 +189,7 @@ extension PendingTable {
         var entries: [(key: EntryKey, row: EntryRow)] = []
         var facts: [ReminderFacts] = []
         for (id, g) in p.goals {
-            for e in g.recordedEntries.values { entries.append((EntryKey(goal: id, e), .entry(e))) }
-            for w in g.historyWrites.values { entries.append((EntryKey(goal: id, day: historyDay, event: w.event), .history(w.key))) }
+            entries += entryRows(of: g)
             guard let f = ReminderFacts(g) else { continue }
             reminders[id.bytes] = encode(f)
             facts.append(f)
