@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// A goal as an app shows it: its current facts as plain typed values, without the registers
 /// and stamps the fold keeps (``GoalState`` has those, for audits and conflicts).
@@ -136,9 +135,9 @@ extension LedgerSnapshot {
     ) throws(LedgerError) {
         let rule = historyRule
         try run {
-            let t = try StoredProjection.active(txn, layout)
+            let t = try txn.activeProjection()
             let calendar = try StoredProjection.device(device, txn, t).calendar
-            let revoked = try TrustTable.revocations(txn, layout)
+            let revoked = try txn.revocations()
             // The day of `now` and whether the kept views serve this calendar, once for the list.
             let today = calendar.day(of: now)
             let kept = try ViewTables.firstWeekday(txn, t) == calendar.firstWeekday
@@ -151,13 +150,13 @@ extension LedgerSnapshot {
                 guard header.exists, includingDeleted || !header.isDeleted else { return true }
                 var state = header
                 state.historyRule = rule
-                if entries { state = try StoredProjection.withEntries(header, txn, t, layout, rule: rule, revoked: revoked) }
+                if entries { state = try txn.withEntries(header, in: t, rule: rule, revoked: revoked) }
                 let view = try kept ? ViewTables.view(of: state, today: today, firstWeekday: calendar.firstWeekday, txn, t) : nil
                 try body(
                     state,
                     try view
-                        ?? LedgerStore.view(
-                            of: state, entriesRead: entries, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: revoked))
+                        ?? txn.view(
+                            of: state, entriesRead: entries, calendar: calendar, now: now, in: t, rule: rule, revoked: revoked))
                 return true
             }
         }
@@ -168,27 +167,14 @@ extension LedgerSnapshot {
     package func goalWithView(_ id: UUID, now: Instant) throws(LedgerError) -> (GoalState, GoalView)? {
         let rule = historyRule
         return try run {
-            let t = try StoredProjection.active(txn, layout)
-            guard let state = try StoredProjection.goal(id, txn, t, layout, rule: rule) else { return nil }
+            let t = try txn.activeProjection()
+            guard let state = try txn.goal(id, in: t, rule: rule) else { return nil }
             let calendar = try StoredProjection.device(device, txn, t).calendar
             return (
                 state,
-                try LedgerStore.view(of: state, entriesRead: true, calendar: calendar, now: now, txn, t, layout, rule: rule, revoked: nil)
+                try txn.view(of: state, entriesRead: true, calendar: calendar, now: now, in: t, rule: rule, revoked: nil)
             )
         }
     }
 
-}
-
-extension LedgerStore {
-    /// The view of `goal` from the kept rows, or folded from its entries when the rows were kept
-    /// for another calendar (read first when `entriesRead` is false).
-    static func view(
-        of goal: GoalState, entriesRead: Bool, calendar: DeviceCalendar, now: Instant, _ txn: borrowing Transaction, _ t: ProjectionTables,
-        _ layout: StoreLayout, rule: HistoryRule, revoked: [String: UInt64]?
-    ) throws -> GoalView {
-        if let v = try ViewTables.view(of: goal, calendar: calendar, now: now, txn, t) { return v }
-        let full = entriesRead ? goal : try StoredProjection.withEntries(goal, txn, t, layout, rule: rule, revoked: revoked)
-        return GoalView(goal: full, calendar: calendar, now: now)
-    }
 }

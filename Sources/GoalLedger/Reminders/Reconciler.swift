@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// A problem a reconciliation pass reports about one goal.
 public struct ReminderIssue: Equatable, Hashable, Sendable {
@@ -306,7 +305,7 @@ extension LedgerStore {
 
     func setMetaValue(_ key: [UInt8], _ value: [UInt8]) throws(LedgerError) {
         let layout = self.layout
-        try write("writing to \(path)") { txn in try txn.put(layout.meta, key: key, value: value) }
+        try writeTransaction("writing to \(path)") { txn in try txn.put(layout.meta, key: key, value: value) }
     }
 }
 

@@ -10,10 +10,10 @@ extension LedgerSnapshot {
     public func pendingPlan(device name: String, now: Instant) throws(LedgerError) -> (DeviceState, ReminderPlan) {
         let rule = historyRule
         return try run {
-            let t = try StoredProjection.active(txn, layout)
+            let t = try txn.activeProjection()
             let device = try StoredProjection.device(name, txn, t)
             let rows = try PendingTable.rows(of: name, txn, t) ?? PendingTable.computedRows(of: device, txn, t)
-            return (device, try LedgerStore.plan(rows, device, now: now, txn, t, layout, rule: rule))
+            return (device, try txn.plan(rows, device, now: now, in: t, rule: rule))
         }
     }
 
@@ -21,7 +21,7 @@ extension LedgerSnapshot {
     /// the table holds more than `limit` rows. What an incremental reconciliation pass reads.
     func pendingRows(device name: String, goals: Set<UUID>, limit: Int) throws(LedgerError) -> (rows: [PendingRow], exceeds: Bool) {
         try run {
-            let t = try StoredProjection.active(txn, layout)
+            let t = try txn.activeProjection()
             var rows: [PendingRow] = []
             for g in goals.sorted(by: UUID.precedes) {
                 if let row = try PendingTable.row(of: name, goal: g, txn, t) { rows.append(row) }
@@ -40,7 +40,7 @@ extension LedgerSnapshot {
     /// The reminder facts of these goals (absent: the goal has no live reminder).
     func reminderFacts(_ goals: Set<UUID>) throws(LedgerError) -> [UUID: ReminderFacts] {
         try run {
-            let t = try StoredProjection.active(txn, layout)
+            let t = try txn.activeProjection()
             var out: [UUID: ReminderFacts] = [:]
             for g in goals { out[g] = try PendingTable.facts(g, txn, t) }
             return out
@@ -50,6 +50,6 @@ extension LedgerSnapshot {
     /// Expands rows read earlier (an incremental pass) at `now`.
     func expand(_ rows: [PendingRow], device: DeviceState, now: Instant) throws(LedgerError) -> ReminderPlan {
         let rule = historyRule
-        return try run { try LedgerStore.plan(rows, device, now: now, txn, try StoredProjection.active(txn, layout), layout, rule: rule) }
+        return try run { try txn.plan(rows, device, now: now, in: try txn.activeProjection(), rule: rule) }
     }
 }

@@ -14,7 +14,7 @@ extension LedgerSnapshot {
     ) throws(LedgerError) -> (position: UInt64, digest: String) {
         let rule = historyRule
         return try run {
-            let revoked = try TrustTable.revocations(txn, layout)
+            let revoked = try txn.revocations()
             let last = try txn.last(layout.events).map { UInt64(bigEndianBytes: $0.key) } ?? 0
             let through = min(position ?? last, last)
             var totals = LedgerDigest()
@@ -33,7 +33,7 @@ extension LedgerSnapshot {
                 }
                 let at = UInt64(bigEndianBytes: value)
                 guard at <= through else { return true }
-                guard let e = try LedgerStore.event(at: at, txn, layout) else {
+                guard let e = try txn.event(at: at) else {
                     throw LedgerError.damaged("the goal index names position \(at), which holds no event", position: at)
                 }
                 current!.projection.apply(e)

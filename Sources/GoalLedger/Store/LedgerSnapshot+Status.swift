@@ -6,20 +6,20 @@ extension LedgerSnapshot {
     /// between two calls would show, say, a digest of fewer events than the count).
     public func status() throws(LedgerError) -> LedgerStatus {
         var status = try run {
-            let projection = try StoredProjection.status(txn, layout)
+            let projection = try txn.projectionStatus()
             let totals = try StoredProjection.ledgerDigest(txn, layout.projections[projection.generation])
             return LedgerStatus(
                 schema: schema,
-                events: try LedgerStore.lastPosition(txn, layout),
+                events: try txn.lastPosition(),
                 goals: Int(clamping: totals.count),
-                originHeads: try LedgerStore.originHeads(txn, layout),
+                originHeads: try txn.originHeads(),
                 projectionVersion: projection.version,
                 projectionCheckpoint: projection.checkpoint,
                 digest: totals.hex,
-                migrations: try Migrator.applied(txn, layout),
-                enrolledDevices: try LedgerStore.enrolledDevices(txn, layout),
-                setAside: try LedgerStore.setAsideEvents(txn, layout),
-                waiting: try LedgerStore.waitingEvents(txn, layout),
+                migrations: try txn.appliedMigrations(),
+                enrolledDevices: try txn.enrolledDevices(),
+                setAside: try txn.setAsideEvents(),
+                waiting: try txn.waitingEvents(),
                 deviceKey: nil)
         }
         status.deviceKey = try publicKey()

@@ -5,6 +5,6 @@ extension LedgerSnapshot {
     /// every event about the goal moves, progress included. What `expectedVersion` of a write
     /// checks; see ``FieldVersion`` for a guard that only writes of one field move.
     public func version(ofGoal goal: UUID) throws(LedgerError) -> Int {
-        try run { try StoredProjection.version(of: goal, txn, layout) }
+        try run { try txn.version(of: goal) }
     }
 }

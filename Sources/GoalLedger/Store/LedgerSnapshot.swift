@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// One state of the store, as of one commit: every read of the ledger is made through a
 /// snapshot, inside ``LedgerStore/read(_:)-7x66n``.
@@ -13,13 +12,14 @@ import LMDB
 /// by side. A snapshot is an LMDB read transaction; it lives only for the closure and cannot be
 /// copied or kept. Reading does not block writers, and writers do not block reads.
 public struct LedgerSnapshot: ~Copyable {
-    let txn: Transaction
+    /// The transaction, with the store's tables: the log's reads are its methods.
+    let txn: StoreTransaction
     let store: LedgerStore
     /// The event schema the store is on in this snapshot: 1 (legacy) until `migrate`, then 2.
     public let schema: Int
 
-    init(_ txn: consuming Transaction, store: LedgerStore) throws {
-        schema = try LedgerStore.schema(txn, store.layout)
+    init(_ txn: consuming StoreTransaction, store: LedgerStore) throws {
+        schema = try txn.schema()
         self.txn = txn
         self.store = store
     }
@@ -46,12 +46,12 @@ public struct LedgerSnapshot: ~Copyable {
 
     /// The number of events (the last position).
     public func lastPosition() throws(LedgerError) -> UInt64 {
-        try run { try LedgerStore.lastPosition(txn, layout) }
+        try run { try txn.lastPosition() }
     }
 
     /// The event stored at `position`.
     public func event(at position: UInt64) throws(LedgerError) -> Event? {
-        try run { try LedgerStore.event(at: position, txn, layout) }
+        try run { try txn.event(at: position) }
     }
 
     /// Visits events in local position order from `start`, until `body` returns false.
@@ -68,7 +68,7 @@ public struct LedgerSnapshot: ~Copyable {
     /// out, and so are those of a revoked device after its cutoff (``setAsideEvents()``,
     /// ``LedgerSnapshot/enrolledDevices()``).
     public func events(ofGoal goal: UUID) throws(LedgerError) -> [(position: UInt64, event: Event)] {
-        try run { try LedgerStore.events(ofGoal: goal, txn, layout) }
+        try run { try txn.events(ofGoal: goal) }
     }
 
     /// Every event the fold counts in canonical order (hybrid logical clock, then origin device):
@@ -77,12 +77,12 @@ public struct LedgerSnapshot: ~Copyable {
     public func canonicalEvents(goal: UUID? = nil) throws(LedgerError) -> [(position: UInt64, event: Event)] {
         try run {
             if let goal {
-                return try LedgerStore.events(ofGoal: goal, txn, layout).sorted { $0.event.key < $1.event.key }
+                return try txn.events(ofGoal: goal).sorted { $0.event.key < $1.event.key }
             }
             // Canonical order is sorted when asked for: it is needed for reading a whole log
             // (`ledger log`), never on the append or replay paths.
             var out: [(position: UInt64, event: Event)] = []
-            let revoked = try TrustTable.revocations(txn, layout)
+            let revoked = try txn.revocations()
             try txn.scan(layout.events) { key, value in
                 let p = UInt64(bigEndianBytes: key)
                 let e = try LedgerStore.decodeRecord(value, position: p)
@@ -96,7 +96,7 @@ public struct LedgerSnapshot: ~Copyable {
     /// The current state of one goal, from the stored projection.
     public func goalState(_ goal: UUID) throws(LedgerError) -> GoalState {
         try run {
-            try StoredProjection.goal(goal, txn, try StoredProjection.active(txn, layout), layout, rule: historyRule)
+            try txn.goal(goal, in: try txn.activeProjection(), rule: historyRule)
                 ?? GoalState(id: goal, rule: historyRule)
         }
     }
@@ -104,7 +104,7 @@ public struct LedgerSnapshot: ~Copyable {
     /// What the ledger knows about a device (its latest settings and authorization), from the
     /// stored projection.
     public func deviceState(_ name: String) throws(LedgerError) -> DeviceState {
-        try run { try StoredProjection.device(name, txn, try StoredProjection.active(txn, layout)) }
+        try run { try StoredProjection.device(name, txn, try txn.activeProjection()) }
     }
 
     /// Visits every created goal of the stored projection in id order (the order of
@@ -112,7 +112,7 @@ public struct LedgerSnapshot: ~Copyable {
     /// memory, so a long history costs time, not memory.
     public func forEachGoal(_ body: (GoalState) throws -> Void) throws(LedgerError) {
         try run {
-            try StoredProjection.forEachGoal(txn, layout, rule: historyRule, revoked: try TrustTable.revocations(txn, layout)) { g in
+            try txn.forEachGoal(rule: historyRule, revoked: try txn.revocations()) { g in
                 if g.exists { try body(g) }
             }
         }
@@ -129,19 +129,19 @@ public struct LedgerSnapshot: ~Copyable {
 
     /// The digest and the number of created goals, from the digest's ledger row.
     package func digestAndGoalCount() throws(LedgerError) -> (digest: String, goals: Int) {
-        let totals = try run { try StoredProjection.ledgerDigest(txn, try StoredProjection.active(txn, layout)) }
+        let totals = try run { try StoredProjection.ledgerDigest(txn, try txn.activeProjection()) }
         return (totals.hex, Int(clamping: totals.count))
     }
 
     /// The stored projection: every goal and device, as of its checkpoint.
     public func projection() throws(LedgerError) -> GoalProjection {
-        try run { try StoredProjection.load(txn, layout, rule: historyRule) }
+        try run { try txn.loadProjection(rule: historyRule) }
     }
 
     /// The stored projection's version and checkpoint.
     public func projectionStatus() throws(LedgerError) -> (version: UInt64, checkpoint: UInt64) {
         try run {
-            let s = try StoredProjection.status(txn, layout)
+            let s = try txn.projectionStatus()
             return (s.version, s.checkpoint)
         }
     }
@@ -150,7 +150,7 @@ public struct LedgerSnapshot: ~Copyable {
     /// time `at` is at or before `asOf`.
     public func replay(through position: UInt64? = nil, asOf: Instant? = nil) throws(LedgerError) -> GoalProjection {
         var projection = GoalProjection(historyRule: historyRule)
-        projection.revokedAfter = try run { try TrustTable.revocations(txn, layout) }
+        projection.revokedAfter = try run { try txn.revocations() }
         try scanEvents { p, e in
             if let position, p > position { return false }
             if let asOf, e.at > asOf { return true }
@@ -164,13 +164,13 @@ public struct LedgerSnapshot: ~Copyable {
 
     /// For each origin device, the last origin sequence this store holds.
     public func originHeads() throws(LedgerError) -> [String: UInt64] {
-        try run { try LedgerStore.originHeads(txn, layout) }
+        try run { try txn.originHeads() }
     }
 
     /// The latest hybrid logical clock reading of this store (a reading past ``HLC/latest``
     /// that a store written before the gate bounded clocks holds is left out).
     public func clock() throws(LedgerError) -> HLC {
-        try run { try LedgerStore.clock(txn, layout) }
+        try run { try txn.clock() }
     }
 
     /// This device's public key, if it has one (from the store's key store).
@@ -178,6 +178,6 @@ public struct LedgerSnapshot: ~Copyable {
 
     /// Migration identifiers recorded in the store.
     public func appliedMigrations() throws(LedgerError) -> [String] {
-        try run { try Migrator.applied(txn, layout) }
+        try run { try txn.appliedMigrations() }
     }
 }

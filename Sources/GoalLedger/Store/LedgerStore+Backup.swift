@@ -80,9 +80,9 @@ extension LedgerStore {
     /// Refuses to build on a damaged store: the last events' checksums and the projection's
     /// checkpoint are checked before a write (cheap; `verify` checks everything). Damage found
     /// while a write reads the log refuses that write too.
-    func checkBeforeWriting(_ txn: borrowing Transaction, _ layout: StoreLayout) throws {
-        let last = try Self.lastPosition(txn, layout)
-        let status = try StoredProjection.status(txn, layout)
+    func checkBeforeWriting(_ txn: borrowing StoreTransaction, _ layout: StoreLayout) throws {
+        let last = try txn.lastPosition()
+        let status = try txn.projectionStatus()
         guard status.checkpoint == last else {
             throw LedgerError(
                 "the store at \(path) is inconsistent (projection at \(status.checkpoint), log at \(last)); nothing was written",

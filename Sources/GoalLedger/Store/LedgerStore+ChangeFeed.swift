@@ -4,7 +4,7 @@ extension LedgerStore {
     /// Changes after `checkpoint` up to the projection's checkpoint, and the position reached.
     func changes(after checkpoint: UInt64, limit: Int) throws(LedgerError) -> ([ProjectionChange], UInt64) {
         try readTransaction { txn in
-            let committed = try StoredProjection.status(txn, layout).checkpoint
+            let committed = try txn.projectionStatus().checkpoint
             var out: [ProjectionChange] = []
             var reached = checkpoint
             guard checkpoint < committed else { return (out, max(checkpoint, committed)) }

@@ -9,9 +9,9 @@ extension LedgerStore {
         var applied: [String] = []
         try failing(as: "migrating \(path)") {
             for m in Migrator.migrations {
-                let done = try env.write { txn in
+                let done = try writeTransaction { txn in
                     if try txn.get(layout.meta, key: Migrator.key(m.identifier)) != nil { return false }
-                    try m.apply(txn, layout)
+                    try m.apply(txn)
                     try txn.put(layout.meta, key: Migrator.key(m.identifier), value: [])
                     return true
                 }
@@ -20,7 +20,7 @@ extension LedgerStore {
         }
         try startSigning(now: now)
         let (schema, unfinished) = try readTransaction { txn in
-            (try Self.schema(txn, layout), try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil)
+            (try txn.schema(), try txn.get(layout.meta, key: MetaKey.rebuildCheckpoint) != nil)
         }
         if !applied.isEmpty || unfinished {
             try rebuild(progress: progress)

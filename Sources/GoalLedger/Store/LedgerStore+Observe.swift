@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension LedgerStore {
     /// Any read of the ledger, first now and then whenever a commit changes it: a screen's live

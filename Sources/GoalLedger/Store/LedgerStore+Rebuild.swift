@@ -23,10 +23,10 @@ extension LedgerStore {
     func rebuild(progress: RebuildProgress?, chunk: UInt64) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "rebuilding the projection of \(path)") {
-            let target = try env.write { txn in
+            let target = try writeTransaction { txn in
                 // Trust is a projection too: derived anew from the log's enrolments and revocations.
                 try self.recomputeTrust(txn)
-                let target = layout.projections[1 - (try StoredProjection.status(txn, layout).generation)]
+                let target = layout.projections[1 - (try txn.projectionStatus().generation)]
                 try target.clear(txn)
                 try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: UInt64(0).bigEndianBytes)
                 return target
@@ -35,8 +35,8 @@ extension LedgerStore {
             // Goals whose digest entry sums are computed once, by the last transaction.
             var deferred = Set<UUID>()
             while true {
-                let (last, done, goals) = try env.write { txn in
-                    let last = try Self.lastPosition(txn, layout)
+                let (last, done, goals) = try writeTransaction { txn in
+                    let last = try txn.lastPosition()
                     let end = min(last, folded + chunk)
                     let goals = try Self.fold(from: folded + 1, through: end, into: target, txn, layout, deferring: true)
                     try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: end.bigEndianBytes)
@@ -48,9 +48,9 @@ extension LedgerStore {
                 if folded >= last { break }
             }
             // The switch: fold what arrived since the last chunk, then flip the active generation.
-            try env.write { txn in
-                let status = try StoredProjection.status(txn, layout)
-                let last = try Self.lastPosition(txn, layout)
+            try writeTransaction { txn in
+                let status = try txn.projectionStatus()
+                let last = try txn.lastPosition()
                 try Self.fold(from: folded + 1, through: last, into: target, txn, layout, recomputing: deferred)
                 try txn.put(layout.meta, key: MetaKey.projectionActive, value: UInt64(1 - status.generation).bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionVersion, value: StoredProjection.version.bigEndianBytes)
@@ -71,7 +71,7 @@ extension LedgerStore {
     @discardableResult
     static func fold(
         from start: UInt64, through end: UInt64, into tables: ProjectionTables,
-        _ txn: borrowing Transaction, _ layout: StoreLayout, deferring: Bool = false, recomputing: Set<UUID> = []
+        _ txn: borrowing StoreTransaction, _ layout: StoreLayout, deferring: Bool = false, recomputing: Set<UUID> = []
     ) throws -> Set<UUID> {
         guard start <= end || !recomputing.isEmpty else { return [] }
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
@@ -103,7 +103,7 @@ extension LedgerStore {
     /// older fold is rebuilt; one behind the log (which a store written by this code never is)
     /// catches up. A projection newer than the code is refused.
     func ensureProjectionIsCurrent(onRebuild: ((String) -> Void)?) throws(LedgerError) {
-        let (status, last) = try readTransaction { txn in (try StoredProjection.status(txn, layout), try Self.lastPosition(txn, layout)) }
+        let (status, last) = try readTransaction { txn in (try txn.projectionStatus(), try txn.lastPosition()) }
         if status.version > StoredProjection.version {
             throw LedgerError(
                 .store,
@@ -121,9 +121,9 @@ extension LedgerStore {
             onRebuild?("the stored projection stops at position \(status.checkpoint) of \(last): folding the rest")
             let layout = self.layout
             try failing(as: "catching up the projection of \(path)") {
-                try env.write { txn in
-                    let s = try StoredProjection.status(txn, layout)
-                    let end = try Self.lastPosition(txn, layout)
+                try writeTransaction { txn in
+                    let s = try txn.projectionStatus()
+                    let end = try txn.lastPosition()
                     try Self.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation], txn, layout)
                     try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: end.bigEndianBytes)
                 }

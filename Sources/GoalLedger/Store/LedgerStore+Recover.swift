@@ -191,7 +191,7 @@ extension LedgerStore {
         report.lostOwnEvents = recorded > own ? (own + 1)...recorded : nil
         if report.lostOwnEvents != nil || report.salvaged.originHeads.isEmpty {
             // It may be behind its own device's history: no append until an exchange.
-            try write("marking \(path) as restored") { txn in try txn.put(layout.meta, key: MetaKey.restored, value: []) }
+            try writeTransaction("marking \(path) as restored") { txn in try txn.put(layout.meta, key: MetaKey.restored, value: []) }
         }
     }
 }

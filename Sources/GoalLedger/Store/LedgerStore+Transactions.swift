@@ -7,7 +7,7 @@ extension LedgerStore {
         // A write retried on a grown map runs `body` again, with effects of its own.
         let (result, effects) = try env.withWriteTransaction { txn in
             let effects = WriteEffects()
-            let writer = try LedgerWriter(txn, store: self, effects: effects)
+            let writer = try LedgerWriter(StoreTransaction(txn, layout: layout), store: self, effects: effects)
             let result: R
             do {
                 result = try body(writer)
@@ -32,7 +32,7 @@ extension LedgerStore {
 
     /// Runs `body` with a snapshot in one read transaction. Errors pass as they are.
     func snapshot<R>(_ body: (borrowing LedgerSnapshot) throws -> R) throws -> R {
-        try env.withReadTransaction { txn in try body(try LedgerSnapshot(txn, store: self)) }
+        try env.withReadTransaction { txn in try body(try LedgerSnapshot(StoreTransaction(txn, layout: layout), store: self)) }
     }
 
     /// `read` with every failure a ``LedgerError`` (an error `body` throws of another type

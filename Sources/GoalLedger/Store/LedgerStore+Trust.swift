@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 import Sodium
 
 extension LedgerStore {
@@ -15,39 +14,11 @@ extension LedgerStore {
         isSignedLedger && EventChain.ledgerID(founder: origin, publicKey: key) == ledgerID
     }
 
-    static func enrolledDevices(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [EnrolledDevice] {
-        try TrustTable.load(txn, layout).devices.sorted { String.bytesPrecede($0.key, $1.key) }.compactMap { name, d in
-            guard let last = d.keys.last else { return nil }
-            return EnrolledDevice(device: name, publicKey: last.key, from: last.from, revokedAfter: d.revokedAfter, enrolledBy: d.parent)
-        }
-    }
-
-    static func waitingEvents(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [WaitingEvents] {
-        var out: [WaitingEvents] = []
-        try txn.scan(layout.meta, from: MetaKey.waiting) { key, value in
-            guard key.starts(with: MetaKey.waiting),
-                let w = WaitingEvents(origin: String(decoding: key.dropFirst(MetaKey.waiting.count), as: UTF8.self), stored: value)
-            else { return false }
-            out.append(w)
-            return true
-        }
-        return out
-    }
-
-    /// The hash of `origin`'s event at `sequence` (the chain's start for 0).
-    static func chainHash(_ origin: String, _ sequence: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [UInt8] {
-        guard sequence > 0 else { return EventChain.genesis }
-        guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
-            let e = try event(at: UInt64(bigEndianBytes: p), txn, layout)
-        else { throw LedgerError.damaged("the origin index lacks \(origin)/\(sequence): the store is damaged") }
-        return EventChain.hash(e)
-    }
-
     // MARK: The fold's input from the log
 
     /// Every trust event of the log with the signature that closes its run, and each origin's
     /// first chained sequence (for a ledger founded before signing).
-    func trustInputs(_ txn: borrowing Transaction) throws -> (inputs: [TrustFold.Input], firstChained: [String: UInt64]) {
+    func trustInputs(_ txn: borrowing StoreTransaction) throws -> (inputs: [TrustFold.Input], firstChained: [String: UInt64]) {
         var inputs: [TrustFold.Input] = []
         var firstChained: [String: UInt64] = [:]
         var positions: [UInt64] = []
@@ -57,7 +28,7 @@ extension LedgerStore {
             return true
         }
         for p in positions {
-            guard let e = try Self.event(at: p, txn, layout), let change = e.trustChange else { continue }
+            guard let e = try txn.event(at: p), let change = e.trustChange else { continue }
             inputs.append(
                 TrustFold.Input(
                     origin: e.origin, sequence: e.sequence, key: e.key, covering: try covering(e, txn), change: change))
@@ -81,7 +52,7 @@ extension LedgerStore {
     }
 
     /// The signature that closes the run holding the stored event `e`; nil for an unsigned one.
-    func covering(_ e: Event, _ txn: borrowing Transaction) throws -> TrustFold.Signature? {
+    func covering(_ e: Event, _ txn: borrowing StoreTransaction) throws -> TrustFold.Signature? {
         guard e.previousHash != nil else { return nil }
         if e.signature != nil, let k = e.signer { return TrustFold.Signature(sequence: e.sequence, signer: k) }
         var found: TrustFold.Signature?
@@ -98,19 +69,19 @@ extension LedgerStore {
     /// Visits `origin`'s stored events from `sequence` on (below `end`), in order, while `body`
     /// returns true.
     func scanOrigin(
-        _ origin: String, from sequence: UInt64, below end: UInt64 = .max, _ txn: borrowing Transaction, _ body: (Event) throws -> Bool
+        _ origin: String, from sequence: UInt64, below end: UInt64 = .max, _ txn: borrowing StoreTransaction, _ body: (Event) throws -> Bool
     ) throws {
         let prefix = Array(origin.utf8) + [0]
         try txn.scan(layout.origins, from: StoreLayout.originKey(origin, sequence)) { key, value in
             guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
             guard UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) < end else { return false }
-            guard let e = try Self.event(at: UInt64(bigEndianBytes: value), txn, layout) else { return false }
+            guard let e = try txn.event(at: UInt64(bigEndianBytes: value)) else { return false }
             return try body(e)
         }
     }
 
     /// The fold over the log's trust events (and `extra`, events not yet written).
-    func foldTrust(_ txn: borrowing Transaction, extra: [TrustFold.Input] = [], firstChainedExtra: [String: UInt64] = [:]) throws
+    func foldTrust(_ txn: borrowing StoreTransaction, extra: [TrustFold.Input] = [], firstChainedExtra: [String: UInt64] = [:]) throws
         -> TrustState
     {
         let (inputs, firstChained) = try trustInputs(txn)
@@ -128,9 +99,9 @@ extension LedgerStore {
 
     /// The founder of a signed ledger: as recorded, else found among the keys the table holds
     /// (a store written before the founder was recorded) or the log's signatures, and recorded.
-    func discoverFounder(_ txn: borrowing Transaction) throws -> (name: String, key: [UInt8])? {
+    func discoverFounder(_ txn: borrowing StoreTransaction) throws -> (name: String, key: [UInt8])? {
         guard isSignedLedger else { return nil }
-        if let f = try TrustTable.founder(txn, layout) { return f }
+        if let f = try txn.founder() { return f }
         var found: (String, [UInt8])?
         try txn.scan(layout.trust, from: [UInt8(ascii: "k")]) { key, value in
             guard key.first == UInt8(ascii: "k"), key.count > 10 else { return false }
@@ -139,7 +110,7 @@ extension LedgerStore {
             return found == nil
         }
         if found == nil {
-            for origin in try Self.originHeads(txn, layout).keys where found == nil {
+            for origin in try txn.originHeads().keys where found == nil {
                 try scanOrigin(origin, from: 1, txn) { e in
                     guard let k = e.signer, e.signature != nil else { return true }
                     if isFounder(origin, k) { found = (origin, k) }
@@ -147,14 +118,14 @@ extension LedgerStore {
                 }
             }
         }
-        if let found { try TrustTable.recordFounder(found.0, found.1, txn, layout) }
+        if let found { try txn.recordFounder(found.0, found.1) }
         return found
     }
 
     /// The last sequence of `origin` that counts under `state` (see `TrustState.CutoffWalk`),
     /// walking its stored events; `events[written]`, the origin's last events in sequence order
     /// when the caller holds them in memory, are walked from there instead of read back.
-    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing Transaction, written: [Int] = [], of events: [Event] = []) throws
+    func cutoff(_ origin: String, _ state: TrustState, _ txn: borrowing StoreTransaction, written: [Int] = [], of events: [Event] = []) throws
         -> UInt64?
     {
         var walk = TrustState.CutoffWalk(origin, state, signedLedger: isSignedLedger)
@@ -182,11 +153,11 @@ extension LedgerStore {
     /// `written`: positions in `events` of the events just written, by origin (in sequence
     /// order, each origin's last), which the walks take from memory.
     @discardableResult
-    func recomputeTrust(_ txn: borrowing Transaction, written: [String: [Int]] = [:], of events: [Event] = []) throws -> Bool {
-        let old = try TrustTable.load(txn, layout)
-        let oldCutoffs = try TrustTable.revocations(txn, layout)
+    func recomputeTrust(_ txn: borrowing StoreTransaction, written: [String: [Int]] = [:], of events: [Event] = []) throws -> Bool {
+        let old = try txn.trustState()
+        let oldCutoffs = try txn.revocations()
         let state = try foldTrust(txn)
-        let heads = try Self.originHeads(txn, layout)
+        let heads = try txn.originHeads()
         var cutoffs: [String: UInt64] = [:]
         for (origin, head) in heads {
             let unchangedKeys = old.devices[origin]?.keys == state.devices[origin]?.keys
@@ -199,7 +170,7 @@ extension LedgerStore {
             if let c = cut, c < head { cutoffs[origin] = c }
         }
         for (name, d) in state.devices where heads[name] == nil { if let r = d.revokedAfter { cutoffs[name] = r } }
-        try TrustTable.write(state, cutoffs: cutoffs, txn, layout)
+        try txn.writeTrust(state, cutoffs: cutoffs)
         return cutoffs.contains { origin, c in (oldCutoffs[origin] ?? .max) > c }
     }
 }
@@ -209,20 +180,20 @@ extension LedgerStore {
     /// store, or one created for a clone until its source enrols it). Refuses to append when
     /// the device is enrolled but its key is missing, when it was revoked, or when the store
     /// was restored from a backup and has not exchanged events since.
-    func signer(_ txn: borrowing Transaction) throws -> SigningKey? {
+    func signer(_ txn: borrowing StoreTransaction) throws -> SigningKey? {
         if try txn.get(layout.meta, key: MetaKey.restored) != nil {
             throw LedgerError(
                 "the store at \(path) was restored from a backup and may be behind \(device)'s own history: exchange events with another device or the hub first (appending now would fork \(device)); nothing was written",
                 reason: .restoredFromBackup(device: device))
         }
-        let state = try TrustTable.load(txn, layout)
+        let state = try txn.trustState()
         if let after = state.devices[device]?.revokedAfter {
             throw LedgerError(
                 "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
                 reason: .deviceRevoked(device: device, after: after))
         }
         let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
-        if let cut = try TrustTable.revokedAfter(device, txn, layout), cut < head {
+        if let cut = try txn.revokedAfter(device), cut < head {
             throw LedgerError(
                 "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
                 reason: .signerNotTrusted(device: device))
@@ -249,8 +220,8 @@ extension LedgerStore {
     /// Records the founder's own key in a new store (other stores know it from the ledger id).
     func trustFounder(_ key: [UInt8]) throws(LedgerError) {
         do {
-            try env.write { txn in
-                try TrustTable.recordFounder(device, key, txn, layout)
+            try writeTransaction { txn in
+                try txn.recordFounder(device, key)
                 try recomputeTrust(txn)
             }
         } catch {
@@ -269,9 +240,9 @@ extension LedgerStore {
     func adoptStagedKey() throws(LedgerError) {
         guard let staged = try keys.stagedKey(ledger: ledgerID, device: device) else { return }
         let enrolled = try failing(as: "reading \(path)") {
-            try env.read { txn in
+            try readTransaction { txn in
                 let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
-                return try TrustTable.load(txn, layout).devices[device]?.key(at: head + 1)
+                return try txn.trustState().devices[device]?.key(at: head + 1)
             }
         }
         let current = try keys.key(ledger: ledgerID, device: device)

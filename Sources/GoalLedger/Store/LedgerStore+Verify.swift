@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// What `verify` found: every problem, each with the check that found it and where it is.
 public struct VerificationReport: Sendable {
@@ -123,7 +122,7 @@ extension LedgerSnapshot {
         try run {
             let progress = store.verifyProgress
             let log = try store.verifyLog(txn, rule: historyRule)
-            let heads = try LedgerStore.originHeads(txn, layout)
+            let heads = try txn.originHeads()
             progress?(.indexes, log.events)
             var found = ProblemList.inRecordOrder(log.problems, try store.verifyIndexEntries(txn, log))
             found += try store.verifyIndexes(txn, log)

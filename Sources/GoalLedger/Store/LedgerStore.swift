@@ -166,7 +166,8 @@ public final class LedgerStore: @unchecked Sendable {
                 }
             }
             do {
-                return try env.read { txn in
+                return try env.withReadTransaction { opened in
+                let txn = StoreTransaction(opened, layout: layout)
                 guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
                     let device = try txn.get(layout.meta, key: MetaKey.device),
                     let schema = try txn.get(layout.meta, key: MetaKey.schema),
@@ -187,7 +188,7 @@ public final class LedgerStore: @unchecked Sendable {
                     )
                 }
                 let known = Set(Migrator.migrations.map(\.identifier))
-                if let unknown = try Migrator.applied(txn, layout).first(where: { !known.contains($0) }) {
+                if let unknown = try txn.appliedMigrations().first(where: { !known.contains($0) }) {
                     throw LedgerError(
                         .store,
                         "the store at \(path) records migration \"\(unknown)\", which this ledger does not know: the store is newer; upgrade the ledger"
@@ -223,16 +224,28 @@ public final class LedgerStore: @unchecked Sendable {
         .storeDamaged(at: path, error.damage.map { "\($0)" } ?? "a page LMDB could not read (\(error.message))")
     }
 
-    /// Runs a read transaction, turning storage failures into store errors.
-    func readTransaction<R>(_ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
-        try failing(as: "reading \(path)") { try env.read(body) }
+    /// Runs `body` in a read transaction of the store's own upkeep, turning storage failures
+    /// into store errors (the reads of the ledger go through ``read(_:)-7x66n``).
+    func readTransaction<R>(_ body: (borrowing StoreTransaction) throws -> R) throws(LedgerError) -> R {
+        try failing(as: "reading \(path)") { try env.withReadTransaction { txn in try body(StoreTransaction(txn, layout: layout)) } }
     }
 
-    /// Runs a write transaction, turning storage failures into store errors that say what was
-    /// being done (`doing`: "appending to …").
-    func write<R>(_ doing: @autoclosure () -> String, _ body: (borrowing Transaction) throws -> R) throws(LedgerError) -> R {
-        try failing(as: doing()) { try env.write(body) }
+    /// Runs `body` in a write transaction of the store's own upkeep (rebuild, migration, trust)
+    /// and commits it; errors pass as they are. Like every write, `body` runs again on a grown map.
+    func writeTransaction<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
+        try env.withWriteTransaction { txn in try body(StoreTransaction(txn, layout: layout)) }
     }
+
+    /// ``writeTransaction(_:)``, turning storage failures into store errors that say what was
+    /// being done (`doing`: "marking … as restored").
+    func writeTransaction<R>(_ doing: @autoclosure () -> String, _ body: (borrowing StoreTransaction) throws -> R) throws(LedgerError) -> R {
+        try failing(as: doing()) { try writeTransaction(body) }
+    }
+
+    /// Lets the system drop the pages of the file `txn` has read so far from this process's
+    /// memory (they stay in the file's cache): a long read (verify, clone) then holds at most
+    /// what it reads between two calls.
+    func releaseMappedPages(_ txn: borrowing StoreTransaction) { env.releaseMappedPages(txn.lmdb) }
 
     /// Runs `body`: a `LedgerError` passes as it is, any other failure (LMDB's, the system's)
     /// becomes a store error saying what was being done ("`doing` failed: …"). The one place
@@ -333,27 +346,6 @@ public final class LedgerStore: @unchecked Sendable {
 
     // MARK: Reading
 
-    static func lastPosition(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> UInt64 {
-        guard let last = try txn.last(layout.events) else { return 0 }
-        return UInt64(bigEndianBytes: last.key)
-    }
-
-    /// The store's clock as the next event starts from it. A store written before the gate
-    /// bounded clocks may hold an event whose reading lies past ``HLC/latest`` and a clock moved
-    /// to it; such a reading is ignored: the clock is the latest supported reading the log holds
-    /// (found once, then written back by the next batch), so the store keeps appending.
-    static func clock(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> HLC {
-        let stored = HLC(rawValue: try StoredProjection.u64(txn, layout.meta, MetaKey.hlc) ?? 0)
-        if stored.isSupported { return stored }
-        var clock = HLC(rawValue: 0)
-        try txn.scan(layout.events, from: UInt64(1).bigEndianBytes) { key, value in
-            let e = try decodeRecord(value, position: UInt64(bigEndianBytes: key))
-            if e.hlc.isSupported, e.hlc > clock { clock = e.hlc }
-            return true
-        }
-        return clock
-    }
-
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer, position: UInt64) throws(LedgerError) -> Event {
         do {
             return try EventCodec.decode(bytes)
@@ -361,53 +353,6 @@ public final class LedgerStore: @unchecked Sendable {
             throw LedgerError(
                 "the event at position \(position) is damaged: \(error.reason)", reason: .storeDamaged(position: position))
         }
-    }
-
-    static func event(at position: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Event? {
-        let key = position.bigEndianBytes
-        var decoded: Event?
-        _ = try txn.withValue(layout.events, key: key) { bytes in decoded = try decodeRecord(bytes, position: position) }
-        return decoded
-    }
-
-    /// The event with id `id`, through the id index; nil when the store does not hold it.
-    static func event(id: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Event? {
-        guard let position = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }) else { return nil }
-        return try event(at: position, txn, layout)
-    }
-
-    /// Local positions of the events about `goal`, in order.
-    static func positions(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [UInt64] {
-        var positions: [UInt64] = []
-        try txn.scanDuplicates(layout.goalEvents, key: goal.bytes) { value in
-            positions.append(UInt64(bigEndianBytes: value))
-            return true
-        }
-        return positions
-    }
-
-    /// The goal's events that folds read, in position order: set-aside events are left out.
-    /// The events about `goal` that the fold counts: not set aside, and not of a revoked device
-    /// after its cutoff (a store may hold such an event, its own or one it received before the
-    /// revocation; no view, audit or conflict reads it).
-    static func events(ofGoal goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [(position: UInt64, event: Event)]
-    {
-        let revoked = try TrustTable.revocations(txn, layout)
-        return try positions(ofGoal: goal, txn, layout).compactMap { p in
-            guard let e = try event(at: p, txn, layout) else {
-                throw LedgerError.damaged("the goal index names position \(p), which holds no event", position: p)
-            }
-            return e.isCounted(revokedAfter: revoked) ? (p, e) : nil
-        }
-    }
-
-    static func originHeads(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String: UInt64] {
-        var heads: [String: UInt64] = [:]
-        try txn.scan(layout.originHeads) { key, value in
-            heads[String(decoding: key, as: UTF8.self)] = UInt64(bigEndianBytes: value)
-            return true
-        }
-        return heads
     }
 
     /// Bytes of live data pages per table (the log, each index, each projection table), and the

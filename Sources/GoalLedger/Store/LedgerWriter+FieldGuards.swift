@@ -8,7 +8,7 @@ extension LedgerWriter {
     func checkUnchanged(_ guards: [GoalField: FieldVersion], of goal: UUID) throws(LedgerError) {
         guard !guards.isEmpty else { return }
         try run("appending to \(store.path)") {
-            let tables = try StoredProjection.active(txn, layout)
+            let tables = try txn.activeProjection()
             guard let state = try StoredProjection.header(goal, txn, tables), state.exists else { return }
             for field in GoalField.allCases {
                 guard let expected = guards[field], state.version(of: field) != expected else { continue }

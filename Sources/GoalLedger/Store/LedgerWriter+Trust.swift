@@ -14,7 +14,7 @@ extension LedgerWriter {
 
     /// The trust state the table holds, as this transaction has changed it.
     func trustState() throws(LedgerError) -> TrustState {
-        try run("reading \(store.path)") { try TrustTable.load(txn, layout) }
+        try run("reading \(store.path)") { try txn.trustState() }
     }
 
     /// Enrols another device's public key (32 bytes), signed by this device: the device may then
@@ -76,7 +76,7 @@ extension LedgerWriter {
         // The new key is durable before the rotation commits: a process that dies after the
         // commit leaves it staged, and the store adopts it when it opens.
         try keys.stage(next, ledger: store.ledgerID, device: device)
-        let head = try run("reading \(store.path)") { try LedgerStore.originHeads(txn, layout)[device] ?? 0 }
+        let head = try run("reading \(store.path)") { try txn.originHeads()[device] ?? 0 }
         let result = try enrol(device: device, key: next.publicKey, from: head + 2, signingKey: effects.rotatedKey, now: now)
         effects.rotatedKey = next
         return result

@@ -18,14 +18,15 @@ import LMDB
 /// returns. Writes of a process run one at a time; reads go on
 /// beside them and see a write once it commits. A writer cannot be copied or kept.
 public struct LedgerWriter: ~Copyable {
-    let txn: Transaction
+    /// The transaction, with the store's tables: the log's reads are its methods.
+    let txn: StoreTransaction
     let store: LedgerStore
     /// The event schema the store is on: 1 (legacy) until `migrate`, then 2.
     public let schema: Int
     let effects: WriteEffects
 
-    init(_ txn: consuming Transaction, store: LedgerStore, effects: WriteEffects) throws {
-        schema = try LedgerStore.schema(txn, store.layout)
+    init(_ txn: consuming StoreTransaction, store: LedgerStore, effects: WriteEffects) throws {
+        schema = try txn.schema()
         self.txn = txn
         self.store = store
         self.effects = effects

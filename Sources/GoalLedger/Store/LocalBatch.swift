@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 import Sodium
 
 /// One batch of the store device's own new events, in the write transaction that appends them:
@@ -42,7 +41,7 @@ struct LocalBatch {
     private var projection: StoredProjection.Batch
 
     init(
-        store: LedgerStore, drafts: [EventDraft], schema: Int, enrolling: Bool, signingKey: SigningKey?, _ txn: borrowing Transaction
+        store: LedgerStore, drafts: [EventDraft], schema: Int, enrolling: Bool, signingKey: SigningKey?, _ txn: borrowing StoreTransaction
     ) throws {
         let layout = store.layout
         self.store = store
@@ -51,18 +50,18 @@ struct LocalBatch {
         self.schema = schema
         rule = HistoryRule(schema: schema)
         self.enrolling = enrolling
-        clock = try LedgerStore.clock(txn, layout)
+        clock = try txn.clock()
         sequence = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
-        position = try LedgerStore.lastPosition(txn, layout)
+        position = try txn.lastPosition()
         firstNew = position + 1
-        tables = try StoredProjection.active(txn, layout)
-        heads = try LedgerStore.originHeads(txn, layout)
+        tables = try txn.activeProjection()
+        heads = try txn.originHeads()
         signer = try signingKey ?? store.signer(txn)
         // The chain continues from this device's last event.
-        previous = try signer.map { [device, sequence] _ in try LedgerStore.chainHash(device, sequence, txn, layout) }
+        previous = try signer.map { [device, sequence] _ in try txn.chainHash(device, sequence) }
         projection = StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
-        trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try TrustTable.load(txn, layout) : TrustState()
+        trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
         newEvents.reserveCapacity(drafts.count)
         newRecords.reserveCapacity(drafts.count)
         seen.reserveCapacity(drafts.count)
@@ -71,12 +70,12 @@ struct LocalBatch {
 
     /// Refuses the batch unless it is about exactly one goal, at version `expected` (the number
     /// of events about it in the store; 0: it does not exist yet).
-    func checkVersion(_ expected: Int, of drafts: [EventDraft], _ txn: borrowing Transaction) throws {
+    func checkVersion(_ expected: Int, of drafts: [EventDraft], _ txn: borrowing StoreTransaction) throws {
         let touched = Set(drafts.compactMap(\.payload.goal))
         guard touched.count == 1, let goal = touched.first else {
             throw LedgerError(.invalidArgument, "an expected version needs a batch about exactly one goal (this one is about \(touched.count))")
         }
-        let actual = try StoredProjection.version(of: goal, txn, layout)
+        let actual = try txn.version(of: goal)
         guard actual == expected else {
             throw LedgerError(
                 "goal \(goal.uuidString) is at version \(actual), expected \(expected); nothing was appended",
@@ -86,7 +85,7 @@ struct LocalBatch {
 
     /// Adds the draft at `index` (read from input line `line`, when it was): a duplicate id
     /// reports the event already stored; otherwise it becomes the batch's next event.
-    mutating func add(_ draft: EventDraft, index: Int, line: Int?, now: Instant, _ txn: borrowing Transaction) throws {
+    mutating func add(_ draft: EventDraft, index: Int, line: Int?, now: Instant, _ txn: borrowing StoreTransaction) throws {
         do throws(FieldError) {
             if !draft.passedGate { try draft.checkWellFormed() }
         } catch {
@@ -108,13 +107,13 @@ struct LocalBatch {
     }
 
     /// The result of an event with id `id` that is stored already, or earlier in the batch.
-    private func duplicate(of id: UUID, _ txn: borrowing Transaction) throws -> AppendResult? {
+    private func duplicate(of id: UUID, _ txn: borrowing StoreTransaction) throws -> AppendResult? {
         if let earlier = seen[id] {
             return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
         }
         guard let stored = try txn.get(layout.eventIds, key: id.bytes) else { return nil }
         let p = UInt64(bigEndianBytes: stored)
-        guard let original = try LedgerStore.event(at: p, txn, layout) else {
+        guard let original = try txn.event(at: p) else {
             throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
         }
         return AppendResult(id: id, position: p, hlc: original.hlc, duplicate: true)
@@ -122,7 +121,7 @@ struct LocalBatch {
 
     /// A move given by its anchor, with its key computed among the goals as the batch has left
     /// them; a move that finds no room renumbers the live goals first, in the same batch.
-    private mutating func place(_ move: GoalMoved, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction) throws -> GoalMoved {
+    private mutating func place(_ move: GoalMoved, at: Instant, line: Int?, index: Int, _ txn: borrowing StoreTransaction) throws -> GoalMoved {
         var move = move
         let goals = try projection.goals(txn)
         let plan: GoalOrder.Plan
@@ -142,7 +141,7 @@ struct LocalBatch {
 
     /// Applies the rules to `draftPayload`, then writes it as the batch's next event.
     private mutating func write(
-        _ draftPayload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction
+        _ draftPayload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing StoreTransaction
     ) throws -> AppendResult {
         let (payload, deletionsSeen) = try prepare(draftPayload, id: id, at: at, line: line, index: index, txn)
         clock = clock.advanced(to: at)
@@ -170,7 +169,7 @@ struct LocalBatch {
     /// The store's rules for the device's own event: the payload with its defaults filled in,
     /// and the deletions of the goal its author had seen.
     private mutating func prepare(
-        _ payload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing Transaction
+        _ payload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing StoreTransaction
     ) throws -> (Payload, [String: UInt64]?) {
         // The state is read in its own scope: holding a copy while the batch's cached state
         // is mutated would copy its entries on every append.
@@ -195,21 +194,21 @@ struct LocalBatch {
     /// What the rules need of the goal's stored state: for progress, only whether it exists,
     /// is deleted and its kind (no header decode); for a removal, that one entry; otherwise the
     /// registers and tags. A goal with a long history costs no more to append to.
-    private mutating func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing Transaction) throws -> GoalState {
+    private mutating func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing StoreTransaction) throws -> GoalState {
         switch payload {
         case .progressRecorded:
             return try projection.status(id, txn)
         case .goalCreated:
             // The id must be new: no event at all may name it yet.
             var s = try projection.header(id, txn)
-            s.version = try StoredProjection.version(of: id, txn, layout) + newGoalEvents[id, default: 0]
+            s.version = try txn.version(of: id) + newGoalEvents[id, default: 0]
             return s
         case .progressRemoved(let p):
             return try removalState(id, entry: p.entry, txn)
         case .progressHistoryReplaced(let p):
             // The rules need the base write only: look it up by id, not the history.
             var s = try projection.header(id, txn)
-            if let base = p.base, let e = try batchEvent(base) ?? LedgerStore.event(id: base, txn, layout),
+            if let base = p.base, let e = try batchEvent(base) ?? txn.event(id: base),
                 case .progressHistoryReplaced(let b) = e.payload, b.goal == id
             {
                 s.record(e)
@@ -221,29 +220,29 @@ struct LocalBatch {
     }
 
     /// The goal's header with the one entry a removal names, and whether it is removed already.
-    private mutating func removalState(_ id: UUID, entry: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+    private mutating func removalState(_ id: UUID, entry: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
         var s = try projection.header(id, txn)
         let inBatch: ProgressEntry? = batchEvent(entry).flatMap { e in
             guard case .progressRecorded(let r) = e.payload, r.goal == id else { return nil }
             return ProgressEntry(e, r)
         }
-        if let recorded = try inBatch ?? StoredProjection.entry(entry, of: id, txn, layout) {
+        if let recorded = try inBatch ?? txn.entry(entry, of: id) {
             s.recordedEntries[entry] = recorded
             if try txn.get(tables.removed, key: id.bytes + entry.bytes) != nil { s.removedEntries.insert(entry) }
             return s
         }
         // Not a progressRecorded: perhaps an entry of a migrated schema-1 history.
-        return try StoredProjection.withEntries(s, txn, tables, layout, rule: rule)
+        return try txn.withEntries(s, in: tables, rule: rule)
     }
 
     /// Signs, indexes and folds the batch's new events (a batch of duplicates writes nothing)
     /// and returns every draft's result, the renumbering moves last.
-    mutating func commit(_ txn: borrowing Transaction) throws -> [AppendResult] {
+    mutating func commit(_ txn: borrowing StoreTransaction) throws -> [AppendResult] {
         results += renumbered
         guard !newEvents.isEmpty else { return results }
         sign()
-        try LedgerStore.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, txn, layout)
-        try LedgerStore.finish(&projection, clock: clock, through: position, txn, layout)
+        try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
+        try txn.finish(&projection, clock: clock, through: position)
         try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
         if writesTrust { try store.recomputeTrust(txn) }
         return results

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The store's migrations as data, in the manner of GRDB's `DatabaseMigrator`: ordered
 /// identifiers, each applied in its own transaction together with the record that it was
@@ -11,27 +10,14 @@ import LMDB
 public enum Migrator {
     /// Every migration, in the order they are applied.
     public static let migrations: [Migration] = [
-        Migration(identifier: "2-record-level-progress") { txn, layout in
+        Migration(identifier: "2-record-level-progress") { txn in
             // Schema 2: per-entry progress events; schema-1 history writes are upcast when read.
-            try txn.put(layout.meta, key: MetaKey.schema, value: UInt64(2).bigEndianBytes)
+            try txn.put(txn.layout.meta, key: MetaKey.schema, value: UInt64(2).bigEndianBytes)
         },
         // The device signs its events from here on: `migrate` then gives it a key and appends
         // its enrolment, which marks the first signed sequence (events before stay unsigned).
-        Migration(identifier: "3-signed-events") { _, _ in },
+        Migration(identifier: "3-signed-events") { _ in },
     ]
 
     static func key(_ identifier: String) -> [UInt8] { Array("migration:\(identifier)".utf8) }
-
-    /// Identifiers recorded as applied in the store, in the code's order (unknown ones last).
-    static func applied(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> [String] {
-        var found: [String] = []
-        let prefix = Array("migration:".utf8)
-        try txn.scan(layout.meta, from: prefix) { k, _ in
-            guard k.starts(with: prefix) else { return false }
-            found.append(String(decoding: k.dropFirst(prefix.count), as: UTF8.self))
-            return true
-        }
-        let order = migrations.map(\.identifier)
-        return found.sorted { (order.firstIndex(of: $0) ?? Int.max, $0) < (order.firstIndex(of: $1) ?? Int.max, $1) }
-    }
 }

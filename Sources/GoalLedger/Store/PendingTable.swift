@@ -177,7 +177,7 @@ enum PendingTable {
     /// Brings the facts and rows in line with a batch's changes. Runs in the batch's transaction,
     /// after its goal headers and device rows were written.
     static func update(
-        _ changes: Changes, headers: [UUID: GoalState], _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout
+        _ changes: Changes, headers: [UUID: GoalState], _ txn: borrowing StoreTransaction, _ t: ProjectionTables, _ layout: StoreLayout
     ) throws {
         guard !changes.isEmpty else { return }
         var rule: HistoryRule?
@@ -192,8 +192,8 @@ enum PendingTable {
             var fresh: ReminderFacts?
             if var state = try headers[goal] ?? StoredProjection.header(goal, txn, t) {
                 if ReminderFacts.needsEntries(state) {
-                    if rule == nil { rule = try historyRule(txn, layout) }
-                    state = try StoredProjection.withEntries(state, txn, t, layout, rule: rule!)
+                    if rule == nil { rule = try txn.historyRule() }
+                    state = try txn.withEntries(state, in: t, rule: rule!)
                 }
                 fresh = ReminderFacts(state)
             }
@@ -231,7 +231,7 @@ enum PendingTable {
     /// The row `facts` give `device`, written if it differs from the stored one.
     static func writeRow(
         _ goal: UUID, _ facts: ReminderFacts?, _ device: DeviceState, _ context: ReminderPlan.Context, _ routing: ReminderRouting,
-        _ txn: borrowing Transaction, _ t: ProjectionTables
+        _ txn: borrowing StoreTransaction, _ t: ProjectionTables
     ) throws {
         let key = rowKey(device: device.name, goal: goal)
         let row = facts.flatMap { ReminderPlan.row($0, context, routing: routing, device: device.name) }
@@ -245,7 +245,7 @@ enum PendingTable {
 
     /// Recomputes every row of `device` from the facts of every goal.
     static func rewriteRows(
-        of device: DeviceState, _ context: ReminderPlan.Context, _ routing: ReminderRouting, _ txn: borrowing Transaction,
+        of device: DeviceState, _ context: ReminderPlan.Context, _ routing: ReminderRouting, _ txn: borrowing StoreTransaction,
         _ t: ProjectionTables
     ) throws {
         var want: [[UInt8]: [UInt8]] = [:]
@@ -268,7 +268,7 @@ enum PendingTable {
 
     // MARK: Reading
 
-    static func knownDevices(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> [DeviceState] {
+    static func knownDevices(_ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> [DeviceState] {
         var out: [DeviceState] = []
         try txn.scan(t.devices) { key, _ in
             out.append(try StoredProjection.device(String(decoding: key, as: UTF8.self), txn, t))
@@ -277,11 +277,11 @@ enum PendingTable {
         return out
     }
 
-    static func facts(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ReminderFacts? {
+    static func facts(_ goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> ReminderFacts? {
         try txn.withValue(t.reminders, key: goal.bytes) { bytes in try decoded { () throws(RecordDecodingError) in try decodeFacts(bytes) } }
     }
 
-    static func scanFacts(_ txn: borrowing Transaction, _ t: ProjectionTables, _ body: (ReminderFacts) throws -> Void) throws {
+    static func scanFacts(_ txn: borrowing StoreTransaction, _ t: ProjectionTables, _ body: (ReminderFacts) throws -> Void) throws {
         try txn.scan(t.reminders) { _, v in
             try body(try decoded { () throws(RecordDecodingError) in try decodeFacts(v) })
             return true
@@ -290,7 +290,7 @@ enum PendingTable {
 
     /// The stored rows of a device, in request id order; nil when the store does not know the
     /// device (it never reported settings or an authorization).
-    static func rows(of device: String, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> [PendingRow]? {
+    static func rows(of device: String, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> [PendingRow]? {
         guard try txn.get(t.devices, key: Array(device.utf8)) != nil else { return nil }
         var out: [PendingRow] = []
         let prefix = devicePrefix(device)
@@ -302,7 +302,7 @@ enum PendingTable {
         return out
     }
 
-    static func row(of device: String, goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> PendingRow? {
+    static func row(of device: String, goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> PendingRow? {
         try txn.withValue(t.pending, key: rowKey(device: device, goal: goal)) { v in
             try decoded { () throws(RecordDecodingError) in try decodeRow(v) }
         }
@@ -310,7 +310,7 @@ enum PendingTable {
 
     /// The rows of a device the store does not know (default settings, never authorized),
     /// computed from the facts: proportional to the goals with a reminder.
-    static func computedRows(of device: DeviceState, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> [PendingRow] {
+    static func computedRows(of device: DeviceState, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> [PendingRow] {
         let routing = ReminderRouting(devices: try knownDevices(txn, t))
         let context = ReminderPlan.Context(device)
         var out: [PendingRow] = []
@@ -326,7 +326,7 @@ enum PendingTable {
     /// `cache` keeps each goal's entries for the rest of the read.
     static func periodCompleted(
         _ row: PendingRow, within: Instant, from: Day, calendar: DeviceCalendar, cache: inout [UUID: GoalState],
-        _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule
+        _ txn: borrowing StoreTransaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule
     ) throws -> Bool {
         let goal = row.facts.goal
         if cache[goal] == nil {
@@ -343,7 +343,7 @@ enum PendingTable {
                 return true
             }
             if legacy, let header = try StoredProjection.header(goal, txn, t) {
-                cache[goal] = try StoredProjection.withEntries(header, txn, t, layout, rule: rule)
+                cache[goal] = try txn.withEntries(header, in: t, rule: rule)
             } else {
                 var removed = Set<UUID>()
                 for entry in recorded where try txn.get(t.removed, key: goal.bytes + entry.id.bytes) != nil { removed.insert(entry.id) }
@@ -351,10 +351,6 @@ enum PendingTable {
             }
         }
         return GoalView(goal: cache[goal]!, calendar: calendar, now: within).completed
-    }
-
-    static func historyRule(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> HistoryRule {
-        HistoryRule(schema: try LedgerStore.schema(txn, layout))
     }
 
     // MARK: Codec

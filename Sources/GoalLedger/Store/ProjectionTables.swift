@@ -62,7 +62,7 @@ struct ProjectionTables {
     /// The tables in the order of `tableNames`.
     var all: [Database] { [goals, removed, devices, reminders, pending, entries, setAside, digest, days, periods, runs] }
 
-    func clear(_ txn: borrowing Transaction) throws {
+    func clear(_ txn: borrowing StoreTransaction) throws {
         for db in all { try txn.clear(db) }
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
-import LMDB
 
 extension StoredProjection.Batch {
     /// Every goal header as this batch sees it (rows the batch changed, goals it created), in
     /// no particular order: what a move's key is computed among. It reads every header, so a
     /// move costs the number of goals, as listing them does.
-    func goals(_ txn: borrowing Transaction) throws -> [GoalState] {
+    func goals(_ txn: borrowing StoreTransaction) throws -> [GoalState] {
         var out: [GoalState] = []
         var stored = Set<UUID>()
         try txn.scan(tables.goals) { key, value in

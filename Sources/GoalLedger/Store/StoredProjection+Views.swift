@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension StoredProjection.Batch {
     /// Brings `days`, `periods` and `runs` in line with the batch (after `entries`, `removed`, the headers
@@ -7,7 +6,7 @@ extension StoredProjection.Batch {
     /// goals whose entries are not additive from their whole state, and each changed goal's
     /// runs follow the periods of its touched days, or are built again when its cadence, kind
     /// or target, or the store device's first weekday, changed.
-    mutating func flushViews(_ txn: borrowing Transaction) throws {
+    mutating func flushViews(_ txn: borrowing StoreTransaction) throws {
         let t = tables
         let own = try txn.withValue(layout.meta, key: MetaKey.device) { String(decoding: $0, as: UTF8.self) } ?? ""
         let fw = try device(own, txn).calendar.firstWeekday

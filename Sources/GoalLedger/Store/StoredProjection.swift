@@ -27,123 +27,26 @@ enum StoredProjection {
         var checkpoint: UInt64
     }
 
-    static func u64(_ txn: borrowing Transaction, _ db: Database, _ key: [UInt8]) throws -> UInt64? {
+    static func u64(_ txn: borrowing StoreTransaction, _ db: Database, _ key: [UInt8]) throws -> UInt64? {
         try txn.withValue(db, key: key) { UInt64(bigEndianBytes: $0) }
-    }
-
-    static func status(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Status {
-        Status(
-            generation: Int(try u64(txn, layout.meta, MetaKey.projectionActive) ?? 0) & 1,
-            version: try u64(txn, layout.meta, MetaKey.projectionVersion) ?? 0,
-            checkpoint: try u64(txn, layout.meta, MetaKey.projectionCheckpoint) ?? 0)
-    }
-
-    static func active(_ txn: borrowing Transaction, _ layout: StoreLayout) throws -> ProjectionTables {
-        layout.projections[try status(txn, layout).generation]
     }
 
     // MARK: Reading
 
-    static func header(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalState? {
+    static func header(_ goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> GoalState? {
         try txn.withValue(t.goals, key: goal.bytes) { bytes in
             try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeHeader(bytes, id: goal) }
         }
     }
 
-    /// A goal with its entries and version: the header, then the goal's events through the
-    /// log's goal index (each `progressRecorded` is an entry), then the removals.
-    static func goal(
-        _ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule,
-        revoked: [String: UInt64]? = nil
-    ) throws
-        -> GoalState?
-    {
-        guard let state = try header(goal, txn, t) else { return nil }
-        return try withEntries(state, txn, t, layout, rule: rule, revoked: revoked)
-    }
-
-    /// `header` completed with the goal's entries, history writes, removals and version.
-    static func withEntries(
-        _ header: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables, _ layout: StoreLayout,
-        rule: HistoryRule, revoked: [String: UInt64]? = nil, historyInEffectOnly: Bool = false
-    ) throws -> GoalState {
-        var state = header
-        let goal = header.id
-        state.historyRule = rule
-        // Read once by callers that load many goals; a single goal reads it here.
-        let revoked = try revoked ?? TrustTable.revocations(txn, layout)
-        // A revoked device's events after its revocation do not count (see GoalProjection):
-        // they are not in `entries`, and the version leaves them out.
-        if revoked.isEmpty {
-            state.version = try txn.duplicateCount(layout.goalEvents, key: goal.bytes)
-        } else {
-            state.version = 0
-            for p in try LedgerStore.positions(ofGoal: goal, txn, layout) {
-                guard let e = try LedgerStore.event(at: p, txn, layout) else {
-                    throw LedgerError.damaged("the goal index names position \(p), which holds no event", position: p)
-                }
-                if let after = revoked[e.origin], e.sequence > after { continue }
-                state.version += 1
-            }
-        }
-        var historyWrites: [UUID] = []
-        // Under the old rule only the last write in canonical order counts: with
-        // `historyInEffectOnly`, the others are left unread (their rows hold their keys).
-        let lastOnly = historyInEffectOnly && rule == .lastWriteWins
-        var last: (key: CanonicalKey, id: UUID)?
-        state.recordedEntries.reserveCapacity(state.version)
-        let prefix = goal.bytes
-        try txn.scan(t.entries, from: prefix) { k, v in
-            guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }
-            if let entry = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) {
-                state.recordedEntries[entry.id] = entry
-            } else {
-                let id = uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
-                guard lastOnly else {
-                    historyWrites.append(id)
-                    return true
-                }
-                let key = try decoded({ () throws(RecordDecodingError) in try PendingTable.historyKey(v) })
-                if let l = last, l.key != key ? key < l.key : !UUID.precedes(l.id, id) { return true }
-                last = (key, id)
-            }
-            return true
-        }
-        if let last { historyWrites = [last.id] }
-        for id in historyWrites {
-            guard let e = try LedgerStore.event(id: id, txn, layout) else {
-                throw LedgerError.damaged("the entries table names event \(id.uuidString), which the log does not hold")
-            }
-            state.record(e)
-        }
-        try txn.scan(t.removed, from: prefix) { key, _ in
-            guard key.count == 32, key.prefix(16).elementsEqual(prefix) else { return false }
-            state.removedEntries.insert(uuid(UnsafeRawBufferPointer(rebasing: key[16...])))
-            return true
-        }
-        return state
-    }
-
-    /// The entry `entry` of `goal`, if that id is a `progressRecorded` of that goal.
-    static func entry(_ entry: UUID, of goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> ProgressEntry? {
-        guard let e = try LedgerStore.event(id: entry, txn, layout), case .progressRecorded(let r) = e.payload, r.goal == goal
-        else { return nil }
-        return ProgressEntry(e, r)
-    }
-
-    /// The number of events about `goal` in the store (its stream version).
-    static func version(of goal: UUID, _ txn: borrowing Transaction, _ layout: StoreLayout) throws -> Int {
-        try LedgerStore.positions(ofGoal: goal, txn, layout).count
-    }
-
-    static func device(_ name: String, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> DeviceState {
+    static func device(_ name: String, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> DeviceState {
         try txn.withValue(t.devices, key: Array(name.utf8)) { bytes in
             try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeDevice(bytes, name: name) }
         } ?? DeviceState(name: name)
     }
 
     /// The digest's parts kept for `goal` (none: no row).
-    static func goalDigest(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> GoalDigest {
+    static func goalDigest(_ goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> GoalDigest {
         try txn.withValue(t.digest, key: goal.bytes) { bytes in
             guard let d = GoalDigest(bytes: bytes) else {
                 throw LedgerError("a projection row is damaged: the digest row of goal \(goal.uuidString) has \(bytes.count) bytes", reason: .projectionDamaged)
@@ -153,44 +56,13 @@ enum StoredProjection {
     }
 
     /// The digest's totals kept for the whole ledger (none: no goal is created).
-    static func ledgerDigest(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> LedgerDigest {
+    static func ledgerDigest(_ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> LedgerDigest {
         try txn.withValue(t.digest, key: ProjectionTables.ledgerKey) { bytes in
             guard let d = LedgerDigest(bytes: bytes) else {
                 throw LedgerError("a projection row is damaged: the ledger's digest row has \(bytes.count) bytes", reason: .projectionDamaged)
             }
             return d
         } ?? LedgerDigest()
-    }
-
-    /// The whole projection, as `replay` would compute it.
-    static func load(_ txn: borrowing Transaction, _ layout: StoreLayout, rule: HistoryRule) throws -> GoalProjection {
-        let t = try active(txn, layout)
-        var projection = GoalProjection(historyRule: rule)
-        projection.revokedAfter = try TrustTable.revocations(txn, layout)
-        try forEachGoal(txn, layout, rule: rule, revoked: projection.revokedAfter) { projection.insert($0) }
-        try txn.scan(t.devices) { key, value in
-            let name = String(decoding: key, as: UTF8.self)
-            projection.insert(try decoded { () throws(RecordDecodingError) in try ProjectionCodec.decodeDevice(value, name: name) })
-            return true
-        }
-        projection.position = try status(txn, layout).checkpoint
-        return projection
-    }
-
-    /// Every goal of the active generation with its entries, in id order, one at a time.
-    static func forEachGoal(
-        _ txn: borrowing Transaction, _ layout: StoreLayout, rule: HistoryRule, revoked: [String: UInt64],
-        _ body: (GoalState) throws -> Void
-    ) throws {
-        let t = try active(txn, layout)
-        var ids: [UUID] = []
-        try txn.scan(t.goals) { key, _ in
-            ids.append(uuid(key))
-            return true
-        }
-        for id in ids {
-            if let g = try goal(id, txn, t, layout, rule: rule, revoked: revoked) { try body(g) }
-        }
     }
 
     // MARK: Writing
@@ -248,14 +120,14 @@ enum StoredProjection {
         }
 
         /// The goal's header state (registers, tags, version; no entries).
-        mutating func header(_ goal: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+        mutating func header(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
             if let h = headers[goal] { return h }
             let h = try StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
             headers[goal] = h
             return h
         }
 
-        mutating func device(_ name: String, _ txn: borrowing Transaction) throws -> DeviceState {
+        mutating func device(_ name: String, _ txn: borrowing StoreTransaction) throws -> DeviceState {
             if let d = devices[name] { return d }
             let d = try StoredProjection.device(name, txn, tables)
             devices[name] = d
@@ -264,7 +136,7 @@ enum StoredProjection {
 
         /// Only what the rules for recording progress need: whether the goal exists, is
         /// deleted, and its kind, read from the header's first bytes.
-        mutating func status(_ goal: UUID, _ txn: borrowing Transaction) throws -> GoalState {
+        mutating func status(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
             if let h = headers[goal] { return h }
             if let s = statuses[goal] { return s }
             let status = try txn.withValue(tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
@@ -279,7 +151,7 @@ enum StoredProjection {
         /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
         /// and the result says so (`checked`: the caller has passed it through the gate already).
         @discardableResult
-        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing Transaction) throws -> Bool {
+        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing StoreTransaction) throws -> Bool {
             if !checked {
                 do throws(FieldError) {
                     try e.checkContent()
@@ -292,8 +164,8 @@ enum StoredProjection {
             return true
         }
 
-        private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing Transaction) throws {
-            if revocations == nil || e.type == .deviceRevoked { revocations = try TrustTable.revocations(txn, layout) }
+        private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing StoreTransaction) throws {
+            if revocations == nil || e.type == .deviceRevoked { revocations = try txn.revocations() }
             if let revoked = revocations, !revoked.isEmpty, let after = revoked[e.origin], e.sequence > after { return }
             if let goal = e.payload.goal {
                 switch e.payload {
@@ -345,7 +217,7 @@ enum StoredProjection {
         }
 
         /// Whether a removal of entry `id` of `goal` is stored.
-        private mutating func isRemoved(_ id: UUID, of goal: UUID, _ txn: borrowing Transaction) throws -> Bool {
+        private mutating func isRemoved(_ id: UUID, of goal: UUID, _ txn: borrowing StoreTransaction) throws -> Bool {
             if noRemovals == nil { noRemovals = try txn.count(tables.removed) == 0 }
             if noRemovals == true { return false }
             var key = goal.bytes
@@ -359,10 +231,10 @@ enum StoredProjection {
         /// later event, has no row in `entries`). A removal that names no recorded entry of the
         /// goal may name an entry of a schema-1 history write: the goal is then computed again.
         private mutating func subtractRemoved(
-            _ id: UUID, of goal: UUID, at position: UInt64, _ txn: borrowing Transaction
+            _ id: UUID, of goal: UUID, at position: UInt64, _ txn: borrowing StoreTransaction
         ) throws {
             guard let p = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }),
-                let e = try LedgerStore.event(at: p, txn, layout), case .progressRecorded(let r) = e.payload, r.goal == goal
+                let e = try txn.event(at: p), case .progressRecorded(let r) = e.payload, r.goal == goal
             else {
                 recomputeIfHistory.insert(goal)
                 return
@@ -378,7 +250,7 @@ enum StoredProjection {
         }
 
         /// Whether `goal` has schema-1 history writes (rows under `historyDay` in `entries`).
-        private func hasHistoryWrites(_ goal: UUID, _ txn: borrowing Transaction) throws -> Bool {
+        private func hasHistoryWrites(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> Bool {
             let prefix = goal.bytes + withUnsafeBytes(of: PendingTable.historyDay.bigEndian) { Array($0) }
             var found = false
             try txn.scan(tables.entries, from: prefix) { k, _ in
@@ -393,7 +265,7 @@ enum StoredProjection {
 
         /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
         /// header hash, and the ledger's totals (after `entries` and the headers are written).
-        private mutating func flushDigest(_ txn: borrowing Transaction) throws {
+        private mutating func flushDigest(_ txn: borrowing StoreTransaction) throws {
             for r in removals { try subtractRemoved(r.entry, of: r.goal, at: r.position, txn) }
             if defersRecomputing {
                 deferredGoals = recomputeEntries.union(recomputeIfHistory)
@@ -414,10 +286,10 @@ enum StoredProjection {
                 let old = try StoredProjection.goalDigest(goal, txn, tables)
                 var new = old
                 if recomputeEntries.contains(goal) {
-                    if rule == nil { rule = try PendingTable.historyRule(txn, layout) }
+                    if rule == nil { rule = try txn.historyRule() }
                     let header = try headers[goal] ?? StoredProjection.header(goal, txn, tables) ?? GoalState(id: goal)
-                    let state = try StoredProjection.withEntries(
-                        header, txn, tables, layout, rule: rule!, revoked: revocations, historyInEffectOnly: true)
+                    let state = try txn.withEntries(
+                        header, in: tables, rule: rule!, revoked: revocations, historyInEffectOnly: true)
                     new.entrySum = try ProjectionDigest.entrySum(of: state)
                     // The views' days too, from the state just read (`flushViews` builds the runs).
                     try ViewTables.replaceDays(of: state, txn, tables)
@@ -443,7 +315,7 @@ enum StoredProjection {
             }
         }
 
-        mutating func flush(_ txn: borrowing Transaction) throws {
+        mutating func flush(_ txn: borrowing StoreTransaction) throws {
             // In key order; appended to the table's last page where every key sorts after it.
             entryPuts.sort(by: { $0.key < $1.key })
             if let first = entryPuts.first {

@@ -47,16 +47,16 @@ enum ViewTables {
     // MARK: Reading
 
     /// The first weekday the stored runs' weeks start on (nil: none recorded yet).
-    static func firstWeekday(_ txn: borrowing Transaction, _ t: ProjectionTables) throws -> Int? {
+    static func firstWeekday(_ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> Int? {
         try txn.withValue(t.runs, key: calendarKey) { $0.count == 1 ? Int($0[0]) : nil } ?? nil
     }
 
-    static func basis(_ goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ViewBasis? {
+    static func basis(_ goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> ViewBasis? {
         try txn.withValue(t.runs, key: goal.bytes) { b in try decoded { () throws(RecordDecodingError) in try ViewBasis(bytes: b) } }
     }
 
     /// The summary of `goal`'s day rows from `first` through `last` (both included; nil: every day).
-    static func summary(_ goal: UUID, from first: Day?, through last: Day?, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+    static func summary(_ goal: UUID, from first: Day?, through last: Day?, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws
         -> DaySummary
     {
         var out = DaySummary()
@@ -73,7 +73,7 @@ enum ViewTables {
     }
 
     /// The kept summary of `goal`'s period `n` (nil: the one period of a one-time goal).
-    static func period(_ n: Int32?, of goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> DaySummary {
+    static func period(_ n: Int32?, of goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> DaySummary {
         try txn.withValue(t.periods, key: periodKey(goal, n)) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
             ?? DaySummary()
     }
@@ -87,7 +87,7 @@ enum ViewTables {
     }
 
     /// The run of completed periods that holds period `n`, if any.
-    static func run(containing n: Int32, of goal: UUID, _ txn: borrowing Transaction, _ t: ProjectionTables) throws -> ClosedRange<Int32>? {
+    static func run(containing n: Int32, of goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> ClosedRange<Int32>? {
         let prefix = goal.bytes
         var found: ClosedRange<Int32>?
         try txn.scan(t.runs, from: runKey(goal, n)) { k, v in
@@ -101,7 +101,7 @@ enum ViewTables {
     /// The view of `goal` (its header; no entries needed) at `now` in `calendar`, read from the
     /// kept rows: the current period's row and one run. Nil when the rows were kept for
     /// another first weekday or other rules than the header's (the caller folds the entries).
-    static func view(of goal: GoalState, calendar: DeviceCalendar, now: Instant, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+    static func view(of goal: GoalState, calendar: DeviceCalendar, now: Instant, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws
         -> GoalView?
     {
         guard try firstWeekday(txn, t) == calendar.firstWeekday else { return nil }
@@ -110,7 +110,7 @@ enum ViewTables {
 
     /// `view(of:calendar:now:)` for a caller that has checked the kept rows' first weekday is
     /// `fw` and knows the day of `now` (a list reads them once for all its goals).
-    static func view(of goal: GoalState, today: Day, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+    static func view(of goal: GoalState, today: Day, firstWeekday fw: Int, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws
         -> GoalView?
     {
         let rules = ViewBasis(goal)
@@ -135,10 +135,10 @@ enum ViewTables {
 
     /// Writes `goal`'s row for `day` again from the day's rows in `entries` that have no
     /// removal; returns the row before and after.
-    static func rescan(_ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables, anyRemoved: Bool) throws
+    static func rescan(_ goal: UUID, _ day: Day, _ txn: borrowing StoreTransaction, _ t: ProjectionTables, anyRemoved: Bool) throws
         -> (old: DaySummary, new: DaySummary)
     {
-        try updateDay(goal, day, txn, t) { (txn: borrowing Transaction, _) in
+        try updateDay(goal, day, txn, t) { (txn: borrowing StoreTransaction, _) in
             let prefix = dayKey(goal, day)
             var entries: [ProgressEntry] = []
             try txn.scan(t.entries, from: prefix) { k, v in
@@ -157,10 +157,10 @@ enum ViewTables {
 
     /// Adds `added` (the summary of new live entries) to `goal`'s row for `day`; returns the row
     /// before and after.
-    static func add(_ added: DaySummary, to goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables) throws
+    static func add(_ added: DaySummary, to goal: UUID, _ day: Day, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws
         -> (old: DaySummary, new: DaySummary)
     {
-        try updateDay(goal, day, txn, t) { (_: borrowing Transaction, old) in
+        try updateDay(goal, day, txn, t) { (_: borrowing StoreTransaction, old) in
             var new = old
             new.add(added)
             return new
@@ -170,8 +170,8 @@ enum ViewTables {
     /// Replaces `goal`'s row for `day` with what `change` makes of it (an empty summary removes
     /// the row); returns the row before and after.
     private static func updateDay(
-        _ goal: UUID, _ day: Day, _ txn: borrowing Transaction, _ t: ProjectionTables,
-        _ change: (borrowing Transaction, DaySummary) throws -> DaySummary
+        _ goal: UUID, _ day: Day, _ txn: borrowing StoreTransaction, _ t: ProjectionTables,
+        _ change: (borrowing StoreTransaction, DaySummary) throws -> DaySummary
     ) throws -> (old: DaySummary, new: DaySummary) {
         let key = dayKey(goal, day)
         let old = try txn.withValue(t.days, key: key) { b in try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: b) } }
@@ -189,7 +189,7 @@ enum ViewTables {
 
     /// Replaces every day row of `goal` with those of its live entries (a goal whose entries
     /// come from schema-1 history writes, which are not additive).
-    static func replaceDays(of goal: GoalState, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
+    static func replaceDays(of goal: GoalState, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws {
         try deleteRows(t.days, of: goal.id, keyLength: 20, txn)
         for (day, s) in days(of: goal) { try txn.put(t.days, key: dayKey(goal.id, day), value: s.bytes) }
     }
@@ -202,7 +202,7 @@ enum ViewTables {
     }
 
     /// Deletes `goal`'s rows of `db` whose keys have `keyLength` bytes.
-    static func deleteRows(_ db: Database, of goal: UUID, keyLength: Int, _ txn: borrowing Transaction) throws {
+    static func deleteRows(_ db: Database, of goal: UUID, keyLength: Int, _ txn: borrowing StoreTransaction) throws {
         let prefix = goal.bytes
         var keys: [[UInt8]] = []
         try txn.scan(db, from: prefix) { k, _ in
@@ -258,7 +258,7 @@ enum ViewTables {
 
     /// Builds `goal`'s periods, runs and basis again from its day rows under `rules` (nothing is
     /// kept for a goal that has neither a header nor a day row).
-    static func rebuildPeriods(_ goal: UUID, rules: ViewBasis, exists: Bool, firstWeekday fw: Int, _ txn: borrowing Transaction, _ t: ProjectionTables)
+    static func rebuildPeriods(_ goal: UUID, rules: ViewBasis, exists: Bool, firstWeekday fw: Int, _ txn: borrowing StoreTransaction, _ t: ProjectionTables)
         throws
     {
         try deleteRows(t.runs, of: goal, keyLength: 20, txn)
@@ -287,7 +287,7 @@ enum ViewTables {
     /// else from the period's day rows when the period's latest was this day's. Returns the
     /// period.
     static func apply(
-        day: Day, old: DaySummary, new: DaySummary, of goal: UUID, cadence: Cadence, firstWeekday fw: Int, _ txn: borrowing Transaction,
+        day: Day, old: DaySummary, new: DaySummary, of goal: UUID, cadence: Cadence, firstWeekday fw: Int, _ txn: borrowing StoreTransaction,
         _ t: ProjectionTables
     ) throws -> Int32? {
         let n = cadence.periodNumber(of: day, firstWeekday: fw)
@@ -332,7 +332,7 @@ enum ViewTables {
     }
 
     /// Brings `goal`'s runs in line with period `n`, whose day rows may have changed.
-    static func update(period n: Int32, of goal: UUID, basis: inout ViewBasis, _ txn: borrowing Transaction, _ t: ProjectionTables) throws {
+    static func update(period n: Int32, of goal: UUID, basis: inout ViewBasis, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws {
         let complete = basis.isComplete(try period(n, of: goal, txn, t))
         let run = try run(containing: n, of: goal, txn, t)
         guard complete != (run != nil) else { return }

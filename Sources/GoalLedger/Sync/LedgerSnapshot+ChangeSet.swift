@@ -5,8 +5,8 @@ extension LedgerSnapshot {
     public func syncState() throws(LedgerError) -> SyncState {
         try run {
             var state = SyncState(ledger: ledgerID)
-            for (origin, head) in try LedgerStore.originHeads(txn, layout) {
-                state.heads[origin] = SyncState.Head(sequence: head, hash: try LedgerStore.chainHash(origin, head, txn, layout))
+            for (origin, head) in try txn.originHeads() {
+                state.heads[origin] = SyncState.Head(sequence: head, hash: try txn.chainHash(origin, head))
             }
             return state
         }

@@ -13,11 +13,11 @@ extension LedgerSnapshot {
         missingFrom heads: [String: UInt64], overlap: Bool = false, _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
     ) throws(LedgerError) {
         try run {
-            for (origin, head) in try LedgerStore.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            for (origin, head) in try txn.originHeads().sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
                 let first = overlap ? max(theirs, 1) : theirs + 1
                 guard head >= first else { continue }
-                try LedgerStore.scanRecords(of: origin, from: first, txn, layout) { position, bytes in
+                try txn.scanRecords(of: origin, from: first) { position, bytes in
                     try body(try LedgerStore.decodeRecord(bytes, position: position), bytes)
                     return true
                 }
@@ -29,7 +29,7 @@ extension LedgerSnapshot {
     package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
         try run {
             guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-            return try LedgerStore.event(at: UInt64(bigEndianBytes: p), txn, layout)
+            return try txn.event(at: UInt64(bigEndianBytes: p))
         }
     }
 }

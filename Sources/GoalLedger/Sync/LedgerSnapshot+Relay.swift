@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension LedgerSnapshot {
     /// The next blob to hand to a relay: the events this store holds past `token` (nil: a relay
@@ -30,10 +29,10 @@ extension LedgerSnapshot {
         var blob = RelayBlob(limit: limit, byteLimit: byteLimit)
         var next = token
         try run {
-            for (origin, head) in try LedgerStore.originHeads(txn, layout).sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
+            for (origin, head) in try txn.originHeads().sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let first = token.mark(of: origin) + 1
                 guard head >= first, !blob.isFull else { continue }
-                try LedgerStore.scanRecords(of: origin, from: first, txn, layout) { position, bytes in
+                try txn.scanRecords(of: origin, from: first) { position, bytes in
                     blob.offer(try LedgerStore.decodeRecord(bytes, position: position), Array(bytes))
                 }
                 // What is left of the origin has no signature after it: it goes as it is.

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension LedgerStore {
     /// The events a clone copies per write transaction: each chunk's change set and its import
@@ -31,7 +30,7 @@ extension LedgerStore {
         repeat {
             let changes = try reading { (s) throws(LedgerError) in try s.next(Swift.max(chunk, 1), of: &walk) }
             try store.writing { try $0.apply(changes, from: self.path) }
-            try store.readTransaction { store.env.releaseMappedPages($0) }
+            try store.readTransaction { store.releaseMappedPages($0) }
             chunks += 1
             try afterChunk?(chunks)
         } while !walk.isDone
@@ -64,9 +63,9 @@ extension LedgerSnapshot {
         try run {
             var next: [String: UInt64] = [:]
             var last: [String: UInt64] = [:]
-            for (origin, head) in try LedgerStore.originHeads(txn, layout) {
+            for (origin, head) in try txn.originHeads() {
                 next[origin] = 1
-                last[origin] = Swift.min(head, try TrustTable.revokedAfter(origin, txn, layout) ?? .max)
+                last[origin] = Swift.min(head, try txn.revokedAfter(origin) ?? .max)
             }
             return CloneWalk(next: next, last: last)
         }
@@ -99,7 +98,7 @@ extension LedgerSnapshot {
                 if let n = try read(origin, &walk) { walk.ahead[origin] = n }
             }
             // The pages read are not kept resident from one chunk to the next.
-            store.env.releaseMappedPages(txn)
+            store.releaseMappedPages(txn)
             return ChangeSet(ledger: ledgerID, events: events, records: records)
         }
     }

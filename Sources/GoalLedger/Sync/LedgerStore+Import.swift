@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension LedgerStore {
     /// The most origins whose waiting events a store names (`status`, ``LedgerSnapshot/waitingEvents()``).
@@ -12,13 +11,13 @@ extension LedgerStore {
     /// the projection is to be rebuilt after the commit.
     func importEvents(
         _ incoming: [Event], records incomingRecords: [[UInt8]]?, unreadable: [WaitingEvents],
-        beforeCommit: (() throws(LedgerError) -> Void)?, recovering: Bool = false, _ txn: borrowing Transaction
+        beforeCommit: (() throws(LedgerError) -> Void)?, recovering: Bool = false, _ txn: borrowing StoreTransaction
     ) throws -> (ImportResult, Bool) {
         let layout = self.layout
         var rebuildAfter = false
         try self.checkBeforeWriting(txn, layout)
         var result = ImportResult()
-        let heads = try Self.originHeads(txn, layout)
+        let heads = try txn.originHeads()
         var waiting: [String: WaitingEvents] = [:]
         for w in unreadable { waiting[w.origin] = w }
         // What follows an unreadable record of its origin waits behind it.
@@ -27,7 +26,7 @@ extension LedgerStore {
         // backup): their signatures prove they are its own.
         // A recovery offers the device's own events read back from its damaged store: like
         // every other event, they are taken only where their chains and signatures verify.
-        let signsOwnEvents = try recovering || !TrustTable.keys(of: device, txn, layout).isEmpty
+        let signsOwnEvents = try recovering || !txn.keys(of: device).isEmpty
 
         var history = HeldHistory(heads: heads)
         history.ownDevice = device
@@ -40,17 +39,17 @@ extension LedgerStore {
             offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
             event: { origin, sequence in
                 guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-                return try Self.event(at: UInt64(bigEndianBytes: p), txn, layout)
+                return try txn.event(at: UInt64(bigEndianBytes: p))
             },
             idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
-        if let (name, key) = outcome.founder { try TrustTable.recordFounder(name, key, txn, layout) }
+        if let (name, key) = outcome.founder { try txn.recordFounder(name, key) }
         waiting = outcome.waiting
         // In a signed ledger, what waits of an origin that holds no key is counted, not kept,
         // whatever stopped it (a made-up origin costs its sender nothing to invent).
         if isSignedLedger {
-            let founder = try TrustTable.founder(txn, layout)?.name
+            let founder = try txn.founder()?.name
             for (origin, w) in waiting where origin != device && origin != founder {
-                guard try TrustTable.keys(of: origin, txn, layout).isEmpty else { continue }
+                guard try txn.keys(of: origin).isEmpty else { continue }
                 result.unknownOrigins += 1
                 result.unknownOriginEvents += w.count
                 waiting[origin] = nil
@@ -67,10 +66,10 @@ extension LedgerStore {
         // At most `waitingEntries` origins are named: one more replaces none (its events are
         // offered again by the next exchange all the same). An entry not renewed for
         // `waitingLifetime` by the store's clock is forgotten.
-        let wall = try Self.clock(txn, layout).milliseconds
+        let wall = try txn.clock().milliseconds
         var named = 0
         var aged: [String] = []
-        for w in try Self.waitingEvents(txn, layout) {
+        for w in try txn.waitingEvents() {
             let since = try txn.get(layout.meta, key: MetaKey.waitingSince + Array(w.origin.utf8)).map { UInt64(bigEndianBytes: $0) }
             if let since, wall > Self.waitingLifetime, Int64(clamping: since) < wall - Self.waitingLifetime {
                 aged.append(w.origin)
@@ -103,9 +102,9 @@ extension LedgerStore {
             try beforeCommit?()
             return (result, false)
         }
-        var position = try Self.lastPosition(txn, layout)
+        var position = try txn.lastPosition()
         let firstNew = position + 1
-        try Self.index(incoming, records: offer.records, order: accepted, from: firstNew, txn, layout)
+        try txn.index(incoming, records: offer.records, order: accepted, from: firstNew)
         position += UInt64(accepted.count)
         for (origin, run) in outcome.prefixes where incoming[run.last!].sequence != (heads[origin] ?? 0) {
             try txn.put(layout.originHeads, key: Array(origin.utf8), value: incoming[run.last!].sequence.bigEndianBytes)
@@ -115,8 +114,8 @@ extension LedgerStore {
             // The events just written are walked from memory, not read back.
             rebuildAfter = try recomputeTrust(txn, written: outcome.prefixes, of: incoming)
         }
-        let tables = try StoredProjection.active(txn, layout)
-        var clock = try Self.clock(txn, layout)
+        let tables = try txn.activeProjection()
+        var clock = try txn.clock()
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
         position = firstNew - 1
         for i in accepted {
@@ -124,7 +123,7 @@ extension LedgerStore {
             if try !batch.apply(incoming[i], at: position, txn) { result.setAside += 1 }
             if incoming[i].hlc > clock { clock = incoming[i].hlc }
         }
-        try Self.finish(&batch, clock: clock, through: position, txn, layout)
+        try txn.finish(&batch, clock: clock, through: position)
         result.imported = accepted.count
         try beforeCommit?()
         return (result, rebuildAfter)

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension LedgerWriter {
     /// The most events, and record bytes, a store keeps aside from relay blobs.
@@ -62,7 +61,7 @@ extension LedgerWriter {
     private func releasable(by changeSet: ChangeSet) throws -> [(key: RelayParkKey, event: Event, record: [UInt8])] {
         let firsts = try parkedFirsts()
         guard !firsts.isEmpty else { return [] }
-        let heads = try LedgerStore.originHeads(txn, layout)
+        let heads = try txn.originHeads()
         // Per origin, the lowest and highest sequence the blob carries.
         var carried: [String: (low: UInt64, high: UInt64)] = [:]
         for e in changeSet.events {
@@ -86,7 +85,7 @@ extension LedgerWriter {
     /// Per origin kept aside, its first sequence; an entry that is not well formed, or that
     /// aged past the waiting lifetime by the store's clock, is forgotten.
     private func parkedFirsts() throws -> [String: UInt64] {
-        let wall = try LedgerStore.clock(txn, layout).milliseconds
+        let wall = try txn.clock().milliseconds
         var firsts: [String: UInt64] = [:]
         var forget: [[UInt8]] = []
         try txn.scan(layout.meta, from: MetaKey.relayParked) { key, value in
@@ -137,7 +136,7 @@ extension LedgerWriter {
         _ events: [Event], records: [[UInt8]], fromPark: Set<Int>, parkedKeys: Set<RelayParkKey>, result: ImportResult, token: RelayToken,
         limit: (events: Int, bytes: Int)
     ) throws -> RelayedImport {
-        let heads = try LedgerStore.originHeads(txn, layout)
+        let heads = try txn.originHeads()
         let waiting = Dictionary(result.waiting.map { ($0.origin, $0.cause) }, uniquingKeysWith: { a, _ in a })
         let revoked = Dictionary(result.revoked.map { ($0.origin, $0.after) }, uniquingKeysWith: { a, _ in a })
         let hopeless: Set<WaitingEvents.Cause> = [.fork, .brokenChain, .badSignature, .malformed]
@@ -149,7 +148,7 @@ extension LedgerWriter {
             if e.sequence <= heads[e.origin] ?? 0 {
                 // Held, or contradicting what is held: either way it waits no more.
                 if let p = try txn.get(layout.origins, key: StoreLayout.originKey(e.origin, e.sequence)),
-                    try LedgerStore.event(at: UInt64(bigEndianBytes: p), txn, layout) == e
+                    try txn.event(at: UInt64(bigEndianBytes: p)) == e
                 {
                     heldSequences[e.origin, default: []].insert(e.sequence)
                 }
@@ -173,7 +172,7 @@ extension LedgerWriter {
             bytes += value.count
             return true
         }
-        let wall = UInt64(max(0, try LedgerStore.clock(txn, layout).milliseconds))
+        let wall = UInt64(max(0, try txn.clock().milliseconds))
         var notKept = 0
         for i in keep {
             let key = RelayParkKey(events[i].origin, events[i].sequence)

@@ -410,8 +410,8 @@ struct DigestTests {
         #expect(try t.store.digest() == expected)
         #expect(try t.store.verify().isClean)
         let goal = try #require(try t.store.replay().existingGoals.first?.id)
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             let row = try #require(try txn.get(tables.digest, key: ProjectionTables.ledgerKey))
             try txn.put(tables.digest, key: ProjectionTables.ledgerKey, value: [row[0] ^ 1] + row.dropFirst())
         }
@@ -422,8 +422,8 @@ struct DigestTests {
         #expect(try t.store.digest() == expected)
         #expect(try t.store.verify().isClean)
 
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             let row = try #require(try txn.get(tables.digest, key: goal.bytes))
             try txn.put(tables.digest, key: goal.bytes, value: Array(row.dropLast()) + [row.last! ^ 0x80])
         }
@@ -441,7 +441,7 @@ struct DigestTests {
         try t.store.append(try drafts(dayOne), now: now)
         let path = t.store.path
         let expected = try t.store.replay().digest
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             for g in [0, 1] { try txn.dropDatabase(named: "p\(g).digest") }
             try txn.put(t.store.layout.meta, key: MetaKey.projectionVersion, value: UInt64(7).bigEndianBytes)
         }

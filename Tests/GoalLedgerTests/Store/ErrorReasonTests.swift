@@ -149,7 +149,7 @@ struct ErrorReasonTests {
         let t = try TemporaryStore()
         try t.store.createGoal(title: "Read", now: now)
         try t.store.createGoal(title: "Walk", now: now)
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             try txn.put(t.store.layout.events, key: UInt64(2).bigEndianBytes, value: [9, 9, 9, 9, 9, 9])
         }
         let e = ledgerError { try t.store.scanEvents { _, _ in true } }
@@ -184,8 +184,8 @@ struct ErrorReasonTests {
     @Test func aDamagedProjectionRowIsRepairedByARebuild() throws {
         let t = try TemporaryStore()
         let goal = try t.store.createGoal(title: "Read", now: now)
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             try txn.put(tables.goals, key: goal.bytes, value: [UInt8](repeating: 1, count: 3))
         }
         let e = ledgerError { _ = try t.store.goals(now: now) }

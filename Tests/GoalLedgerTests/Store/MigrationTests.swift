@@ -105,10 +105,10 @@ struct MigrationTests {
 
     @Test func aStoreNewerThanTheCodeIsRefusedUnchanged() throws {
         let (dir, store) = try legacyStore()
-        try store.env.write { txn in try txn.put(store.layout.meta, key: MetaKey.schema, value: UInt64(3).bigEndianBytes) }
+        try store.writeTransaction { txn in try txn.put(store.layout.meta, key: MetaKey.schema, value: UInt64(3).bigEndianBytes) }
         let before = try store.snapshot()
         #expect(ledgerError { _ = try LedgerStore.open(at: dir.path + "/s") }?.code == .store)
-        try store.env.write { txn in
+        try store.writeTransaction { txn in
             try txn.put(store.layout.meta, key: MetaKey.schema, value: UInt64(2).bigEndianBytes)
             try txn.put(store.layout.meta, key: Migrator.key("9-from-the-future"), value: [])
         }

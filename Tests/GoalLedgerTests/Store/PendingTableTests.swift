@@ -168,13 +168,13 @@ struct PendingTableTests {
                 #"{"type":"goalCreated","goal":"\#(goalID(1).uuidString)","title":"Run","cadence":"daily","reminder":{"hour":7}}"#,
             ]), now: now)
         #expect(try t.store.verify().isClean)
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             _ = try txn.delete(tables.pending, key: PendingTable.rowKey(device: "phone", goal: goalID(1)))
         }
         #expect(try t.store.verify().problems == ["projection pending: 0 rows stored, a fresh replay has 1"])
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             try txn.put(tables.pending, key: PendingTable.rowKey(device: "phone", goal: goalID(2)), value: [1])
         }
         let problems = try t.store.verify().problems

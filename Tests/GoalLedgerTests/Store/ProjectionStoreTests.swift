@@ -21,7 +21,7 @@ struct ProjectionStoreTests {
         #expect(try t.store.projection() == before)
         #expect(reports.last.map { $0 == (7, 7) } == true)
         #expect(try t.store.verify().isClean)
-        let generation = try t.store.readTransaction { txn in try StoredProjection.status(txn, t.store.layout).generation }
+        let generation = try t.store.readTransaction { txn in try txn.projectionStatus().generation }
         #expect(generation == 1)
         // The old generation's tables are emptied after the switch.
         let leftover = try t.store.readTransaction { txn in try txn.count(t.store.layout.projections[0].goals) }
@@ -33,8 +33,8 @@ struct ProjectionStoreTests {
         let path = t.store.path
         let expected = try t.store.replay()
         // Simulate a store written by an older fold: wrong rows and an older version stamp.
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             try tables.clear(txn)
             try txn.put(t.store.layout.meta, key: MetaKey.projectionVersion, value: UInt64(0).bigEndianBytes)
         }
@@ -44,7 +44,7 @@ struct ProjectionStoreTests {
         #expect(try reopened.projection() == expected)
         #expect(try reopened.verify().isClean)
         // A projection newer than the code is refused, and the store is left as it was.
-        try reopened.env.write { txn in
+        try reopened.writeTransaction { txn in
             try txn.put(reopened.layout.meta, key: MetaKey.projectionVersion, value: (StoredProjection.version + 1).bigEndianBytes)
         }
         let before = try reopened.snapshot()
@@ -60,7 +60,7 @@ struct ProjectionStoreTests {
         let path = t.store.path
         let expected = try t.store.replay()
         let goal = try #require(expected.existingGoals.first?.id)
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             for g in [0, 1] {
                 try txn.dropDatabase(named: "p\(g).entries")
                 let old = try txn.openDatabase(named: "p\(g).entryDays", create: true, duplicates: true)
@@ -73,7 +73,7 @@ struct ProjectionStoreTests {
         #expect(notices.count == 1, "\(notices)")
         #expect(try reopened.projection() == expected)
         #expect(try reopened.verify().isClean)
-        let left = try reopened.env.write { txn in
+        let left = try reopened.writeTransaction { txn in
             try [0, 1].filter { g in try txn.dropDatabase(named: "p\(g).entryDays", duplicates: true) }
         }
         #expect(left.isEmpty, "old day index tables still present: \(left)")
@@ -90,7 +90,7 @@ struct ProjectionStoreTests {
         #expect(try t.store.verify().isClean)
         let rows = try t.store.readTransaction { txn in
             var rows: [([UInt8], [UInt8])] = []
-            try txn.scan(try StoredProjection.active(txn, t.store.layout).entries) { k, v in
+            try txn.scan(try txn.activeProjection().entries) { k, v in
                 rows.append((Array(k), Array(v)))
                 return true
             }
@@ -98,13 +98,13 @@ struct ProjectionStoreTests {
         }
         #expect(rows.count == 4)
         let entry = { (k: [UInt8]) in k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[20...])).uuidString } }
-        let table = { (txn: borrowing Transaction) throws in try StoredProjection.active(txn, t.store.layout).entries }
+        let table = { (txn: borrowing StoreTransaction) throws in try txn.activeProjection().entries }
         // A value changed.
-        try t.store.env.write { txn in try txn.put(try table(txn), key: rows[1].0, value: rows[1].1.map { $0 ^ 1 }) }
+        try t.store.writeTransaction { txn in try txn.put(try table(txn), key: rows[1].0, value: rows[1].1.map { $0 ^ 1 }) }
         var problems = try t.store.verify().problems
         #expect(problems == ["projection entries: goal \(goal.uuidString) entry \(entry(rows[1].0)) differs from a fresh replay"])
         // A stray row and a missing one.
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             try txn.put(try table(txn), key: rows[1].0, value: rows[1].1)
             try txn.delete(try table(txn), key: rows[2].0)
             var stray = rows[3].0
@@ -120,7 +120,7 @@ struct ProjectionStoreTests {
                 "projection entries: goal \(goal.uuidString) entry \(entry(stray)) is not in a fresh replay",
             ], "\(problems)")
         // A missing row at the end is named too, with the count.
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             try txn.delete(try table(txn), key: stray)
             try txn.put(try table(txn), key: rows[2].0, value: rows[2].1)
             try txn.delete(try table(txn), key: rows[3].0)
@@ -149,7 +149,7 @@ struct ProjectionStoreTests {
         let (position, original) = try t.store.readTransaction { txn in
             let p = try #require(try txn.get(t.store.layout.origins, key: StoreLayout.originKey("phone", head - 1)))
             let position = p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
-            return (position, try #require(try LedgerStore.event(at: position, txn, t.store.layout)))
+            return (position, try #require(try txn.event(at: position)))
         }
         guard case .progressRecorded(var payload) = original.payload else {
             Issue.record("not an entry: \(original.payload)")
@@ -158,7 +158,7 @@ struct ProjectionStoreTests {
         payload.amount = try! Amount("100")
         var forged = original
         forged.payload = .progressRecorded(payload)
-        try t.store.env.write { txn in try txn.put(t.store.layout.events, key: position.bigEndianBytes, value: EventCodec.encode(forged)) }
+        try t.store.writeTransaction { txn in try txn.put(t.store.layout.events, key: position.bigEndianBytes, value: EventCodec.encode(forged)) }
         let problems = try t.store.verify().problems
         #expect(problems.contains("chain: phone/\(head) does not follow phone/\(head - 1)"), "\(problems)")
         #expect(problems.contains("signature: phone/\(head - 1) does not verify"), "\(problems)")
@@ -182,9 +182,9 @@ struct ProjectionStoreTests {
 
     @Test func verifyFindsIndexesAndProjectionsThatDisagreeWithTheLog() throws {
         let t = try seededStore()
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             try txn.delete(t.store.layout.eventIds, key: UUID(uuidString: "10000000-0000-4000-8000-000000000004")!.bytes)
-            let tables = try StoredProjection.active(txn, t.store.layout)
+            let tables = try txn.activeProjection()
             try txn.put(tables.goals, key: UUID(uuidString: runGoal)!.bytes, value: [1, 2, 3])
         }
         let report = try t.store.verify()
@@ -200,7 +200,7 @@ struct ProjectionStoreTests {
         let last = events[6]
         let goal = try #require(events.compactMap(\.payload.goal).first)
         let goalPositions = events.enumerated().filter { $0.element.payload.goal == goal }.map { UInt64($0.offset + 1) }
-        try t.store.env.write { txn in
+        try t.store.writeTransaction { txn in
             try txn.put(t.store.layout.eventIds, key: last.id.bytes, value: UInt64(2).bigEndianBytes)
             try txn.delete(t.store.layout.goalEvents, key: goal.bytes, value: goalPositions[0].bigEndianBytes)
             try txn.put(t.store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence), value: UInt64(1).bigEndianBytes)

@@ -123,7 +123,7 @@ struct ReliabilityTests {
         let batch = try progress(100)
         let later = try progress(5)
         Thread.detachNewThread {
-            _ = try? store.env.write { txn in
+            _ = try? store.writeTransaction { txn in
                 try txn.put(store.layout.meta, key: Array("test.marker".utf8), value: [1])
                 inside.signal()
                 _ = release.wait(timeout: .now() + 20)

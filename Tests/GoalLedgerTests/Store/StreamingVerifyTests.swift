@@ -104,8 +104,8 @@ struct StreamingVerifyTests {
         try t.store.append(try drafts(dayOne), now: now)
         try streamed(t.store)
         // One entry row of the stored projection altered: the goal walk sees it differ.
-        try t.store.env.write { txn in
-            let tables = try StoredProjection.active(txn, t.store.layout)
+        try t.store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             var first: ([UInt8], [UInt8])?
             try txn.scan(tables.entries) { k, v in
                 first = (Array(k), Array(v))

@@ -55,7 +55,7 @@ struct VerifyChecksTests {
 
     @Test func aDamagedRecordIsTheLogChecksAtItsPosition() throws {
         let t = try seededStore()
-        try t.store.env.write { txn in try txn.put(t.store.layout.events, key: UInt64(3).bigEndianBytes, value: [0, 1, 2, 3]) }
+        try t.store.writeTransaction { txn in try txn.put(t.store.layout.events, key: UInt64(3).bigEndianBytes, value: [0, 1, 2, 3]) }
         let found = try findings(t.store)
         let log = found.filter { $0.check == .log }
         #expect(log.count == 1, "\(found)")
@@ -67,7 +67,7 @@ struct VerifyChecksTests {
 
     @Test func aMissingRecordIsTheLogChecksAtThePositionItLeaves() throws {
         let t = try seededStore()
-        try t.store.env.write { txn in _ = try txn.delete(t.store.layout.events, key: UInt64(5).bigEndianBytes) }
+        try t.store.writeTransaction { txn in _ = try txn.delete(t.store.layout.events, key: UInt64(5).bigEndianBytes) }
         let found = try findings(t.store)
         let log = found.filter { $0.check == .log }
         #expect(log.map(\.message) == ["events: position 5 is missing (next is 6)"])
@@ -84,7 +84,7 @@ struct VerifyChecksTests {
         let last = events[9]
         let goal = UUID(uuidString: callGoal)!
         let goalPosition: UInt64 = 5  // callGoal's entry
-        try store.env.write { txn in
+        try store.writeTransaction { txn in
             try txn.put(store.layout.eventIds, key: last.id.bytes, value: UInt64(2).bigEndianBytes)
             try txn.delete(store.layout.goalEvents, key: goal.bytes, value: goalPosition.bigEndianBytes)
             try txn.put(store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence), value: UInt64(1).bigEndianBytes)
@@ -112,7 +112,7 @@ struct VerifyChecksTests {
     @Test func problemsAtRecordsComeInTheOrderTheRecordsWereRead() throws {
         let t = try seededStore()
         let store = t.store
-        try store.env.write { txn in
+        try store.writeTransaction { txn in
             try txn.delete(store.layout.deviceEvents, key: StoreLayout.deviceKey("phone", 1))
             try txn.put(store.layout.events, key: UInt64(3).bigEndianBytes, value: [0, 1, 2, 3])
         }
@@ -125,7 +125,7 @@ struct VerifyChecksTests {
         let t = try seededStore()
         let store = t.store
         let head = try #require(try store.originHeads()["phone"])
-        try store.env.write { txn in try txn.put(store.layout.originHeads, key: Array("phone".utf8), value: (head - 1).bigEndianBytes) }
+        try store.writeTransaction { txn in try txn.put(store.layout.originHeads, key: Array("phone".utf8), value: (head - 1).bigEndianBytes) }
         let found = try findings(store)
         #expect(found.map(\.check) == [.origins], "\(found)")
         #expect(found.first?.origin == "phone")
@@ -138,7 +138,7 @@ struct VerifyChecksTests {
         let t = try seededStore()
         let store = t.store
         let names = ["zeta", "alpha", "mid", "beta.2", "beta"]
-        try store.env.write { txn in
+        try store.writeTransaction { txn in
             for name in names { try txn.put(store.layout.originHeads, key: Array(name.utf8), value: UInt64(3).bigEndianBytes) }
         }
         for _ in 0..<3 {
@@ -151,7 +151,7 @@ struct VerifyChecksTests {
         let t = try seededStore()
         let store = t.store
         // The table says the phone was revoked after its third event; the log says nothing of it.
-        try store.env.write { txn in
+        try store.writeTransaction { txn in
             try txn.put(store.layout.trust, key: [UInt8(ascii: "r")] + Array("phone".utf8), value: UInt64(3).bigEndianBytes)
         }
         let found = try findings(store)
@@ -173,7 +173,7 @@ struct VerifyChecksTests {
         }
         payload.amount = try! Amount("100")
         forged.payload = .progressRecorded(payload)
-        try store.env.write { txn in try txn.put(store.layout.events, key: rewritten.bigEndianBytes, value: EventCodec.encode(forged)) }
+        try store.writeTransaction { txn in try txn.put(store.layout.events, key: rewritten.bigEndianBytes, value: EventCodec.encode(forged)) }
         let found = try findings(store)
         let chains = found.filter { $0.check == .chains }
         #expect(
@@ -193,8 +193,8 @@ struct VerifyChecksTests {
         let store = t.store
         let run = UUID(uuidString: runGoal)!
         let stray = goalID(2)
-        try store.env.write { txn in
-            let tables = try StoredProjection.active(txn, store.layout)
+        try store.writeTransaction { txn in
+            let tables = try txn.activeProjection()
             try txn.put(tables.goals, key: run.bytes, value: [1, 2, 3])
             try txn.put(tables.pending, key: PendingTable.rowKey(device: "phone", goal: stray), value: [1])
             try txn.put(tables.setAside, key: UInt64(2).bigEndianBytes, value: Array("no reason".utf8))

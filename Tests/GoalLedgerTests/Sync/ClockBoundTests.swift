@@ -23,14 +23,14 @@ struct ClockBoundTests {
     /// Writes `e` into `store` around every check, as a store written before clocks were bounded
     /// holds it: in the log, the indexes, the projection and the store's clock.
     static func writeAroundTheGate(_ e: Event, into store: LedgerStore) throws {
-        try store.env.write { txn in
+        try store.writeTransaction { txn in
             let layout = store.layout
-            let position = try LedgerStore.lastPosition(txn, layout) + 1
-            try LedgerStore.index([e], records: [EventCodec.encode(e)], order: [0], from: position, txn, layout)
+            let position = try txn.lastPosition() + 1
+            try txn.index([e], records: [EventCodec.encode(e)], order: [0], from: position)
             try txn.put(layout.originHeads, key: Array(e.origin.utf8), value: e.sequence.bigEndianBytes)
-            var batch = StoredProjection.Batch(tables: try StoredProjection.active(txn, layout), layout: layout)
+            var batch = StoredProjection.Batch(tables: try txn.activeProjection(), layout: layout)
             _ = try batch.apply(e, at: position, txn)
-            try LedgerStore.finish(&batch, clock: e.hlc, through: position, txn, layout)
+            try txn.finish(&batch, clock: e.hlc, through: position)
         }
     }
 

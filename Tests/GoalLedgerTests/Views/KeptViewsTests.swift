@@ -96,7 +96,7 @@ struct KeptViewsTests {
             for goal in projection.existingGoals {
                 let folded = GoalView(goal: goal, calendar: calendar, now: now)
                 let kept = try store.readTransaction { txn in
-                    try ViewTables.view(of: goal, calendar: calendar, now: now, txn, try StoredProjection.active(txn, store.layout))
+                    try ViewTables.view(of: goal, calendar: calendar, now: now, txn, try txn.activeProjection())
                 }
                 #expect(kept == folded, "\(label) goal \(goal.title?.value ?? "?") at \(text)")
             }
@@ -215,8 +215,8 @@ struct KeptViewsTests {
                     now: now)
             }
             // As an older version left it: no kept views, an older projection version.
-            try store.write("damaging") { txn in
-                let t = try StoredProjection.active(txn, store.layout)
+            try store.writeTransaction("damaging") { txn in
+                let t = try txn.activeProjection()
                 try txn.clear(t.days)
                 try txn.clear(t.runs)
                 try txn.put(store.layout.meta, key: MetaKey.projectionVersion, value: UInt64(8).bigEndianBytes)
@@ -249,7 +249,7 @@ struct KeptViewsTests {
                 now: now)
         }
         #expect(try store.verify().isClean)
-        let damages: [(String, (borrowing Transaction, ProjectionTables) throws -> Void)] = [
+        let damages: [(String, (borrowing StoreTransaction, ProjectionTables) throws -> Void)] = [
             ("days", { txn, t in try txn.put(t.days, key: ViewTables.dayKey(goal, day("2026-10-02")), value: DaySummary().bytes) }),
             ("days", { txn, t in try txn.delete(t.days, key: ViewTables.dayKey(goal, day("2026-10-03"))) }),
             (
@@ -270,7 +270,7 @@ struct KeptViewsTests {
             ),
         ]
         for (table, damage) in damages {
-            try store.write("damaging") { txn in try damage(txn, try StoredProjection.active(txn, store.layout)) }
+            try store.writeTransaction("damaging") { txn in try damage(txn, try txn.activeProjection()) }
             let findings = try store.verify().findings
             // A changed or stray row is named with its goal; a missing one shows in the count.
             #expect(

@@ -1,12 +1,11 @@
 import Foundation
-import LMDB
 
 extension LedgerStore {
     /// The ``VerificationCheck/indexes`` check at each event the log holds: its origin and
     /// sequence point to its position, and an event about the device (not a goal) is in the
     /// device's index. Each problem carries the record it was found at, so that it is reported
     /// among the log's problems in the order the records were read.
-    func verifyIndexEntries(_ txn: borrowing Transaction, _ log: LogScan) throws -> ProblemList {
+    func verifyIndexEntries(_ txn: borrowing StoreTransaction, _ log: LogScan) throws -> ProblemList {
         var found = ProblemList(.indexes)
         for e in log.indexEntries {
             if found.isFull { break }
@@ -30,7 +29,7 @@ extension LedgerStore {
     /// The rest of the ``VerificationCheck/indexes`` check: every id points to its event's
     /// position, every goal holds its events' positions (one ordered walk over each index, not
     /// one lookup per event), and no index holds entries the log does not explain.
-    func verifyIndexes(_ txn: borrowing Transaction, _ log: LogScan) throws -> [VerificationProblem] {
+    func verifyIndexes(_ txn: borrowing StoreTransaction, _ log: LogScan) throws -> [VerificationProblem] {
         var found = ProblemList(.indexes)
         let ids = log.ids
         var next = 0

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// What one read of the log gathers: the log check's problems, and what the checks after it
 /// compare the rest of the store with.
@@ -78,10 +77,10 @@ extension LedgerStore {
     /// The ``VerificationCheck/log`` check, in the one read of the log every check uses: every
     /// key is a position, the positions are gapless, every record decodes. It folds the events
     /// into a fresh replay and gathers what the other checks compare with.
-    func verifyLog(_ txn: borrowing Transaction, rule: HistoryRule) throws -> LogScan {
+    func verifyLog(_ txn: borrowing StoreTransaction, rule: HistoryRule) throws -> LogScan {
         var scan = LogScan(projection: GoalProjection(historyRule: rule))
         // What counts is the derived trust's; a difference from the table is the trust check's.
-        scan.projection.revokedAfter = try TrustTable.revocations(txn, layout)
+        scan.projection.revokedAfter = try txn.revocations()
         var expected: UInt64 = 1
         var record = 0
         let progress = verifyProgress

@@ -6,9 +6,9 @@ extension LedgerStore {
     /// has folded the whole log, and equals the fresh replay `log` made, row for row: the goals,
     /// removed entries and devices, the pending tables (reminders, pending requests, entries), the
     /// set-aside events, the digest's rows and the views' (days and runs).
-    func verifyProjections(_ txn: borrowing Transaction, _ log: LogScan) throws -> [VerificationProblem] {
+    func verifyProjections(_ txn: borrowing StoreTransaction, _ log: LogScan) throws -> [VerificationProblem] {
         var found = ProblemList(.projections)
-        let status = try StoredProjection.status(txn, layout)
+        let status = try txn.projectionStatus()
         if status.version != StoredProjection.version {
             found.add("projection: version \(status.version), expected \(StoredProjection.version)")
         }
@@ -51,7 +51,7 @@ extension LedgerStore {
     /// Differences between the stored `entries` table and a fresh replay's rows (in key order):
     /// one walk over both, as `compareRows` reports them, without a table of a million rows.
     static func compareEntries(
-        _ db: Database, _ want: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)], _ txn: borrowing Transaction
+        _ db: Database, _ want: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)], _ txn: borrowing StoreTransaction
     ) throws -> [RowDifference] {
         var problems: [RowDifference] = []
         var seen = 0
@@ -98,7 +98,7 @@ extension LedgerStore {
     }
 
     /// Differences between a stored projection table and the rows of a fresh replay.
-    static func compareRows(_ name: String, _ db: Database, _ want: [[UInt8]: [UInt8]], _ txn: borrowing Transaction) throws
+    static func compareRows(_ name: String, _ db: Database, _ want: [[UInt8]: [UInt8]], _ txn: borrowing StoreTransaction) throws
         -> [RowDifference]
     {
         var problems: [RowDifference] = []

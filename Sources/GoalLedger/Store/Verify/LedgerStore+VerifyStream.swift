@@ -43,7 +43,7 @@ struct RowSum: Equatable {
     }
 
     /// The sum over every row of `db`.
-    static func of(_ db: Database, _ txn: borrowing Transaction) throws -> RowSum {
+    static func of(_ db: Database, _ txn: borrowing StoreTransaction) throws -> RowSum {
         var sum = RowSum()
         try txn.scan(db) { k, v in
             sum.add(key: k, value: v)
@@ -94,11 +94,11 @@ extension LedgerStore {
     /// the stored projection. Nil as soon as anything differs from what the full check would
     /// find clean: the full check (which holds a fresh replay) then names every problem in its
     /// order. The report of a clean store is the full check's, field for field.
-    func verifyStreaming(_ txn: borrowing Transaction, rule: HistoryRule) throws -> VerificationReport? {
+    func verifyStreaming(_ txn: borrowing StoreTransaction, rule: HistoryRule) throws -> VerificationReport? {
         let progress = verifyProgress
         progress?(.log, 0)
         var s = LogStream(devices: GoalProjection(historyRule: rule))
-        s.devices.revokedAfter = try TrustTable.revocations(txn, layout)
+        s.devices.revokedAfter = try txn.revocations()
         var sound = true
         var expected: UInt64 = 1
         try txn.scan(layout.events) { key, value in
@@ -108,7 +108,7 @@ extension LedgerStore {
             }
             if (expected - 1) & 255 == 0 { progress?(.log, expected) }
             // What was read is not kept resident: memory stays flat however large the log.
-            if expected & 0xFFFF == 0 { env.releaseMappedPages(txn) }
+            if expected & 0xFFFF == 0 { releaseMappedPages(txn) }
             guard let event = try? EventCodec.decode(value), try streamEvent(event, value, at: expected, &s, txn) else {
                 sound = false
                 return false
@@ -126,11 +126,11 @@ extension LedgerStore {
         // With their sizes equal, the two indexes hold exactly the rows the log calls for when
         // their sums match: one ordered walk of each instead of a lookup per event.
         guard try RowSum.of(layout.eventIds, txn) == s.idRows else { return nil }
-        env.releaseMappedPages(txn)
+        releaseMappedPages(txn)
         guard try RowSum.of(layout.origins, txn) == s.originRows else { return nil }
-        env.releaseMappedPages(txn)
+        releaseMappedPages(txn)
         progress?(.origins, s.events)
-        let heads = try LedgerStore.originHeads(txn, layout)
+        let heads = try txn.originHeads()
         guard heads == s.origins.mapValues(\.head) else { return nil }
         progress?(.trust, s.events)
         let trust = deriveTrust(s, heads: heads)
@@ -151,7 +151,7 @@ extension LedgerStore {
     /// Takes in the event read at `position`: checks its index entries, its place in its
     /// origin's sequence and chain and its signature; false when any differs.
     private func streamEvent(
-        _ event: Event, _ record: UnsafeRawBufferPointer, at position: UInt64, _ s: inout LogStream, _ txn: borrowing Transaction
+        _ event: Event, _ record: UnsafeRawBufferPointer, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
         // The rows the id and origin indexes should hold for this event (compared once the
         // whole log is read).
@@ -279,8 +279,8 @@ extension LedgerStore {
     /// of that goal alone, whose rows are compared with the stored ones; then the rows of the
     /// whole ledger (devices, pending, set-aside, the digest's totals) and every table's size.
     /// The number of goals that exist; nil when anything differs.
-    private func projectionsVerify(_ s: inout LogStream, rule: HistoryRule, _ txn: borrowing Transaction) throws -> Int? {
-        let status = try StoredProjection.status(txn, layout)
+    private func projectionsVerify(_ s: inout LogStream, rule: HistoryRule, _ txn: borrowing StoreTransaction) throws -> Int? {
+        let status = try txn.projectionStatus()
         guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
         let t = layout.projections[status.generation]
         let firstWeekday = s.devices.device(device).calendar.firstWeekday
@@ -311,7 +311,7 @@ extension LedgerStore {
             walk.indexed += 1
             // The log's read checked every chain: the fold needs no hash or signature.
             if walk.indexed & 4095 == 0 { progress?(.projections, position) }
-            if walk.indexed & 0xFFFF == 0 { env.releaseMappedPages(txn) }
+            if walk.indexed & 0xFFFF == 0 { releaseMappedPages(txn) }
             let event = try txn.withValue(layout.events, key: position.bigEndianBytes) { try? EventCodec.decode($0, keepingChain: false) } ?? nil
             guard let event, event.payload.goal == id else {
                 sound = false
@@ -359,7 +359,7 @@ extension LedgerStore {
     /// replay of that goal's events alone, and counts them; false when any differs.
     private func compareGoal(
         _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables,
-        _ txn: borrowing Transaction
+        _ txn: borrowing StoreTransaction
     ) throws -> Bool {
         guard let made = try GoalRows(goal, in: replay, firstWeekday: firstWeekday) else { return true }
         if made.exists { walk.existing += 1 }
@@ -394,7 +394,7 @@ extension LedgerStore {
     }
 
     /// Whether `db` holds `value` under `key`.
-    private static func holds(_ db: Database, _ key: [UInt8], _ value: [UInt8], _ txn: borrowing Transaction) throws -> Bool {
+    private static func holds(_ db: Database, _ key: [UInt8], _ value: [UInt8], _ txn: borrowing StoreTransaction) throws -> Bool {
         try txn.withValue(db, key: key) { value.elementsEqual($0) } ?? false
     }
 }

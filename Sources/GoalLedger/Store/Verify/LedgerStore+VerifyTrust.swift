@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// Trust as the log says it is: the fold of the log's trust events, and the sequence each
 /// origin's events count through, where not all of them do.
@@ -65,10 +64,10 @@ extension LedgerStore {
     /// re-derived from the log.
     /// With `damaged` records in the log, the log's trust is incomplete: a difference would only
     /// repeat the damage, and nothing is reported.
-    func verifyTrust(_ txn: borrowing Transaction, damaged: Int, _ derived: DerivedTrust) throws -> [VerificationProblem] {
+    func verifyTrust(_ txn: borrowing StoreTransaction, damaged: Int, _ derived: DerivedTrust) throws -> [VerificationProblem] {
         var found = ProblemList(.trust)
-        let storedTrust = try TrustTable.load(txn, layout)
-        let storedCutoffs = try TrustTable.revocations(txn, layout)
+        let storedTrust = try txn.trustState()
+        let storedCutoffs = try txn.revocations()
         guard damaged == 0 else { return [] }
         let trust = derived.state
         func keys(_ d: TrustState.Device?) -> String {

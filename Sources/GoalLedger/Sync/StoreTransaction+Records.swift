@@ -1,24 +1,24 @@
 import Foundation
-import LMDB
 
-extension LedgerStore {
+// Reading an origin's stored records, for the exchanges.
+extension StoreTransaction {
     /// Visits the stored records of `origin` from sequence `first` on, in sequence order, each
     /// with its log position, until `body` returns false. Events of a revoked device after its
     /// revocation are not visited: no exchange passes them on. An origin index entry whose
     /// position holds no event is damage.
-    static func scanRecords(
-        of origin: String, from first: UInt64, _ txn: borrowing Transaction, _ layout: StoreLayout,
+    func scanRecords(
+        of origin: String, from first: UInt64,
         _ body: (_ position: UInt64, _ bytes: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         let prefix = Array(origin.utf8) + [0]
-        let revokedAfter = try TrustTable.revokedAfter(origin, txn, layout) ?? .max
-        try txn.scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
+        let cutoff = try revokedAfter(origin) ?? .max
+        try scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
             guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
-                UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= revokedAfter
+                UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= cutoff
             else { return false }
             let p = UInt64(bigEndianBytes: value)
             var goOn = true
-            let found: Void? = try txn.withValue(layout.events, key: p.bigEndianBytes) { bytes in goOn = try body(p, bytes) }
+            let found: Void? = try withValue(layout.events, key: p.bigEndianBytes) { bytes in goOn = try body(p, bytes) }
             guard found != nil else {
                 throw LedgerError.damaged("the origin index names position \(p), which holds no event", position: p)
             }

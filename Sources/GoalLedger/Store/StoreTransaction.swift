@@ -1,0 +1,124 @@
+import Foundation
+import LMDB
+
+/// A transaction on the store's tables, read or write: the log's reads, trust's rows and the
+/// stored projection's reads are its methods, so that code holding one asks it, rather than
+/// passing a transaction and the tables around.
+///
+/// ``LedgerSnapshot`` and ``LedgerWriter`` each own one; the store's own upkeep (opening,
+/// rebuild, migration, trust) opens one with ``LedgerStore/readTransaction(_:)`` or
+/// ``LedgerStore/writeTransaction(_:_:)``. Like the LMDB transaction it owns, it cannot be
+/// copied or kept past the closure it is handed to.
+struct StoreTransaction: ~Copyable {
+    let lmdb: Transaction
+    let layout: StoreLayout
+
+    init(_ txn: consuming Transaction, layout: StoreLayout) {
+        self.lmdb = txn
+        self.layout = layout
+    }
+
+    // MARK: The log
+
+    /// The number of events (the last position; 0 when the log is empty).
+    func lastPosition() throws -> UInt64{
+        guard let last = try lmdb.last(layout.events) else { return 0 }
+        return UInt64(bigEndianBytes: last.key)
+    }
+
+    /// The store's clock as the next event starts from it. A store written before the gate
+    /// bounded clocks may hold an event whose reading lies past ``HLC/latest`` and a clock moved
+    /// to it; such a reading is ignored: the clock is the latest supported reading the log holds
+    /// (found once, then written back by the next batch), so the store keeps appending.
+    func clock() throws -> HLC {
+        let stored = HLC(rawValue: try u64(layout.meta, MetaKey.hlc) ?? 0)
+        if stored.isSupported { return stored }
+        var clock = HLC(rawValue: 0)
+        try lmdb.scan(layout.events, from: UInt64(1).bigEndianBytes) { key, value in
+            let e = try LedgerStore.decodeRecord(value, position: UInt64(bigEndianBytes: key))
+            if e.hlc.isSupported, e.hlc > clock { clock = e.hlc }
+            return true
+        }
+        return clock
+    }
+
+    /// The event stored at `position`; nil past the log's end.
+    func event(at position: UInt64) throws -> Event?{
+        var decoded: Event?
+        _ = try lmdb.withValue(layout.events, key: position.bigEndianBytes) { bytes in
+            decoded = try LedgerStore.decodeRecord(bytes, position: position)
+        }
+        return decoded
+    }
+
+    /// The position of the event with id `id`, through the id index; nil when the store does not hold it.
+    func position(of id: UUID) throws -> UInt64? {
+        try lmdb.withValue(layout.eventIds, key: id.bytes) { UInt64(bigEndianBytes: $0) }
+    }
+
+    /// The event with id `id`, through the id index; nil when the store does not hold it.
+    func event(id: UUID) throws -> Event? {
+        guard let position = try position(of: id) else { return nil }
+        return try event(at: position)
+    }
+
+    /// Local positions of the events about `goal`, in order.
+    func positions(ofGoal goal: UUID) throws -> [UInt64] {
+        var positions: [UInt64] = []
+        try lmdb.scanDuplicates(layout.goalEvents, key: goal.bytes) { value in
+            positions.append(UInt64(bigEndianBytes: value))
+            return true
+        }
+        return positions
+    }
+
+    /// The events about `goal` that the fold counts, in position order: not set aside, and not
+    /// of a revoked device after its cutoff (a store may hold such an event, its own or one it
+    /// received before the revocation; no view, audit or conflict reads it).
+    func events(ofGoal goal: UUID) throws -> [(position: UInt64, event: Event)] {
+        let revoked = try revocations()
+        return try positions(ofGoal: goal).compactMap { p in
+            guard let e = try event(at: p) else {
+                throw LedgerError.damaged("the goal index names position \(p), which holds no event", position: p)
+            }
+            return e.isCounted(revokedAfter: revoked) ? (p, e) : nil
+        }
+    }
+
+    /// For each origin device, the last origin sequence the log holds.
+    func originHeads() throws -> [String: UInt64]{
+        var heads: [String: UInt64] = [:]
+        try lmdb.scan(layout.originHeads) { key, value in
+            heads[String(decoding: key, as: UTF8.self)] = UInt64(bigEndianBytes: value)
+            return true
+        }
+        return heads
+    }
+
+    /// A big-endian u64 row of `db`.
+    func u64(_ db: Database, _ key: [UInt8]) throws -> UInt64? {
+        try lmdb.withValue(db, key: key) { UInt64(bigEndianBytes: $0) }
+    }
+}
+
+extension StoreTransaction {
+    /// The event schema recorded in the store (1 when the record is missing, as in the oldest stores).
+    func schema() throws -> Int { Int(try u64(layout.meta, MetaKey.schema) ?? 1) }
+
+    /// How schema-1 history writes count: the old rule until migration.
+    func historyRule() throws -> HistoryRule { HistoryRule(schema: try schema()) }
+
+    /// Migration identifiers recorded in the store, in the order of ``Migrator/migrations``
+    /// (unknown ones last, by name).
+    func appliedMigrations() throws -> [String] {
+        var found: [String] = []
+        let prefix = Array("migration:".utf8)
+        try lmdb.scan(layout.meta, from: prefix) { k, _ in
+            guard k.starts(with: prefix) else { return false }
+            found.append(String(decoding: k.dropFirst(prefix.count), as: UTF8.self))
+            return true
+        }
+        let order = Migrator.migrations.map(\.identifier)
+        return found.sorted { (order.firstIndex(of: $0) ?? Int.max, $0) < (order.firstIndex(of: $1) ?? Int.max, $1) }
+    }
+}
