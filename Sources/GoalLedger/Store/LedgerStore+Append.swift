@@ -13,7 +13,7 @@ extension LedgerStore {
         _ drafts: [EventDraft], lines: [Int]?, expectedVersion: Int?, now: Instant, enrolling: Bool, signingKey: SigningKey?,
         schema: Int, _ txn: borrowing StoreTransaction
     ) throws -> [AppendResult] {
-        try self.checkBeforeWriting(txn, layout)
+        try checkBeforeWriting(txn)
         var batch = try LocalBatch(store: self, drafts: drafts, schema: schema, enrolling: enrolling, signingKey: signingKey, txn)
         if let expectedVersion { try batch.checkVersion(expectedVersion, of: drafts, txn) }
         for (index, draft) in drafts.enumerated() {

@@ -80,7 +80,7 @@ extension LedgerStore {
     /// Refuses to build on a damaged store: the last events' checksums and the projection's
     /// checkpoint are checked before a write (cheap; `verify` checks everything). Damage found
     /// while a write reads the log refuses that write too.
-    func checkBeforeWriting(_ txn: borrowing StoreTransaction, _ layout: StoreLayout) throws {
+    func checkBeforeWriting(_ txn: borrowing StoreTransaction) throws {
         let last = try txn.lastPosition()
         let status = try txn.projectionStatus()
         guard status.checkpoint == last else {
