@@ -146,74 +146,18 @@ public struct Reconciler: Sendable {
             // Unknown: absent is "can't tell", not "no". Leave the device's center alone.
             report.full = requestedFull || previous == nil
         case .denied?, .notDetermined?:
-            report.full = true
-            let ids = heldGoalReminders.keys.sorted(by: String.bytesPrecede)
-            if !ids.isEmpty {
-                try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: ids) }
-                report.cancelled = ids
-            }
-            if authorization == .denied {
-                let plan = try store.reading { try $0.pendingPlan(device: $0.device, now: now).1 }
-                report.issues = Set(plan.requests.map(\.plannedGoal)).map { ReminderIssue(goal: $0, kind: .permissionDenied) }
-            }
+            try await withdrawAll(heldGoalReminders, from: center, authorization: authorization, now: now, &report)
             state.retry = []
             state.authorization = authorization
         case .authorized?, .provisional?, .ephemeral?:
-            let capacity = device.settings.capacity
-            var desired: [NotificationRequest] = []
-            var full =
+            let full =
                 requestedFull || previous?.held == nil || previous?.authorization != authorization || changes.all
                 || state.overCapacity || device.settings.strategy != .repeating
-            if !full {
-                var goals = changes.goals.union(state.retry).union(previous!.held!)
-                for id in heldGoalReminders.keys { goals.insert(Self.goal(ofReminderID: id)) }
-                let (rows, exceeds) = try store.reading { try $0.pendingRows(device: $0.device, goals: goals, limit: capacity) }
-                if exceeds {
-                    full = true
-                } else {
-                    desired = try store.reading { try $0.expand(rows, device: device, now: now).requests }
-                }
-            }
-            if full {
-                let plan = try store.reading { try $0.pendingPlan(device: $0.device, now: now).1 }
-                desired = plan.requests
-                state.overCapacity = !plan.overCapacity.isEmpty
-                report.issues += plan.overCapacity.map { ReminderIssue(goal: $0, kind: .overCapacity) }
-            }
-            report.full = full
+            let desired = try desiredRequests(
+                device, now: now, full: full, changed: changes.goals, held: heldGoalReminders, previous: previous, &state, &report)
             state.retry = []
-            var left = Set<UUID>()
-            // Schedule first…
-            for request in desired {
-                var pending = request.asHeld
-                if let content {
-                    let text = content(request)
-                    pending.title = text.title
-                    pending.body = text.body
-                }
-                if heldGoalReminders[request.id] == pending {
-                    report.unchanged += 1
-                    left.insert(request.plannedGoal)
-                    continue
-                }
-                do {
-                    try await center.add(pending)
-                    report.scheduled.append(request.id)
-                    left.insert(request.plannedGoal)
-                } catch {
-                    report.issues.append(ReminderIssue(goal: request.plannedGoal, kind: .schedulingFailure))
-                    state.retry.insert(request.plannedGoal)
-                }
-            }
-            // …then cancel the goal reminders the table does not want.
-            let wanted = Set(desired.map(\.id))
-            let stale = heldGoalReminders.keys.filter { !wanted.contains($0) }.sorted(by: String.bytesPrecede)
-            if !stale.isEmpty {
-                try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: stale) }
-                report.cancelled = stale
-            }
+            state.held = try await scheduleThenCancel(desired, held: heldGoalReminders, in: center, &state, &report)
             state.authorization = authorization
-            state.held = left
         }
         if authorization != nil { report.removedDelivered = try await removeDelivered(center) }
         report.scheduled.sort(by: String.bytesPrecede)
@@ -223,6 +167,88 @@ public struct Reconciler: Sendable {
         }
         if saveState { try self.saveState(state) }
         return report
+    }
+
+    /// Without permission (denied, or not asked yet): every goal reminder the center holds is
+    /// removed; a denied device's planned goals are reported as such.
+    private func withdrawAll(
+        _ held: [String: NotificationRequest], from center: some ReminderCenter, authorization: AuthorizationStatus?,
+        now: Instant, _ report: inout ReconcileReport
+    ) async throws(LedgerError) {
+        report.full = true
+        let ids = held.keys.sorted(by: String.bytesPrecede)
+        if !ids.isEmpty {
+            try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: ids) }
+            report.cancelled = ids
+        }
+        if authorization == .denied {
+            let plan = try store.reading { try $0.pendingPlan(device: $0.device, now: now).1 }
+            report.issues = Set(plan.requests.map(\.plannedGoal)).map { ReminderIssue(goal: $0, kind: .permissionDenied) }
+        }
+    }
+
+    /// The requests the device should hold: an incremental pass reads only the rows of the goals
+    /// that changed, are to be retried or are held; a full pass (asked for, or when the
+    /// incremental rows would exceed the capacity) plans the whole table.
+    private func desiredRequests(
+        _ device: DeviceState, now: Instant, full requested: Bool, changed: Set<UUID>, held: [String: NotificationRequest],
+        previous: State?, _ state: inout State, _ report: inout ReconcileReport
+    ) throws(LedgerError) -> [NotificationRequest] {
+        var full = requested
+        if !full, let previousHeld = previous?.held {
+            var goals = changed.union(state.retry).union(previousHeld)
+            for id in held.keys { goals.insert(Self.goal(ofReminderID: id)) }
+            let capacity = device.settings.capacity
+            let (rows, exceeds) = try store.reading { try $0.pendingRows(device: $0.device, goals: goals, limit: capacity) }
+            if !exceeds {
+                report.full = false
+                return try store.reading { try $0.expand(rows, device: device, now: now).requests }
+            }
+            full = true
+        }
+        let plan = try store.reading { try $0.pendingPlan(device: $0.device, now: now).1 }
+        state.overCapacity = !plan.overCapacity.isEmpty
+        report.issues += plan.overCapacity.map { ReminderIssue(goal: $0, kind: .overCapacity) }
+        report.full = full
+        return plan.requests
+    }
+
+    /// Schedules every desired request the center does not hold as it is, then cancels the goal
+    /// reminders the table does not want (schedule before cancel: a failure leaves the old
+    /// reminder in place). The goals whose reminder is held afterwards.
+    private func scheduleThenCancel(
+        _ desired: [NotificationRequest], held: [String: NotificationRequest], in center: some ReminderCenter, _ state: inout State,
+        _ report: inout ReconcileReport
+    ) async throws(LedgerError) -> Set<UUID> {
+        var left = Set<UUID>()
+        for request in desired {
+            var pending = request.asHeld
+            if let content {
+                let text = content(request)
+                pending.title = text.title
+                pending.body = text.body
+            }
+            if held[request.id] == pending {
+                report.unchanged += 1
+                left.insert(request.plannedGoal)
+                continue
+            }
+            do {
+                try await center.add(pending)
+                report.scheduled.append(request.id)
+                left.insert(request.plannedGoal)
+            } catch {
+                report.issues.append(ReminderIssue(goal: request.plannedGoal, kind: .schedulingFailure))
+                state.retry.insert(request.plannedGoal)
+            }
+        }
+        let wanted = Set(desired.map(\.id))
+        let stale = held.keys.filter { !wanted.contains($0) }.sorted(by: String.bytesPrecede)
+        if !stale.isEmpty {
+            try await Self.call("remove requests") { try await center.removePendingRequests(withIdentifiers: stale) }
+            report.cancelled = stale
+        }
+        return left
     }
 
     /// Removes the delivered goal reminders of goals that were deleted, whose reminder was

@@ -15,13 +15,8 @@ extension StoreTransaction {
     /// position `first + k`: the log appended at its end, and each index's entries written in
     /// its key order, so that a large batch visits each B-tree page once instead of at random.
     func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64) throws {
-        func sortKey(_ id: UUID) -> (UInt64, UInt64) {
-            withUnsafeBytes(of: id.uuid) {
-                ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
-            }
-        }
-        var ids: [(key: (UInt64, UInt64), position: UInt64)] = []
-        var goals: [(key: (UInt64, UInt64), position: UInt64)] = []
+        var ids: [(key: IDKey, position: UInt64)] = []
+        var goals: [(key: IDKey, position: UInt64)] = []
         var origins: [(at: Int, position: UInt64)] = []
         ids.reserveCapacity(order.count)
         goals.reserveCapacity(order.count)
@@ -31,57 +26,85 @@ extension StoreTransaction {
             try withUnsafeBytes(of: position.bigEndian) { pos in
                 try records[i].withUnsafeBytes { try put(layout.events, key: pos, value: $0, options: .append) }
             }
-            ids.append((sortKey(events[i].id), position))
+            ids.append((IDKey(events[i].id), position))
             if let goal = events[i].payload.goal {
-                goals.append((sortKey(goal), position))
+                goals.append((IDKey(goal), position))
             } else {
                 try put(layout.deviceEvents, key: StoreLayout.deviceKey(events[i].origin, position), value: [])
             }
             origins.append((i, position))
             position += 1
         }
-        func bytes(_ key: (UInt64, UInt64)) -> [UInt8] { key.0.bigEndianBytes + key.1.bigEndianBytes }
-        // Where every key of the batch sorts after the table's last (a store's first pull, a
-        // new goal), LMDB appends them to the table's last page instead of searching for each.
+        try putIDs(&ids)
+        try putGoalPositions(&goals)
+        try putOrigins(&origins, of: events)
+    }
+
+    /// An id (an event's or a goal's) as two integers that order as its bytes do.
+    struct IDKey: Equatable {
+        let high: UInt64
+        let low: UInt64
+
+        init(_ id: UUID) {
+            (high, low) = withUnsafeBytes(of: id.uuid) {
+                ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
+            }
+        }
+
+        static func < (a: IDKey, b: IDKey) -> Bool { (a.high, a.low) < (b.high, b.low) }
+
+        var bytes: [UInt8] { high.bigEndianBytes + low.bigEndianBytes }
+
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            try withUnsafeBytes(of: (high.bigEndian, low.bigEndian), body)
+        }
+    }
+
+    /// The id index's entries of a batch, in key order. Where every key of the batch sorts
+    /// after the table's last (a store's first pull), LMDB appends them to the table's last
+    /// page instead of searching for each.
+    private func putIDs(_ ids: inout [(key: IDKey, position: UInt64)]) throws {
         ids.sort { $0.key < $1.key }
-        if let first = ids.first {
-            let options = try orderedPutOptions(layout.eventIds, from: bytes(first.key), .noOverwrite)
-            for (key, position) in ids {
-                try withUnsafeBytes(of: position.bigEndian) { pos in
-                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) {
-                        try put(layout.eventIds, key: $0, value: pos, options: options)
-                    }
-                }
+        guard let first = ids.first else { return }
+        let options = try orderedPutOptions(layout.eventIds, from: first.key.bytes, .noOverwrite)
+        for (key, position) in ids {
+            try withUnsafeBytes(of: position.bigEndian) { pos in
+                try key.withBytes { try put(layout.eventIds, key: $0, value: pos, options: options) }
             }
         }
+    }
+
+    /// The goal index's entries of a batch, in key order: a goal's first position is appended
+    /// as a new key, its later ones as duplicates, where the batch's goals sort after the
+    /// table's last (a new goal).
+    private func putGoalPositions(_ goals: inout [(key: IDKey, position: UInt64)]) throws {
         goals.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
-        if let first = goals.first {
-            // A goal's first position is appended as a new key, its later ones as duplicates.
-            let appending = try sortsAfterLast(layout.goalEvents, bytes(first.key))
-            var previous: (UInt64, UInt64)?
-            for (key, position) in goals {
-                let options: Transaction.PutOptions = !appending ? [] : previous.map { $0 == key } == true ? .appendDuplicate : .append
-                previous = key
-                try withUnsafeBytes(of: position.bigEndian) { pos in
-                    try withUnsafeBytes(of: (key.0.bigEndian, key.1.bigEndian)) {
-                        try put(layout.goalEvents, key: $0, value: pos, options: options)
-                    }
-                }
+        guard let first = goals.first else { return }
+        let appending = try sortsAfterLast(layout.goalEvents, first.key.bytes)
+        var previous: IDKey?
+        for (key, position) in goals {
+            let options: Transaction.PutOptions = !appending ? [] : previous == key ? .appendDuplicate : .append
+            previous = key
+            try withUnsafeBytes(of: position.bigEndian) { pos in
+                try key.withBytes { try put(layout.goalEvents, key: $0, value: pos, options: options) }
             }
         }
+    }
+
+    /// The origin index's entries of a batch, in key order (origin, then sequence).
+    private func putOrigins(_ origins: inout [(at: Int, position: UInt64)], of events: [Event]) throws {
         origins.sort { a, b in
             let x = events[a.at]
             let y = events[b.at]
             return x.origin == y.origin ? x.sequence < y.sequence : String.bytesPrecede(x.origin, y.origin)
         }
-        if let first = origins.first {
-            let firstKey = StoreLayout.originKey(events[first.at].origin, events[first.at].sequence)
-            let options = try orderedPutOptions(layout.origins, from: firstKey, .noOverwrite)
-            for (i, position) in origins {
-                try put(
-                    layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes,
-                    options: options)
-            }
+        guard let first = origins.first else { return }
+        let firstKey = StoreLayout.originKey(events[first.at].origin, events[first.at].sequence)
+        let options = try orderedPutOptions(layout.origins, from: firstKey, .noOverwrite)
+        for (i, position) in origins {
+            try put(
+                layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes,
+                options: options)
         }
     }
 }
