@@ -149,54 +149,11 @@ public final class LedgerStore: @unchecked Sendable {
         at path: String, env: Environment, onRebuild: ((String) -> Void)?, keys: (any DeviceKeyStore)?
     ) throws(LedgerError) -> LedgerStore {
         let store = try failing({ "cannot open the store at \(path): \($0)" }) {
-            let layout: StoreLayout
-            do {
-                layout = try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name))
-                }
-            } catch let e as LMDBError where e.isNotFound {
-                // A store from before a table existed: create what is missing (empty projection
-                // tables; the version check below then rebuilds them).
-                layout = try env.write { txn in
-                    guard try txn.get(try txn.openDatabase(named: "meta", create: false), key: MetaKey.ledger) != nil else {
-                        throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)")
-                    }
-                    return try StoreLayout { name in
-                        try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
-                    }
-                }
-            }
+            let layout = try openTables(at: path, env)
             do {
                 return try env.withReadTransaction { opened in
-                let txn = StoreTransaction(opened, layout: layout)
-                guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
-                    let device = try txn.get(layout.meta, key: MetaKey.device),
-                    let schema = try txn.get(layout.meta, key: MetaKey.schema),
-                    let format = try txn.get(layout.meta, key: MetaKey.format)
-                else { throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)") }
-                let storeFormat = UInt64(bigEndianBytes: format)
-                guard storeFormat <= Self.format else {
-                    throw LedgerError(
-                        .store,
-                        "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
-                }
-                let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
-                let schemaValue = Int(UInt64(bigEndianBytes: schema))
-                guard schemaValue <= currentSchema else {
-                    throw LedgerError(
-                        .store,
-                        "the store at \(path) uses event schema \(schemaValue), newer than this ledger (\(currentSchema)); upgrade the ledger"
-                    )
-                }
-                let known = Set(Migrator.migrations.map(\.identifier))
-                if let unknown = try txn.appliedMigrations().first(where: { !known.contains($0) }) {
-                    throw LedgerError(
-                        .store,
-                        "the store at \(path) records migration \"\(unknown)\", which this ledger does not know: the store is newer; upgrade the ledger"
-                    )
-                }
-                return LedgerStore(
-                    path: path, env: env, layout: layout, ledgerID: id,
-                    device: String(decoding: device, as: UTF8.self), keys: keys)
+                    let (id, device) = try identity(at: path, StoreTransaction(opened, layout: layout))
+                    return LedgerStore(path: path, env: env, layout: layout, ledgerID: id, device: device, keys: keys)
                 }
             } catch let e as LMDBError where e.isNotFound {
                 throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
@@ -205,6 +162,54 @@ public final class LedgerStore: @unchecked Sendable {
         try store.adoptStagedKey()
         try store.ensureProjectionIsCurrent(onRebuild: onRebuild)
         return store
+    }
+
+    /// The store's tables; those a store from before a table existed lacks are created (empty
+    /// projection tables: the version check then rebuilds them).
+    private static func openTables(at path: String, _ env: Environment) throws -> StoreLayout {
+        do {
+            return try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name)) }
+        } catch let e as LMDBError where e.isNotFound {
+            return try env.write { txn in
+                guard try txn.get(try txn.openDatabase(named: "meta", create: false), key: MetaKey.ledger) != nil else {
+                    throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)")
+                }
+                return try StoreLayout { name in
+                    try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
+                }
+            }
+        }
+    }
+
+    /// The ledger's id and the store's device, from its metadata; a store of a newer format,
+    /// schema or migration than this code knows is refused.
+    private static func identity(at path: String, _ txn: borrowing StoreTransaction) throws -> (UUID, String) {
+        let layout = txn.layout
+        guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
+            let device = try txn.get(layout.meta, key: MetaKey.device),
+            let schema = try txn.get(layout.meta, key: MetaKey.schema),
+            let format = try txn.get(layout.meta, key: MetaKey.format)
+        else { throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)") }
+        let storeFormat = UInt64(bigEndianBytes: format)
+        guard storeFormat <= Self.format else {
+            throw LedgerError(
+                .store, "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
+        }
+        let schemaValue = Int(UInt64(bigEndianBytes: schema))
+        guard schemaValue <= currentSchema else {
+            throw LedgerError(
+                .store,
+                "the store at \(path) uses event schema \(schemaValue), newer than this ledger (\(currentSchema)); upgrade the ledger")
+        }
+        let known = Set(Migrator.migrations.map(\.identifier))
+        if let unknown = try txn.appliedMigrations().first(where: { !known.contains($0) }) {
+            throw LedgerError(
+                .store,
+                "the store at \(path) records migration \"\(unknown)\", which this ledger does not know: the store is newer; upgrade the ledger"
+            )
+        }
+        let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
+        return (id, String(decoding: device, as: UTF8.self))
     }
 
     private static func openEnvironment(_ path: String, options: StoreOptions) throws(LedgerError) -> Environment {
