@@ -1,12 +1,5 @@
 import Foundation
 
-/// Trust as the log says it is: the fold of the log's trust events, and the sequence each
-/// origin's events count through, where not all of them do.
-struct DerivedTrust {
-    var state: TrustState
-    var cutoffs: [String: UInt64]
-}
-
 extension LedgerStore {
     /// Trust re-derived from the log: the founder from the signatures, then the fold of the
     /// trust events, each with the signature that covers it, then each origin's cutoff.
