@@ -24,8 +24,9 @@ import LMDB
 /// event's canonical key: its goal's entries are then derived from the history writes' events,
 /// and under the old rule, where only the last write counts, that one is found by the keys alone).
 ///
-/// The tables are updated by `StoredProjection.Batch` in the transaction of the append, import
-/// or rebuild chunk that changes them, and `verify` compares them with a fresh computation.
+/// `reminders` and `pending` are `PendingModel`'s tables, `entries` is `EntryModel`'s: each
+/// model keeps them up to date in the transaction of the append, import or rebuild chunk that
+/// changes them, and `verify` compares them with a fresh computation.
 enum PendingTable {
     /// 2: the facts carry the reminder's weekday (0: the device's first weekday).
     static let codecVersion: UInt8 = 2
