@@ -40,7 +40,9 @@ struct ReadModelTests {
             let other = layout.projections[1 - active]
             // The other generation filled from the log too, so that leaving it alone shows.
             try LedgerStore.fold(from: 1, through: try LedgerStore.lastPosition(txn, layout), into: other, txn, layout)
-            let logTables = [layout.meta, layout.events, layout.eventIds, layout.origins, layout.originHeads, layout.goalEvents, layout.deviceEvents]
+            let logTables = [
+                layout.meta, layout.events, layout.eventIds, layout.origins, layout.originHeads, layout.goalEvents, layout.deviceEvents,
+            ]
             let logBefore = try logTables.map { try txn.count($0) }
             let otherBefore = try other.all.map { try txn.count($0) }
             let activeBefore = try layout.projections[active].all.map { try txn.count($0) }
@@ -51,7 +53,8 @@ struct ReadModelTests {
 
             try layout.projections[active].clear(txn)
 
-            #expect(try layout.projections[active].all.map { try txn.count($0) } == Array(repeating: 0, count: ProjectionTable.allCases.count))
+            #expect(
+                try layout.projections[active].all.map { try txn.count($0) } == Array(repeating: 0, count: ProjectionTable.allCases.count))
             #expect(try other.all.map { try txn.count($0) } == otherBefore)
             #expect(try logTables.map { try txn.count($0) } == logBefore)
         }

@@ -23,7 +23,9 @@ struct GoalHeaderModel: ReadModel {
             break
         }
         if let goal = e.payload.goal {
-            if state.headers[goal] == nil { state.headers[goal] = try StoredProjection.header(goal, txn, state.tables) ?? GoalState(id: goal) }
+            if state.headers[goal] == nil {
+                state.headers[goal] = try StoredProjection.header(goal, txn, state.tables) ?? GoalState(id: goal)
+            }
             state.headers[goal]!.apply(e)
             state.changedGoals.insert(goal)
         } else {
@@ -39,7 +41,9 @@ struct GoalHeaderModel: ReadModel {
         let goals = state.changedGoals.map { (key: $0.bytes, goal: $0) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
         if let first = goals.first {
             let options = try txn.orderedPutOptions(t.goals, from: first.key)
-            for (key, goal) in goals { try txn.put(t.goals, key: key, value: ProjectionCodec.encodeHeader(state.headers[goal]!), options: options) }
+            for (key, goal) in goals {
+                try txn.put(t.goals, key: key, value: ProjectionCodec.encodeHeader(state.headers[goal]!), options: options)
+            }
         }
         for name in changedDevices {
             try txn.put(t.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(state.devices[name]!))

@@ -10,8 +10,6 @@ import LMDB
 struct SetAsideModel: ReadModel {
     static let tables: [ProjectionTable] = [.setAside]
 
-    init() {}
-
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing Transaction) throws {}
 
     mutating func flush(_ state: inout FoldState, _ txn: borrowing Transaction) throws {}

@@ -100,7 +100,8 @@ struct ViewModel: ReadModel {
         let before = basis
         var numbers = Set<Int32>()
         for c in changed {
-            if let n = try ViewTables.apply(day: c.day, old: c.old, new: c.new, of: goal, cadence: basis.cadence, firstWeekday: fw, txn, t) {
+            if let n = try ViewTables.apply(day: c.day, old: c.old, new: c.new, of: goal, cadence: basis.cadence, firstWeekday: fw, txn, t)
+            {
                 numbers.insert(n)
             }
         }
