@@ -32,7 +32,7 @@ extension LedgerStore {
                 return target
             }
             var folded: UInt64 = 0
-            // Goals whose digest entry sums are computed once, by the last transaction.
+            // Goals whose entries are not additive, computed once, by the last transaction.
             var deferred = Set<UUID>()
             while true {
                 let (last, done, goals) = try env.write { txn in
@@ -65,9 +65,11 @@ extension LedgerStore {
         }
     }
 
-    /// Folds the events from `start` through `end` into `tables` in one batch. `deferring`: the
-    /// goals whose digest entry sums need computing again from their entries are returned
-    /// instead (a rebuild chunk); `recomputing`: such goals collected before, computed now.
+    /// Folds the events from `start` through `end` into `tables` in one batch (every read
+    /// model, see `StoredProjection.Batch`). `deferring`: the goals whose entries are not
+    /// additive, whose digest sums and day rows need computing again from their whole state,
+    /// are returned instead (a rebuild chunk); `recomputing`: such goals collected before,
+    /// computed now.
     @discardableResult
     static func fold(
         from start: UInt64, through end: UInt64, into tables: ProjectionTables,
