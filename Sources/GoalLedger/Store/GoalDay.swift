@@ -1,6 +1,6 @@
 import Foundation
 
-/// A goal's day: a key of `touchedDays`.
+/// A goal's day: the day rows a batch changes (`ViewModel`).
 struct GoalDay: Hashable {
     var goal: UUID
     var day: Day

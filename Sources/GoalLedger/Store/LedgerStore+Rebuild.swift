@@ -32,13 +32,13 @@ extension LedgerStore {
                 return target
             }
             var folded: UInt64 = 0
-            // Goals whose digest entry sums are computed once, by the last transaction.
+            // Goals whose entries are not additive, computed once, by the last transaction.
             var deferred = Set<UUID>()
             while true {
                 let (last, done, goals) = try writeTransaction { txn in
                     let last = try txn.lastPosition()
                     let end = min(last, folded + chunk)
-                    let goals = try Self.fold(from: folded + 1, through: end, into: target, txn, layout, deferring: true)
+                    let goals = try txn.fold(from: folded + 1, through: end, into: target, deferring: true)
                     try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: end.bigEndianBytes)
                     return (last, end, goals)
                 }
@@ -51,7 +51,7 @@ extension LedgerStore {
             try writeTransaction { txn in
                 let status = try txn.projectionStatus()
                 let last = try txn.lastPosition()
-                try Self.fold(from: folded + 1, through: last, into: target, txn, layout, recomputing: deferred)
+                try txn.fold(from: folded + 1, through: last, into: target, recomputing: deferred)
                 try txn.put(layout.meta, key: MetaKey.projectionActive, value: UInt64(1 - status.generation).bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionVersion, value: StoredProjection.version.bigEndianBytes)
                 try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: last.bigEndianBytes)
@@ -63,30 +63,6 @@ extension LedgerStore {
                 }
             }
         }
-    }
-
-    /// Folds the events from `start` through `end` into `tables` in one batch. `deferring`: the
-    /// goals whose digest entry sums need computing again from their entries are returned
-    /// instead (a rebuild chunk); `recomputing`: such goals collected before, computed now.
-    @discardableResult
-    static func fold(
-        from start: UInt64, through end: UInt64, into tables: ProjectionTables,
-        _ txn: borrowing StoreTransaction, _ layout: StoreLayout, deferring: Bool = false, recomputing: Set<UUID> = []
-    ) throws -> Set<UUID> {
-        guard start <= end || !recomputing.isEmpty else { return [] }
-        var batch = StoredProjection.Batch(tables: tables, layout: layout)
-        batch.defersRecomputing = deferring
-        batch.recompute(recomputing)
-        if start <= end {
-            try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
-                let position = UInt64(bigEndianBytes: key)
-                guard position <= end else { return false }
-                try batch.apply(try decodeForFolding(value, position: position), at: position, txn)
-                return true
-            }
-        }
-        try batch.flush(txn)
-        return batch.deferredGoals
     }
 
     /// The event stored at `position`, without its chain fields (which no fold reads); a
@@ -124,7 +100,7 @@ extension LedgerStore {
                 try writeTransaction { txn in
                     let s = try txn.projectionStatus()
                     let end = try txn.lastPosition()
-                    try Self.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation], txn, layout)
+                    try txn.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation])
                     try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: end.bigEndianBytes)
                 }
             }

@@ -24,8 +24,9 @@ import LMDB
 /// event's canonical key: its goal's entries are then derived from the history writes' events,
 /// and under the old rule, where only the last write counts, that one is found by the keys alone).
 ///
-/// The tables are updated by `StoredProjection.Batch` in the transaction of the append, import
-/// or rebuild chunk that changes them, and `verify` compares them with a fresh computation.
+/// `reminders` and `pending` are `PendingModel`'s tables, `entries` is `EntryModel`'s: each
+/// model keeps them up to date in the transaction of the append, import or rebuild chunk that
+/// changes them, and `verify` compares them with a fresh computation.
 enum PendingTable {
     /// 2: the facts carry the reminder's weekday (0: the device's first weekday).
     static let codecVersion: UInt8 = 2
@@ -176,9 +177,7 @@ enum PendingTable {
 
     /// Brings the facts and rows in line with a batch's changes. Runs in the batch's transaction,
     /// after its goal headers and device rows were written.
-    static func update(
-        _ changes: Changes, headers: [UUID: GoalState], _ txn: borrowing StoreTransaction, _ t: ProjectionTables, _ layout: StoreLayout
-    ) throws {
+    static func update(_ changes: Changes, headers: [UUID: GoalState], _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws {
         guard !changes.isEmpty else { return }
         var rule: HistoryRule?
 
@@ -326,7 +325,7 @@ enum PendingTable {
     /// `cache` keeps each goal's entries for the rest of the read.
     static func periodCompleted(
         _ row: PendingRow, within: Instant, from: Day, calendar: DeviceCalendar, cache: inout [UUID: GoalState],
-        _ txn: borrowing StoreTransaction, _ t: ProjectionTables, _ layout: StoreLayout, rule: HistoryRule
+        _ txn: borrowing StoreTransaction, _ t: ProjectionTables, rule: HistoryRule
     ) throws -> Bool {
         let goal = row.facts.goal
         if cache[goal] == nil {

@@ -155,7 +155,7 @@ extension StoreTransaction {
             do {
                 let from = row.facts.cadence == .weekly ? weekStart : today
                 return try PendingTable.periodCompleted(
-                    row, within: within, from: from, calendar: context.calendar, cache: &cache, self, t, layout, rule: rule)
+                    row, within: within, from: from, calendar: context.calendar, cache: &cache, self, t, rule: rule)
             } catch {
                 failure = error
                 return false

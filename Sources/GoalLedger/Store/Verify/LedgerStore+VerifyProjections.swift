@@ -3,9 +3,8 @@ import LMDB
 
 extension LedgerStore {
     /// The ``VerificationCheck/projections`` check: the stored projection is of this version,
-    /// has folded the whole log, and equals the fresh replay `log` made, row for row: the goals,
-    /// removed entries and devices, the pending tables (reminders, pending requests, entries), the
-    /// set-aside events, the digest's rows and the views' (days and runs).
+    /// has folded the whole log, and equals the fresh replay `log` made, row for row, in every
+    /// table of every read model (`ReadModel.freshRows`).
     func verifyProjections(_ txn: borrowing StoreTransaction, _ log: LogScan) throws -> [VerificationProblem] {
         var found = ProblemList(.projections)
         let status = try txn.projectionStatus()
@@ -16,26 +15,24 @@ extension LedgerStore {
             found.add("projection: checkpoint \(status.checkpoint), the log ends at \(log.events)")
         }
         let tables = layout.projections[status.generation]
-        let fresh = try StoredProjection.rows(of: log.projection)
-        let removedRows = Dictionary(uniqueKeysWithValues: fresh.removed.map { ($0, [UInt8]()) })
-        let pending = PendingTable.rows(of: log.projection)
         let firstWeekday = log.projection.device(device).calendar.firstWeekday
-        var views = ViewTables.rows(of: log.projection, firstWeekday: firstWeekday)
-        // The calendar row is written by the first batch folded; when present, it names the
-        // store device's first weekday.
-        if try txn.withValue(tables.runs, key: ViewTables.calendarKey, { _ in true }) == true {
-            views.runs[ViewTables.calendarKey] = [UInt8(firstWeekday)]
+        let replay = FreshReplay(
+            projection: log.projection, setAsideRows: log.setAsideRows, firstWeekday: firstWeekday,
+            calendarStored: try txn.withValue(tables.runs, key: ViewTables.calendarKey, { _ in true }) == true)
+        var fresh: [(table: ProjectionTable, rows: FreshReplay.Rows)] = []
+        for model in StoredProjection.Batch.models { fresh += zip(model.tables, try model.freshRows(of: replay)).map { ($0, $1) } }
+        // In the tables' order, `entries` last: the order the report has always named them in.
+        fresh.sort { ($0.table == .entries ? 1 : 0, $0.table.index) < ($1.table == .entries ? 1 : 0, $1.table.index) }
+        for (table, rows) in fresh {
+            switch rows {
+            case .keyed(let want):
+                for p in try Self.compareRows(table.rawValue, tables[table], want, txn) {
+                    found.add(p.text, position: p.position, origin: p.device, goal: p.goal)
+                }
+            case .entries(let want):
+                for p in try Self.compareEntries(tables[table], want, txn) { found.add(p.text, goal: p.goal) }
+            }
         }
-        for (name, db, want) in [
-            ("goals", tables.goals, fresh.goals), ("removed", tables.removed, removedRows),
-            ("devices", tables.devices, fresh.devices), ("reminders", tables.reminders, pending.reminders),
-            ("pending", tables.pending, pending.pending), ("setAside", tables.setAside, log.setAsideRows),
-            ("digest", tables.digest, fresh.digest), ("days", tables.days, views.days), ("periods", tables.periods, views.periods),
-            ("runs", tables.runs, views.runs),
-        ] {
-            for p in try Self.compareRows(name, db, want, txn) { found.add(p.text, position: p.position, origin: p.device, goal: p.goal) }
-        }
-        for p in try Self.compareEntries(tables.entries, pending.entries, txn) { found.add(p.text, goal: p.goal) }
         return found.problems
     }
 
@@ -177,33 +174,5 @@ extension PendingTable {
         for e in g.recordedEntries.values { rows.append((EntryKey(goal: g.id, e), .entry(e))) }
         for w in g.historyWrites.values { rows.append((EntryKey(goal: g.id, day: historyDay, event: w.event), .history(w.key))) }
         return rows
-    }
-
-    /// Every row of the three tables a fresh replay gives, for `verify` to compare with the
-    /// stored ones. The rows of `entries` come in key order, each with what it holds.
-    static func rows(of p: GoalProjection) -> (
-        reminders: [[UInt8]: [UInt8]], pending: [[UInt8]: [UInt8]], entries: [(key: EntryKey, row: EntryRow)]
-    ) {
-        var reminders: [[UInt8]: [UInt8]] = [:]
-        var pending: [[UInt8]: [UInt8]] = [:]
-        var entries: [(key: EntryKey, row: EntryRow)] = []
-        var facts: [ReminderFacts] = []
-        for (id, g) in p.goals {
-            entries += entryRows(of: g)
-            guard let f = ReminderFacts(g) else { continue }
-            reminders[id.bytes] = encode(f)
-            facts.append(f)
-        }
-        let routing = ReminderRouting(devices: p.devices.values)
-        for device in p.devices.values {
-            let context = ReminderPlan.Context(device)
-            for f in facts {
-                if let row = ReminderPlan.row(f, context, routing: routing, device: device.name) {
-                    pending[rowKey(device: device.name, goal: f.goal)] = encode(row)
-                }
-            }
-        }
-        entries.sort { $0.key < $1.key }
-        return (reminders, pending, entries)
     }
 }

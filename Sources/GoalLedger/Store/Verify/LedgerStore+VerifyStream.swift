@@ -84,6 +84,8 @@ struct GoalWalkTotals {
     var indexed = 0
 
     mutating func add(_ table: Int, _ n: Int = 1) { rows[table] += n }
+
+    mutating func add(_ table: ProjectionTable, _ n: Int = 1) { rows[table.index] += n }
 }
 
 extension LedgerStore {
@@ -328,7 +330,7 @@ extension LedgerStore {
         for (name, d) in s.devices.devices {
             guard try Self.holds(t.devices, Array(name.utf8), ProjectionCodec.encodeDevice(d), txn) else { return nil }
         }
-        walk.add(2, s.devices.devices.count)
+        walk.add(.devices, s.devices.devices.count)
         let routing = ReminderRouting(devices: s.devices.devices.values)
         for device in s.devices.devices.values {
             let context = ReminderPlan.Context(device)
@@ -336,20 +338,20 @@ extension LedgerStore {
                 guard let row = ReminderPlan.row(f, context, routing: routing, device: device.name) else { continue }
                 guard try Self.holds(t.pending, PendingTable.rowKey(device: device.name, goal: f.goal), PendingTable.encode(row), txn)
                 else { return nil }
-                walk.add(4)
+                walk.add(.pending)
             }
         }
         for e in s.setAside {
             guard try Self.holds(t.setAside, e.position.bigEndianBytes, Array(e.reason.utf8), txn) else { return nil }
         }
-        walk.add(6, s.setAsidePositions.count)
+        walk.add(.setAside, s.setAsidePositions.count)
         if walk.totals.count > 0 {
             guard try Self.holds(t.digest, ProjectionTables.ledgerKey, walk.totals.bytes, txn) else { return nil }
-            walk.add(7)
+            walk.add(.digest)
         }
         if let calendar = try txn.get(t.runs, key: ViewTables.calendarKey) {
             guard calendar == [UInt8(firstWeekday)] else { return nil }
-            walk.add(10)
+            walk.add(.runs)
         }
         for (db, want) in zip(t.all, walk.rows) where try txn.count(db) != want { return nil }
         return walk.existing

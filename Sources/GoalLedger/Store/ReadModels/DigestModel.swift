@@ -1,0 +1,86 @@
+import Foundation
+import LMDB
+
+/// The digest read model: `digest` (per goal, its entry sum and header hash; under
+/// `ProjectionTables.ledgerKey`, the created goals' hashes summed and counted). See
+/// `ProjectionDigest` and docs/storage-and-guarantees.md, "The digest".
+///
+/// A live entry adds its hash to its goal's sum as it is folded; at flush, after the entries
+/// and headers are written, the entries the batch's removals removed are subtracted, each
+/// changed goal's header is hashed again, and the ledger's totals follow the goals' hashes.
+struct DigestModel: ReadModel {
+    static let tables: [ProjectionTable] = [.digest]
+
+    /// Per goal, what its entry sum gained in this batch.
+    private var entryDeltas: [UUID: DigestSum] = [:]
+    /// Per goal whose entries are not additive, its entry sum computed from its whole state.
+    private var recomputedSums: [UUID: DigestSum] = [:]
+    /// Reused for every entry's hash.
+    private var hashBuffer: [UInt8] = []
+
+    init() {}
+
+    mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        guard let entry = state.liveEntry, case .progressRecorded(let p) = e.payload else { return }
+        entryDeltas[p.goal, default: .zero] += ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+    }
+
+    mutating func recompute(_ goal: GoalState, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        recomputedSums[goal.id] = try ProjectionDigest.entrySum(of: goal)
+    }
+
+    /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
+    /// header hash, in key order, then the ledger's totals.
+    mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        for r in state.removedEntries where r.counted {
+            entryDeltas[r.goal, default: .zero] -= ProjectionDigest.entryHash(r.entry, buffer: &hashBuffer)
+        }
+        var touched = Set(entryDeltas.keys)
+        touched.formUnion(state.changedGoals)
+        touched.formUnion(state.recomputed)
+        guard !touched.isEmpty else { return }
+        let t = state.tables
+        var totals = try StoredProjection.ledgerDigest(txn, t)
+        let before = totals
+        for goal in touched.map({ (key: IDWords($0), goal: $0) }).sorted(by: { $0.key < $1.key }).map(\.goal) {
+            let old = try StoredProjection.goalDigest(goal, txn, t)
+            var new = old
+            if let sum = recomputedSums[goal] {
+                new.entrySum = sum
+            } else if let delta = entryDeltas[goal] {
+                new.entrySum += delta
+            }
+            if state.changedGoals.contains(goal), let h = state.headers[goal] {
+                new.header = h.exists ? try ProjectionDigest.headerHash(h) : nil
+            }
+            guard new != old else { continue }
+            totals.replace(old.goalHash, with: new.goalHash)
+            if new.isEmpty {
+                try txn.delete(t.digest, key: goal.bytes)
+            } else {
+                try txn.put(t.digest, key: goal.bytes, value: new.bytes)
+            }
+        }
+        entryDeltas = [:]
+        recomputedSums = [:]
+        guard totals != before else { return }
+        if totals.count == 0 {
+            try txn.delete(t.digest, key: ProjectionTables.ledgerKey)
+        } else {
+            try txn.put(t.digest, key: ProjectionTables.ledgerKey, value: totals.bytes)
+        }
+    }
+
+    /// `digest`, computed from scratch: each goal's parts and the ledger's totals.
+    static func freshRows(of replay: FreshReplay) throws -> [FreshReplay.Rows] {
+        var digest: [[UInt8]: [UInt8]] = [:]
+        var totals = LedgerDigest()
+        for (id, g) in replay.projection.goals {
+            let parts = try ProjectionDigest.parts(of: g)
+            if !parts.isEmpty { digest[id.bytes] = parts.bytes }
+            totals.replace(nil, with: parts.goalHash)
+        }
+        if totals.count > 0 { digest[ProjectionTables.ledgerKey] = totals.bytes }
+        return [.keyed(digest)]
+    }
+}

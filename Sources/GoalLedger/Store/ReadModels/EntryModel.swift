@@ -1,0 +1,141 @@
+import Foundation
+import LMDB
+
+/// The entries read model: `entries` (a row per progress entry and per schema-1 history write,
+/// by goal and day: what the views read, see `PendingTable`) and `removed` (the removals).
+///
+/// Entry rows are collected as they come and written in key order at flush; a removal is
+/// written when it is folded, so a later `progressRecorded` of the batch finds it. At flush it
+/// finds the entries the batch's removals removed (`FoldState.removedEntries`), and the goals
+/// whose entries are not additive (`FoldState.recomputed`).
+struct EntryModel: ReadModel {
+    static let tables: [ProjectionTable] = [.entries, .removed]
+
+    /// Entry rows of the batch's progress, written in key order by `flush` (inserts in order
+    /// touch each page once, where the batch's arrival order jumps between goals).
+    private var entryPuts: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)] = []
+    /// The removals this batch stored, with their positions.
+    private var removals: [(goal: UUID, entry: UUID, position: UInt64)] = []
+    /// Whether `removed` is empty (then no entry needs looking up there); read once.
+    private var noRemovals: Bool?
+
+    init() {}
+
+    mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        state.liveEntry = nil
+        switch e.payload {
+        case .progressRecorded(let p):
+            // The entry is the event itself; its day row keeps what the views read.
+            let entry = ProgressEntry(e, p)
+            entryPuts.append((PendingTable.EntryKey(goal: p.goal, entry), .entry(entry)))
+            // A removal may have arrived first: the entry is then not live.
+            if try !isRemoved(e.id, of: p.goal, state.tables, txn) { state.liveEntry = entry }
+        case .progressHistoryReplaced(let p):
+            entryPuts.append((PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id), .history(e.key)))
+            state.recomputed.insert(p.goal)
+        case .progressRemoved(let p):
+            let key = p.goal.bytes + p.entry.bytes
+            if try txn.get(state.tables.removed, key: key) == nil {
+                try txn.put(state.tables.removed, key: key, value: [])
+                noRemovals = false
+                removals.append((p.goal, p.entry, position))
+            }
+        default:
+            break
+        }
+    }
+
+    /// Whether a removal of entry `id` of `goal` is stored.
+    private mutating func isRemoved(_ id: UUID, of goal: UUID, _ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws -> Bool {
+        if noRemovals == nil { noRemovals = try txn.count(t.removed) == 0 }
+        if noRemovals == true { return false }
+        var key = goal.bytes
+        key += id.bytes
+        return try txn.withValue(t.removed, key: key) { _ in true } ?? false
+    }
+
+    mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        try writeEntries(state.tables, txn)
+        // Goals to compute again if they hold history writes: a removal named an entry that
+        // is not a recorded one (perhaps one of a schema-1 history write).
+        var recomputeIfHistory = Set<UUID>()
+        for r in removals {
+            if let found = try removedEntry(r.entry, of: r.goal, at: r.position, state, txn) {
+                state.removedEntries.append((r.goal, found.entry, found.counted))
+            } else {
+                recomputeIfHistory.insert(r.goal)
+            }
+        }
+        removals = []
+        if state.defersRecomputing {
+            state.deferred = state.recomputed.union(recomputeIfHistory)
+            state.recomputed = []
+            return
+        }
+        for goal in recomputeIfHistory where !state.recomputed.contains(goal) {
+            if try hasHistoryWrites(goal, state.tables, txn) { state.recomputed.insert(goal) }
+        }
+    }
+
+    /// Writes the batch's entry rows, in key order; appended to the table's last page where
+    /// every key sorts after it.
+    private mutating func writeEntries(_ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws {
+        entryPuts.sort(by: { $0.key < $1.key })
+        guard let first = entryPuts.first else { return }
+        let options = try txn.orderedPutOptions(t.entries, from: first.key.bytes)
+        // Each value is encoded into one reused buffer, each key on the stack.
+        var value = ByteWriter(capacity: 64)
+        for (key, row) in entryPuts {
+            value.bytes.removeAll(keepingCapacity: true)
+            switch row {
+            case .entry(let e): PendingTable.writeEntryValue(e, into: &value)
+            case .history(let k): value.bytes += PendingTable.historyValue(k)
+            }
+            try key.withBytes { k in try value.bytes.withUnsafeBytes { try txn.put(t.entries, key: k, value: $0, options: options) } }
+        }
+        entryPuts = []
+    }
+
+    /// The entry a removal stored at `position` removed: a `progressRecorded` of `goal` (nil:
+    /// the removal names no recorded entry of the goal), and whether it counted until then,
+    /// that is, was recorded at an earlier position and has a row in `entries` (the entry of
+    /// a set-aside event, or of a revoked device's later event, has none). Runs once the
+    /// batch's events are indexed and its entry rows written.
+    private func removedEntry(
+        _ id: UUID, of goal: UUID, at position: UInt64, _ state: FoldState, _ txn: borrowing StoreTransaction
+    ) throws -> (entry: ProgressEntry, counted: Bool)? {
+        let layout = state.layout
+        guard let p = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }),
+            let e = try txn.event(at: p), case .progressRecorded(let r) = e.payload, r.goal == goal
+        else { return nil }
+        let entry = ProgressEntry(e, r)
+        // Recorded after the removal, the entry never counted.
+        guard p < position else { return (entry, false) }
+        let stored = try txn.withValue(state.tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes, { _ in true }) == true
+        return (entry, stored)
+    }
+
+    /// Whether `goal` has schema-1 history writes (rows under `historyDay` in `entries`).
+    private func hasHistoryWrites(_ goal: UUID, _ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws -> Bool {
+        let prefix = goal.bytes + withUnsafeBytes(of: PendingTable.historyDay.bigEndian) { Array($0) }
+        var found = false
+        try txn.scan(t.entries, from: prefix) { k, _ in
+            found = k.count == 36 && k.prefix(20).elementsEqual(prefix)
+            return false
+        }
+        return found
+    }
+
+    /// `entries` in key order (a recorded entry, removed or not, and a history write each have
+    /// a row), and `removed`.
+    static func freshRows(of replay: FreshReplay) throws -> [FreshReplay.Rows] {
+        var entries: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)] = []
+        var removed: [[UInt8]: [UInt8]] = [:]
+        for (id, g) in replay.projection.goals {
+            entries += PendingTable.entryRows(of: g)
+            for eid in g.removedEntries { removed[id.bytes + eid.bytes] = [] }
+        }
+        entries.sort { $0.key < $1.key }
+        return [.entries(entries), .keyed(removed)]
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import LMDB
+
+extension StoredProjection {
+    /// Folds many events in one transaction into the read models of one projection generation
+    /// (append, import and rebuild all go through it, so there is one way an event reaches the
+    /// stored state). It holds the models as concrete values and runs them in the order of
+    /// `models`, for each event and again at `flush`:
+    ///
+    /// 1. `EntryModel` (`entries`, `removed`): first, so that the later models know whether an
+    ///    entry counts (`FoldState.liveEntry`) and which entries the removals removed;
+    /// 2. `GoalHeaderModel` (`goals`, `devices`): the headers and devices, in memory until
+    ///    flushed;
+    /// 3. `PendingModel` (`reminders`, `pending`): after the headers and devices are written;
+    /// 4. `DigestModel` (`digest`): after the entries and headers;
+    /// 5. `ViewModel` (`days`, `periods`, `runs`): last, reading all of the above.
+    ///
+    /// `SetAsideModel` (`setAside`) takes the events that fail the gate, which no other model
+    /// sees. Between the pending and the digest models' flushes, each goal whose entries are
+    /// not additive is read whole once and handed to every model (`ReadModel.recompute`).
+    struct Batch {
+        /// Every read model, in the order the batch runs them: between them, they own every
+        /// table of a generation, each exactly once.
+        static var models: [any ReadModel.Type] {
+            [
+                EntryModel.self, GoalHeaderModel.self, PendingModel.self, DigestModel.self, ViewModel.self, SetAsideModel.self,
+            ]
+        }
+
+        private var state: FoldState
+        private var entries = EntryModel()
+        private var goalHeaders = GoalHeaderModel()
+        private var pending = PendingModel()
+        private var digest = DigestModel()
+        private var views = ViewModel()
+        private let setAside = SetAsideModel()
+        /// Status-only states read for recording progress (a header loaded later supersedes them;
+        /// progress never changes a goal's status).
+        private var statuses: [UUID: GoalState] = [:]
+
+        init(tables: ProjectionTables, layout: StoreLayout) {
+            state = FoldState(tables: tables, layout: layout)
+        }
+
+        var tables: ProjectionTables { state.tables }
+        /// The goal headers the batch has read or folded.
+        var headers: [UUID: GoalState] { state.headers }
+
+        /// Set by a rebuild chunk that is not the last (see `FoldState.defersRecomputing`).
+        var defersRecomputing: Bool {
+            get { state.defersRecomputing }
+            set { state.defersRecomputing = newValue }
+        }
+        /// The goals a deferring chunk left for the rebuild's last transaction (`recompute`).
+        var deferredGoals: Set<UUID> { state.deferred }
+
+        /// Has `flush` compute the entry sums and days of `goals` again from their entries.
+        mutating func recompute(_ goals: Set<UUID>) { state.recomputed.formUnion(goals) }
+
+        /// The goal's header state (registers, tags, version; no entries).
+        mutating func header(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
+            if let h = state.headers[goal] { return h }
+            let h = try StoredProjection.header(goal, txn, state.tables) ?? GoalState(id: goal)
+            state.headers[goal] = h
+            return h
+        }
+
+        mutating func device(_ name: String, _ txn: borrowing StoreTransaction) throws -> DeviceState {
+            if let d = state.devices[name] { return d }
+            let d = try StoredProjection.device(name, txn, state.tables)
+            state.devices[name] = d
+            return d
+        }
+
+        /// Only what the rules for recording progress need: whether the goal exists, is
+        /// deleted, and its kind, read from the header's first bytes.
+        mutating func status(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
+            if let h = state.headers[goal] { return h }
+            if let s = statuses[goal] { return s }
+            let status = try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+            // A goal that was ever deleted or restored: progress records which of those its
+            // author had seen, which the header holds.
+            if status?.deletionHistory == true { return try header(goal, txn) }
+            let state = GoalState(id: goal, status: status)
+            statuses[goal] = state
+            return state
+        }
+
+        /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
+        /// and the result says so (`checked`: the caller has passed it through the gate already).
+        @discardableResult
+        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing StoreTransaction) throws -> Bool {
+            if !checked {
+                do throws(FieldError) {
+                    try e.checkContent()
+                } catch {
+                    try setAside.setAside(at: position, error, state, txn)
+                    return false
+                }
+            }
+            try fold(e, at: position, txn)
+            return true
+        }
+
+        private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing StoreTransaction) throws {
+            if state.revocations == nil || e.type == .deviceRevoked { state.revocations = try txn.revocations() }
+            if let revoked = state.revocations, !revoked.isEmpty, let after = revoked[e.origin], e.sequence > after { return }
+            try entries.apply(e, at: position, &state, txn)
+            try goalHeaders.apply(e, at: position, &state, txn)
+            try pending.apply(e, at: position, &state, txn)
+            try digest.apply(e, at: position, &state, txn)
+            try views.apply(e, at: position, &state, txn)
+        }
+
+        /// Writes what the batch changed, model by model in their order.
+        mutating func flush(_ txn: borrowing StoreTransaction) throws {
+            try entries.flush(&state, txn)
+            try goalHeaders.flush(&state, txn)
+            try pending.flush(&state, txn)
+            try recomputeGoals(txn)
+            try digest.flush(&state, txn)
+            try views.flush(&state, txn)
+        }
+
+        /// Reads each goal of `FoldState.recomputed` whole, once, in key order (its live
+        /// entries under the store's history rule; the others are left unread), and hands it
+        /// to every model.
+        private mutating func recomputeGoals(_ txn: borrowing StoreTransaction) throws {
+            guard !state.recomputed.isEmpty else { return }
+            let t = state.tables
+            let rule = try txn.historyRule()
+            for goal in state.recomputed.map({ (key: IDWords($0), goal: $0) }).sorted(by: { $0.key < $1.key }).map(\.goal) {
+                let header = try state.headers[goal] ?? StoredProjection.header(goal, txn, t) ?? GoalState(id: goal)
+                let whole = try txn.withEntries(
+                    header, in: t, rule: rule, revoked: state.revocations, historyInEffectOnly: true)
+                try entries.recompute(whole, &state, txn)
+                try goalHeaders.recompute(whole, &state, txn)
+                try pending.recompute(whole, &state, txn)
+                try digest.recompute(whole, &state, txn)
+                try views.recompute(whole, &state, txn)
+            }
+        }
+    }
+}
