@@ -15,8 +15,8 @@ extension StoreTransaction {
     /// position `first + k`: the log appended at its end, and each index's entries written in
     /// its key order, so that a large batch visits each B-tree page once instead of at random.
     func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64) throws {
-        var ids: [(key: IDKey, position: UInt64)] = []
-        var goals: [(key: IDKey, position: UInt64)] = []
+        var ids: [(key: IDWords, position: UInt64)] = []
+        var goals: [(key: IDWords, position: UInt64)] = []
         var origins: [(at: Int, position: UInt64)] = []
         ids.reserveCapacity(order.count)
         goals.reserveCapacity(order.count)
@@ -26,9 +26,9 @@ extension StoreTransaction {
             try withUnsafeBytes(of: position.bigEndian) { pos in
                 try records[i].withUnsafeBytes { try put(layout.events, key: pos, value: $0, options: .append) }
             }
-            ids.append((IDKey(events[i].id), position))
+            ids.append((IDWords(events[i].id), position))
             if let goal = events[i].payload.goal {
-                goals.append((IDKey(goal), position))
+                goals.append((IDWords(goal), position))
             } else {
                 try put(layout.deviceEvents, key: StoreLayout.deviceKey(events[i].origin, position), value: [])
             }
@@ -40,30 +40,10 @@ extension StoreTransaction {
         try putOrigins(&origins, of: events)
     }
 
-    /// An id (an event's or a goal's) as two integers that order as its bytes do.
-    struct IDKey: Equatable {
-        let high: UInt64
-        let low: UInt64
-
-        init(_ id: UUID) {
-            (high, low) = withUnsafeBytes(of: id.uuid) {
-                ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
-            }
-        }
-
-        static func < (a: IDKey, b: IDKey) -> Bool { (a.high, a.low) < (b.high, b.low) }
-
-        var bytes: [UInt8] { high.bigEndianBytes + low.bigEndianBytes }
-
-        func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-            try withUnsafeBytes(of: (high.bigEndian, low.bigEndian), body)
-        }
-    }
-
     /// The id index's entries of a batch, in key order. Where every key of the batch sorts
     /// after the table's last (a store's first pull), LMDB appends them to the table's last
     /// page instead of searching for each.
-    private func putIDs(_ ids: inout [(key: IDKey, position: UInt64)]) throws {
+    private func putIDs(_ ids: inout [(key: IDWords, position: UInt64)]) throws {
         ids.sort { $0.key < $1.key }
         guard let first = ids.first else { return }
         let options = try orderedPutOptions(layout.eventIds, from: first.key.bytes, .noOverwrite)
@@ -77,11 +57,11 @@ extension StoreTransaction {
     /// The goal index's entries of a batch, in key order: a goal's first position is appended
     /// as a new key, its later ones as duplicates, where the batch's goals sort after the
     /// table's last (a new goal).
-    private func putGoalPositions(_ goals: inout [(key: IDKey, position: UInt64)]) throws {
+    private func putGoalPositions(_ goals: inout [(key: IDWords, position: UInt64)]) throws {
         goals.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
         guard let first = goals.first else { return }
         let appending = try sortsAfterLast(layout.goalEvents, first.key.bytes)
-        var previous: IDKey?
+        var previous: IDWords?
         for (key, position) in goals {
             let options: Transaction.PutOptions = !appending ? [] : previous == key ? .appendDuplicate : .append
             previous = key

@@ -281,6 +281,14 @@ struct IDWords: Comparable {
         return UUID(uuid: bytes)
     }
 
+    /// The 16 bytes.
+    var bytes: [UInt8] { high.bigEndianBytes + low.bigEndianBytes }
+
+    /// Runs `body` with the 16 bytes, on the stack.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: (high.bigEndian, low.bigEndian), body)
+    }
+
     /// Appends the 16 bytes.
     func write(into out: inout [UInt8]) {
         withUnsafeBytes(of: high.bigEndian) { out.append(contentsOf: $0) }
