@@ -12,8 +12,12 @@ struct EntryModel: ReadModel {
     static let tables: [ProjectionTable] = [.entries, .removed]
 
     /// Entry rows of the batch's progress, written in key order by `flush` (inserts in order
-    /// touch each page once, where the batch's arrival order jumps between goals).
-    private var entryPuts: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)] = []
+    /// touch each page once, where the batch's arrival order jumps between goals): each row's
+    /// key with where its value lies in `values`, encoded as the event is folded. The sort then
+    /// moves plain integers, never an entry with its strings.
+    private var entryPuts: [(key: PendingTable.EntryKey, offset: UInt32, count: UInt32)] = []
+    /// The values of `entryPuts`, one after another.
+    private var values = ByteWriter(capacity: 4096)
     /// The removals this batch stored, with their positions.
     private var removals: [(goal: UUID, entry: UUID, position: UInt64)] = []
     /// Whether `removed` is empty (then no entry needs looking up there); read once.
@@ -27,11 +31,15 @@ struct EntryModel: ReadModel {
         case .progressRecorded(let p):
             // The entry is the event itself; its day row keeps what the views read.
             let entry = ProgressEntry(e, p)
-            entryPuts.append((PendingTable.EntryKey(goal: p.goal, entry), .entry(entry)))
+            let start = values.bytes.count
+            PendingTable.writeEntryValue(entry, into: &values)
+            try putLater(PendingTable.EntryKey(goal: p.goal, entry), from: start)
             // A removal may have arrived first: the entry is then not live.
             if try !isRemoved(e.id, of: p.goal, state.tables, txn) { state.liveEntry = entry }
         case .progressHistoryReplaced(let p):
-            entryPuts.append((PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id), .history(e.key)))
+            let start = values.bytes.count
+            values.bytes += PendingTable.historyValue(e.key)
+            try putLater(PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id), from: start)
             state.recomputed.insert(p.goal)
         case .progressRemoved(let p):
             let key = p.goal.bytes + p.entry.bytes
@@ -77,23 +85,29 @@ struct EntryModel: ReadModel {
         }
     }
 
+    /// Keeps the row `key` whose value `values` holds from `start` on, for `writeEntries`.
+    private mutating func putLater(_ key: PendingTable.EntryKey, from start: Int) throws {
+        // A batch's values stay far below 4 GiB (a batch is bounded in events, a value in bytes).
+        guard let offset = UInt32(exactly: start), let count = UInt32(exactly: values.bytes.count - start) else {
+            throw LedgerError(.invalidInput, "a batch's entry rows exceed 4 GiB; append it in smaller batches")
+        }
+        entryPuts.append((key, offset, count))
+    }
+
     /// Writes the batch's entry rows, in key order; appended to the table's last page where
     /// every key sorts after it.
     private mutating func writeEntries(_ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws {
         entryPuts.sort(by: { $0.key < $1.key })
         guard let first = entryPuts.first else { return }
         let options = try txn.orderedPutOptions(t.entries, from: first.key.bytes)
-        // Each value is encoded into one reused buffer, each key on the stack.
-        var value = ByteWriter(capacity: 64)
-        for (key, row) in entryPuts {
-            value.bytes.removeAll(keepingCapacity: true)
-            switch row {
-            case .entry(let e): PendingTable.writeEntryValue(e, into: &value)
-            case .history(let k): value.bytes += PendingTable.historyValue(k)
+        try values.bytes.withUnsafeBytes { all in
+            for (key, offset, count) in entryPuts {
+                let value = UnsafeRawBufferPointer(rebasing: all[Int(offset)..<Int(offset) + Int(count)])
+                try key.withBytes { k in try txn.put(t.entries, key: k, value: value, options: options) }
             }
-            try key.withBytes { k in try value.bytes.withUnsafeBytes { try txn.put(t.entries, key: k, value: $0, options: options) } }
         }
         entryPuts = []
+        values.bytes.removeAll(keepingCapacity: true)
     }
 
     /// The entry a removal stored at `position` removed: a `progressRecorded` of `goal` (nil:
