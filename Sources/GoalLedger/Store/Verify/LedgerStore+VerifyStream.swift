@@ -324,11 +324,18 @@ extension LedgerStore {
         }
         guard sound, walk.indexed == s.goalEvents else { return nil }
         if let goal { guard try compareGoal(goal, replay, firstWeekday, &walk, t, txn) else { return nil } }
+        guard try ledgerRowsVerify(s, firstWeekday, &walk, t, txn) else { return nil }
+        return walk.existing
+    }
 
-        // The ledger's rows: devices, pending requests (every device's, of every goal's
-        // reminder), set-aside events, the digest's totals, the calendar.
+    /// The ledger's rows, once every goal's were compared: devices, pending requests (every
+    /// device's, of every goal's reminder), set-aside events, the digest's totals, the
+    /// calendar; then every table's size against the rows counted. False when any differs.
+    private func ledgerRowsVerify(
+        _ s: LogStream, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables, _ txn: borrowing StoreTransaction
+    ) throws -> Bool {
         for (name, d) in s.devices.devices {
-            guard try Self.holds(t.devices, Array(name.utf8), ProjectionCodec.encodeDevice(d), txn) else { return nil }
+            guard try Self.holds(t.devices, Array(name.utf8), ProjectionCodec.encodeDevice(d), txn) else { return false }
         }
         walk.add(.devices, s.devices.devices.count)
         let routing = ReminderRouting(devices: s.devices.devices.values)
@@ -337,24 +344,24 @@ extension LedgerStore {
             for f in walk.facts {
                 guard let row = ReminderPlan.row(f, context, routing: routing, device: device.name) else { continue }
                 guard try Self.holds(t.pending, PendingTable.rowKey(device: device.name, goal: f.goal), PendingTable.encode(row), txn)
-                else { return nil }
+                else { return false }
                 walk.add(.pending)
             }
         }
         for e in s.setAside {
-            guard try Self.holds(t.setAside, e.position.bigEndianBytes, Array(e.reason.utf8), txn) else { return nil }
+            guard try Self.holds(t.setAside, e.position.bigEndianBytes, Array(e.reason.utf8), txn) else { return false }
         }
         walk.add(.setAside, s.setAsidePositions.count)
         if walk.totals.count > 0 {
-            guard try Self.holds(t.digest, ProjectionTables.ledgerKey, walk.totals.bytes, txn) else { return nil }
+            guard try Self.holds(t.digest, ProjectionTables.ledgerKey, walk.totals.bytes, txn) else { return false }
             walk.add(.digest)
         }
         if let calendar = try txn.get(t.runs, key: ViewTables.calendarKey) {
-            guard calendar == [UInt8(firstWeekday)] else { return nil }
+            guard calendar == [UInt8(firstWeekday)] else { return false }
             walk.add(.runs)
         }
-        for (db, want) in zip(t.all, walk.rows) where try txn.count(db) != want { return nil }
-        return walk.existing
+        for (db, want) in zip(t.all, walk.rows) where try txn.count(db) != want { return false }
+        return true
     }
 
     /// Compares the rows of `goal` in the stored projection with those of `replay`, a fresh
