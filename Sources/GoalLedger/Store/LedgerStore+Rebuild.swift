@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// Progress of a rebuild: events folded so far, and the number to fold.
 public typealias RebuildProgress = (_ folded: UInt64, _ total: UInt64) -> Void

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The per-device pending tables: a stored projection (see docs/reminders.md), in each generation of
 /// projection tables beside the goal projection.

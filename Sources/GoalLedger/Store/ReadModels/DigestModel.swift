@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The digest read model: `digest` (per goal, its entry sum and header hash; under
 /// `ProjectionTables.ledgerKey`, the created goals' hashes summed and counted). See

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The entries read model: `entries` (a row per progress entry and per schema-1 history write,
 /// by goal and day: what the views read, see `PendingTable`) and `removed` (the removals).

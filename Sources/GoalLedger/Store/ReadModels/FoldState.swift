@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// What the read models of one batch share while it folds: the tables, the goal headers and
 /// devices as the batch has folded them, and what one model finds for those after it in the

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The goal headers and devices read model: `goals` (per goal, its registers and tags, with a
 /// status prefix; no entries) and `devices` (per device, its settings and authorization).

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The pending reminders read model: `reminders` (per goal, the facts of its live reminder) and
 /// `pending` (per device the store knows, the request it should hold for each goal). See

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// A read model of the stored projection: a processor that owns some tables of a projection
 /// generation and keeps them in line with the log, in the transaction that folds the events

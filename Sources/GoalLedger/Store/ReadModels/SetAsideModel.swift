@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The set-aside read model: `setAside` (per position, the gate's message for a stored event
 /// that fails the gate; only a store written before every event passed it can hold one, or

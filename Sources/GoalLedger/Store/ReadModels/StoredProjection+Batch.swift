@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 extension StoredProjection {
     /// Folds many events in one transaction into the read models of one projection generation

@@ -1,5 +1,4 @@
 import Foundation
-import LMDB
 
 /// The views read model: `days` (per goal and day, a summary of its live entries), `periods`
 /// (the same per period of the goal's cadence) and `runs` (runs of completed periods, the
