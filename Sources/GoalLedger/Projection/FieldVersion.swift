@@ -49,9 +49,44 @@ extension GoalState {
     public func version(of field: GoalField) -> FieldVersion { FieldVersion(event: stamp(of: field)?.event) }
 
     /// The version of every editable field.
-    var fieldVersions: [GoalField: FieldVersion] {
-        Dictionary(uniqueKeysWithValues: GoalField.allCases.map { ($0, version(of: $0)) })
+    var fieldVersions: FieldVersions {
+        var out = FieldVersions()
+        for field in GoalField.allCases { out[field] = version(of: field) }
+        return out
     }
+}
+
+/// A version per editable field, each absent until set: what a ``Goal`` read from the ledger
+/// carries for ``Goal/version(of:)`` (every field), or a decoded one (the fields its form held).
+/// One stored property per field, so a goal of a list costs no table of its own.
+struct FieldVersions: Hashable, Sendable {
+    private var title, details, cadence, targetDate, target, unit: FieldVersion?
+
+    subscript(field: GoalField) -> FieldVersion? {
+        get {
+            switch field {
+            case .title: title
+            case .details: details
+            case .cadence: cadence
+            case .targetDate: targetDate
+            case .target: target
+            case .unit: unit
+            }
+        }
+        set {
+            switch field {
+            case .title: title = newValue
+            case .details: details = newValue
+            case .cadence: cadence = newValue
+            case .targetDate: targetDate = newValue
+            case .target: target = newValue
+            case .unit: unit = newValue
+            }
+        }
+    }
+
+    /// Whether no field has a version.
+    var isEmpty: Bool { GoalField.allCases.allSatisfy { self[$0] == nil } }
 }
 
 extension Goal {

@@ -35,7 +35,7 @@ public struct Goal: Hashable, Sendable, Identifiable {
     /// goals in the person's order.
     public var position: PositionKey?
     /// The version of each editable field as read (``version(of:)``).
-    var fieldVersions: [GoalField: FieldVersion] = [:]
+    var fieldVersions = FieldVersions()
 }
 
 extension GoalState {
@@ -113,11 +113,17 @@ extension LedgerSnapshot {
     public func goals(now: Instant = .systemNow, includingDeleted: Bool = false, includingEntries: Bool = true) throws(LedgerError)
         -> [GoalSnapshot]
     {
-        var out: [(order: GoalOrderKey, goal: GoalSnapshot)] = []
+        var keys: [GoalOrderKey] = []
+        var snapshots: [GoalSnapshot] = []
         try forEachGoalView(now: now, includingDeleted: includingDeleted, entries: includingEntries) { state, view in
-            if let goal = state.goal, let order = state.orderKey { out.append((order, GoalSnapshot(goal: goal, view: view))) }
+            if let goal = state.goal, let order = state.orderKey {
+                keys.append(order)
+                snapshots.append(GoalSnapshot(goal: goal, view: view))
+            }
         }
-        return out.sorted { $0.order < $1.order }.map(\.goal)
+        // The indices are sorted (stable: equal keys keep their id order), so that a sort moves
+        // integers rather than snapshots with their strings and entries.
+        return keys.indices.sorted { keys[$0] < keys[$1] }.map { snapshots[$0] }
     }
 
     /// One goal with its view for this store's device at `now`; nil for a goal the store does

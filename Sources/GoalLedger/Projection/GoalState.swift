@@ -185,7 +185,9 @@ public struct GoalState: Equatable, Sendable {
 
     /// The tags in effect, in NFC, sorted by their UTF-8 bytes.
     public var tags: [String] {
-        tagAdds.compactMap { tag, adds in adds.isSubset(of: removedTagAdds) ? nil : tag }.sorted().map(\.value)
+        // Without removals every tag with an add is live (no subset test per tag).
+        let live = removedTagAdds.isEmpty ? tagAdds.compactMap { $1.isEmpty ? nil : $0 } : tagAdds.compactMap { tag, adds in adds.isSubset(of: removedTagAdds) ? nil : tag }
+        return live.sorted().map(\.value)
     }
 
     /// The adds of `tag` (in any normalization form) still in effect: what a `tagRemoved`
