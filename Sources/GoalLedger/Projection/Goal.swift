@@ -115,6 +115,10 @@ extension LedgerSnapshot {
     {
         var keys: [GoalOrderKey] = []
         var snapshots: [GoalSnapshot] = []
+        // Room for every goal at once: a snapshot is large, and each regrowth would copy them all.
+        let count = try run { try txn.count(try txn.activeProjection().goals) }
+        keys.reserveCapacity(count)
+        snapshots.reserveCapacity(count)
         try forEachGoalView(now: now, includingDeleted: includingDeleted, entries: includingEntries) { state, view in
             if let goal = state.goal, let order = state.orderKey {
                 keys.append(order)

@@ -221,6 +221,7 @@ enum ProjectionCodec {
     private static func uuids(_ r: inout ByteReader) throws(RecordDecodingError) -> Set<UUID> {
         let n = try r.varint()
         guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw RecordDecodingError(reason: "truncated id set") }
+        if n == 0 { return [] }
         var out = Set<UUID>(minimumCapacity: Int(n))
         for _ in 0..<n { out.insert(try r.uuid()) }
         return out
