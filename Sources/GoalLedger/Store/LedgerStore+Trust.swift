@@ -192,7 +192,7 @@ extension LedgerStore {
                 "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
                 reason: .deviceRevoked(device: device, after: after))
         }
-        let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
+        let head = try txn.u64(layout.originHeads, Array(device.utf8)) ?? 0
         if let cut = try txn.revokedAfter(device), cut < head {
             throw LedgerError(
                 "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
@@ -241,7 +241,7 @@ extension LedgerStore {
         guard let staged = try keys.stagedKey(ledger: ledgerID, device: device) else { return }
         let enrolled = try failing(as: "reading \(path)") {
             try readTransaction { txn in
-                let head = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
+                let head = try txn.u64(layout.originHeads, Array(device.utf8)) ?? 0
                 return try txn.trustState().devices[device]?.key(at: head + 1)
             }
         }

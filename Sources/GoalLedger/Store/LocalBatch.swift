@@ -51,7 +51,7 @@ struct LocalBatch {
         rule = HistoryRule(schema: schema)
         self.enrolling = enrolling
         clock = try txn.clock()
-        sequence = try StoredProjection.u64(txn, layout.originHeads, Array(device.utf8)) ?? 0
+        sequence = try txn.u64(layout.originHeads, Array(device.utf8)) ?? 0
         position = try txn.lastPosition()
         firstNew = position + 1
         tables = try txn.activeProjection()
@@ -111,8 +111,7 @@ struct LocalBatch {
         if let earlier = seen[id] {
             return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
         }
-        guard let stored = try txn.get(layout.eventIds, key: id.bytes) else { return nil }
-        let p = UInt64(bigEndianBytes: stored)
+        guard let p = try txn.position(of: id) else { return nil }
         guard let original = try txn.event(at: p) else {
             throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
         }

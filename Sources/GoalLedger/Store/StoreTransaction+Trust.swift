@@ -109,9 +109,7 @@ extension StoreTransaction {
     /// The hash of `origin`'s event at `sequence` (the chain's start for 0).
     func chainHash(_ origin: String, _ sequence: UInt64) throws -> [UInt8] {
         guard sequence > 0 else { return EventChain.genesis }
-        guard let p = try get(layout.origins, key: StoreLayout.originKey(origin, sequence)),
-            let e = try event(at: UInt64(bigEndianBytes: p))
-        else { throw LedgerError.damaged("the origin index lacks \(origin)/\(sequence): the store is damaged") }
+        guard let e = try event(origin: origin, sequence: sequence) else { throw LedgerError.damaged("the origin index lacks \(origin)/\(sequence): the store is damaged") }
         return EventChain.hash(e)
     }
 }

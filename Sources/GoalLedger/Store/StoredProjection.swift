@@ -27,10 +27,6 @@ enum StoredProjection {
         var checkpoint: UInt64
     }
 
-    static func u64(_ txn: borrowing StoreTransaction, _ db: Database, _ key: [UInt8]) throws -> UInt64? {
-        try txn.withValue(db, key: key) { UInt64(bigEndianBytes: $0) }
-    }
-
     // MARK: Reading
 
     static func header(_ goal: UUID, _ txn: borrowing StoreTransaction, _ t: ProjectionTables) throws -> GoalState? {

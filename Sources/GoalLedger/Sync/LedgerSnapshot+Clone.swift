@@ -50,10 +50,9 @@ extension LedgerSnapshot {
     /// The next event of `origin` in `walk`, with its record; nil past the last to copy.
     private func read(_ origin: String, _ walk: inout CloneWalk) throws -> (event: Event, record: [UInt8])? {
         guard let sequence = walk.next[origin], sequence <= walk.last[origin] ?? 0 else { return nil }
-        guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else {
+        guard let position = try txn.position(origin: origin, sequence: sequence) else {
             throw LedgerError.damaged("the origin index has no entry for \(origin)/\(sequence), below its head")
         }
-        let position = UInt64(bigEndianBytes: p)
         let read = try txn.withValue(layout.events, key: position.bigEndianBytes) { (bytes) throws in
             (try LedgerStore.decodeRecord(bytes, position: position), Array(bytes))
         }

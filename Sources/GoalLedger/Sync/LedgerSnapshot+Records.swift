@@ -27,9 +27,6 @@ extension LedgerSnapshot {
 
     /// The event of `origin` with origin sequence `sequence`, if this store holds it.
     package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
-        try run {
-            guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-            return try txn.event(at: UInt64(bigEndianBytes: p))
-        }
+        try run { try txn.event(origin: origin, sequence: sequence) }
     }
 }

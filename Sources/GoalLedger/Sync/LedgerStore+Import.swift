@@ -63,10 +63,7 @@ extension LedgerStore {
         history.founder = try discoverFounder(txn)
         return try OfferedEvents.check(
             offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
-            event: { origin, sequence in
-                guard let p = try txn.get(layout.origins, key: StoreLayout.originKey(origin, sequence)) else { return nil }
-                return try txn.event(at: UInt64(bigEndianBytes: p))
-            },
+            event: { origin, sequence in try txn.event(origin: origin, sequence: sequence) },
             idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
     }
 

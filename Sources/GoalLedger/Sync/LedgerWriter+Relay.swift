@@ -147,9 +147,7 @@ extension LedgerWriter {
             let key = RelayParkKey(e.origin, e.sequence)
             if e.sequence <= heads[e.origin] ?? 0 {
                 // Held, or contradicting what is held: either way it waits no more.
-                if let p = try txn.get(layout.origins, key: StoreLayout.originKey(e.origin, e.sequence)),
-                    try txn.event(at: UInt64(bigEndianBytes: p)) == e
-                {
+                if try txn.event(origin: e.origin, sequence: e.sequence) == e {
                     heldSequences[e.origin, default: []].insert(e.sequence)
                 }
                 letGo.append(key)

@@ -117,8 +117,7 @@ struct EntryModel: ReadModel {
     private func removedEntry(
         _ id: UUID, of goal: UUID, at position: UInt64, _ state: FoldState, _ txn: borrowing StoreTransaction
     ) throws -> (entry: ProgressEntry, counted: Bool)? {
-        let layout = state.layout
-        guard let p = try txn.withValue(layout.eventIds, key: id.bytes, { UInt64(bigEndianBytes: $0) }),
+        guard let p = try txn.position(of: id),
             let e = try txn.event(at: p), case .progressRecorded(let r) = e.payload, r.goal == goal
         else { return nil }
         let entry = ProgressEntry(e, r)
