@@ -132,6 +132,30 @@ public struct Transaction: ~Copyable {
         }
     }
 
+    /// Visits entries in key order, starting at the last key ≤ `start` (its floor; the first key
+    /// when every key is greater), until `body` returns false: a table of runs keyed by each
+    /// run's first key is read from the run that holds `start`.
+    public func scan(
+        _ db: Database, fromFloor start: [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var cursor = try Cursor(txn, db)
+        var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+        if let above = try withVal(start, { k throws(LMDBError) in try cursor.get(MDB_SET_RANGE, key: &k) }) {
+            if above.key.elementsEqual(start) {
+                entry = above
+            } else {
+                entry = try cursor.get(MDB_PREV) ?? cursor.get(MDB_FIRST)
+            }
+        } else {
+            entry = try cursor.get(MDB_LAST)
+        }
+        while let (k, v) = entry {
+            if try !body(k, v) { return }
+            entry = try cursor.get(MDB_NEXT)
+        }
+    }
+
     /// Visits the values stored under `key` in a duplicates database, in order, starting at the
     /// first value ≥ `from` (or the first value), until `body` returns false.
     public func scanDuplicates(

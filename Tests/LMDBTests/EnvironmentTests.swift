@@ -143,6 +143,28 @@ struct EnvironmentTests {
         #expect(try env.read { try $0.last(db)?.key } == key(90))
     }
 
+    @Test func aScanFromTheFloorStartsAtTheLastKeyAtOrBeforeTheStart() throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "data", create: true)
+        func firstTwo(_ start: Int) throws -> [UInt64] {
+            try env.read { txn in
+                var seen: [UInt64] = []
+                try txn.scan(db, fromFloor: key(start)) { k, _ in
+                    seen.append(k.loadUnaligned(as: UInt64.self).bigEndian)
+                    return seen.count < 2
+                }
+                return seen
+            }
+        }
+        #expect(try firstTwo(5).isEmpty)
+        try env.write { txn in for i in [10, 20, 30] { try txn.put(db, key: key(i), value: []) } }
+        #expect(try firstTwo(5) == [10, 20])  // nothing before: the first key
+        #expect(try firstTwo(10) == [10, 20])  // the key itself
+        #expect(try firstTwo(25) == [20, 30])  // the one before
+        #expect(try firstTwo(99) == [30])  // past the last: the last
+    }
+
     @Test func filesAreCreatedForTheOwnerOnly() throws {
         let dir = Directory()
         _ = try Environment(path: dir.path)

@@ -71,11 +71,8 @@ extension LedgerStore {
     func scanOrigin(
         _ origin: String, from sequence: UInt64, below end: UInt64 = .max, _ txn: borrowing StoreTransaction, _ body: (Event) throws -> Bool
     ) throws {
-        let prefix = Array(origin.utf8) + [0]
-        try txn.scan(layout.origins, from: StoreLayout.originKey(origin, sequence)) { key, value in
-            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return false }
-            guard UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) < end else { return false }
-            guard let e = try txn.event(at: UInt64(bigEndianBytes: value)) else { return false }
+        try txn.scanPositions(of: origin, from: sequence) { sequence, position in
+            guard sequence < end, let e = try txn.event(at: position) else { return false }
             return try body(e)
         }
     }

@@ -10,8 +10,11 @@ import Synchronization
 /// clock are written together or not at all, so a crash leaves either the whole write or none
 /// of it.
 public final class LedgerStore: @unchecked Sendable {
-    /// The store format this code writes; stores with a newer one are refused.
-    public static let format: UInt64 = 1
+    /// The store format this code writes; stores with a newer one are refused, and those with an
+    /// older one are brought to it when opened, in one write transaction that leaves the log as
+    /// it is (format 1 kept a row of the origin index per event; format 2 keeps one per run of
+    /// an origin's consecutive sequences at consecutive positions).
+    public static let format: UInt64 = 2
     /// The event schema of new stores.
     public static let currentSchema = 2
 
@@ -148,17 +151,18 @@ public final class LedgerStore: @unchecked Sendable {
     private static func open(
         at path: String, env: Environment, onRebuild: ((String) -> Void)?, keys: (any DeviceKeyStore)?
     ) throws(LedgerError) -> LedgerStore {
-        let store = try failing({ "cannot open the store at \(path): \($0)" }) {
+        let (store, format) = try failing({ "cannot open the store at \(path): \($0)" }) {
             let layout = try openTables(at: path, env)
             do {
                 return try env.withReadTransaction { opened in
-                    let (id, device) = try identity(at: path, StoreTransaction(opened, layout: layout))
-                    return LedgerStore(path: path, env: env, layout: layout, ledgerID: id, device: device, keys: keys)
+                    let (id, device, format) = try identity(at: path, StoreTransaction(opened, layout: layout))
+                    return (LedgerStore(path: path, env: env, layout: layout, ledgerID: id, device: device, keys: keys), format)
                 }
             } catch let e as LMDBError where e.isNotFound {
                 throw LedgerError(.store, "\(path) is not a complete ledger store (a database is missing)")
             }
         }
+        if format < Self.format { try store.upgradeFormat(from: format) }
         try store.adoptStagedKey()
         try store.ensureProjectionIsCurrent(onRebuild: onRebuild)
         return store
@@ -183,7 +187,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// The ledger's id and the store's device, from its metadata; a store of a newer format,
     /// schema or migration than this code knows is refused.
-    private static func identity(at path: String, _ txn: borrowing StoreTransaction) throws -> (UUID, String) {
+    private static func identity(at path: String, _ txn: borrowing StoreTransaction) throws -> (UUID, String, UInt64) {
         let layout = txn.layout
         guard let ledger = try txn.get(layout.meta, key: MetaKey.ledger), ledger.count == 16,
             let device = try txn.get(layout.meta, key: MetaKey.device),
@@ -209,7 +213,7 @@ public final class LedgerStore: @unchecked Sendable {
             )
         }
         let id = ledger.withUnsafeBytes { b in UUID(uuid: b.load(as: uuid_t.self)) }
-        return (id, String(decoding: device, as: UTF8.self))
+        return (id, String(decoding: device, as: UTF8.self), storeFormat)
     }
 
     private static func openEnvironment(_ path: String, options: StoreOptions) throws(LedgerError) -> Environment {

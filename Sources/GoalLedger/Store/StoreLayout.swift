@@ -8,7 +8,7 @@ import LMDB
 /// | `meta`         | name (UTF-8)                      | see `MetaKey`            |
 /// | `events`       | position (u64 BE)                 | `EventCodec` record      |
 /// | `eventIds`     | event id (16)                     | position (u64 BE)        |
-/// | `origins`      | origin device · 0x00 · seq (u64 BE) | position (u64 BE)      |
+/// | `origins`      | origin device · 0x00 · first seq (u64 BE) | first position, count (u64 BE each): a run (`OriginRun`) |
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
 /// | `goalEvents`   | goal id (16)                      | positions (u64 BE), a sorted set of duplicates |
 /// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |

@@ -70,21 +70,4 @@ extension StoreTransaction {
             }
         }
     }
-
-    /// The origin index's entries of a batch, in key order (origin, then sequence).
-    private func putOrigins(_ origins: inout [(at: Int, position: UInt64)], of events: [Event]) throws {
-        origins.sort { a, b in
-            let x = events[a.at]
-            let y = events[b.at]
-            return x.origin == y.origin ? x.sequence < y.sequence : String.bytesPrecede(x.origin, y.origin)
-        }
-        guard let first = origins.first else { return }
-        let firstKey = StoreLayout.originKey(events[first.at].origin, events[first.at].sequence)
-        let options = try orderedPutOptions(layout.origins, from: firstKey, .noOverwrite)
-        for (i, position) in origins {
-            try put(
-                layout.origins, key: StoreLayout.originKey(events[i].origin, events[i].sequence), value: position.bigEndianBytes,
-                options: options)
-        }
-    }
 }

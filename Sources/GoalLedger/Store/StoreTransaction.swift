@@ -56,12 +56,6 @@ struct StoreTransaction: ~Copyable {
         try lmdb.withValue(layout.eventIds, key: id.bytes) { UInt64(bigEndianBytes: $0) }
     }
 
-    /// The position of `origin`'s event of origin sequence `sequence`, through the origin index;
-    /// nil when the store does not hold it.
-    func position(origin: String, sequence: UInt64) throws -> UInt64? {
-        try lmdb.withValue(layout.origins, key: StoreLayout.originKey(origin, sequence)) { UInt64(bigEndianBytes: $0) }
-    }
-
     /// `origin`'s event of origin sequence `sequence`; nil when the store does not hold it.
     func event(origin: String, sequence: UInt64) throws -> Event? {
         guard let p = try position(origin: origin, sequence: sequence) else { return nil }

@@ -10,13 +10,9 @@ extension StoreTransaction {
         of origin: String, from first: UInt64,
         _ body: (_ position: UInt64, _ bytes: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        let prefix = Array(origin.utf8) + [0]
         let cutoff = try revokedAfter(origin) ?? .max
-        try scan(layout.origins, from: StoreLayout.originKey(origin, first)) { key, value in
-            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
-                UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[prefix.count...])) <= cutoff
-            else { return false }
-            let p = UInt64(bigEndianBytes: value)
+        try scanPositions(of: origin, from: first) { sequence, p in
+            guard sequence <= cutoff else { return false }
             var goOn = true
             let found: Void? = try withValue(layout.events, key: p.bigEndianBytes) { bytes in goOn = try body(p, bytes) }
             guard found != nil else {

@@ -147,8 +147,7 @@ struct ProjectionStoreTests {
         #expect(try t.store.verify().isClean)
         let head = try t.store.originHeads()["phone"] ?? 0
         let (position, original) = try t.store.readTransaction { txn in
-            let p = try #require(try txn.get(t.store.layout.origins, key: StoreLayout.originKey("phone", head - 1)))
-            let position = p.withUnsafeBytes { UInt64(bigEndianBytes: $0) }
+            let position = try #require(try txn.position(origin: "phone", sequence: head - 1))
             return (position, try #require(try txn.event(at: position)))
         }
         guard case .progressRecorded(var payload) = original.payload else {
@@ -203,7 +202,8 @@ struct ProjectionStoreTests {
         try t.store.writeTransaction { txn in
             try txn.put(t.store.layout.eventIds, key: last.id.bytes, value: UInt64(2).bigEndianBytes)
             try txn.delete(t.store.layout.goalEvents, key: goal.bytes, value: goalPositions[0].bigEndianBytes)
-            try txn.put(t.store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence), value: UInt64(1).bigEndianBytes)
+            try txn.put(t.store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence),
+                value: OriginRun(first: last.sequence, position: 1, count: 1).value)
         }
         let problems = try t.store.verify().problems
         #expect(problems.contains("eventIds: id \(last.id.uuidString) does not point to position 7"), "\(problems)")

@@ -9,10 +9,7 @@ extension LedgerStore {
         var found = ProblemList(.indexes)
         for e in log.indexEntries {
             if found.isFull { break }
-            let origin = try txn.withValue(layout.origins, key: StoreLayout.originKey(e.origin, e.sequence)) {
-                $0.count == 8 ? UInt64(bigEndianBytes: $0) : nil
-            }
-            if origin != e.position {
+            if try txn.position(origin: e.origin, sequence: e.sequence) != e.position {
                 found.add(
                     "origins: \(e.origin)/\(e.sequence) does not point to position \(e.position)", position: e.position, origin: e.origin,
                     sequence: e.sequence, record: e.record)
@@ -72,12 +69,16 @@ extension LedgerStore {
         // only repeat the damage).
         let logged = Int(log.events) - log.damaged
         for (name, db, want) in [
-            ("eventIds", layout.eventIds, logged), ("origins", layout.origins, logged),
+            ("eventIds", layout.eventIds, logged),
             ("goalEvents", layout.goalEvents, log.goalIndexed),
             ("deviceEvents", layout.deviceEvents, log.deviceIndexed),
         ] {
             let count = try txn.count(db)
             if count != want, log.damaged == 0 { found.add("\(name): \(count) entries for \(want) events") }
+        }
+        let runs = log.originRuns
+        if log.damaged == 0, case let count = try txn.count(layout.origins), count != runs {
+            found.add("origins: \(count) entries for the \(runs) runs of the log's \(logged) events")
         }
         return found.problems
     }

@@ -16,6 +16,9 @@ struct OriginStream {
     var unchained: [ClosedRange<UInt64>] = []
     /// The events that carry a signature, in sequence order: its key, and whether the event is chained.
     var signed: [(sequence: UInt64, signer: [UInt8], chained: Bool)] = []
+    /// The origin index's run the last event read belongs to (the rows before it are summed in
+    /// ``LogStream/originRows``).
+    var run: OriginRun?
 }
 
 /// An order-independent sum over the rows of a table (key and value): two sets of rows with the
@@ -56,9 +59,11 @@ struct RowSum: Equatable {
 /// The state of the streaming check: what one read of the log gathers for the checks after it,
 /// in memory that grows with the origins, the goals and what is set aside, not with the log.
 struct LogStream {
-    /// The rows the id index and the origin index should hold, as sums (see `RowSum`).
+    /// The rows the id index and the origin index should hold, as sums (see `RowSum`), and how
+    /// many runs the origin index should hold.
     var idRows = RowSum()
     var originRows = RowSum()
+    var originRuns = 0
     /// A buffer for an origin key, reused event after event.
     var keyBuffer: [UInt8] = []
     var events: UInt64 = 0
@@ -71,6 +76,19 @@ struct LogStream {
     var devices: GoalProjection
     var setAside: [SetAsideEvent] = []
     var setAsidePositions: Set<UInt64> = []
+}
+
+extension LogStream {
+    /// Adds `origin`'s complete `run` to the rows the origin index should hold.
+    mutating func addOriginRow(_ origin: String, _ run: OriginRun) {
+        keyBuffer.removeAll(keepingCapacity: true)
+        keyBuffer.append(contentsOf: origin.utf8)
+        keyBuffer.append(0)
+        withUnsafeBytes(of: run.first.bigEndian) { keyBuffer.append(contentsOf: $0) }
+        let value = run.value
+        keyBuffer.withUnsafeBytes { k in value.withUnsafeBytes { originRows.add(key: k, value: $0) } }
+        originRuns += 1
+    }
 }
 
 /// What the goal walk of the streaming check keeps between goals: how many rows each table
@@ -119,11 +137,12 @@ extension LedgerStore {
             return true
         }
         guard sound else { return nil }
+        for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
         s.events = expected - 1
         progress?(.indexes, s.events)
         let logged = Int(s.events)
         for (db, want) in [
-            (layout.eventIds, logged), (layout.origins, logged), (layout.goalEvents, s.goalEvents), (layout.deviceEvents, s.deviceEvents),
+            (layout.eventIds, logged), (layout.origins, s.originRuns), (layout.goalEvents, s.goalEvents), (layout.deviceEvents, s.deviceEvents),
         ] where try txn.count(db) != want { return nil }
         // With their sizes equal, the two indexes hold exactly the rows the log calls for when
         // their sums match: one ordered walk of each instead of a lookup per event.
@@ -155,15 +174,9 @@ extension LedgerStore {
     private func streamEvent(
         _ event: Event, _ record: UnsafeRawBufferPointer, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
-        // The rows the id and origin indexes should hold for this event (compared once the
-        // whole log is read).
+        // The row the id index should hold for this event (compared once the whole log is read).
         withUnsafeBytes(of: position.bigEndian) { p in
             withUnsafeBytes(of: event.id.uuid) { s.idRows.add(key: $0, value: p) }
-            s.keyBuffer.removeAll(keepingCapacity: true)
-            s.keyBuffer.append(contentsOf: event.origin.utf8)
-            s.keyBuffer.append(0)
-            withUnsafeBytes(of: event.sequence.bigEndian) { s.keyBuffer.append(contentsOf: $0) }
-            s.keyBuffer.withUnsafeBytes { s.originRows.add(key: $0, value: p) }
         }
         let goal = event.payload.goal
         if goal == nil {
@@ -175,6 +188,14 @@ extension LedgerStore {
         var o = s.origins[event.origin] ?? OriginStream()
         guard event.sequence == o.head + 1, event.sequence <= UInt64(Int32.max) else { return false }
         o.head = event.sequence
+        // The origin index's rows: the run this event goes on, or a new one (the one before it
+        // is then complete).
+        if let run = o.run, run.isFollowed(by: event.sequence, at: position) {
+            o.run = run.lengthened
+        } else {
+            if let run = o.run { s.addOriginRow(event.origin, run) }
+            o.run = OriginRun(first: event.sequence, position: position, count: 1)
+        }
         // An unsigned record hashes as stored; a signed one without its signature.
         let hash = Hash32(event.signature == nil ? EventChain.hash(record: record) : EventChain.hash(event))
         if let h = event.previousHash {

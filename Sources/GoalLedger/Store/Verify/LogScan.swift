@@ -41,6 +41,19 @@ struct LogScan {
         let aboutGoal: Bool
     }
 
+    /// The rows the origin index should hold: each origin's runs of consecutive sequences at
+    /// consecutive positions (``OriginRun``), counted in the order the records were read.
+    var originRuns: Int {
+        var last: [String: (sequence: UInt64, position: UInt64)] = [:]
+        var runs = 0
+        for e in indexEntries {
+            let goesOn = last[e.origin].map { e.sequence == $0.sequence &+ 1 && e.position == $0.position &+ 1 } ?? false
+            if !goesOn { runs += 1 }
+            last[e.origin] = (e.sequence, e.position)
+        }
+        return runs
+    }
+
     /// The goal events, counted for the index sizes.
     var goalIndexed: Int { goals.count }
     /// The device events, counted for the index sizes.

@@ -1,0 +1,22 @@
+import Foundation
+
+extension LedgerStore {
+    /// Brings a store of an older `format` to this code's, in one write transaction: interrupted,
+    /// the store stays in its old format, and the next open does it again. The log is not
+    /// touched; only what is derived from it changes form.
+    ///
+    /// - 1 to 2: the origin index, a row per event, becomes a row per run of consecutive
+    ///   sequences at consecutive positions (``OriginRun``).
+    func upgradeFormat(from format: UInt64) throws(LedgerError) {
+        let layout = self.layout
+        try failing(as: "bringing the store at \(path) from format \(format) to \(Self.format)") {
+            try writeTransaction { txn in
+                // Another process may have done it since this one read the format.
+                let stored = try txn.u64(layout.meta, MetaKey.format) ?? 1
+                guard stored < Self.format else { return }
+                if stored < 2 { try txn.rewriteOriginsAsRuns() }
+                try txn.put(layout.meta, key: MetaKey.format, value: Self.format.bigEndianBytes)
+            }
+        }
+    }
+}
