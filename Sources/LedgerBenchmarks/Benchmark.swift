@@ -163,8 +163,11 @@ public struct Benchmark {
     /// For profiling the write path alone: appends the benchmark's workload of `sizes.events`
     /// events over `sizes.goals` goals to a new store at `path`, `batch` per commit, and
     /// returns the events per second.
-    public func appendOnly(at path: String, batch: Int) throws -> Double {
-        let drafts = workload(count: sizes.events, goals: sizes.goals, seed: 42)
+    /// The library append alone (for profiling); with `libraryIDs`, the drafts carry no ids and
+    /// the library makes them, as it does for an app's typed calls.
+    public func appendOnly(at path: String, batch: Int, libraryIDs: Bool = false) throws -> Double {
+        var drafts = workload(count: sizes.events, goals: sizes.goals, seed: 42)
+        if libraryIDs { for i in drafts.indices { drafts[i].id = nil } }
         let store = try LedgerStore.create(at: path, device: "bench")
         let time = try Self.seconds {
             var i = 0
@@ -218,6 +221,30 @@ public struct Benchmark {
                 target: batch == 10_000 ? .atLeast(300_000, "≥ 300,000 events/s") : nil)
         ]
         guard batch == 10_000 else { return figures }
+
+        // The same appends without ids, as an app's typed calls make them: the library's ids
+        // follow the store's clock, so the id index grows at one end.
+        log("append: \(n) events, \(batch) per commit, ids made by the library")
+        var unnamed = drafts
+        for i in unnamed.indices { unnamed[i].id = nil }
+        let own = try LedgerStore.create(at: try fresh("append-own-ids") + "/ledger", device: "bench")
+        let ownTime = try Self.seconds {
+            var i = 0
+            while i < unnamed.count {
+                try own.writing { try $0.append(Array(unnamed[i..<min(i + batch, unnamed.count)]), now: Self.now) }
+                i += batch
+            }
+        }
+        let ownIDs = try own.storageReport().tables.first { $0.name == "eventIds" }?.bytes ?? 0
+        let givenIDs = storage.tables.first { $0.name == "eventIds" }?.bytes ?? 0
+        figures.append(
+            Figure(
+                name: "append (\(batch)/commit), ids made by the library", unit: "events/s", value: Double(n) / ownTime,
+                baseline: Double(n) / rawTime, baselineName: "raw MDB_APPEND of the same records",
+                note: String(
+                    format: "higher is better; ratio = ledger/raw; id index %.1f MiB (%.1f MiB with the workload's random ids)",
+                    Double(ownIDs) / 1_048_576, Double(givenIDs) / 1_048_576)))
+        try? FileManager.default.removeItem(atPath: directory + "/append-own-ids")
 
         // Replay and rebuild of the same store against a raw cursor scan of its events table.
         log("replay and rebuild: \(n) events")

@@ -60,9 +60,11 @@ defer { try? FileManager.default.removeItem(atPath: dir) }
 var bench = Benchmark(sizes: sizes, directory: dir, executable: CommandLine.arguments[0])
 bench.log = { FileHandle.standardError.write(Data(("… " + $0 + "\n").utf8)) }
 // `--only-append BATCH`: the library append alone, into a new store under `--dir` (for profiling;
-// `--keep` keeps the store, at DIR/only-append).
+// `--keep` keeps the store, at DIR/only-append; `--library-ids`: drafts without ids, the library
+// makes them).
 if let batch = value("--only-append").flatMap(Int.init) {
-    print(String(format: "append (%d/commit): %.0f events/s", batch, try bench.appendOnly(at: dir + "/only-append", batch: batch)))
+    let rate = try bench.appendOnly(at: dir + "/only-append", batch: batch, libraryIDs: args.contains("--library-ids"))
+    print(String(format: "append (%d/commit): %.0f events/s", batch, rate))
     if !args.contains("--keep") { try? FileManager.default.removeItem(atPath: dir) }
     exit(0)
 }

@@ -95,8 +95,9 @@ struct LocalBatch {
             results.append(original)
             return
         }
-        let id = draft.id ?? EventIDs.next()
         let at = draft.at ?? now
+        // The id the library makes follows the clock reading the event is about to take.
+        let id = draft.id ?? EventIDs.next(clock: clock.advanced(to: at))
         var payload = draft.payload
         if case .goalMoved(let move) = payload, move.key == nil, move.placement != nil {
             payload = .goalMoved(try place(move, at: at, line: line, index: index, txn))
@@ -132,7 +133,7 @@ struct LocalBatch {
         }
         for (goal, key) in plan.renumbered {
             let renumbering = Payload.goalMoved(GoalMoved(goal: goal, placement: nil, key: key, replaces: nil))
-            renumbered.append(try write(renumbering, id: EventIDs.next(), at: at, line: line, index: index, txn))
+            renumbered.append(try write(renumbering, id: EventIDs.next(clock: clock.advanced(to: at)), at: at, line: line, index: index, txn))
         }
         move.key = plan.key
         return move

@@ -291,9 +291,40 @@ struct GoalReadModelTests {
 }
 
 struct EventIDTests {
-    @Test func appendedEventIdsAreDistinctVersion4UUIDs() {
-        let ids = (0..<100_000).map { _ in EventIDs.next() }
+    @Test func appendedEventIdsAreDistinctVersion7UUIDsInClockOrder() {
+        let start = instant("2026-11-05T12:00:00Z")
+        // 100,000 readings: 100 milliseconds, a thousand counter values in each.
+        let clocks = (0..<100_000).map { i in HLC(milliseconds: start.milliseconds + Int64(i / 1_000), counter: UInt16(i % 1_000)) }
+        let ids = clocks.map(EventIDs.next(clock:))
         #expect(Set(ids).count == ids.count)
-        #expect(ids.allSatisfy { $0.uuid.6 >> 4 == 4 && $0.uuid.8 >> 6 == 2 })
+        #expect(ids.allSatisfy { $0.uuid.6 >> 4 == 7 && $0.uuid.8 >> 6 == 2 })
+        // The first 48 bits are the reading's milliseconds; the ids sort as the readings do.
+        let bytes = ids.map { id in withUnsafeBytes(of: id.uuid) { Array($0) } }
+        #expect(bytes.allSatisfy { $0.prefix(6).reduce(Int64(0)) { $0 << 8 | Int64($1) } >= start.milliseconds })
+        #expect(bytes[0].prefix(6).reduce(Int64(0)) { $0 << 8 | Int64($1) } == start.milliseconds)
+        #expect(zip(bytes, bytes.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) })
+        // One reading twice: two ids, in its place.
+        let twice = [EventIDs.next(clock: clocks[7]), EventIDs.next(clock: clocks[7])]
+        #expect(twice[0] != twice[1])
+        // The largest counter and a reading past 48 bits of milliseconds keep the version and variant.
+        for clock in [HLC(milliseconds: start.milliseconds, counter: .max), HLC(rawValue: .max)] {
+            let id = EventIDs.next(clock: clock)
+            #expect(id.uuid.6 >> 4 == 7 && id.uuid.8 >> 6 == 2)
+        }
+    }
+
+    /// An app's appends without ids take the library's, in the order of their writes: the id
+    /// index then grows at one end.
+    @Test func eventsAppendedWithoutIdsHaveIdsOfTheirWrite() throws {
+        let t = try TemporaryStore()
+        let now = instant("2026-11-05T12:00:00Z")
+        var results: [AppendResult] = []
+        for k in 0..<3 {
+            let later = Instant(milliseconds: now.milliseconds + Int64(k) * 1_000)
+            results += try t.store.append([try draft(#"{"type":"goalCreated","goal":"\#(UUID())","title":"G\#(k)"}"#)], now: later)
+        }
+        let bytes = results.map { r in withUnsafeBytes(of: r.id.uuid) { Array($0) } }
+        #expect(results.allSatisfy { $0.id.uuid.6 >> 4 == 7 })
+        #expect(bytes[0].lexicographicallyPrecedes(bytes[1]) && bytes[1].lexicographicallyPrecedes(bytes[2]))
     }
 }
