@@ -3,8 +3,10 @@ import Foundation
 /// An event as a caller submits it to `append`: the payload with optional id and wall time;
 /// the ledger assigns the envelope.
 public struct EventDraft: Equatable, Sendable {
-    /// The event's id; nil: the ledger makes one. Submitting an id already stored appends
-    /// nothing (the result says `duplicate`), so a retried batch is safe.
+    /// The event's id; nil: the ledger makes one from the event's clock reading (a version-7
+    /// UUID: its milliseconds, its counter, then random bits), so the ids a store makes only grow
+    /// and its id index takes them at one end. Submitting an id already stored appends nothing
+    /// (the result says `duplicate`), so a retried batch is safe.
     public var id: UUID?
     /// The event's wall time; nil: the `now` given to `append`.
     public var at: Instant? { didSet { passedGate = false } }

@@ -64,9 +64,14 @@ extension LedgerStore {
         var found: [UInt64: (Event, [UInt8])] = [:]
         var ids = Set<UUID>()
         var damagedRecords = Set<UInt64>()
+        // No file holds more records than it has 16-byte pieces: a larger position is a damaged
+        // key (a bit flipped in a whole page), not a place in the log. Without this bound, one
+        // such key would make the positions missing below it uncountable.
+        let credible = UInt64(max(file.fileSize, 0) / 16)
         damage += file.salvage(table: "events") { key, value in
             guard key.count == 8 else { return }
             let position = UInt64(bigEndianBytes: key)
+            guard (1...max(credible, 1)).contains(position) else { return }
             guard let e = try? EventCodec.decode(value) else {
                 damagedRecords.insert(position)
                 return
@@ -78,7 +83,7 @@ extension LedgerStore {
         file.scanLeafPages { _, key, value in
             guard key.count == 8, let e = try? EventCodec.decode(value), !ids.contains(e.id) else { return }
             let position = UInt64(bigEndianBytes: key)
-            guard found[position] == nil else { return }
+            guard (1...max(credible, 1)).contains(position), found[position] == nil else { return }
             found[position] = (e, value)
             ids.insert(e.id)
             damagedRecords.remove(position)
