@@ -151,11 +151,11 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Opens an existing named database inside a read transaction, so that opening never waits for a writer.
-    public func existingDatabase(named name: String, duplicates: Bool = false) throws(LMDBError) -> Database {
+    public func existingDatabase(named name: String, duplicates: DuplicateValues = .none) throws(LMDBError) -> Database {
         let txn = try begin(readOnly: true)
         defer { gate.leave() }
         var dbi: MDB_dbi = 0
-        let rc = mdb_dbi_open(txn, name, duplicates ? UInt32(MDB_DUPSORT | MDB_DUPFIXED) : 0, &dbi)
+        let rc = mdb_dbi_open(txn, name, duplicates.flags, &dbi)
         if rc != 0 {
             mdb_txn_abort(txn)
             throw LMDBError(code: rc)

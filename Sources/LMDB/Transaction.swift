@@ -17,13 +17,11 @@ public struct Transaction: ~Copyable {
         public static let noOverwrite = PutOptions(rawValue: UInt32(MDB_NOOVERWRITE))
     }
 
-    /// Opens (or with `create`, creates) a named database within this transaction. With
-    /// `duplicates`, a key holds a sorted set of fixed-size values (MDB_DUPSORT|MDB_DUPFIXED),
-    /// stored compactly under one key.
-    public func openDatabase(named name: String, create: Bool, duplicates: Bool = false) throws(LMDBError) -> Database {
+    /// Opens (or with `create`, creates) a named database within this transaction, whose keys
+    /// hold one value or, by `duplicates`, a sorted set of values.
+    public func openDatabase(named name: String, create: Bool, duplicates: DuplicateValues = .none) throws(LMDBError) -> Database {
         var dbi: MDB_dbi = 0
-        var flags: UInt32 = create ? UInt32(MDB_CREATE) : 0
-        if duplicates { flags |= UInt32(MDB_DUPSORT | MDB_DUPFIXED) }
+        let flags: UInt32 = (create ? UInt32(MDB_CREATE) : 0) | duplicates.flags
         try LMDBError.check(mdb_dbi_open(txn, name, flags, &dbi))
         return Database(dbi: dbi)
     }
@@ -31,10 +29,9 @@ public struct Transaction: ~Copyable {
     /// Deletes the named database and its contents if it exists; whether it did. Its handle,
     /// if the environment holds one, must not be used again.
     @discardableResult
-    public func dropDatabase(named name: String, duplicates: Bool = false) throws(LMDBError) -> Bool {
+    public func dropDatabase(named name: String, duplicates: DuplicateValues = .none) throws(LMDBError) -> Bool {
         var dbi: MDB_dbi = 0
-        let flags: UInt32 = duplicates ? UInt32(MDB_DUPSORT | MDB_DUPFIXED) : 0
-        let rc = mdb_dbi_open(txn, name, flags, &dbi)
+        let rc = mdb_dbi_open(txn, name, duplicates.flags, &dbi)
         if rc == MDB_NOTFOUND { return false }
         try LMDBError.check(rc)
         try LMDBError.check(mdb_drop(txn, dbi, 1))
@@ -172,6 +169,16 @@ public struct Transaction: ~Copyable {
         }
     }
 
+    /// Runs `body` on the last value stored under `key` in a duplicates database (the bytes are
+    /// valid only inside `body`); nil when `key` holds none.
+    public func withLastDuplicate<R>(_ db: Database, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        var cursor = try Cursor(txn, db)
+        guard try withVal(key, { k throws(LMDBError) in try cursor.get(MDB_SET_KEY, key: &k) }) != nil,
+            let last = try cursor.get(MDB_LAST_DUP)
+        else { return nil }
+        return try body(last.value)
+    }
+
     /// How many values `key` holds in a duplicates database (0 when it is absent), without
     /// visiting them.
     public func duplicateCount(_ db: Database, key: [UInt8]) throws(LMDBError) -> Int {
@@ -207,6 +214,21 @@ public struct Transaction: ~Copyable {
     public func last(_ db: Database) throws -> (key: [UInt8], value: [UInt8])? {
         var cursor = try Cursor(txn, db)
         return try cursor.get(MDB_LAST).map { (Array($0.key), Array($0.value)) }
+    }
+}
+
+/// What a database's keys hold: one value each, or a sorted set of values (LMDB's
+/// `MDB_DUPSORT`), of one size (`MDB_DUPFIXED`, stored compactly) or of any size up to LMDB's
+/// largest key.
+public enum DuplicateValues: Sendable {
+    case none, fixedSize, anySize
+
+    var flags: UInt32 {
+        switch self {
+        case .none: 0
+        case .fixedSize: UInt32(MDB_DUPSORT | MDB_DUPFIXED)
+        case .anySize: UInt32(MDB_DUPSORT)
+        }
     }
 }
 

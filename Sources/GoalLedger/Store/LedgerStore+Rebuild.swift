@@ -57,8 +57,8 @@ extension LedgerStore {
                 try txn.delete(layout.meta, key: MetaKey.rebuildCheckpoint)
                 try layout.projections[status.generation].clear(txn)
                 // Tables only an earlier projection version wrote (their pages become free).
-                for name in ProjectionTables.obsoleteTableNames {
-                    for g in [0, 1] { try txn.dropDatabase(named: "p\(g).\(name)", duplicates: true) }
+                for (name, duplicates) in ProjectionTables.obsoleteTables {
+                    for g in [0, 1] { try txn.dropDatabase(named: "p\(g).\(name)", duplicates: duplicates) }
                 }
             }
         }

@@ -96,7 +96,7 @@ public final class LedgerStore: @unchecked Sendable {
         return try failing({ "cannot initialize the store at \(path): \($0)" }) {
             let layout = try env.write { txn in
                 let layout = try StoreLayout { name in
-                    try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
+                    try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates(of: name))
                 }
                 if try txn.get(layout.meta, key: MetaKey.ledger) != nil {
                     throw LedgerError("a ledger store already exists at \(path)", reason: .storeExists(path: path))
@@ -172,14 +172,14 @@ public final class LedgerStore: @unchecked Sendable {
     /// projection tables: the version check then rebuilds them).
     private static func openTables(at path: String, _ env: Environment) throws -> StoreLayout {
         do {
-            return try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates.contains(name)) }
+            return try StoreLayout { name in try env.existingDatabase(named: name, duplicates: StoreLayout.duplicates(of: name)) }
         } catch let e as LMDBError where e.isNotFound {
             return try env.write { txn in
                 guard try txn.get(try txn.openDatabase(named: "meta", create: false), key: MetaKey.ledger) != nil else {
                     throw LedgerError(.store, "\(path) is not a complete ledger store (its metadata is missing)")
                 }
                 return try StoreLayout { name in
-                    try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates.contains(name))
+                    try txn.openDatabase(named: name, create: true, duplicates: StoreLayout.duplicates(of: name))
                 }
             }
         }
@@ -366,22 +366,26 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// Bytes of live data pages per table (the log, each index, each projection table), and the
     /// extent of the data file, which also holds pages freed by earlier transactions for reuse.
+    /// The pages are counted by a walk of the file (`DataFile`): LMDB's own statistics leave out
+    /// the pages of a key's duplicates once they outgrow it (its sub-tree), which the goal index
+    /// and the entries have.
     package func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
-        try readTransaction { txn in
-            var tables: [(String, LMDB.Database)] = [
-                ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
-                ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
-            ]
-            for (g, t) in layout.projections.enumerated() {
-                tables += Array(zip(ProjectionTables.names(generation: g), t.all))
-            }
-            return (
-                try tables.map { name, db in
-                    let (pages, size) = try txn.pages(db)
-                    return (name, pages * size)
-                }, env.usedBytes
-            )
+        let names =
+            ["meta", "events", "eventIds", "origins", "originHeads", "goalEvents", "deviceEvents"]
+            + [0, 1].flatMap { ProjectionTables.names(generation: $0) }
+        let file: DataFile
+        do {
+            file = try DataFile(directory: path)
+        } catch {
+            throw LedgerError(.store, "cannot read \(path)/data.mdb: \(error.message)")
         }
+        var pages: [Substring: Int] = [:]
+        for label in file.pagesInUse().values {
+            // "events leaf", "p0.goalEntries branch": the table, then the kind of page.
+            guard let space = label.lastIndex(of: " ") else { continue }
+            pages[label[..<space], default: 0] += 1
+        }
+        return (names.map { ($0, (pages[Substring($0)] ?? 0) * file.pageSize) }, env.usedBytes)
     }
 
     /// Visits the stored values of one of the store's tables (`events`, `eventIds`, `p0.goals`, …)
@@ -390,7 +394,7 @@ public final class LedgerStore: @unchecked Sendable {
     package func scanRawValues(of table: String, _ body: (UnsafeRawBufferPointer) -> Void) throws(LedgerError) {
         let db: LMDB.Database
         do {
-            db = try env.existingDatabase(named: table, duplicates: StoreLayout.duplicates.contains(table))
+            db = try env.existingDatabase(named: table, duplicates: StoreLayout.duplicates(of: table))
         } catch {
             throw LedgerError(.invalidArgument, "\(path) has no table \(table): \(error.message)")
         }

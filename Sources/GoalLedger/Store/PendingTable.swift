@@ -7,7 +7,7 @@ import Foundation
 /// |----------------|--------------------------------------------------|------------------|
 /// | `pN.reminders` | goal id (16)                                     | `ReminderFacts`  |
 /// | `pN.pending`   | device · 0x00 · request id (`goal-reminder-<GOAL>`) | `PendingRow`  |
-/// | `pN.entries`   | goal id (16) · day (4) · event id (16)           | the entry (`entryValue`); for a history write its canonical key (`historyValue`) |
+/// | `pN.goalEntries` | goal id (16), with a duplicate per row: day (4) · event id (16) · value | the entry (`entryValue`); for a history write its canonical key (`historyValue`); see `StoreTransaction.scanEntries` |
 ///
 /// What is stored never depends on the moment. `reminders` holds the facts of every goal with a
 /// live reminder; `pending` holds, for every device the store knows (one that reported settings
@@ -331,7 +331,7 @@ enum PendingTable {
             var recorded: [ProgressEntry] = []
             var legacy = false
             let prefix = goal.bytes
-            try txn.scan(t.entries, from: entryKey(goal: goal, day: dayBytes(from), event: UUID(uuid: UUID.zero))) { k, v in
+            try txn.scanEntries(t.entries, from: goal.bytes + withUnsafeBytes(of: dayBytes(from).bigEndian) { Array($0) }) { k, v in
                 guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }
                 guard let entry = try StoredProjection.decoded({ () throws(RecordDecodingError) in try entry(key: k, value: v) }) else {
                     legacy = true

@@ -9,7 +9,7 @@ import LMDB
 /// | `pN.removed`    | goal id (16) · entry id (16) | empty: the entry was removed    | `EntryModel` |
 /// | `pN.devices`    | device name                  | device state                    | `GoalHeaderModel` |
 /// | `pN.reminders`, `pN.pending` | see `PendingTable` |                                | `PendingModel` |
-/// | `pN.entries`    | see `PendingTable`           |                                 | `EntryModel` |
+/// | `pN.goalEntries` | see `PendingTable`          |                                 | `EntryModel` |
 /// | `pN.setAside`   | position (u64 BE)            | the gate's message              | `SetAsideModel` |
 /// | `pN.digest`     | goal id (16)                 | entry sum (32) · header hash (32, once created) | `DigestModel` |
 /// |                 | `ledger`                     | sum of goal hashes (32) · created goals (u64 BE) | |
@@ -39,11 +39,11 @@ struct ProjectionTables {
     let periods: Database
     let runs: Database
 
-    static let tableNames = ProjectionTable.allCases.map(\.rawValue)
+    static let tableNames = ProjectionTable.allCases.map(\.storedName)
     /// The key of the ledger's row in `digest` (goal rows have 16-byte keys).
     static let ledgerKey = Array("ledger".utf8)
     /// Tables of earlier projection versions, dropped when the projection is rebuilt.
-    static let obsoleteTableNames = ["entryDays"]
+    static let obsoleteTables: [(name: String, duplicates: DuplicateValues)] = [("entryDays", .fixedSize), ("entries", .none)]
 
     static func names(generation g: Int) -> [String] { tableNames.map { "p\(g).\($0)" } }
 
@@ -97,4 +97,13 @@ enum ProjectionTable: String, CaseIterable {
 
     /// The table's place in `ProjectionTables.tableNames`.
     var index: Int { Self.allCases.firstIndex(of: self)! }
+
+    /// The name of its database in a generation (`pN.` and this): the raw value, but for
+    /// `entries`, whose rows are duplicates under their goal since projection version 15
+    /// (`goalEntries`; the table of a row per entry before it, `entries`, is dropped by the
+    /// rebuild to this version).
+    var storedName: String { self == .entries ? "goalEntries" : rawValue }
+
+    /// Whether the table's keys hold sorted duplicates.
+    var hasDuplicates: Bool { self == .entries }
 }

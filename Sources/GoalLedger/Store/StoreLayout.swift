@@ -32,8 +32,15 @@ struct StoreLayout {
     /// The two generations of projection tables.
     let projections: [ProjectionTables]
 
-    /// Databases whose keys hold sorted sets of fixed-size values.
-    static let duplicates: Set<String> = ["goalEvents"]
+    /// What the keys of the database `name` hold: sorted sets of positions in the goal index,
+    /// sorted sets of rows of any size in each generation's entries (see
+    /// `StoreTransaction.scanEntries`), one value elsewhere.
+    static func duplicates(of name: String) -> DuplicateValues {
+        if name == "goalEvents" { return .fixedSize }
+        return anySize.contains(name) ? .anySize : .none
+    }
+
+    private static let anySize = Set(ProjectionTable.allCases.filter(\.hasDuplicates).flatMap { t in [0, 1].map { "p\($0).\(t.storedName)" } })
 
     init(_ open: (String) throws -> Database) rethrows {
         meta = try open("meta")

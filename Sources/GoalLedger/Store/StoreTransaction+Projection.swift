@@ -53,7 +53,7 @@ extension StoreTransaction {
         var last: (key: CanonicalKey, id: UUID)?
         state.recordedEntries.reserveCapacity(state.version)
         let prefix = goal.bytes
-        try lmdb.scan(t.entries, from: prefix) { k, v in
+        try scanEntries(t.entries, from: prefix) { k, v in
             guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }
             if let entry = try StoredProjection.decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) {
                 state.recordedEntries[entry.id] = entry

@@ -6,12 +6,12 @@ extension StoreTransaction {
     /// Whether the transaction can write.
     var writable: Bool { lmdb.writable }
 
-    func openDatabase(named name: String, create: Bool, duplicates: Bool = false) throws(LMDBError) -> Database {
+    func openDatabase(named name: String, create: Bool, duplicates: DuplicateValues = .none) throws(LMDBError) -> Database {
         try lmdb.openDatabase(named: name, create: create, duplicates: duplicates)
     }
 
     @discardableResult
-    func dropDatabase(named name: String, duplicates: Bool = false) throws(LMDBError) -> Bool {
+    func dropDatabase(named name: String, duplicates: DuplicateValues = .none) throws(LMDBError) -> Bool {
         try lmdb.dropDatabase(named: name, duplicates: duplicates)
     }
 

@@ -18,8 +18,10 @@ enum StoredProjection {
     /// time zone database, so a `deviceConfigured` that an older store set aside for a zone its
     /// system did not know is folded; 13: a reminder's weekday (goal headers, reminder facts and
     /// pending rows), and a goal header keeps its creation's wall time and its position
-    /// register (`goalMoved`); 14: the digest's version 2 (an entry hashed in a binary form).
-    static let version: UInt64 = 14
+    /// register (`goalMoved`); 14: the digest's version 2 (an entry hashed in a binary form); 15:
+    /// `entries` keeps a goal's rows as duplicates under its id (`pN.goalEntries`), appended in
+    /// full pages.
+    static let version: UInt64 = 15
 
     struct Status: Equatable, Sendable {
         var generation: Int

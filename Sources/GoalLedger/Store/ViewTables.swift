@@ -141,7 +141,7 @@ enum ViewTables {
         try updateDay(goal, day, txn, t) { (txn: borrowing StoreTransaction, _) in
             let prefix = dayKey(goal, day)
             var entries: [ProgressEntry] = []
-            try txn.scan(t.entries, from: prefix) { k, v in
+            try txn.scanEntries(t.entries, from: prefix) { k, v in
                 guard k.count == 36, k.prefix(20).elementsEqual(prefix) else { return false }
                 if let e = try decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) { entries.append(e) }
                 return true

@@ -55,16 +55,20 @@ struct ProjectionStoreTests {
     /// A store whose projection version 4 kept a day index of 20-byte duplicates (`entryDays`)
     /// and no `entries` table: it opens, rebuilds, reads the same goals, and the old tables are
     /// gone.
-    @Test func aStoreWithTheOldDayIndexIsRebuiltAndTheOldTablesDropped() throws {
+    @Test func aStoreWithTheOldDayIndexAndEntryRowsIsRebuiltAndTheOldTablesDropped() throws {
         let t = try seededStore()
         let path = t.store.path
         let expected = try t.store.replay()
         let goal = try #require(expected.existingGoals.first?.id)
         try t.store.writeTransaction { txn in
             for g in [0, 1] {
-                try txn.dropDatabase(named: "p\(g).entries")
-                let old = try txn.openDatabase(named: "p\(g).entryDays", create: true, duplicates: true)
+                // The tables of earlier versions in place of today's entries: the day index, and
+                // the entries kept a row each.
+                try txn.dropDatabase(named: "p\(g).goalEntries", duplicates: .anySize)
+                let old = try txn.openDatabase(named: "p\(g).entryDays", create: true, duplicates: .fixedSize)
                 try txn.put(old, key: goal.bytes, value: [UInt8](repeating: 1, count: 20))
+                let rows = try txn.openDatabase(named: "p\(g).entries", create: true)
+                try txn.put(rows, key: goal.bytes + [UInt8](repeating: 0, count: 20), value: [1, 2, 3])
             }
             try txn.put(t.store.layout.meta, key: MetaKey.projectionVersion, value: UInt64(4).bigEndianBytes)
         }
@@ -74,9 +78,10 @@ struct ProjectionStoreTests {
         #expect(try reopened.projection() == expected)
         #expect(try reopened.verify().isClean)
         let left = try reopened.writeTransaction { txn in
-            try [0, 1].filter { g in try txn.dropDatabase(named: "p\(g).entryDays", duplicates: true) }
+            try [0, 1].filter { g in try txn.dropDatabase(named: "p\(g).entryDays", duplicates: .fixedSize) }
+                + [0, 1].filter { g in try txn.dropDatabase(named: "p\(g).entries") }
         }
-        #expect(left.isEmpty, "old day index tables still present: \(left)")
+        #expect(left.isEmpty, "old tables still present: \(left)")
     }
 
     /// A changed, a stray and a missing row of the entries table are each reported, naming the
@@ -90,7 +95,7 @@ struct ProjectionStoreTests {
         #expect(try t.store.verify().isClean)
         let rows = try t.store.readTransaction { txn in
             var rows: [([UInt8], [UInt8])] = []
-            try txn.scan(try txn.activeProjection().entries) { k, v in
+            try txn.scanAllEntries(try txn.activeProjection().entries) { k, v in
                 rows.append((Array(k), Array(v)))
                 return true
             }
@@ -100,16 +105,16 @@ struct ProjectionStoreTests {
         let entry = { (k: [UInt8]) in k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[20...])).uuidString } }
         let table = { (txn: borrowing StoreTransaction) throws in try txn.activeProjection().entries }
         // A value changed.
-        try t.store.writeTransaction { txn in try txn.put(try table(txn), key: rows[1].0, value: rows[1].1.map { $0 ^ 1 }) }
+        try t.store.writeTransaction { txn in try txn.putEntry(try table(txn), key: rows[1].0, value: rows[1].1.map { $0 ^ 1 }) }
         var problems = try t.store.verify().problems
         #expect(problems == ["projection entries: goal \(goal.uuidString) entry \(entry(rows[1].0)) differs from a fresh replay"])
         // A stray row and a missing one.
         try t.store.writeTransaction { txn in
-            try txn.put(try table(txn), key: rows[1].0, value: rows[1].1)
-            try txn.delete(try table(txn), key: rows[2].0)
+            try txn.putEntry(try table(txn), key: rows[1].0, value: rows[1].1)
+            try txn.deleteEntry(try table(txn), key: rows[2].0)
             var stray = rows[3].0
             stray[35] ^= 0xFF
-            try txn.put(try table(txn), key: stray, value: rows[3].1)
+            try txn.putEntry(try table(txn), key: stray, value: rows[3].1)
         }
         problems = try t.store.verify().problems
         var stray = rows[3].0
@@ -121,9 +126,9 @@ struct ProjectionStoreTests {
             ], "\(problems)")
         // A missing row at the end is named too, with the count.
         try t.store.writeTransaction { txn in
-            try txn.delete(try table(txn), key: stray)
-            try txn.put(try table(txn), key: rows[2].0, value: rows[2].1)
-            try txn.delete(try table(txn), key: rows[3].0)
+            try txn.deleteEntry(try table(txn), key: stray)
+            try txn.putEntry(try table(txn), key: rows[2].0, value: rows[2].1)
+            try txn.deleteEntry(try table(txn), key: rows[3].0)
         }
         problems = try t.store.verify().problems
         #expect(

@@ -107,12 +107,12 @@ struct StreamingVerifyTests {
         try t.store.writeTransaction { txn in
             let tables = try txn.activeProjection()
             var first: ([UInt8], [UInt8])?
-            try txn.scan(tables.entries) { k, v in
+            try txn.scanAllEntries(tables.entries) { k, v in
                 first = (Array(k), Array(v))
                 return false
             }
             let (key, value) = try #require(first)
-            try txn.put(tables.entries, key: key, value: value + [0])
+            try txn.putEntry(tables.entries, key: key, value: value + [0])
         }
         #expect(try t.store.reading { try $0.streamingVerification() } == nil)
         let report = try t.store.verify()

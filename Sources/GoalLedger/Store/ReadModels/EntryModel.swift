@@ -93,18 +93,12 @@ struct EntryModel: ReadModel {
         entryPuts.append((key, offset, count))
     }
 
-    /// Writes the batch's entry rows, in key order; appended to the table's last page where
-    /// every key sorts after it.
+    /// Writes the batch's entry rows, in key order: each goal's after its last where they sort
+    /// after it (see `StoreTransaction.putEntries`).
     private mutating func writeEntries(_ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws {
         entryPuts.sort(by: { $0.key < $1.key })
-        guard let first = entryPuts.first else { return }
-        let options = try txn.orderedPutOptions(t.entries, from: first.key.bytes)
-        try values.bytes.withUnsafeBytes { all in
-            for (key, offset, count) in entryPuts {
-                let value = UnsafeRawBufferPointer(rebasing: all[Int(offset)..<Int(offset) + Int(count)])
-                try key.withBytes { k in try txn.put(t.entries, key: k, value: value, options: options) }
-            }
-        }
+        guard !entryPuts.isEmpty else { return }
+        try values.bytes.withUnsafeBytes { all in try txn.putEntries(t.entries, entryPuts, values: all) }
         entryPuts = []
         values.bytes.removeAll(keepingCapacity: true)
     }
@@ -123,7 +117,7 @@ struct EntryModel: ReadModel {
         let entry = ProgressEntry(e, r)
         // Recorded after the removal, the entry never counted.
         guard p < position else { return (entry, false) }
-        let stored = try txn.withValue(state.tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes, { _ in true }) == true
+        let stored = try txn.hasEntry(state.tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes)
         return (entry, stored)
     }
 
@@ -131,7 +125,7 @@ struct EntryModel: ReadModel {
     private func hasHistoryWrites(_ goal: UUID, _ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws -> Bool {
         let prefix = goal.bytes + withUnsafeBytes(of: PendingTable.historyDay.bigEndian) { Array($0) }
         var found = false
-        try txn.scan(t.entries, from: prefix) { k, _ in
+        try txn.scanEntries(t.entries, from: prefix) { k, _ in
             found = k.count == 36 && k.prefix(20).elementsEqual(prefix)
             return false
         }

@@ -66,7 +66,7 @@ extension LedgerStore {
         func missing(_ i: Int) {
             want[i].key.bytes.withUnsafeBytes { row($0, "is missing (a fresh replay has it)") }
         }
-        try txn.scan(db) { k, v in
+        try txn.scanAllEntries(db) { k, v in
             seen += 1
             let key = PendingTable.EntryKey(bytes: k)
             if let key {

@@ -409,7 +409,7 @@ extension LedgerStore {
         // The entries in one ordered walk over the goal's stored rows.
         var next = 0
         var same = true
-        try txn.scan(t.entries, from: id) { k, v in
+        try txn.scanEntries(t.entries, from: id) { k, v in
             guard k.count >= 16, k.prefix(16).elementsEqual(id) else { return false }
             guard next < want.count, want[next].key.elementsEqual(k), want[next].value.elementsEqual(v) else {
                 same = false
