@@ -56,32 +56,40 @@ enum PendingTable {
 
     /// A key of `entries`: the goal, the day, then the event id (a goal's entries are one run
     /// of keys, in day order).
-    static func entryKey(goal: UUID, day: UInt32, event: UUID) -> [UInt8] { EntryKey(goal: goal, day: day, event: event).bytes }
+    static func entryKey(goal: UUID, day: UInt32, event: UUID) -> [UInt8] { EntryKey(goal: goal, day: day, event: event, hlc: 0).bytes }
 
     static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { EntryKey(goal: goal, e).bytes }
 
-    /// A key of `entries` as integers that order as its bytes do: batches sort their rows by it
-    /// before writing them, and `verify` walks the table against it, without comparing byte
-    /// arrays.
+    /// A key of `entries` as integers, with the clock reading its row's value starts with: the
+    /// rows are stored in the order of goal, day, clock, event (see
+    /// `StoreTransaction.scanEntries`), and batches sort their rows by it before writing them,
+    /// and `verify` walks the table against it, without comparing byte arrays. `bytes` is the
+    /// row's key (goal, day, event), without the clock.
     struct EntryKey: Comparable {
         let goal: IDWords
         let day: UInt32
+        /// The row's clock reading (the first 8 bytes of its value, an entry's or a history
+        /// write's): a goal's new rows come after its others, so they are appended.
+        let hlc: UInt64
         let event: IDWords
 
-        init(goal: UUID, day: UInt32, event: UUID) {
+        init(goal: UUID, day: UInt32, event: UUID, hlc: UInt64) {
             self.goal = IDWords(goal)
             self.day = day
+            self.hlc = hlc
             self.event = IDWords(event)
         }
 
         /// The key of a progress entry of `goal`.
-        init(goal: UUID, _ e: ProgressEntry) { self.init(goal: goal, day: dayBytes(e.day), event: e.id) }
+        init(goal: UUID, _ e: ProgressEntry) { self.init(goal: goal, day: dayBytes(e.day), event: e.id, hlc: e.hlc.rawValue) }
 
-        /// The key a stored row of `entries` has; nil for a key that is not 36 bytes.
-        init?(bytes k: UnsafeRawBufferPointer) {
-            guard k.count == 36 else { return nil }
+        /// The key of a stored row of `entries`, its 36-byte key and its value; nil for a key
+        /// that is not 36 bytes or a value shorter than a clock reading.
+        init?(key k: UnsafeRawBufferPointer, value v: UnsafeRawBufferPointer) {
+            guard k.count == 36, v.count >= 8 else { return nil }
             goal = IDWords(UnsafeRawBufferPointer(rebasing: k[0..<16]))
             day = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+            hlc = UInt64(bigEndian: v.loadUnaligned(as: UInt64.self))
             event = IDWords(UnsafeRawBufferPointer(rebasing: k[20..<36]))
         }
 
@@ -94,6 +102,7 @@ enum PendingTable {
         static func < (a: EntryKey, b: EntryKey) -> Bool {
             if a.goal != b.goal { return a.goal < b.goal }
             if a.day != b.day { return a.day < b.day }
+            if a.hlc != b.hlc { return a.hlc < b.hlc }
             return a.event < b.event
         }
 
@@ -144,7 +153,9 @@ enum PendingTable {
 
     /// The entry a row of `entries` holds; nil for a history write's row (under `historyDay`).
     static func entry(key k: UnsafeRawBufferPointer, value v: UnsafeRawBufferPointer) throws(RecordDecodingError) -> ProgressEntry? {
-        guard let key = EntryKey(bytes: k) else { throw RecordDecodingError(reason: "an entry key of \(k.count) bytes") }
+        guard let key = EntryKey(key: k, value: v) else {
+            throw RecordDecodingError(reason: "an entry row of a \(k.count)-byte key and a \(v.count)-byte value")
+        }
         guard key.day != historyDay else { return nil }
         var r = ByteReader(v)
         let hlc = HLC(rawValue: try r.u64BE())

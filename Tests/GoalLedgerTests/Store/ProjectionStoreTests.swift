@@ -84,6 +84,47 @@ struct ProjectionStoreTests {
         #expect(left.isEmpty, "old tables still present: \(left)")
     }
 
+    /// A goal's entry rows are kept by day, then clock: an entry that arrives after later ones
+    /// (another device's, synced late) goes among them, the goal reads every one, and the
+    /// table is what a rebuild writes.
+    @Test func anEntryArrivingAfterLaterOnesGoesAmongThemAndReadsBack() throws {
+        let t = try TemporaryStore(device: "laptop", signed: false)
+        let goal = UUID()
+        try t.store.append(
+            [try draft(#"{"type":"goalCreated","goal":"\#(goal)","title":"Run","progress":{"kind":"measurable","target":50}}"#)],
+            now: now)
+        let phoneDirectory = TemporaryDirectory()
+        let phone = try LedgerStore.create(at: phoneDirectory.path + "/store", device: "phone", ledger: t.store.ledgerID, signed: false)
+        func record(_ store: LedgerStore, minutes: Int64, amount: Int) throws {
+            try store.append(
+                [try draft(#"{"type":"progressRecorded","goal":"\#(goal)","amount":\#(amount)}"#)],
+                now: Instant(milliseconds: now.milliseconds + minutes * 60_000))
+        }
+        _ = try phone.importEvents(try t.store.reading { try $0.events(missingFrom: [:]) }, from: "laptop")
+        // The laptop's own entries at 13:00 and 13:30, then the phone's of 13:05 and 13:20 arrive.
+        try record(t.store, minutes: 60, amount: 1)
+        try record(t.store, minutes: 90, amount: 1)
+        try record(phone, minutes: 65, amount: 2)
+        try record(phone, minutes: 80, amount: 3)
+        let imported = try t.store.importEvents(try phone.reading { try $0.events(missingFrom: try t.store.originHeads()) }, from: "phone")
+        #expect(imported.setAside == 0 && imported.imported >= 2, "\(imported)")
+        let clocks = try t.store.readTransaction { txn in
+            var clocks: [UInt64] = []
+            try txn.scanEntries(try txn.activeProjection().entries, from: goal.bytes) { _, v in
+                clocks.append(UInt64(bigEndian: v.loadUnaligned(as: UInt64.self)))
+                return true
+            }
+            return clocks
+        }
+        #expect(clocks.count == 4 && clocks == clocks.sorted(), "\(clocks)")
+        #expect(try t.store.goal(goal)?.entries.map(\.amount).compactMap { $0?.description }.sorted() == ["1", "1", "2", "3"])
+        #expect(try t.store.verify().isClean)
+        let before = try t.store.replay()
+        try t.store.rebuild()
+        #expect(try t.store.replay() == before)
+        #expect(try t.store.verify().isClean)
+    }
+
     /// A changed, a stray and a missing row of the entries table are each reported, naming the
     /// goal and the entry.
     @Test func verifyComparesTheEntryRowsWithAFreshReplay() throws {
@@ -104,10 +145,22 @@ struct ProjectionStoreTests {
         #expect(rows.count == 4)
         let entry = { (k: [UInt8]) in k.withUnsafeBytes { StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: $0[20...])).uuidString } }
         let table = { (txn: borrowing StoreTransaction) throws in try txn.activeProjection().entries }
-        // A value changed.
-        try t.store.writeTransaction { txn in try txn.putEntry(try table(txn), key: rows[1].0, value: rows[1].1.map { $0 ^ 1 }) }
+        // A value changed after its clock reading (the rows are kept in clock order within a day).
+        var changed = rows[1].1
+        changed[changed.count - 1] ^= 1
+        try t.store.writeTransaction { txn in try txn.putEntry(try table(txn), key: rows[1].0, value: changed) }
         var problems = try t.store.verify().problems
         #expect(problems == ["projection entries: goal \(goal.uuidString) entry \(entry(rows[1].0)) differs from a fresh replay"])
+        // Its clock reading changed: the row is out of its place, missing there and stray here.
+        changed = rows[1].1
+        changed[0] ^= 1
+        try t.store.writeTransaction { txn in try txn.putEntry(try table(txn), key: rows[1].0, value: changed) }
+        problems = try t.store.verify().problems
+        #expect(
+            Set(problems) == [
+                "projection entries: goal \(goal.uuidString) entry \(entry(rows[1].0)) is missing (a fresh replay has it)",
+                "projection entries: goal \(goal.uuidString) entry \(entry(rows[1].0)) is not in a fresh replay",
+            ], "\(problems)")
         // A stray row and a missing one.
         try t.store.writeTransaction { txn in
             try txn.putEntry(try table(txn), key: rows[1].0, value: rows[1].1)

@@ -38,7 +38,7 @@ struct EntryModel: ReadModel {
         case .progressHistoryReplaced(let p):
             let start = values.bytes.count
             values.bytes += PendingTable.historyValue(e.key)
-            try putLater(PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id), from: start)
+            try putLater(PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id, hlc: e.key.hlc.rawValue), from: start)
             state.recomputed.insert(p.goal)
         case .progressRemoved(let p):
             let key = p.goal.bytes + p.entry.bytes
@@ -117,7 +117,7 @@ struct EntryModel: ReadModel {
         let entry = ProgressEntry(e, r)
         // Recorded after the removal, the entry never counted.
         guard p < position else { return (entry, false) }
-        let stored = try txn.hasEntry(state.tables.entries, key: PendingTable.EntryKey(goal: goal, entry).bytes)
+        let stored = try txn.hasEntry(state.tables.entries, PendingTable.EntryKey(goal: goal, entry))
         return (entry, stored)
     }
 

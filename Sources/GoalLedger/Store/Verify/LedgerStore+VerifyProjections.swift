@@ -68,7 +68,7 @@ extension LedgerStore {
         }
         try txn.scanAllEntries(db) { k, v in
             seen += 1
-            let key = PendingTable.EntryKey(bytes: k)
+            let key = PendingTable.EntryKey(key: k, value: v)
             if let key {
                 while next < want.count, want[next].key < key {
                     missing(next)
@@ -172,7 +172,7 @@ extension PendingTable {
         var rows: [(key: EntryKey, row: EntryRow)] = []
         rows.reserveCapacity(g.recordedEntries.count + g.historyWrites.count)
         for e in g.recordedEntries.values { rows.append((EntryKey(goal: g.id, e), .entry(e))) }
-        for w in g.historyWrites.values { rows.append((EntryKey(goal: g.id, day: historyDay, event: w.event), .history(w.key))) }
+        for w in g.historyWrites.values { rows.append((EntryKey(goal: g.id, day: historyDay, event: w.event, hlc: w.key.hlc.rawValue), .history(w.key))) }
         return rows
     }
 }
