@@ -153,6 +153,21 @@ public struct Transaction: ~Copyable {
         }
     }
 
+    /// The snapshot the transaction reads: the id of the last transaction committed when it
+    /// began (two read transactions with the same id read the same data).
+    public var snapshotID: Int { Int(mdb_txn_id(txn)) }
+
+    /// Visits each key of `db` once, in key order (a duplicates database's further values
+    /// under a key are passed over), until `body` returns false.
+    public func scanKeys(_ db: Database, _ body: (_ key: UnsafeRawBufferPointer) throws -> Bool) throws {
+        var cursor = try Cursor(txn, db)
+        var entry = try cursor.get(MDB_FIRST)
+        while let (k, _) = entry {
+            if try !body(k) { return }
+            entry = try cursor.get(MDB_NEXT_NODUP)
+        }
+    }
+
     /// Visits the values stored under `key` in a duplicates database, in order, starting at the
     /// first value ≥ `from` (or the first value), until `body` returns false.
     public func scanDuplicates(

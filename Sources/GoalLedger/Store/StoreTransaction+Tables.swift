@@ -37,6 +37,11 @@ extension StoreTransaction {
 
     func clear(_ db: Database) throws(LMDBError) { try lmdb.clear(db) }
 
+    /// The snapshot the transaction reads (see `Transaction.snapshotID`).
+    var snapshotID: Int { lmdb.snapshotID }
+
+    func scanKeys(_ db: Database, _ body: (_ key: UnsafeRawBufferPointer) throws -> Bool) throws { try lmdb.scanKeys(db, body) }
+
     func pages(_ db: Database) throws(LMDBError) -> (pages: Int, pageSize: Int) { try lmdb.pages(db) }
 
     func count(_ db: Database) throws(LMDBError) -> Int { try lmdb.count(db) }

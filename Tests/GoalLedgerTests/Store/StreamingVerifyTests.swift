@@ -47,6 +47,39 @@ struct StreamingVerifyTests {
         }
     }
 
+    /// From 128 goals the goal walk runs in parts on threads of their own: its report is the
+    /// full check's, and a goal's damage in any part is found.
+    @Test func aWalkInPartsAgreesWithTheFullCheckAndFindsDamageInEachPart() throws {
+        let t = try TemporaryStore()
+        let goals = (0..<300).map { _ in UUID() }
+        try t.store.append(
+            try drafts(
+                goals.map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
+                    + goals.flatMap { g in (1...3).map { #"{"type":"progressRecorded","goal":"\#(g)","amount":\#($0)}"# } }), now: now)
+        let report = try streamed(t.store)
+        #expect(report.goals == 300)
+        // One entry row altered in the first goal and in the last, in key order: each in another part.
+        let sorted = goals.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        for goal in [sorted.first!, sorted.last!] {
+            let (key, value) = try t.store.writeTransaction { txn in
+                let entries = try txn.activeProjection().entries
+                var row: ([UInt8], [UInt8])?
+                try txn.scanEntries(entries, from: goal.bytes) { k, v in
+                    row = (Array(k), Array(v))
+                    return false
+                }
+                let (key, value) = try #require(row)
+                try txn.putEntry(entries, key: key, value: value + [0])
+                return (key, value)
+            }
+            #expect(try t.store.reading { try $0.streamingVerification() } == nil)
+            let problems = try t.store.verify().problems
+            #expect(problems.count == 1 && problems[0].contains(goal.uuidString) && problems[0].hasSuffix("differs from a fresh replay"), "\(problems)")
+            try t.store.writeTransaction { txn in try txn.putEntry(try txn.activeProjection().entries, key: key, value: value) }
+            try streamed(t.store)
+        }
+    }
+
     @Test(arguments: 0..<8)
     func randomUnsignedHistoriesAgreeWithTheFullCheck(_ seed: Int) throws {
         let t = try TemporaryStore(device: "laptop", signed: false)

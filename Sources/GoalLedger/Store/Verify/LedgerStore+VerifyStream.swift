@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LMDB
 import Sodium
 
@@ -104,6 +105,16 @@ struct GoalWalkTotals {
     mutating func add(_ table: Int, _ n: Int = 1) { rows[table] += n }
 
     mutating func add(_ table: ProjectionTable, _ n: Int = 1) { rows[table.index] += n }
+
+    /// Takes in what another run of the walk counted.
+    mutating func merge(_ other: GoalWalkTotals) {
+        for i in rows.indices { rows[i] += other.rows[i] }
+        totals.sum += other.totals.sum
+        totals.count &+= other.totals.count
+        facts += other.facts
+        existing += other.existing
+        indexed += other.indexed
+    }
 }
 
 extension LedgerStore {
@@ -302,27 +313,78 @@ extension LedgerStore {
     /// of that goal alone, whose rows are compared with the stored ones; then the rows of the
     /// whole ledger (devices, pending, set-aside, the digest's totals) and every table's size.
     /// The number of goals that exist; nil when anything differs.
+    ///
+    /// The goals are split into as many runs as the machine has processors (two at least, four
+    /// at most; one below 128 goals), each walked on its own thread in a read transaction of its own on the same snapshot as `txn`
+    /// (a later one, should a write land in between, makes the check give up to the full one).
     private func projectionsVerify(_ s: inout LogStream, rule: HistoryRule, _ txn: borrowing StoreTransaction) throws -> Int? {
         let status = try txn.projectionStatus()
         guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
-        let t = layout.projections[status.generation]
-        let firstWeekday = s.devices.device(device).calendar.firstWeekday
+        let setup = GoalWalkSetup(
+            tables: layout.projections[status.generation], firstWeekday: s.devices.device(device).calendar.firstWeekday, rule: rule,
+            revokedAfter: s.devices.revokedAfter, setAside: s.setAsidePositions, snapshot: txn.snapshotID)
+        // Where each run of goals starts: the goal index's keys, split evenly.
+        var goals: [[UInt8]] = []
+        try txn.scanKeys(layout.goalEvents) { k in
+            goals.append(Array(k))
+            return true
+        }
+        // Two runs at least from 128 goals (one processor interleaves them), at most four.
+        let runs = max(1, min(4, max(2, ProcessInfo.processInfo.activeProcessorCount), goals.count / 64))
+        let starts = (0..<runs).map { goals.isEmpty ? nil : goals[goals.count * $0 / runs] } + [nil]
+        let results = Mutex<[Result<GoalWalkTotals?, any Error>?]>(Array(repeating: nil, count: runs))
+        DispatchQueue.concurrentPerform(iterations: runs) { i in
+            let result = Result<GoalWalkTotals?, any Error> {
+                try env.withReadTransaction { raw in
+                    let part = StoreTransaction(raw, layout: layout)
+                    guard part.snapshotID == setup.snapshot else { return nil }
+                    return try walkGoals(from: i == 0 ? nil : starts[i], below: starts[i + 1], setup, part)
+                }
+            }
+            results.withLock { $0[i] = result }
+        }
+        var walk = GoalWalkTotals()
+        for result in results.withLock({ $0 }) {
+            guard let result, let part = try result.get() else { return nil }
+            walk.merge(part)
+        }
+        guard walk.indexed == s.goalEvents else { return nil }
+        guard try ledgerRowsVerify(s, setup.firstWeekday, &walk, setup.tables, txn) else { return nil }
+        return walk.existing
+    }
+
+    /// What every run of the goal walk reads with.
+    struct GoalWalkSetup: Sendable {
+        let tables: ProjectionTables
+        let firstWeekday: Int
+        let rule: HistoryRule
+        let revokedAfter: [String: UInt64]
+        let setAside: Set<UInt64>
+        let snapshot: Int
+    }
+
+    /// The goals of the goal index from the key `start` (the first, when nil) up to the key
+    /// `end` (the last, when nil), each folded alone and compared with its stored rows; what
+    /// they count, or nil when anything differs.
+    private func walkGoals(from start: [UInt8]?, below end: [UInt8]?, _ setup: GoalWalkSetup, _ txn: borrowing StoreTransaction) throws
+        -> GoalWalkTotals?
+    {
         let progress = verifyProgress
         var walk = GoalWalkTotals()
         var goal: UUID?
-        var replay = GoalProjection(historyRule: rule)
-        replay.revokedAfter = s.devices.revokedAfter
+        var replay = GoalProjection(historyRule: setup.rule)
+        replay.revokedAfter = setup.revokedAfter
         var sound = true
-        let setAside = s.setAsidePositions
-        try txn.scan(layout.goalEvents) { k, v in
+        try txn.scan(layout.goalEvents, from: start) { k, v in
             guard k.count == 16, v.count == 8 else {
                 sound = false
                 return false
             }
+            if let end, !k.lexicographicallyPrecedes(end) { return false }
             let id = StoredProjection.uuid(k)
             if id != goal {
                 if let goal {
-                    guard try compareGoal(goal, replay, firstWeekday, &walk, t, txn) else {
+                    guard try compareGoal(goal, replay, setup.firstWeekday, &walk, setup.tables, txn) else {
                         sound = false
                         return false
                     }
@@ -334,19 +396,19 @@ extension LedgerStore {
             walk.indexed += 1
             // The log's read checked every chain: the fold needs no hash or signature.
             if walk.indexed & 4095 == 0 { progress?(.projections, position) }
-            if walk.indexed & 0xFFFF == 0 { releaseMappedPages(txn) }
+            // Every run reads pages of its own, so each lets them go twice as often as one would.
+            if walk.indexed & 0x7FFF == 0 { releaseMappedPages(txn) }
             let event = try txn.withValue(layout.events, key: position.bigEndianBytes) { try? EventCodec.decode($0, keepingChain: false) } ?? nil
             guard let event, event.payload.goal == id else {
                 sound = false
                 return false
             }
-            if !setAside.contains(position) { replay.fold(event) }
+            if !setup.setAside.contains(position) { replay.fold(event) }
             return true
         }
-        guard sound, walk.indexed == s.goalEvents else { return nil }
-        if let goal { guard try compareGoal(goal, replay, firstWeekday, &walk, t, txn) else { return nil } }
-        guard try ledgerRowsVerify(s, firstWeekday, &walk, t, txn) else { return nil }
-        return walk.existing
+        guard sound else { return nil }
+        if let goal { guard try compareGoal(goal, replay, setup.firstWeekday, &walk, setup.tables, txn) else { return nil } }
+        return walk
     }
 
     /// The ledger's rows, once every goal's were compared: devices, pending requests (every
