@@ -119,7 +119,7 @@ extension LedgerSnapshot {
         let count = try run { try txn.count(try txn.activeProjection().goals) }
         keys.reserveCapacity(count)
         snapshots.reserveCapacity(count)
-        try forEachGoalView(now: now, includingDeleted: includingDeleted, entries: includingEntries) { state, view in
+        try forEachGoalView(now: now, includingDeleted: includingDeleted, entries: includingEntries, allTagAdds: false) { state, view in
             if let goal = state.goal, let order = state.orderKey {
                 keys.append(order)
                 snapshots.append(GoalSnapshot(goal: goal, view: view))
@@ -140,8 +140,11 @@ extension LedgerSnapshot {
     /// Every created goal (deleted ones only with `includingDeleted`), in id order, with its
     /// view for this store's device at `now`, in one read transaction. With `entries: false`
     /// the state is the goal's header only (no entries, version 0).
+    /// With `allTagAdds` false, a tag's adds may hold only the first (see
+    /// `ProjectionCodec.decodeHeader`): for a caller that shows the goal, not one that reads its
+    /// tags' adds.
     package func forEachGoalView(
-        now: Instant, includingDeleted: Bool, entries: Bool, _ body: (GoalState, GoalView) throws -> Void
+        now: Instant, includingDeleted: Bool, entries: Bool, allTagAdds: Bool = true, _ body: (GoalState, GoalView) throws -> Void
     ) throws(LedgerError) {
         let rule = historyRule
         try run {
@@ -155,7 +158,7 @@ extension LedgerSnapshot {
             try txn.scan(t.goals) { key, value in
                 let id = StoredProjection.uuid(key)
                 let header = try StoredProjection.decoded { () throws(RecordDecodingError) in
-                    try ProjectionCodec.decodeHeader(value, id: id)
+                    try ProjectionCodec.decodeHeader(value, id: id, allTagAdds: allTagAdds)
                 }
                 guard header.exists, includingDeleted || !header.isDeleted else { return true }
                 var state = header

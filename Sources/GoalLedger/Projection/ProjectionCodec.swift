@@ -74,7 +74,11 @@ enum ProjectionCodec {
         return w.bytes
     }
 
-    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, id: UUID) throws(RecordDecodingError) -> GoalState {
+    ///
+    /// With `allTagAdds` false (a read that shows goals, not one that folds or removes tags), a
+    /// tag's adds hold only the first of them when the goal has no tag removals: enough for
+    /// ``GoalState/tags``, without hashing every add's id into a set (most of a list's cost).
+    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, id: UUID, allTagAdds: Bool = true) throws(RecordDecodingError) -> GoalState {
         var r = ByteReader(bytes)
         guard try r.u8() == version else { throw RecordDecodingError(reason: "unknown projection row version") }
         var g = GoalState(id: id)
@@ -102,14 +106,20 @@ enum ProjectionCodec {
                 g.createdAt = Register(try r.instant(), s)
             }
         }
-        let tagCount = try r.varint()
-        guard tagCount <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "truncated tags") }
-        g.tagAdds.reserveCapacity(Int(tagCount))
-        for _ in 0..<tagCount {
-            let tag = try r.string()
-            g.tagAdds[NormalizedText(tag)] = try uuids(&r)
+        let tagsAt = r.index
+        var light = false
+        if !allTagAdds { light = try firstTagAdds(&r, into: &g) }
+        if !light {
+            r.index = tagsAt
+            let tagCount = try r.varint()
+            guard tagCount <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "truncated tags") }
+            g.tagAdds.reserveCapacity(Int(tagCount))
+            for _ in 0..<tagCount {
+                let tag = try r.string()
+                g.tagAdds[NormalizedText(tag)] = try uuids(&r)
+            }
+            g.removedTagAdds = try uuids(&r)
         }
-        g.removedTagAdds = try uuids(&r)
         for _ in 0..<(try r.varint()) {
             let device = try r.string()
             g.deletionHeads[device] = try r.varint()
@@ -216,6 +226,26 @@ enum ProjectionCodec {
     private static func uuids(_ set: Set<UUID>, _ w: inout ByteWriter) {
         w.varint(UInt64(set.count))
         for id in set.map(\.bytes).sorted(by: { $0.lexicographicallyPrecedes($1) }) { w.bytes.append(contentsOf: id) }
+    }
+
+    /// Each tag with the first of its adds, when the goal has no tag removals (true; `r` is
+    /// then past the removals); false, having read as far as the removals, when it has some.
+    private static func firstTagAdds(_ r: inout ByteReader, into g: inout GoalState) throws(RecordDecodingError) -> Bool {
+        let tagCount = try r.varint()
+        guard tagCount <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "truncated tags") }
+        var firsts: [(NormalizedText, UUID?)] = []
+        firsts.reserveCapacity(Int(tagCount))
+        for _ in 0..<tagCount {
+            let tag = try r.string()
+            let n = try r.varint()
+            guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw RecordDecodingError(reason: "truncated id set") }
+            firsts.append((NormalizedText(tag), n == 0 ? nil : try r.uuid()))
+            if n > 1 { try r.skip(Int(n - 1) * 16) }
+        }
+        guard try r.varint() == 0 else { return false }
+        g.tagAdds.reserveCapacity(firsts.count)
+        for (tag, first) in firsts { g.tagAdds[tag] = first.map { [$0] } ?? [] }
+        return true
     }
 
     private static func uuids(_ r: inout ByteReader) throws(RecordDecodingError) -> Set<UUID> {

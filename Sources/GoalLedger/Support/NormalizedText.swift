@@ -26,7 +26,11 @@ public struct NormalizedText: Hashable, Comparable, Sendable, CustomStringConver
     public static func == (a: NormalizedText, b: NormalizedText) -> Bool { a.value.utf8.elementsEqual(b.value.utf8) }
 
     public func hash(into hasher: inout Hasher) {
-        for byte in value.utf8 { hasher.combine(byte) }
+        // The bytes in one call, from the string's own storage where it holds them contiguously
+        // (a native string does), else from a copy: equal texts feed equal bytes either way.
+        if value.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            Array(value.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
         hasher.combine(0xFF as UInt8)  // not a UTF-8 byte: ends the text
     }
 
