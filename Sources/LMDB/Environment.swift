@@ -184,6 +184,28 @@ public final class Environment: @unchecked Sendable {
         return try body(Transaction(txn: txn, writable: false))
     }
 
+    /// `withReadTransaction` for a helper thread whose work another thread, holding a
+    /// transaction of its own, waits for (a part of a long read): nil, without waiting, while the
+    /// map is being resized or must be (another process grew it), since the resize would wait for
+    /// that other thread's transaction, and that thread for this one. The caller then does
+    /// without the help.
+    @available(*, noasync, message: "LMDB transactions must not cross a suspension point; read from synchronous code")
+    public func withReadTransactionIfAvailable<R>(_ body: (consuming Transaction) throws -> R) throws -> R? {
+        guard gate.tryEnter() else { return nil }
+        var txn: OpaquePointer?
+        let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+        guard rc == 0, let txn else {
+            gate.leave()
+            if rc == MDB_MAP_RESIZED { return nil }
+            throw LMDBError(code: rc)
+        }
+        defer {
+            mdb_txn_abort(txn)
+            gate.leave()
+        }
+        return try body(Transaction(txn: txn, writable: false))
+    }
+
     /// Runs `body` in the single write transaction and commits it; any error thrown by `body`
     /// rolls everything back. When the map is full the write is retried on a larger map.
     @available(*, noasync, message: "LMDB transactions must not cross a suspension point; write from synchronous code")

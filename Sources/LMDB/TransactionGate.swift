@@ -36,6 +36,17 @@ final class TransactionGate: @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
     }
 
+    /// `enter`, without waiting: false (nothing entered) while a resize is under way, for a
+    /// thread whose work another thread's open transaction is waiting on.
+    func tryEnter() -> Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        if resizing { return false }
+        open += 1
+        perThread[pthread_self(), default: 0] += 1
+        return true
+    }
+
     /// Called once the transaction has ended (committed, aborted, or freed by a failed commit).
     func leave() {
         pthread_mutex_lock(&mutex)

@@ -81,6 +81,36 @@ struct EnvironmentTests {
         #expect(try env.read { try $0.count(db) } == 250 * batch)
     }
 
+    /// A helper thread's read does not wait for a resize that waits for the transaction of the
+    /// thread the helper works for: it gets none, at once, and gets one again after the resize.
+    @Test func aHelpersReadGetsNoTransactionWhileAResizeWaitsInsteadOfWaiting() throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "data", create: true)
+        try env.write { txn in try txn.put(db, key: key(1), value: [1]) }
+        #expect(try env.withReadTransactionIfAvailable { try $0.count(db) } == 1)
+        let resized = Atomic<Bool>(false)
+        try env.read { _ in
+            // Another thread asks for a resize: it closes the gate and waits for this read.
+            let resizer = Thread {
+                _ = try? env.gate.exclusively { () throws(LMDBError) in }
+                resized.store(true, ordering: .relaxed)
+            }
+            resizer.start()
+            var waited = 0
+            while try env.withReadTransactionIfAvailable({ _ in true }) == true, waited < 5_000 {
+                usleep(1000)
+                waited += 1
+            }
+            #expect(waited < 5_000, "the resize never closed the gate")
+            #expect(try env.withReadTransactionIfAvailable { _ in true } == nil)
+            let done = resized.load(ordering: .relaxed)
+            #expect(!done)
+        }
+        while !resized.load(ordering: .relaxed) { usleep(1000) }
+        #expect(try env.withReadTransactionIfAvailable { try $0.count(db) } == 1)
+    }
+
     @Test func aThreadHoldingATransactionIsRefusedAGrowthInsteadOfWaitingForItself() throws {
         let dir = Directory()
         var options = Environment.Options()

@@ -315,8 +315,10 @@ extension LedgerStore {
     /// The number of goals that exist; nil when anything differs.
     ///
     /// The goals are split into as many runs as the machine has processors (two at least, four
-    /// at most; one below 128 goals), each walked on its own thread in a read transaction of its own on the same snapshot as `txn`
-    /// (a later one, should a write land in between, makes the check give up to the full one).
+    /// at most; one below 128 goals), each walked on its own thread in a read transaction of its
+    /// own on the same snapshot as `txn` (a later one, should a write land in between, makes the
+    /// check give up to the full one, as does a part that gets no transaction because the map is
+    /// being resized).
     private func projectionsVerify(_ s: inout LogStream, rule: HistoryRule, _ txn: borrowing StoreTransaction) throws -> Int? {
         let status = try txn.projectionStatus()
         guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
@@ -335,11 +337,13 @@ extension LedgerStore {
         let results = Mutex<[Result<GoalWalkTotals?, any Error>?]>(Array(repeating: nil, count: runs))
         DispatchQueue.concurrentPerform(iterations: runs) { i in
             let result = Result<GoalWalkTotals?, any Error> {
-                try env.withReadTransaction { raw in
+                // Never waiting for a resize of the map: it would wait for `txn`, held by the
+                // thread that waits for this part. Without a transaction the part gives up.
+                try env.withReadTransactionIfAvailable { raw in
                     let part = StoreTransaction(raw, layout: layout)
                     guard part.snapshotID == setup.snapshot else { return nil }
                     return try walkGoals(from: i == 0 ? nil : starts[i], below: starts[i + 1], setup, part)
-                }
+                } ?? nil
             }
             results.withLock { $0[i] = result }
         }
