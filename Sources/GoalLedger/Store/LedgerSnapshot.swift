@@ -151,8 +151,13 @@ public struct LedgerSnapshot: ~Copyable {
     public func replay(through position: UInt64? = nil, asOf: Instant? = nil) throws(LedgerError) -> GoalProjection {
         var projection = GoalProjection(historyRule: historyRule)
         projection.revokedAfter = try run { try txn.revocations() }
+        var read = 0
         try scanEvents { p, e in
             if let position, p > position { return false }
+            read += 1
+            // The pages of the log read so far are not kept resident: the projection itself
+            // is what grows with the log, not the file's pages besides.
+            if read & 0x7FFF == 0 { store.releaseMappedPages(txn) }
             if let asOf, e.at > asOf { return true }
             projection.apply(e)
             projection.position = p
