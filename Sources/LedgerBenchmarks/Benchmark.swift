@@ -145,6 +145,24 @@ public struct Benchmark {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// Appends `drafts` to `store`, `batch` per commit, at the benchmark's clock.
+    static func append(_ drafts: [EventDraft], to store: LedgerStore, batch: Int) throws {
+        var i = 0
+        while i < drafts.count {
+            try store.writing { try $0.append(Array(drafts[i..<min(i + batch, drafts.count)]), now: now) }
+            i += batch
+        }
+    }
+
+    /// `drafts` without their ids: the library makes them, as it does for an app's typed calls.
+    static func withoutIDs(_ drafts: [EventDraft]) -> [EventDraft] {
+        drafts.map { d in
+            var d = d
+            d.id = nil
+            return d
+        }
+    }
+
     /// The stored records of a ledger store, in position order.
     func records(of store: LedgerStore) throws -> [[UInt8]] {
         var out: [[UInt8]] = []
@@ -166,16 +184,10 @@ public struct Benchmark {
     /// The library append alone (for profiling); with `libraryIDs`, the drafts carry no ids and
     /// the library makes them, as it does for an app's typed calls.
     public func appendOnly(at path: String, batch: Int, libraryIDs: Bool = false) throws -> Double {
-        var drafts = workload(count: sizes.events, goals: sizes.goals, seed: 42)
-        if libraryIDs { for i in drafts.indices { drafts[i].id = nil } }
+        let given = workload(count: sizes.events, goals: sizes.goals, seed: 42)
+        let drafts = libraryIDs ? Self.withoutIDs(given) : given
         let store = try LedgerStore.create(at: path, device: "bench")
-        let time = try Self.seconds {
-            var i = 0
-            while i < drafts.count {
-                try store.writing { try $0.append(Array(drafts[i..<min(i + batch, drafts.count)]), now: Self.now) }
-                i += batch
-            }
-        }
+        let time = try Self.seconds { try Self.append(drafts, to: store, batch: batch) }
         return Double(drafts.count) / time
     }
 
@@ -187,13 +199,7 @@ public struct Benchmark {
         let drafts = workload(count: n, goals: sizes.goals, seed: 42)
         let path = try fresh("append-\(batch)")
         let store = try LedgerStore.create(at: path + "/ledger", device: "bench")
-        let ledgerTime = try Self.seconds {
-            var i = 0
-            while i < drafts.count {
-                try store.writing { try $0.append(Array(drafts[i..<min(i + batch, drafts.count)]), now: Self.now) }
-                i += batch
-            }
-        }
+        let ledgerTime = try Self.seconds { try Self.append(drafts, to: store, batch: batch) }
         // Size as appended: live data pages, and the file's extent (which also holds pages freed
         // by earlier transactions, kept for reuse).
         let storage = try store.storageReport()
@@ -225,16 +231,9 @@ public struct Benchmark {
         // The same appends without ids, as an app's typed calls make them: the library's ids
         // follow the store's clock, so the id index grows at one end.
         log("append: \(n) events, \(batch) per commit, ids made by the library")
-        var unnamed = drafts
-        for i in unnamed.indices { unnamed[i].id = nil }
+        let unnamed = Self.withoutIDs(drafts)
         let own = try LedgerStore.create(at: try fresh("append-own-ids") + "/ledger", device: "bench")
-        let ownTime = try Self.seconds {
-            var i = 0
-            while i < unnamed.count {
-                try own.writing { try $0.append(Array(unnamed[i..<min(i + batch, unnamed.count)]), now: Self.now) }
-                i += batch
-            }
-        }
+        let ownTime = try Self.seconds { try Self.append(unnamed, to: own, batch: batch) }
         let ownIDs = try own.storageReport().tables.first { $0.name == "eventIds" }?.bytes ?? 0
         let givenIDs = storage.tables.first { $0.name == "eventIds" }?.bytes ?? 0
         figures.append(
@@ -383,13 +382,7 @@ public struct Benchmark {
         let n = sizes.syncEvents
         log("signatures: \(n) events, signed and unsigned")
         let drafts = workload(count: n, goals: min(sizes.goals, n / 10 + 1), seed: 11)
-        func appendAll(_ store: LedgerStore) throws {
-            var i = 0
-            while i < drafts.count {
-                try store.writing { try $0.append(Array(drafts[i..<min(i + 10_000, drafts.count)]), now: Self.now) }
-                i += 10_000
-            }
-        }
+        func appendAll(_ store: LedgerStore) throws { try Self.append(drafts, to: store, batch: 10_000) }
         var figures: [Figure] = []
         // Index 0 signed, 1 unsigned: the best of two rounds, the second in the other order, so
         // that neither case always runs first (on a colder machine) or second.
@@ -438,11 +431,7 @@ public struct Benchmark {
         log("sync: \(n) events")
         let a = try LedgerStore.create(at: try fresh("sync-a") + "/s", device: "phone")
         let drafts = workload(count: n, goals: min(sizes.goals, n / 10 + 1), seed: 7)
-        var i = 0
-        while i < drafts.count {
-            try a.writing { try $0.append(Array(drafts[i..<min(i + 10_000, drafts.count)]), now: Self.now) }
-            i += 10_000
-        }
+        try Self.append(drafts, to: a, batch: 10_000)
         let b = try LedgerStore.create(at: try fresh("sync-b") + "/s", device: "tablet", ledger: a.ledgerID)
         var first: SyncResult?
         let syncTime = try Self.seconds { first = try b.sync(with: a) }

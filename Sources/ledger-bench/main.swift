@@ -71,7 +71,9 @@ if let batch = value("--only-append").flatMap(Int.init) {
 // `--only-size STORE`: the store's live pages by table (a walk of its file), in MiB.
 if let store = value("--only-size") {
     let report = try LedgerStore.open(at: store).storageReport()
-    for (name, bytes) in report.tables where bytes > 0 { print(String(format: "%-16@ %8.1f MiB", name as NSString, Double(bytes) / 1_048_576)) }
+    for (name, bytes) in report.tables where bytes > 0 {
+        print(name.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " %8.1f MiB", Double(bytes) / 1_048_576))
+    }
     print(String(format: "live %.1f MiB, file %.1f MiB", Double(report.tables.reduce(0) { $0 + $1.bytes }) / 1_048_576, Double(report.fileBytes) / 1_048_576))
     exit(0)
 }

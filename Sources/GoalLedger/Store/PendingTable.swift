@@ -7,7 +7,7 @@ import Foundation
 /// |----------------|--------------------------------------------------|------------------|
 /// | `pN.reminders` | goal id (16)                                     | `ReminderFacts`  |
 /// | `pN.pending`   | device · 0x00 · request id (`goal-reminder-<GOAL>`) | `PendingRow`  |
-/// | `pN.goalEntries` | goal id (16), with a duplicate per row: day (4) · event id (16) · value | the entry (`entryValue`); for a history write its canonical key (`historyValue`); see `StoreTransaction.scanEntries` |
+/// | `pN.goalEntries` | goal id (16), with a duplicate per row: day (4) · clock reading (8) · event id (16) · the rest of the value | the entry (`entryValue`); for a history write its canonical key (`historyValue`); both values start with the clock reading; see `StoreTransaction.scanEntries` |
 ///
 /// What is stored never depends on the moment. `reminders` holds the facts of every goal with a
 /// live reminder; `pending` holds, for every device the store knows (one that reported settings

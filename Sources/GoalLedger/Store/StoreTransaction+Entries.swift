@@ -74,19 +74,17 @@ extension StoreTransaction {
         }
     }
 
-    /// The stored duplicate of the row `key` (36 bytes) with `value` (starting with its clock).
-    private static func duplicate(key: some Collection<UInt8>, value: some Collection<UInt8>) -> [UInt8] {
-        let k = Array(key)
-        let v = Array(value)
-        return Array(k[16..<20]) + Array(v.prefix(8)) + Array(k[20..<36]) + Array(v.dropFirst(8))
+    /// Appends the head of the duplicate of the row of `key` to `out`: day, clock reading, event.
+    private static func writeHead(of key: PendingTable.EntryKey, into out: inout [UInt8]) {
+        withUnsafeBytes(of: key.day.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: key.hlc.bigEndian) { out.append(contentsOf: $0) }
+        key.event.write(into: &out)
     }
 
     /// Whether the table holds the row of `key`.
     func hasEntry(_ db: Database, _ key: PendingTable.EntryKey) throws -> Bool {
         var head: [UInt8] = []
-        withUnsafeBytes(of: key.day.bigEndian) { head.append(contentsOf: $0) }
-        withUnsafeBytes(of: key.hlc.bigEndian) { head.append(contentsOf: $0) }
-        key.event.write(into: &head)
+        Self.writeHead(of: key, into: &head)
         var found = false
         try lmdb.scanDuplicates(db, key: key.goal.bytes, from: head) { dup in
             found = dup.count >= Self.head && dup.prefix(Self.head).elementsEqual(head)
@@ -99,7 +97,8 @@ extension StoreTransaction {
     /// (a value shorter than a clock reading is stored as it is: damage, for tests).
     func putEntry(_ db: Database, key: [UInt8], value: [UInt8]) throws {
         try deleteEntry(db, key: key)
-        try lmdb.put(db, key: Array(key.prefix(16)), value: Self.duplicate(key: key, value: value))
+        let duplicate = Array(key[16..<20]) + value.prefix(8) + key[20..<36] + value.dropFirst(8)
+        try lmdb.put(db, key: Array(key.prefix(16)), value: duplicate)
     }
 
     /// Removes the row under the 36-byte `key`; false when there is none.
@@ -133,10 +132,9 @@ extension StoreTransaction {
             for k in i..<j {
                 let (key, offset, count) = rows[k]
                 let value = UnsafeRawBufferPointer(rebasing: values[Int(offset)..<Int(offset) + Int(count)])
+                // The value's first 8 bytes are the clock reading, which the key holds too.
                 dup.removeAll(keepingCapacity: true)
-                withUnsafeBytes(of: key.day.bigEndian) { dup.append(contentsOf: $0) }
-                dup.append(contentsOf: value.prefix(8))
-                key.event.write(into: &dup)
+                Self.writeHead(of: key, into: &dup)
                 dup.append(contentsOf: value.dropFirst(8))
                 if options == nil {
                     // The group's first row: after the goal's last stored one (or the goal has
