@@ -234,8 +234,8 @@ public struct Benchmark {
         let unnamed = Self.withoutIDs(drafts)
         let own = try LedgerStore.create(at: try fresh("append-own-ids") + "/ledger", device: "bench")
         let ownTime = try Self.seconds { try Self.append(unnamed, to: own, batch: batch) }
-        let ownIDs = try own.storageReport().tables.first { $0.name == "eventIds" }?.bytes ?? 0
-        let givenIDs = storage.tables.first { $0.name == "eventIds" }?.bytes ?? 0
+        let ownIDs = try own.storageReport().tables.first { $0.name == "ids" }?.bytes ?? 0
+        let givenIDs = storage.tables.first { $0.name == "ids" }?.bytes ?? 0
         figures.append(
             Figure(
                 name: "append (\(batch)/commit), ids made by the library", unit: "events/s", value: Double(n) / ownTime,

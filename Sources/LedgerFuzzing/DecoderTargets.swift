@@ -273,3 +273,10 @@ enum RelayTokenTarget {
         if token.ledger != other.ledger, (try? token.merging(other)) != nil { violated("tokens of two ledgers merged") }
     }
 }
+
+/// The readers of the store's own rows (`StoredRowCheck`): a broken invariant is a finding.
+enum StoredRowTarget {
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        if let broken = StoredRowCheck.run(bytes) { violated(broken) }
+    }
+}

@@ -24,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case centerFile = "center-file"
     /// A relay token as an app keeps it between runs (its `Codable` JSON form).
     case relayToken = "relay-token"
+    /// A row of the store's own tables (a damaged disk or a copied store is outside input).
+    case storedRow = "stored-row"
 
     /// Runs the target on one input.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -36,6 +38,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .scenario: ScenarioTarget.run(bytes)
         case .centerFile: CenterFileTarget.run(bytes)
         case .relayToken: RelayTokenTarget.run(bytes)
+        case .storedRow: StoredRowTarget.run(bytes)
         }
     }
 

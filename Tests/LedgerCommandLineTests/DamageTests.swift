@@ -89,7 +89,7 @@ struct DamageTests {
         var random = FuzzTests.Mutator(state: 0xDA_3A6E)
         var chosen: [Int] = [0, 1]
         // A branch page of the log and of another table, where there is one.
-        for wanted in ["events branch", "events leaf", "goalEvents", "eventIds", "origins", "p0.", "the table of tables", "the free list"] {
+        for wanted in ["events branch", "events leaf", "goalPositions", "ids ", "origins", "p0.", "the table of tables", "the free list"] {
             let candidates = inUse.filter { pages[$0]!.hasPrefix(wanted) && !chosen.contains($0) }
             if !candidates.isEmpty { chosen.append(candidates[random.below(candidates.count)]) }
         }

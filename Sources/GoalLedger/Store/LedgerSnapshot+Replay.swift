@@ -24,14 +24,13 @@ extension LedgerSnapshot {
                 totals.replace(nil, with: try ProjectionDigest.parts(of: goal).goalHash)
                 try body(goal)
             }
-            try txn.scan(layout.goalEvents) { key, value in
+            let sound = try txn.scanGoalPositions { key, at in
                 if current.map({ !$0.id.elementsEqual(key) }) ?? true {
                     if let c = current { try finish(c) }
                     var p = GoalProjection(historyRule: rule)
                     p.revokedAfter = revoked
                     current = (Array(key), p)
                 }
-                let at = UInt64(bigEndianBytes: value)
                 guard at <= through else { return true }
                 guard let e = try txn.event(at: at) else {
                     throw LedgerError.damaged("the goal index names position \(at), which holds no event", position: at)
@@ -39,6 +38,7 @@ extension LedgerSnapshot {
                 current!.projection.apply(e)
                 return true
             }
+            guard sound else { throw LedgerError.damaged("the goal index holds a row that is not a run of a goal's positions") }
             if let c = current { try finish(c) }
             return (through, totals.hex)
         }

@@ -7,6 +7,10 @@ extension LedgerStore {
     ///
     /// - 1 to 2: the origin index, a row per event, becomes a row per run of consecutive
     ///   sequences at consecutive positions (``OriginRun``).
+    /// - 2 to 3: the id index (`eventIds`, the whole id to a full position) is made again from
+    ///   the log as `ids` (the id's first 8 bytes to positions of a few bytes: `IDIndex`).
+    /// - 3 to 4: the goal index (`goalEvents`, a sorted set of 8-byte positions under each goal)
+    ///   becomes `goalPositions` (rows of a goal's positions as distances: `GoalPositionRow`).
     func upgradeFormat(from format: UInt64) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "bringing the store at \(path) from format \(format) to \(Self.format)") {
@@ -15,6 +19,8 @@ extension LedgerStore {
                 let stored = try txn.u64(layout.meta, MetaKey.format) ?? 1
                 guard stored < Self.format else { return }
                 if stored < 2 { try txn.rewriteOriginsAsRuns() }
+                if stored < 3 { try txn.rebuildIDIndex() }
+                if stored < 4 { try txn.rebuildGoalIndex() }
                 try txn.put(layout.meta, key: MetaKey.format, value: Self.format.bigEndianBytes)
             }
         }

@@ -22,7 +22,7 @@ extension LedgerStore {
         }
     }
 
-    /// Every page of the store's file in use, with what it holds (`events leaf`, `goalEvents
+    /// Every page of the store's file in use, with what it holds (`events leaf`, `goalPositions
     /// branch`, …), read without LMDB: for tests that damage chosen pages.
     package static func pagesInUse(at path: String) throws(LedgerError) -> [Int: String] {
         do {

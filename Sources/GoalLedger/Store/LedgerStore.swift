@@ -13,8 +13,10 @@ public final class LedgerStore: @unchecked Sendable {
     /// The store format this code writes; stores with a newer one are refused, and those with an
     /// older one are brought to it when opened, in one write transaction that leaves the log as
     /// it is (format 1 kept a row of the origin index per event; format 2 keeps one per run of
-    /// an origin's consecutive sequences at consecutive positions).
-    public static let format: UInt64 = 2
+    /// an origin's consecutive sequences at consecutive positions; format 3 keys the id index by
+    /// the first half of an id, with positions of a few bytes; format 4 keeps a goal's
+    /// positions as rows of distances).
+    public static let format: UInt64 = 4
     /// The event schema of new stores.
     public static let currentSchema = 2
 
@@ -371,7 +373,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// and the entries have.
     package func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
         let names =
-            ["meta", "events", "eventIds", "origins", "originHeads", "goalEvents", "deviceEvents"]
+            ["meta", "events", "ids", "origins", "originHeads", "goalPositions", "deviceEvents"]
             + [0, 1].flatMap { ProjectionTables.names(generation: $0) }
         let file: DataFile
         do {
@@ -388,7 +390,7 @@ public final class LedgerStore: @unchecked Sendable {
         return (names.map { ($0, (pages[Substring($0)] ?? 0) * file.pageSize) }, env.usedBytes)
     }
 
-    /// Visits the stored values of one of the store's tables (`events`, `eventIds`, `p0.goals`, …)
+    /// Visits the stored values of one of the store's tables (`events`, `ids`, `p0.goals`, …)
     /// with a plain cursor, in key order, undecoded: the raw-LMDB baseline of the benchmark,
     /// read through this store's own environment (LMDB forbids opening one twice in a process).
     package func scanRawValues(of table: String, _ body: (UnsafeRawBufferPointer) -> Void) throws(LedgerError) {

@@ -7,7 +7,7 @@ public struct StoreDamage: Sendable, Equatable, CustomStringConvertible {
     /// The damaged page's number; nil when the damage is the file's as a whole (its size, its
     /// meta pages).
     public var page: Int?
-    /// The table the page belongs to (`events`, `goalEvents`, `the free list`, …) when known.
+    /// The table the page belongs to (`events`, `goalPositions`, `the free list`, …) when known.
     public var table: String?
     /// What is wrong, in a phrase.
     public var problem: String

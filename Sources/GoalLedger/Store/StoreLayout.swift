@@ -7,10 +7,10 @@ import LMDB
 /// |----------------|-----------------------------------|--------------------------|
 /// | `meta`         | name (UTF-8)                      | see `MetaKey`            |
 /// | `events`       | position (u64 BE)                 | `EventCodec` record      |
-/// | `eventIds`     | event id (16)                     | position (u64 BE)        |
+/// | `ids`          | an event id's first 8 bytes       | positions (u64 BE, no leading zero bytes), a set of duplicates: see `IDIndex` |
 /// | `origins`      | origin device · 0x00 · first seq (u64 BE) | first position, count (u64 BE each): a run (`OriginRun`) |
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
-/// | `goalEvents`   | goal id (16)                      | positions (u64 BE), a sorted set of duplicates |
+/// | `goalPositions`| goal id (16) · first position (u64 BE) | the goal's count, then the row's positions as distances (varints): see `GoalPositionRow` |
 /// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
 /// | `trust`        | `k` · device · 0x00 · from (u64 BE) | public key (32)        |
 /// |                | `r` · device                      | revoked after (u64 BE)   |
@@ -18,37 +18,35 @@ import LMDB
 /// The goal projection lives in two generations of tables, `p0.*` and `p1.*` (see
 /// `ProjectionTables`); `meta` names the active one, so a rebuild fills the other and switches.
 struct StoreLayout {
-    static let names = ["meta", "events", "eventIds", "origins", "originHeads", "goalEvents", "deviceEvents", "trust"]
+    static let names = ["meta", "events", "ids", "origins", "originHeads", "goalPositions", "deviceEvents", "trust"]
 
     let meta: Database
     let events: Database
-    let eventIds: Database
+    let ids: Database
     let origins: Database
     let originHeads: Database
-    let goalEvents: Database
+    let goalPositions: Database
     let deviceEvents: Database
     /// Enrolled device keys and revocations, from `deviceEnrolled` and `deviceRevoked` events.
     let trust: Database
     /// The two generations of projection tables.
     let projections: [ProjectionTables]
 
-    /// What the keys of the database `name` hold: sorted sets of positions in the goal index,
-    /// sorted sets of rows of any size in each generation's entries (see
+    /// What the keys of the database `name` hold: sets of positions of a few bytes in the id
+    /// index (see `IDIndex`), sorted sets of rows of any size in each generation's entries (see
     /// `StoreTransaction.scanEntries`), one value elsewhere.
-    static func duplicates(of name: String) -> DuplicateValues {
-        if name == "goalEvents" { return .fixedSize }
-        return anySize.contains(name) ? .anySize : .none
-    }
+    static func duplicates(of name: String) -> DuplicateValues { anySize.contains(name) ? .anySize : .none }
 
-    private static let anySize = Set(ProjectionTable.allCases.filter(\.hasDuplicates).flatMap { t in [0, 1].map { "p\($0).\(t.storedName)" } })
+    private static let anySize = Set(
+        ["ids"] + ProjectionTable.allCases.filter(\.hasDuplicates).flatMap { t in [0, 1].map { "p\($0).\(t.storedName)" } })
 
     init(_ open: (String) throws -> Database) rethrows {
         meta = try open("meta")
         events = try open("events")
-        eventIds = try open("eventIds")
+        ids = try open("ids")
         origins = try open("origins")
         originHeads = try open("originHeads")
-        goalEvents = try open("goalEvents")
+        goalPositions = try open("goalPositions")
         deviceEvents = try open("deviceEvents")
         trust = try open("trust")
         projections = try [0, 1].map { g in try ProjectionTables(generation: g, open) }

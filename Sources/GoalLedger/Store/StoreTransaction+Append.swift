@@ -39,45 +39,4 @@ extension StoreTransaction {
         try putGoalPositions(&goals)
         try putOrigins(&origins, of: events)
     }
-
-    /// The id index's entries of a batch, in key order. Where every key of the batch sorts
-    /// after the table's last (a store's first pull), LMDB appends them to the table's last
-    /// page instead of searching for each.
-    private func putIDs(_ ids: inout [(key: IDWords, position: UInt64)]) throws {
-        ids.sort { $0.key < $1.key }
-        guard let first = ids.first else { return }
-        let options = try orderedPutOptions(layout.eventIds, from: first.key.bytes, .noOverwrite)
-        for (key, position) in ids {
-            try withUnsafeBytes(of: position.bigEndian) { pos in
-                try key.withBytes { try put(layout.eventIds, key: $0, value: pos, options: options) }
-            }
-        }
-    }
-
-    /// The goal index's entries of a batch, in key order. A batch's positions are past every
-    /// stored one, so a goal's new positions go after its last (`MDB_APPENDDUP`: LMDB fills the
-    /// goal's last page before it starts another, where a put among them splits it in halves);
-    /// a new goal's first position is appended as a new key where it sorts after the table's
-    /// last.
-    private func putGoalPositions(_ goals: inout [(key: IDWords, position: UInt64)]) throws {
-        goals.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
-        var previous: IDWords?
-        var options: Transaction.PutOptions = []
-        for (key, position) in goals {
-            if key != previous {
-                previous = key
-                let bytes = key.bytes
-                if try duplicateCount(layout.goalEvents, key: bytes) > 0 {
-                    options = .appendDuplicate
-                } else {
-                    options = try sortsAfterLast(layout.goalEvents, bytes) ? .append : []
-                }
-            }
-            try withUnsafeBytes(of: position.bigEndian) { pos in
-                try key.withBytes { try put(layout.goalEvents, key: $0, value: pos, options: options) }
-            }
-            // Once the goal's key is there, its further positions follow the one just put.
-            options = .appendDuplicate
-        }
-    }
 }

@@ -35,7 +35,7 @@ extension StoreTransaction {
         // A revoked device's events after its revocation do not count (see GoalProjection):
         // they are not in `entries`, and the version leaves them out.
         if revoked.isEmpty {
-            state.version = try lmdb.duplicateCount(layout.goalEvents, key: goal.bytes)
+            state.version = try goalEventCount(goal)
         } else {
             state.version = 0
             for p in try positions(ofGoal: goal) {

@@ -51,11 +51,6 @@ struct StoreTransaction: ~Copyable {
         return decoded
     }
 
-    /// The position of the event with id `id`, through the id index; nil when the store does not hold it.
-    func position(of id: UUID) throws -> UInt64? {
-        try lmdb.withValue(layout.eventIds, key: id.bytes) { UInt64(bigEndianBytes: $0) }
-    }
-
     /// `origin`'s event of origin sequence `sequence`; nil when the store does not hold it.
     func event(origin: String, sequence: UInt64) throws -> Event? {
         guard let p = try position(origin: origin, sequence: sequence) else { return nil }
@@ -66,16 +61,6 @@ struct StoreTransaction: ~Copyable {
     func event(id: UUID) throws -> Event? {
         guard let position = try position(of: id) else { return nil }
         return try event(at: position)
-    }
-
-    /// Local positions of the events about `goal`, in order.
-    func positions(ofGoal goal: UUID) throws -> [UInt64] {
-        var positions: [UInt64] = []
-        try lmdb.scanDuplicates(layout.goalEvents, key: goal.bytes) { value in
-            positions.append(UInt64(bigEndianBytes: value))
-            return true
-        }
-        return positions
     }
 
     /// The events about `goal` that the fold counts, in position order: not set aside, and not

@@ -64,7 +64,7 @@ extension LedgerStore {
         return try OfferedEvents.check(
             offer, history: history, ledger: ledgerID, signed: isSignedLedger, waiting: waiting,
             event: { origin, sequence in try txn.event(origin: origin, sequence: sequence) },
-            idExists: { id in try txn.get(layout.eventIds, key: id.bytes) != nil })
+            idExists: { id in try txn.position(of: id) != nil })
     }
 
     /// `waiting` without the origins that hold no key, in a signed ledger: what waits of them is

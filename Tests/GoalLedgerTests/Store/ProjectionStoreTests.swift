@@ -240,12 +240,12 @@ struct ProjectionStoreTests {
     @Test func verifyFindsIndexesAndProjectionsThatDisagreeWithTheLog() throws {
         let t = try seededStore()
         try t.store.writeTransaction { txn in
-            try txn.delete(t.store.layout.eventIds, key: UUID(uuidString: "10000000-0000-4000-8000-000000000004")!.bytes)
+            try #require(try txn.deleteIDRow(UUID(uuidString: "10000000-0000-4000-8000-000000000004")!))
             let tables = try txn.activeProjection()
             try txn.put(tables.goals, key: UUID(uuidString: runGoal)!.bytes, value: [1, 2, 3])
         }
         let report = try t.store.verify()
-        #expect(report.problems.contains { $0.hasPrefix("eventIds: id 10000000-0000-4000-8000-000000000004") }, "\(report.problems)")
+        #expect(report.problems.contains { $0.hasPrefix("ids: id 10000000-0000-4000-8000-000000000004") }, "\(report.problems)")
         #expect(report.problems.contains { $0.contains("projection goals: goal \(runGoal) differs") }, "\(report.problems)")
     }
 
@@ -258,14 +258,15 @@ struct ProjectionStoreTests {
         let goal = try #require(events.compactMap(\.payload.goal).first)
         let goalPositions = events.enumerated().filter { $0.element.payload.goal == goal }.map { UInt64($0.offset + 1) }
         try t.store.writeTransaction { txn in
-            try txn.put(t.store.layout.eventIds, key: last.id.bytes, value: UInt64(2).bigEndianBytes)
-            try txn.delete(t.store.layout.goalEvents, key: goal.bytes, value: goalPositions[0].bigEndianBytes)
+            try #require(try txn.deleteIDRow(last.id))
+            try txn.putIDRow(last.id, at: 2)
+            try #require(try txn.removeGoalPosition(goal, goalPositions[0]))
             try txn.put(t.store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence),
                 value: OriginRun(first: last.sequence, position: 1, count: 1).value)
         }
         let problems = try t.store.verify().problems
-        #expect(problems.contains("eventIds: id \(last.id.uuidString) does not point to position 7"), "\(problems)")
-        #expect(problems.contains("goalEvents: position \(goalPositions[0]) is missing for goal \(goal.uuidString)"), "\(problems)")
+        #expect(problems.contains("ids: id \(last.id.uuidString) does not point to position 7"), "\(problems)")
+        #expect(problems.contains("goalPositions: position \(goalPositions[0]) is missing for goal \(goal.uuidString)"), "\(problems)")
         #expect(problems.contains("origins: \(last.origin)/\(last.sequence) does not point to position 7"), "\(problems)")
     }
 

@@ -84,8 +84,9 @@ struct VerifyChecksTests {
         let goal = UUID(uuidString: callGoal)!
         let goalPosition: UInt64 = 5  // callGoal's entry
         try store.writeTransaction { txn in
-            try txn.put(store.layout.eventIds, key: last.id.bytes, value: UInt64(2).bigEndianBytes)
-            try txn.delete(store.layout.goalEvents, key: goal.bytes, value: goalPosition.bigEndianBytes)
+            try #require(try txn.deleteIDRow(last.id))
+            try txn.putIDRow(last.id, at: 2)
+            try #require(try txn.removeGoalPosition(goal, goalPosition))
             try txn.put(store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence),
                 value: OriginRun(first: last.sequence, position: 1, count: 1).value)
             // The device's own event (its settings) at position 1.
@@ -93,9 +94,9 @@ struct VerifyChecksTests {
         }
         let found = try findings(store)
         #expect(Set(found.map(\.check)) == [.indexes], "\(found)")
-        let eventID = try #require(found.first { $0.message.hasPrefix("eventIds:") })
-        #expect(eventID.position == 10 && eventID.message == "eventIds: id \(last.id.uuidString) does not point to position 10")
-        let goalEntry = try #require(found.first { $0.message.hasPrefix("goalEvents: position") })
+        let eventID = try #require(found.first { $0.message.hasPrefix("ids:") })
+        #expect(eventID.position == 10 && eventID.message == "ids: id \(last.id.uuidString) does not point to position 10")
+        let goalEntry = try #require(found.first { $0.message.hasPrefix("goalPositions: position") })
         #expect(goalEntry.position == goalPosition && goalEntry.goal == goal, "\(goalEntry)")
         let origin = try #require(found.first { $0.message.hasPrefix("origins: phone/") })
         #expect(origin.position == 10 && origin.origin == "phone" && origin.sequence == last.sequence, "\(origin)")
@@ -106,7 +107,7 @@ struct VerifyChecksTests {
         let counts = found.filter { $0.message.hasSuffix("events") && $0.message.contains("entries for") }
         #expect(
             Set(counts.map(\.message)) == [
-                "goalEvents: 8 entries for 9 events", "deviceEvents: 0 entries for 1 events",
+                "goalPositions: 8 entries for 9 events", "deviceEvents: 0 entries for 1 events",
                 "origins: 2 entries for the 1 runs of the log's 10 events",
             ], "\(found)")
         #expect(counts.allSatisfy { $0.position == nil && $0.goal == nil && $0.origin == nil })

@@ -64,8 +64,8 @@ extension LedgerStore {
     /// Every key and value of every database, to show that a refused operation changed nothing.
     func snapshot() throws -> [String: [[UInt8]]] {
         var dbs: [(String, LMDB.Database)] = [
-            ("meta", layout.meta), ("events", layout.events), ("eventIds", layout.eventIds), ("origins", layout.origins),
-            ("originHeads", layout.originHeads), ("goalEvents", layout.goalEvents), ("deviceEvents", layout.deviceEvents),
+            ("meta", layout.meta), ("events", layout.events), ("ids", layout.ids), ("origins", layout.origins),
+            ("originHeads", layout.originHeads), ("goalPositions", layout.goalPositions), ("deviceEvents", layout.deviceEvents),
             ("trust", layout.trust),
         ]
         for (g, t) in layout.projections.enumerated() {

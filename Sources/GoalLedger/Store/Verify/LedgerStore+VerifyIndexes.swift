@@ -28,52 +28,57 @@ extension LedgerStore {
     /// one lookup per event), and no index holds entries the log does not explain.
     func verifyIndexes(_ txn: borrowing StoreTransaction, _ log: LogScan) throws -> [VerificationProblem] {
         var found = ProblemList(.indexes)
-        let ids = log.ids
+        // The index's rows, each under its id's first 8 bytes, against the log's: the rows
+        // under one key come in the order of their bytes, so both sides are put in the order of
+        // key, then position (a row of neither form is counted below).
+        var stored: [(key: UInt64, position: UInt64)] = []
+        try txn.scan(layout.ids) { k, v in
+            if k.count == 8, let p = IDIndex.position(v) { stored.append((UInt64(bigEndianBytes: k), p)) }
+            return true
+        }
+        stored.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
+        let ids = log.ids.sorted { $0.key.high == $1.key.high ? $0.position < $1.position : $0.key.high < $1.key.high }
         var next = 0
-        func misplaced(_ key: IDWords, _ position: UInt64) {
-            found.add("eventIds: id \(key.uuid.uuidString) does not point to position \(position)", position: position)
-        }
-        try txn.scan(layout.eventIds) { k, v in
-            guard k.count == 16 else { return true }
-            let key = IDWords(k)
-            while next < ids.count, ids[next].key < key {
-                misplaced(ids[next].key, ids[next].position)
+        for (id, position) in ids where !found.isFull {
+            let key = IDIndex.key(id)
+            while next < stored.count, stored[next].key < key || (stored[next].key == key && stored[next].position < position) { next += 1 }
+            if next < stored.count, stored[next].key == key, stored[next].position == position {
                 next += 1
+            } else {
+                found.add("ids: id \(id.uuid.uuidString) does not point to position \(position)", position: position)
             }
-            if next < ids.count, ids[next].key == key {
-                if v.count != 8 || UInt64(bigEndianBytes: v) != ids[next].position { misplaced(key, ids[next].position) }
-                next += 1
-            }
-            return !found.isFull
         }
-        for (key, position) in ids[next...] where !found.isFull { misplaced(key, position) }
 
         let goals = log.goals
         next = 0
         func missing(_ key: IDWords, _ position: UInt64) {
-            found.add("goalEvents: position \(position) is missing for goal \(key.uuid.uuidString)", position: position, goal: key.uuid)
+            found.add("goalPositions: position \(position) is missing for goal \(key.uuid.uuidString)", position: position, goal: key.uuid)
         }
-        try txn.scan(layout.goalEvents) { k, v in
-            guard k.count == 16, v.count == 8 else { return true }
-            let stored = (IDWords(k), UInt64(bigEndianBytes: v))
-            while next < goals.count, goals[next].key < stored.0 || (goals[next].key == stored.0 && goals[next].position < stored.1) {
+        var indexed = 0
+        let sound = try txn.scanGoalPositions { k, position in
+            let goal = IDWords(k)
+            indexed += 1
+            while next < goals.count, goals[next].key < goal || (goals[next].key == goal && goals[next].position < position) {
                 missing(goals[next].key, goals[next].position)
                 next += 1
             }
-            if next < goals.count, goals[next].key == stored.0, goals[next].position == stored.1 { next += 1 }
+            if next < goals.count, goals[next].key == goal, goals[next].position == position { next += 1 }
             return !found.isFull
         }
-        for (key, position) in goals[next...] where !found.isFull { missing(key, position) }
+        if !sound {
+            found.add("goalPositions: a row is not a run of a goal's positions")
+        } else {
+            for (key, position) in goals[next...] where !found.isFull { missing(key, position) }
+        }
 
         // No index holds entries the log does not explain (with a damaged record, the counts
         // only repeat the damage).
         let logged = Int(log.events) - log.damaged
-        for (name, db, want) in [
-            ("eventIds", layout.eventIds, logged),
-            ("goalEvents", layout.goalEvents, log.goalIndexed),
-            ("deviceEvents", layout.deviceEvents, log.deviceIndexed),
-        ] {
-            let count = try txn.count(db)
+        for (name, count, want) in [
+            ("ids", try txn.count(layout.ids), logged),
+            ("goalPositions", indexed, log.goalIndexed),
+            ("deviceEvents", try txn.count(layout.deviceEvents), log.deviceIndexed),
+        ] where sound || name != "goalPositions" {
             if count != want, log.damaged == 0 { found.add("\(name): \(count) entries for \(want) events") }
         }
         let runs = log.originRuns

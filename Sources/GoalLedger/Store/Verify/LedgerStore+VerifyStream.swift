@@ -153,11 +153,11 @@ extension LedgerStore {
         progress?(.indexes, s.events)
         let logged = Int(s.events)
         for (db, want) in [
-            (layout.eventIds, logged), (layout.origins, s.originRuns), (layout.goalEvents, s.goalEvents), (layout.deviceEvents, s.deviceEvents),
+            (layout.ids, logged), (layout.origins, s.originRuns), (layout.deviceEvents, s.deviceEvents),
         ] where try txn.count(db) != want { return nil }
         // With their sizes equal, the two indexes hold exactly the rows the log calls for when
         // their sums match: one ordered walk of each instead of a lookup per event.
-        guard try RowSum.of(layout.eventIds, txn) == s.idRows else { return nil }
+        guard try RowSum.of(layout.ids, txn) == s.idRows else { return nil }
         releaseMappedPages(txn)
         guard try RowSum.of(layout.origins, txn) == s.originRows else { return nil }
         releaseMappedPages(txn)
@@ -186,8 +186,8 @@ extension LedgerStore {
         _ event: Event, _ record: UnsafeRawBufferPointer, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
         // The row the id index should hold for this event (compared once the whole log is read).
-        withUnsafeBytes(of: position.bigEndian) { p in
-            withUnsafeBytes(of: event.id.uuid) { s.idRows.add(key: $0, value: p) }
+        IDIndex.withValue(position) { p in
+            withUnsafeBytes(of: IDIndex.key(IDWords(event.id)).bigEndian) { s.idRows.add(key: $0, value: p) }
         }
         let goal = event.payload.goal
         if goal == nil {
@@ -325,10 +325,11 @@ extension LedgerStore {
         let setup = GoalWalkSetup(
             tables: layout.projections[status.generation], firstWeekday: s.devices.device(device).calendar.firstWeekday, rule: rule,
             revokedAfter: s.devices.revokedAfter, setAside: s.setAsidePositions, snapshot: txn.snapshotID)
-        // Where each run of goals starts: the goal index's keys, split evenly.
+        // Where each run of goals starts: the goals of the goal index's keys, split evenly.
         var goals: [[UInt8]] = []
-        try txn.scanKeys(layout.goalEvents) { k in
-            goals.append(Array(k))
+        try txn.scanKeys(layout.goalPositions) { k in
+            let goal = k.prefix(16)
+            if goals.last.map({ !$0.elementsEqual(goal) }) ?? true { goals.append(Array(goal)) }
             return true
         }
         // Two runs at least from 128 goals (one processor interleaves them), at most four.
@@ -379,11 +380,7 @@ extension LedgerStore {
         var replay = GoalProjection(historyRule: setup.rule)
         replay.revokedAfter = setup.revokedAfter
         var sound = true
-        try txn.scan(layout.goalEvents, from: start) { k, v in
-            guard k.count == 16, v.count == 8 else {
-                sound = false
-                return false
-            }
+        let complete = try txn.scanGoalPositions(from: start) { k, position in
             if let end, !k.lexicographicallyPrecedes(end) { return false }
             let id = StoredProjection.uuid(k)
             if id != goal {
@@ -396,7 +393,6 @@ extension LedgerStore {
                 goal = id
                 replay.goals.removeAll(keepingCapacity: true)
             }
-            let position = UInt64(bigEndianBytes: v)
             walk.indexed += 1
             // The log's read checked every chain: the fold needs no hash or signature.
             if walk.indexed & 4095 == 0 { progress?(.projections, position) }
@@ -410,6 +406,7 @@ extension LedgerStore {
             if !setup.setAside.contains(position) { replay.fold(event) }
             return true
         }
+        if !complete { sound = false }
         guard sound else { return nil }
         if let goal { guard try compareGoal(goal, replay, setup.firstWeekday, &walk, setup.tables, txn) else { return nil } }
         return walk
