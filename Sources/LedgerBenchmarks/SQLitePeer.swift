@@ -22,15 +22,18 @@ extension Benchmark {
 
     /// The workload as the JSON lines `ledger append` reads, written to a file.
     func linesFile(count: Int, name: String) throws -> String {
-        let lines = try workload(count: count, goals: sizes.goals, seed: 42).map { d in
-            var members: [(String, JSONValue)] = [("id", .string(d.id!.uuidString)), ("type", .string(d.payload.type.name))]
-            if let at = d.at { members.append(("at", .string(at.rfc3339))) }
-            members += d.payload.jsonMembers
-            return try JSONWriter.string(.object(members))
-        }
+        let lines = try workload(count: count, goals: sizes.goals, seed: 42).map(jsonLine)
         let file = try fresh(name) + "/lines.jsonl"
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
         return file
+    }
+
+    /// A draft of the workload as its JSON line (without the line feed).
+    func jsonLine(_ d: EventDraft) throws -> String {
+        var members: [(String, JSONValue)] = [("id", .string(d.id!.uuidString)), ("type", .string(d.payload.type.name))]
+        if let at = d.at { members.append(("at", .string(at.rfc3339))) }
+        members += d.payload.jsonMembers
+        return try JSONWriter.string(.object(members))
     }
 
     /// One progress entry for the first goal of the workload, as a JSON line.

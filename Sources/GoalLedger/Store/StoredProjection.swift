@@ -20,8 +20,9 @@ enum StoredProjection {
     /// pending rows), and a goal header keeps its creation's wall time and its position
     /// register (`goalMoved`); 14: the digest's version 2 (an entry hashed in a binary form); 15:
     /// `entries` keeps a goal's rows as duplicates under its id (`pN.goalEntries`), appended in
-    /// full pages.
-    static let version: UInt64 = 15
+    /// full pages; 16: an amount in a row (an entry, a target) is stored without its trailing
+    /// decimal zeros (`ByteWriter.amount`): a whole number a byte, not four.
+    static let version: UInt64 = 16
 
     struct Status: Equatable, Sendable {
         var generation: Int

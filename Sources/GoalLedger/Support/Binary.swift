@@ -311,11 +311,37 @@ extension String {
 }
 
 extension ByteWriter {
-    /// An event's amount or target (within ±10^18 millionths) as a zig-zag varint of millionths.
-    mutating func amount(_ a: Amount) { signed(Int64(clamping: a.micros)) }
+    /// An amount or target (within ±10^18 millionths) as the projection stores it: its
+    /// millionths without their trailing decimal zeros (up to six: `k`), zig-zagged, times 8,
+    /// plus `k`, as one varint. A whole number below 8 takes one byte (4 is 4·10^6 millionths:
+    /// 4 and k = 6, stored as 70), where its millionths took four.
+    mutating func amount(_ a: Amount) {
+        var m = Int64(clamping: a.micros)
+        var k: UInt64 = 0
+        while k < 6, m != 0, m % 10 == 0 {
+            m /= 10
+            k += 1
+        }
+        // |m| ≤ 10^18 after clamping: its zig-zag is below 2^61, so times 8 it fits.
+        varint(UInt64(bitPattern: (m << 1) ^ (m >> 63)) << 3 | k)
+    }
 }
 
 extension ByteReader {
-    /// An amount `ByteWriter.amount` wrote, refused beyond ±10^18 millionths.
-    mutating func amount() throws(RecordDecodingError) -> Amount { try StoredAmount.fromMicros(&self) }
+    /// An amount `ByteWriter.amount` wrote; refused when its count of zeros is over six, or
+    /// its millionths overflow or lie beyond ±10^18.
+    mutating func amount() throws(RecordDecodingError) -> Amount {
+        let v = try varint()
+        let k = v & 7
+        guard k <= 6 else { throw RecordDecodingError(reason: "an amount with \(k) trailing zeros") }
+        let zz = v >> 3
+        var m = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
+        for _ in 0..<k {
+            let (scaled, overflow) = m.multipliedReportingOverflow(by: 10)
+            guard !overflow else { throw RecordDecodingError(reason: "an amount beyond ±1e12") }
+            m = scaled
+        }
+        guard m.magnitude <= UInt64(Amount.maximumMicros) else { throw RecordDecodingError(reason: "an amount beyond ±1e12") }
+        return Amount(unchecked: Int128(m))
+    }
 }

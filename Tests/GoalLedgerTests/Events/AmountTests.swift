@@ -168,4 +168,42 @@ struct AmountTests {
         let history = try old.read { try $0.goal(UUID(uuidString: "3D2C1B0A-9F8E-4D7C-8B6A-5F4E3D2C1B0A")!, now: Instant(rfc3339: "2026-10-01T22:00:00Z")!) }
         #expect(history?.view.value?.description == "9007199254.740994", "before: 9007199254.740995")
     }
+
+    /// The projection's form of an amount (its millionths without trailing decimal zeros):
+    /// every amount reads back exactly, whole numbers below 8 take one byte, and a value of
+    /// another form is refused, not trapped on.
+    @Test func theProjectionsFormOfAnAmountReadsBackExactlyAndSmall() throws {
+        var rng = SeededRandom(seed: 0xA5)
+        var samples: [Int128] = [0, 1, -1, 10, 1_000_000, 4_000_000, -7_000_000, 2_500_000, 999_999, Int128(Amount.maximumMicros),
+            -Int128(Amount.maximumMicros), 123_456_789_000_000]
+        for _ in 0..<2000 {
+            let digits = Int(rng.next() % 19)
+            var m = Int128(rng.next() % 1_000_000_000_000_000_000) / Int128((0..<digits).reduce(1) { r, _ in r * 10 })
+            m *= Int128((0..<Int(rng.next() % 7)).reduce(1) { r, _ in r * 10 })
+            if m.magnitude <= UInt128(Amount.maximumMicros) { samples.append(rng.next() % 2 == 0 ? m : -m) }
+        }
+        for micros in samples {
+            var w = ByteWriter()
+            w.amount(Amount(unchecked: micros))
+            let back = try w.bytes.withUnsafeBytes { b in
+                var r = ByteReader(b)
+                let a = try r.amount()
+                #expect(r.isAtEnd)
+                return a.micros
+            }
+            #expect(back == micros)
+            if micros % 1_000_000 == 0, micros.magnitude < 8_000_000 { #expect(w.bytes.count == 1, "\(micros)") }
+        }
+        // A count of zeros over six; millionths that overflow once scaled; beyond ±10^18.
+        for v: UInt64 in [7, 15, (UInt64(1) << 62) | 6, UInt64(2_000_000_000_000_000_002) << 3] {
+            var w = ByteWriter()
+            w.varint(v)
+            #expect(throws: RecordDecodingError.self) {
+                try w.bytes.withUnsafeBytes { b in
+                    var r = ByteReader(b)
+                    _ = try r.amount()
+                }
+            }
+        }
+    }
 }
