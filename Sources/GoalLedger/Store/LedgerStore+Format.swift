@@ -11,6 +11,8 @@ extension LedgerStore {
     ///   the log as `ids` (the id's first 8 bytes to positions of a few bytes: `IDIndex`).
     /// - 3 to 4: the goal index (`goalEvents`, a sorted set of 8-byte positions under each goal)
     ///   becomes `goalPositions` (rows of a goal's positions as distances: `GoalPositionRow`).
+    /// - 4 to 5: the device index (`deviceEvents`), keyed by device and position, is keyed by
+    ///   the position alone (8 bytes; the event names its device).
     func upgradeFormat(from format: UInt64) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "bringing the store at \(path) from format \(format) to \(Self.format)") {
@@ -21,6 +23,7 @@ extension LedgerStore {
                 if stored < 2 { try txn.rewriteOriginsAsRuns() }
                 if stored < 3 { try txn.rebuildIDIndex() }
                 if stored < 4 { try txn.rebuildGoalIndex() }
+                if stored < 5 { try txn.rekeyDeviceIndex() }
                 try txn.put(layout.meta, key: MetaKey.format, value: Self.format.bigEndianBytes)
             }
         }

@@ -23,8 +23,7 @@ extension LedgerStore {
         var firstChained: [String: UInt64] = [:]
         var positions: [UInt64] = []
         try txn.scan(layout.deviceEvents) { key, _ in
-            guard key.count > 9 else { return true }
-            positions.append(UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...])))
+            if key.count == 8 { positions.append(UInt64(bigEndianBytes: key)) }
             return true
         }
         for p in positions {

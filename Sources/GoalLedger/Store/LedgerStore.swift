@@ -15,8 +15,8 @@ public final class LedgerStore: @unchecked Sendable {
     /// it is (format 1 kept a row of the origin index per event; format 2 keeps one per run of
     /// an origin's consecutive sequences at consecutive positions; format 3 keys the id index by
     /// the first half of an id, with positions of a few bytes; format 4 keeps a goal's
-    /// positions as rows of distances).
-    public static let format: UInt64 = 4
+    /// positions as rows of distances; format 5 keys the device index by position alone).
+    public static let format: UInt64 = 5
     /// The event schema of new stores.
     public static let currentSchema = 2
 
@@ -372,9 +372,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// the pages of a key's duplicates once they outgrow it (its sub-tree), which the goal index
     /// and the entries have.
     package func storageReport() throws(LedgerError) -> (tables: [(name: String, bytes: Int)], fileBytes: Int) {
-        let names =
-            ["meta", "events", "ids", "origins", "originHeads", "goalPositions", "deviceEvents"]
-            + [0, 1].flatMap { ProjectionTables.names(generation: $0) }
+        let names = StoreLayout.names + [0, 1].flatMap { ProjectionTables.names(generation: $0) }
         let file: DataFile
         do {
             file = try DataFile(directory: path)

@@ -11,7 +11,7 @@ import LMDB
 /// | `origins`      | origin device · 0x00 · first seq (u64 BE) | first position, count (u64 BE each): a run (`OriginRun`) |
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
 /// | `goalPositions`| goal id (16) · first position (u64 BE) | the goal's count, then the row's positions as distances (varints): see `GoalPositionRow` |
-/// | `deviceEvents` | device · 0x00 · position (u64 BE) | empty                    |
+/// | `deviceEvents` | position (u64 BE) of an event about no goal | empty        |
 /// | `trust`        | `k` · device · 0x00 · from (u64 BE) | public key (32)        |
 /// |                | `r` · device                      | revoked after (u64 BE)   |
 ///
@@ -54,9 +54,5 @@ struct StoreLayout {
 
     static func originKey(_ device: String, _ sequence: UInt64) -> [UInt8] {
         Array(device.utf8) + [0] + sequence.bigEndianBytes
-    }
-
-    static func deviceKey(_ device: String, _ position: UInt64) -> [UInt8] {
-        Array(device.utf8) + [0] + position.bigEndianBytes
     }
 }

@@ -22,6 +22,8 @@ extension StoreTransaction {
         goals.reserveCapacity(order.count)
         origins.reserveCapacity(order.count)
         var position = first
+        // The device index's keys are positions: a batch's sort after every stored one.
+        let deviceOptions: Transaction.PutOptions = try sortsAfterLast(layout.deviceEvents, first.bigEndianBytes) ? .append : []
         for i in order {
             try withUnsafeBytes(of: position.bigEndian) { pos in
                 try records[i].withUnsafeBytes { try put(layout.events, key: pos, value: $0, options: .append) }
@@ -30,7 +32,7 @@ extension StoreTransaction {
             if let goal = events[i].payload.goal {
                 goals.append((IDWords(goal), position))
             } else {
-                try put(layout.deviceEvents, key: StoreLayout.deviceKey(events[i].origin, position), value: [])
+                try put(layout.deviceEvents, key: position.bigEndianBytes, value: [], options: deviceOptions)
             }
             origins.append((i, position))
             position += 1

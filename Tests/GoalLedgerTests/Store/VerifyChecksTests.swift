@@ -90,7 +90,7 @@ struct VerifyChecksTests {
             try txn.put(store.layout.origins, key: StoreLayout.originKey(last.origin, last.sequence),
                 value: OriginRun(first: last.sequence, position: 1, count: 1).value)
             // The device's own event (its settings) at position 1.
-            try txn.delete(store.layout.deviceEvents, key: StoreLayout.deviceKey("phone", 1))
+            try txn.delete(store.layout.deviceEvents, key: UInt64(1).bigEndianBytes)
         }
         let found = try findings(store)
         #expect(Set(found.map(\.check)) == [.indexes], "\(found)")
@@ -119,7 +119,7 @@ struct VerifyChecksTests {
         let t = try seededStore()
         let store = t.store
         try store.writeTransaction { txn in
-            try txn.delete(store.layout.deviceEvents, key: StoreLayout.deviceKey("phone", 1))
+            try txn.delete(store.layout.deviceEvents, key: UInt64(1).bigEndianBytes)
             try txn.put(store.layout.events, key: UInt64(3).bigEndianBytes, value: [0, 1, 2, 3])
         }
         let found = try findings(store)

@@ -14,7 +14,7 @@ extension LedgerStore {
                     "origins: \(e.origin)/\(e.sequence) does not point to position \(e.position)", position: e.position, origin: e.origin,
                     sequence: e.sequence, record: e.record)
             }
-            if !e.aboutGoal, try txn.get(layout.deviceEvents, key: StoreLayout.deviceKey(e.origin, e.position)) == nil {
+            if !e.aboutGoal, try txn.get(layout.deviceEvents, key: e.position.bigEndianBytes) == nil {
                 found.add(
                     "deviceEvents: position \(e.position) is missing for device \(e.origin)", position: e.position, origin: e.origin,
                     record: e.record)

@@ -191,7 +191,7 @@ extension LedgerStore {
         }
         let goal = event.payload.goal
         if goal == nil {
-            guard try txn.get(layout.deviceEvents, key: StoreLayout.deviceKey(event.origin, position)) != nil else { return false }
+            guard try txn.get(layout.deviceEvents, key: position.bigEndianBytes) != nil else { return false }
             s.deviceEvents += 1
         } else {
             s.goalEvents += 1
