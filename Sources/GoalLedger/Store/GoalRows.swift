@@ -2,7 +2,9 @@ import Foundation
 
 /// The stored rows of one goal, made from a fold of that goal's events alone: what the
 /// goal-at-a-time `verify` compares with the stored projection. The rows come table by table
-/// (by their index in `ProjectionTables.tableNames`), each table's in key order.
+/// (by their index in `ProjectionTables.tableNames`), each table's in key order; the entries'
+/// rows, the most numerous, come apart as keys and the rows they stand for, in key order, so
+/// that they are compared without making each row's bytes.
 ///
 /// The rows that depend on more than the goal (its pending requests, which depend on every
 /// device; the digest's ledger totals) are left to the caller, which gets the goal's reminder
@@ -13,8 +15,10 @@ struct GoalRows {
         static let goals = 0, removed = 1, reminders = 3, entries = 5, digest = 7, days = 8, periods = 9, runs = 10
     }
 
-    /// Each row: its table, key and value; by table, then key.
+    /// Each row but the entries': its table, key and value; by table, then key.
     private(set) var rows: [(table: Int, key: [UInt8], value: [UInt8])] = []
+    /// The rows of `entries`, in key order.
+    let entries: [(key: PendingTable.EntryKey, row: PendingTable.EntryRow)]
     /// Whether the goal was created (it counts in the digest and the goal count).
     let exists: Bool
     /// The goal's term of the ledger's digest sum; nil when it does not count.
@@ -35,9 +39,7 @@ struct GoalRows {
         }
         facts = ReminderFacts(g)
         if let facts { rows.append((Table.reminders, id, PendingTable.encode(facts))) }
-        let entries = PendingTable.entryRows(of: g).sorted { $0.key < $1.key }
-        rows.reserveCapacity(rows.count + entries.count + 8)
-        for (key, row) in entries { rows.append((Table.entries, key.bytes, row.value)) }
+        entries = PendingTable.entryRows(of: g).sorted { $0.key < $1.key }
         let parts = try ProjectionDigest.parts(of: g)
         if !parts.isEmpty { rows.append((Table.digest, id, parts.bytes)) }
         goalHash = parts.goalHash

@@ -164,6 +164,14 @@ extension PendingTable {
             case .history(let key): historyValue(key)
             }
         }
+
+        /// Appends the row's stored value to `w` (a writer reused for many rows).
+        func write(into w: inout ByteWriter) {
+            switch self {
+            case .entry(let e): writeEntryValue(e, into: &w)
+            case .history(let key): w.bytes.append(contentsOf: historyValue(key))
+            }
+        }
     }
 
     /// The rows of `entries` a goal's state holds (a recorded entry, removed or not, and a

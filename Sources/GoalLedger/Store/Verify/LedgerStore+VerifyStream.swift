@@ -460,21 +460,25 @@ extension LedgerStore {
         if let f = made.facts { walk.facts.append(f) }
         let id = goal.bytes
         let tables = t.all
-        var want: [(key: [UInt8], value: [UInt8])] = []
         for row in made.rows {
-            if row.table == GoalRows.Table.entries {
-                want.append((row.key, row.value))
-                continue
-            }
             guard try Self.holds(tables[row.table], row.key, row.value, txn) else { return false }
             walk.add(row.table)
         }
-        // The entries in one ordered walk over the goal's stored rows.
+        // The entries in one ordered walk over the goal's stored rows: each stored key read as
+        // an `EntryKey` and each value against the fresh row's, written into one buffer.
+        let want = made.entries
         var next = 0
         var same = true
+        var value = ByteWriter(capacity: 64)
         try txn.scanEntries(t.entries, from: id) { k, v in
             guard k.count >= 16, k.prefix(16).elementsEqual(id) else { return false }
-            guard next < want.count, want[next].key.elementsEqual(k), want[next].value.elementsEqual(v) else {
+            guard next < want.count, PendingTable.EntryKey(key: k, value: v) == want[next].key else {
+                same = false
+                return false
+            }
+            value.bytes.removeAll(keepingCapacity: true)
+            want[next].row.write(into: &value)
+            guard value.bytes.elementsEqual(v) else {
                 same = false
                 return false
             }
