@@ -81,7 +81,9 @@ extension StoreTransaction {
             }
             let goal = IDWords(k)
             if let p = previous, p.goal == goal {
-                guard row.positions[0] > p.last, row.total == p.total + UInt64(row.positions.count) else {
+                // The counts come from the file: added with a check, never trapping on damage.
+                let (through, overflow) = p.total.addingReportingOverflow(UInt64(row.positions.count))
+                guard row.positions[0] > p.last, !overflow, row.total == through else {
                     sound = false
                     return false
                 }
@@ -111,9 +113,19 @@ extension StoreTransaction {
         return positions
     }
 
-    /// How many events the goal index holds for `goal`: its last row's count.
+    /// How many events the goal index holds for `goal`: its last row's count (its first varint,
+    /// read without the rest of the row).
     func goalEventCount(_ goal: UUID) throws -> Int {
-        try lastGoalRow(IDWords(goal)).map { Int(clamping: $0.total) } ?? 0
+        let words = IDWords(goal)
+        var count: UInt64?
+        try lmdb.scan(layout.goalPositions, fromFloor: GoalPositionRow.key(words, .max)) { k, v in
+            guard k.count == 24, IDWords(k) == words else { return false }
+            var r = ByteReader(v)
+            count = try? r.varint()
+            if count == nil { throw Self.goalIndexDamaged(goal) }
+            return false
+        }
+        return Int(clamping: count ?? 0)
     }
 
     static func goalIndexDamaged(_ goal: UUID) -> LedgerError {
@@ -168,24 +180,30 @@ extension StoreTransaction {
         var total: UInt64
         var w = ByteWriter(capacity: GoalPositionRow.fullSize + 16)
         var rest = positions[...]
+        // A stored count may be anything a damaged file holds: one that would overflow is damage.
+        func counted(_ n: UInt64) throws -> UInt64 {
+            let (more, overflow) = n.addingReportingOverflow(1)
+            if overflow { throw Self.goalIndexDamaged(goal.uuid) }
+            return more
+        }
         if let lastRow, lastRow.distances.count < GoalPositionRow.fullSize {
             (first, last, total) = (lastRow.positions[0], lastRow.positions[lastRow.positions.count - 1], lastRow.total)
             w.bytes.append(contentsOf: lastRow.distances)
         } else {
-            (first, last, total) = (next, next, (lastRow?.total ?? 0) + 1)
+            (first, last, total) = (next, next, try counted(lastRow?.total ?? 0))
             rest = rest.dropFirst()
         }
         for p in rest {
             guard p > last else { throw Self.goalIndexDamaged(goal.uuid) }
+            total = try counted(total)
             if w.bytes.count >= GoalPositionRow.fullSize {
-                try putGoalRow(goal, first, total: total, distances: w.bytes)
-                (first, last, total) = (p, p, total + 1)
+                try putGoalRow(goal, first, total: total - 1, distances: w.bytes)
+                (first, last) = (p, p)
                 w.bytes.removeAll(keepingCapacity: true)
                 continue
             }
             w.varint(p - last)
             last = p
-            total += 1
         }
         try putGoalRow(goal, first, total: total, distances: w.bytes)
     }

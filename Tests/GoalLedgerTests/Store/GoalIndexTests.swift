@@ -109,6 +109,29 @@ struct GoalIndexTests {
         #expect(problems.contains("goalPositions: a row is not a run of a goal's positions"), "\(problems)")
     }
 
+    /// Counts that overflow once added to (a damaged file may hold any number): reads and an
+    /// append to that goal refuse them as damage, and nothing traps.
+    @Test func countsThatWouldOverflowAreDamageNotATrap() throws {
+        let t = try TemporaryStore()
+        let (a, b) = (goalID(1), goalID(2))
+        try t.store.append(try drafts([created(a, "A"), created(b, "B")]), now: now)
+        try t.store.append(try drafts((0..<6).map { progress($0 % 2 == 0 ? a : b, $0) }), now: now)
+        let want = try logged(t.store)
+        var huge = ByteWriter()
+        huge.varint(.max)
+        try t.store.writeTransaction { txn in
+            // Goal a: one row whose count is the largest there is.
+            try txn.put(txn.layout.goalPositions, key: GoalPositionRow.key(IDWords(a), want[a]![0]), value: huge.bytes)
+            // Goal b: a second row after one whose count is the largest there is.
+            try txn.put(txn.layout.goalPositions, key: GoalPositionRow.key(IDWords(b), want[b]![0]), value: huge.bytes)
+            try txn.put(txn.layout.goalPositions, key: GoalPositionRow.key(IDWords(b), want[b]!.last! + 100), value: [1])
+        }
+        #expect(throws: LedgerError.self) { try t.store.readTransaction { txn in try txn.positions(ofGoal: b) } }
+        #expect(throws: LedgerError.self) { try t.store.append(try drafts([progress(a, 9)]), now: now) }
+        #expect(try t.store.readTransaction { txn in try txn.goalEventCount(a) } == Int.max)
+        #expect(try !t.store.verify().isClean)
+    }
+
     /// A store of format 3 (the `goalEvents` table: a sorted set of 8-byte positions under each
     /// goal) is brought to format 4 when opened: its old table is gone and every goal reads back.
     @Test func aFormatThreeStoreIsUpgradedWhenOpened() throws {
