@@ -92,14 +92,20 @@ struct GoalIndexTests {
         #expect(read(goal + UInt64(5).bigEndianBytes, []) == nil, "no count")
     }
 
-    /// A damaged row of one goal: that goal's reads and verify say so; its neighbours read as
-    /// they were; nothing traps.
-    @Test func aDamagedRowIsNamedAndItsNeighboursStillRead() throws {
+    /// A store with goals 1 and 2 and `n` progress entries between them, with each goal's
+    /// positions as the log has them.
+    func twoGoals(progress n: Int) throws -> (TemporaryStore, UUID, UUID, [UUID: [UInt64]]) {
         let t = try TemporaryStore()
         let (a, b) = (goalID(1), goalID(2))
         try t.store.append(try drafts([created(a, "A"), created(b, "B")]), now: now)
-        try t.store.append(try drafts((0..<20).map { progress($0 % 2 == 0 ? a : b, $0) }), now: now)
-        let want = try logged(t.store)
+        try t.store.append(try drafts((0..<n).map { progress($0 % 2 == 0 ? a : b, $0) }), now: now)
+        return (t, a, b, try logged(t.store))
+    }
+
+    /// A damaged row of one goal: that goal's reads and verify say so; its neighbours read as
+    /// they were; nothing traps.
+    @Test func aDamagedRowIsNamedAndItsNeighboursStillRead() throws {
+        let (t, a, b, want) = try twoGoals(progress: 20)
         try t.store.writeTransaction { txn in
             try txn.put(txn.layout.goalPositions, key: GoalPositionRow.key(IDWords(a), want[a]![0]), value: [1, 0])
         }
@@ -112,11 +118,7 @@ struct GoalIndexTests {
     /// Counts that overflow once added to (a damaged file may hold any number): reads and an
     /// append to that goal refuse them as damage, and nothing traps.
     @Test func countsThatWouldOverflowAreDamageNotATrap() throws {
-        let t = try TemporaryStore()
-        let (a, b) = (goalID(1), goalID(2))
-        try t.store.append(try drafts([created(a, "A"), created(b, "B")]), now: now)
-        try t.store.append(try drafts((0..<6).map { progress($0 % 2 == 0 ? a : b, $0) }), now: now)
-        let want = try logged(t.store)
+        let (t, a, b, want) = try twoGoals(progress: 6)
         var huge = ByteWriter()
         huge.varint(.max)
         try t.store.writeTransaction { txn in
