@@ -35,6 +35,8 @@ enum GoalPositionRow {
     struct Decoded {
         var positions: [UInt64] = []
         var total: UInt64 = 0
+        /// Where the distances start in the value (after the count).
+        var distancesStart = 0
 
         /// Reads the row into `self`, reusing its buffer; false when it is not of the form.
         mutating func read(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
@@ -44,6 +46,7 @@ enum GoalPositionRow {
             guard p >= 1 else { return false }
             var r = ByteReader(value)
             guard let total = try? r.varint() else { return false }
+            distancesStart = r.index
             positions.append(p)
             while !r.isAtEnd {
                 guard let d = try? r.varint(), d >= 1 else { return false }
@@ -116,14 +119,10 @@ extension StoreTransaction {
     /// How many events the goal index holds for `goal`: its last row's count (its first varint,
     /// read without the rest of the row).
     func goalEventCount(_ goal: UUID) throws -> Int {
-        let words = IDWords(goal)
-        var count: UInt64?
-        try lmdb.scan(layout.goalPositions, fromFloor: GoalPositionRow.key(words, .max)) { k, v in
-            guard k.count == 24, IDWords(k) == words else { return false }
+        let count = try withLastGoalRow(IDWords(goal)) { _, v in
             var r = ByteReader(v)
-            count = try? r.varint()
-            if count == nil { throw Self.goalIndexDamaged(goal) }
-            return false
+            guard let count = try? r.varint() else { throw Self.goalIndexDamaged(goal) }
+            return count
         }
         return Int(clamping: count ?? 0)
     }
@@ -136,22 +135,22 @@ extension StoreTransaction {
     /// after the count), its positions and the goal's count through it; nil when the goal has
     /// none.
     private func lastGoalRow(_ goal: IDWords) throws -> (distances: [UInt8], positions: [UInt64], total: UInt64)? {
-        var found: (distances: [UInt8], positions: [UInt64], total: UInt64)?
-        var damaged = false
-        try lmdb.scan(layout.goalPositions, fromFloor: GoalPositionRow.key(goal, .max)) { k, v in
-            guard k.count == 24, IDWords(k) == goal else { return false }
+        try withLastGoalRow(goal) { k, v in
             var row = GoalPositionRow.Decoded()
-            guard row.read(key: k, value: v) else {
-                damaged = true
-                return false
-            }
-            var r = ByteReader(v)
-            _ = try r.varint()
-            found = (Array(v[r.index...]), row.positions, row.total)
+            guard row.read(key: k, value: v) else { throw Self.goalIndexDamaged(goal.uuid) }
+            return (Array(v[row.distancesStart...]), row.positions, row.total)
+        }
+    }
+
+    /// `body` of the last row of `goal` (its key and value, valid only inside `body`); nil when
+    /// the goal has none.
+    private func withLastGoalRow<R>(_ goal: IDWords, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        var result: R?
+        try lmdb.scan(layout.goalPositions, fromFloor: GoalPositionRow.key(goal, .max)) { k, v in
+            if k.count == 24, IDWords(k) == goal { result = try body(k, v) }
             return false
         }
-        guard !damaged else { throw Self.goalIndexDamaged(goal.uuid) }
-        return found
+        return result
     }
 
     /// The goal index's rows of a batch: each goal's positions (after every one it holds) go

@@ -406,8 +406,7 @@ extension LedgerStore {
             if !setup.setAside.contains(position) { replay.fold(event) }
             return true
         }
-        if !complete { sound = false }
-        guard sound else { return nil }
+        guard sound, complete else { return nil }
         if let goal { guard try compareGoal(goal, replay, setup.firstWeekday, &walk, setup.tables, txn) else { return nil } }
         return walk
     }
