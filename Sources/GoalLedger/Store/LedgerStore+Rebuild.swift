@@ -18,8 +18,8 @@ extension LedgerStore {
         try rebuild(progress: progress, chunk: Self.rebuildChunk)
     }
 
-    /// `rebuild`, folding `chunk` events per transaction.
-    func rebuild(progress: RebuildProgress?, chunk: UInt64) throws(LedgerError) {
+    /// `rebuild`, folding `chunk` events per transaction, decoded ahead as `plan` says.
+    func rebuild(progress: RebuildProgress?, chunk: UInt64, plan: LogDecoder.Plan = LogDecoder.Plan()) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "rebuilding the projection of \(path)") {
             let target = try writeTransaction { txn in
@@ -37,7 +37,7 @@ extension LedgerStore {
                 let (last, done, goals) = try writeTransaction { txn in
                     let last = try txn.lastPosition()
                     let end = min(last, folded + chunk)
-                    let goals = try txn.fold(from: folded + 1, through: end, into: target, deferring: true)
+                    let goals = try txn.fold(from: folded + 1, through: end, into: target, deferring: true, decodingIn: self.env, plan: plan)
                     try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: end.bigEndianBytes)
                     return (last, end, goals)
                 }

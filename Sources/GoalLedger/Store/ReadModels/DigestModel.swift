@@ -10,8 +10,8 @@ import Foundation
 struct DigestModel: ReadModel {
     static let tables: [ProjectionTable] = [.digest]
 
-    /// Per goal, what its entry sum gained in this batch.
-    private var entryDeltas: [UUID: DigestSum] = [:]
+    /// Per goal slot, what the goal's entry sum gained in this batch.
+    private var entryDeltas = GoalSlots<DigestSum>()
     /// Per goal whose entries are not additive, its entry sum computed from its whole state.
     private var recomputedSums: [UUID: DigestSum] = [:]
     /// Reused for every entry's hash.
@@ -20,8 +20,9 @@ struct DigestModel: ReadModel {
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
-        guard let entry = state.liveEntry, case .progressRecorded(let p) = e.payload else { return }
-        entryDeltas[p.goal, default: .zero] += ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+        guard let entry = state.liveEntry else { return }
+        let hash = state.entryHash ?? ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+        entryDeltas.update(state.progressSlot, default: .zero) { $0 += hash }
     }
 
     mutating func recompute(_ goal: GoalState, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
@@ -32,9 +33,13 @@ struct DigestModel: ReadModel {
     /// header hash, in key order, then the ledger's totals.
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         for r in state.removedEntries where r.counted {
-            entryDeltas[r.goal, default: .zero] -= ProjectionDigest.entryHash(r.entry, buffer: &hashBuffer)
+            let hash = ProjectionDigest.entryHash(r.entry, buffer: &hashBuffer)
+            entryDeltas.update(state.slot(of: r.goal), default: .zero) { $0 -= hash }
         }
-        var touched = Set(entryDeltas.keys)
+        var deltas: [UUID: DigestSum] = [:]
+        for (slot, delta) in entryDeltas.filled { deltas[state.slotGoals[slot]] = delta }
+        entryDeltas.removeAll()
+        var touched = Set(deltas.keys)
         touched.formUnion(state.changedGoals)
         touched.formUnion(state.recomputed)
         guard !touched.isEmpty else { return }
@@ -46,7 +51,7 @@ struct DigestModel: ReadModel {
             var new = old
             if let sum = recomputedSums[goal] {
                 new.entrySum = sum
-            } else if let delta = entryDeltas[goal] {
+            } else if let delta = deltas[goal] {
                 new.entrySum += delta
             }
             if state.changedGoals.contains(goal), let h = state.headers[goal] {
@@ -60,7 +65,6 @@ struct DigestModel: ReadModel {
                 try txn.put(t.digest, key: goal.bytes, value: new.bytes)
             }
         }
-        entryDeltas = [:]
         recomputedSums = [:]
         guard totals != before else { return }
         if totals.count == 0 {

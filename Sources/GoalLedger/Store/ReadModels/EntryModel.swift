@@ -10,11 +10,13 @@ import Foundation
 struct EntryModel: ReadModel {
     static let tables: [ProjectionTable] = [.entries, .removed]
 
-    /// Entry rows of the batch's progress, written in key order by `flush` (inserts in order
-    /// touch each page once, where the batch's arrival order jumps between goals): each row's
-    /// key with where its value lies in `values`, encoded as the event is folded. The sort then
-    /// moves plain integers, never an entry with its strings.
-    private var entryPuts: [(key: PendingTable.EntryKey, offset: UInt32, count: UInt32)] = []
+    /// Entry rows of the batch's progress, per goal slot, written in key order by `flush`
+    /// (inserts in order touch each page once, where the batch's arrival order jumps between
+    /// goals): each row's key with where its value lies in `values`, encoded as the event is
+    /// folded. A goal's rows are sorted among themselves (they mostly come in order already),
+    /// and the goals by id: the sort moves plain integers, never an entry with its strings.
+    private var entryPuts = GoalSlots<[EntryPut]>()
+    private typealias EntryPut = (key: PendingTable.EntryKey, offset: UInt32, count: UInt32)
     /// The values of `entryPuts`, one after another.
     private var values = ByteWriter(capacity: 4096)
     /// The removals this batch stored, with their positions.
@@ -30,17 +32,22 @@ struct EntryModel: ReadModel {
         case .progressRecorded(let p):
             // The entry is the event itself; its day row keeps what the views read.
             let entry = ProgressEntry(e, p)
+            state.progressSlot = state.slot(of: p.goal)
             let start = values.bytes.count
             PendingTable.writeEntryValue(entry, into: &values)
-            try putLater(PendingTable.EntryKey(goal: p.goal, entry), from: start)
+            try putLater(PendingTable.EntryKey(goal: p.goal, entry), from: start, slot: state.progressSlot)
             // A removal may have arrived first: the entry is then not live.
             if try !isRemoved(e.id, of: p.goal, state.tables, txn) { state.liveEntry = entry }
         case .progressHistoryReplaced(let p):
+            state.progressSlot = state.slot(of: p.goal)
             let start = values.bytes.count
             values.bytes += PendingTable.historyValue(e.key)
-            try putLater(PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id, hlc: e.key.hlc.rawValue), from: start)
+            try putLater(
+                PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id, hlc: e.key.hlc.rawValue), from: start,
+                slot: state.progressSlot)
             state.recomputed.insert(p.goal)
         case .progressRemoved(let p):
+            state.progressSlot = state.slot(of: p.goal)
             let key = p.goal.bytes + p.entry.bytes
             if try txn.get(state.tables.removed, key: key) == nil {
                 try txn.put(state.tables.removed, key: key, value: [])
@@ -84,22 +91,30 @@ struct EntryModel: ReadModel {
         }
     }
 
-    /// Keeps the row `key` whose value `values` holds from `start` on, for `writeEntries`.
-    private mutating func putLater(_ key: PendingTable.EntryKey, from start: Int) throws {
+    /// Keeps the row `key` (of the goal in `slot`) whose value `values` holds from `start` on,
+    /// for `writeEntries`.
+    private mutating func putLater(_ key: PendingTable.EntryKey, from start: Int, slot: Int) throws {
         // A batch's values stay far below 4 GiB (a batch is bounded in events, a value in bytes).
         guard let offset = UInt32(exactly: start), let count = UInt32(exactly: values.bytes.count - start) else {
             throw LedgerError(.invalidInput, "a batch's entry rows exceed 4 GiB; append it in smaller batches")
         }
-        entryPuts.append((key, offset, count))
+        entryPuts.update(slot, default: []) { $0.append((key, offset, count)) }
     }
 
     /// Writes the batch's entry rows, in key order: each goal's after its last where they sort
     /// after it (see `StoreTransaction.putEntries`).
     private mutating func writeEntries(_ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws {
-        entryPuts.sort(by: { $0.key < $1.key })
-        guard !entryPuts.isEmpty else { return }
-        try values.bytes.withUnsafeBytes { all in try txn.putEntries(t.entries, entryPuts, values: all) }
-        entryPuts = []
+        let goals = entryPuts.filled.sorted { $0.value[0].key.goal < $1.value[0].key.goal }
+        guard !goals.isEmpty else { return }
+        entryPuts.removeAll()
+        var rows: [EntryPut] = []
+        rows.reserveCapacity(goals.reduce(0) { $0 + $1.value.count })
+        for (_, var goalRows) in goals {
+            // New entries mostly come in their goal's order already: checked before sorting.
+            if !goalRows.isSorted(by: { $0.key < $1.key }) { goalRows.sort { $0.key < $1.key } }
+            rows += goalRows
+        }
+        try values.bytes.withUnsafeBytes { all in try txn.putEntries(t.entries, rows, values: all) }
         values.bytes.removeAll(keepingCapacity: true)
     }
 

@@ -18,8 +18,12 @@ struct FoldState {
     /// the revocation do not count (the driver drops them before any model).
     var revocations: [String: UInt64]?
     /// Set by `EntryModel` for each event: the entry a `progressRecorded` adds when it counts
-    /// (no removal of it is stored); nil for any other event. The digest and views add it.
+    /// (no removal of it is stored); nil for any other event. The digest and views add it to
+    /// the goal in `progressSlot`.
     var liveEntry: ProgressEntry?
+    /// The digest hash of the entry of the `progressRecorded` being folded, when the driver
+    /// was handed it with the event (nil: `DigestModel` computes it).
+    var entryHash: DigestSum?
     /// Found by `EntryModel` at flush: the recorded entries the batch's new removals removed,
     /// each with whether it counted until then (an entry recorded after its removal never did).
     var removedEntries: [(goal: UUID, entry: ProgressEntry, counted: Bool)] = []
@@ -33,9 +37,53 @@ struct FoldState {
     /// their whole history in every chunk.
     var defersRecomputing = false
     var deferred = Set<UUID>()
+    /// The slot of the goal of the progress event being folded (`progressRecorded`,
+    /// `progressRemoved`, `progressHistoryReplaced`), set by `EntryModel` for the models after it.
+    var progressSlot = 0
+    /// The goals the batch's progress events belong to, by slot (`slot(of:)`).
+    private(set) var slotGoals: [UUID] = []
+    private var slots: [UUID: Int] = [:]
 
     init(tables: ProjectionTables, layout: StoreLayout) {
         self.tables = tables
         self.layout = layout
     }
+
+    /// The slot of `goal` in this batch: 0, 1, 2 … in the order goals are first seen. What the
+    /// models gather per goal from progress events lives in arrays indexed by it
+    /// (`GoalSlots`), so an event costs one lookup of its goal, not one per model.
+    mutating func slot(of goal: UUID) -> Int {
+        if let s = slots[goal] { return s }
+        let s = slotGoals.count
+        slots[goal] = s
+        slotGoals.append(goal)
+        return s
+    }
+}
+
+/// Values gathered per goal slot of a batch (`FoldState.slot(of:)`), nil where a slot has none.
+struct GoalSlots<Value> {
+    private(set) var values: [Value?] = []
+
+    subscript(slot: Int) -> Value? {
+        get { slot < values.count ? values[slot] : nil }
+        set {
+            if slot >= values.count { values.append(contentsOf: repeatElement(nil, count: slot + 1 - values.count)) }
+            values[slot] = newValue
+        }
+    }
+
+    /// Updates the value of `slot` in place, starting from `initial` where it has none.
+    mutating func update(_ slot: Int, default initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
+        if slot >= values.count { values.append(contentsOf: repeatElement(nil, count: slot + 1 - values.count)) }
+        if values[slot] == nil { values[slot] = initial() }
+        body(&values[slot]!)
+    }
+
+    /// Each slot that has a value, with it.
+    var filled: [(slot: Int, value: Value)] {
+        values.indices.compactMap { i in values[i].map { (i, $0) } }
+    }
+
+    mutating func removeAll() { values.removeAll(keepingCapacity: true) }
 }

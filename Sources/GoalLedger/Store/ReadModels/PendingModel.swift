@@ -11,13 +11,15 @@ struct PendingModel: ReadModel {
 
     /// What the pending tables must follow, applied by `flush`.
     private var changes = PendingTable.Changes()
+    /// The goal slots of the batch's progress events (`changes.progress` at flush).
+    private var progressed = GoalSlots<Bool>()
 
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         if let goal = e.payload.goal {
             switch e.payload {
-            case .progressRecorded, .progressHistoryReplaced, .progressRemoved: changes.progress.insert(goal)
+            case .progressRecorded, .progressHistoryReplaced, .progressRemoved: progressed[state.progressSlot] = true
             default: changes.goals.insert(goal)
             }
             return
@@ -34,6 +36,8 @@ struct PendingModel: ReadModel {
     }
 
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        for (slot, _) in progressed.filled { changes.progress.insert(state.slotGoals[slot]) }
+        progressed.removeAll()
         try PendingTable.update(changes, headers: state.headers, txn, state.tables)
         changes = PendingTable.Changes()
     }

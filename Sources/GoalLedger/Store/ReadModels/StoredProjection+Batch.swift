@@ -86,9 +86,13 @@ extension StoredProjection {
         }
 
         /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
-        /// and the result says so (`checked`: the caller has passed it through the gate already).
+        /// and the result says so (`checked`: the caller has passed it through the gate already;
+        /// `entryHash`: the digest hash of its entry, computed already, see `LogDecoder`).
         @discardableResult
-        mutating func apply(_ e: Event, at position: UInt64, checked: Bool = false, _ txn: borrowing StoreTransaction) throws -> Bool {
+        mutating func apply(
+            _ e: Event, at position: UInt64, checked: Bool = false, entryHash: DigestSum? = nil, _ txn: borrowing StoreTransaction
+        ) throws -> Bool {
+            state.entryHash = entryHash
             if !checked {
                 do throws(FieldError) {
                     try e.checkContent()

@@ -12,13 +12,15 @@ struct ViewModel: ReadModel {
     /// What this batch's live new entries add to their days (`flush` adds it to each day's
     /// row, unless the day is computed again): a summary is a sum, counts and the latest
     /// completion, so additions need no rescan of the day.
-    private var addedToDays: [GoalDay: DaySummary] = [:]
+    /// Keyed by the goal's slot (`FoldState.slot(of:)`) in the high half and the day in the low.
+    private var addedToDays: [UInt64: DaySummary] = [:]
 
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
-        guard let entry = state.liveEntry, case .progressRecorded(let p) = e.payload else { return }
-        addedToDays[GoalDay(goal: p.goal, day: entry.day), default: DaySummary()].add(entry)
+        guard let entry = state.liveEntry else { return }
+        let key = UInt64(state.progressSlot) << 32 | UInt64(UInt32(bitPattern: entry.day.daysSinceEpoch))
+        addedToDays[key, default: DaySummary()].add(entry)
     }
 
     /// A goal whose entries are not additive has its days written again from its whole state
@@ -70,7 +72,9 @@ struct ViewModel: ReadModel {
             let (old, new) = try ViewTables.rescan(d.goal, d.day, txn, t, anyRemoved: anyRemoved)
             changed[d.goal, default: []].append((d.day, old, new))
         }
-        for (d, added) in addedToDays where !touchedDays.contains(d) && !state.recomputed.contains(d.goal) {
+        for (key, added) in addedToDays {
+            let d = GoalDay(goal: state.slotGoals[Int(key >> 32)], day: Day(daysSinceEpoch: Int32(bitPattern: UInt32(truncatingIfNeeded: key))))
+            guard !touchedDays.contains(d) && !state.recomputed.contains(d.goal) else { continue }
             let (old, new) = try ViewTables.add(added, to: d.goal, d.day, txn, t)
             changed[d.goal, default: []].append((d.day, old, new))
         }
