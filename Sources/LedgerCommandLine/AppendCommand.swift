@@ -15,9 +15,10 @@ enum AppendCommand {
         run: run)
 
     /// The input is read and appended in chunks of about this many bytes (cut at line ends),
-    /// all in one write: a large batch stays atomic while only one chunk of its lines and
-    /// events is in memory beside the transaction's pages.
-    static let chunkBytes = 8 << 20
+    /// all in one write: a large batch stays atomic while only two chunks of its lines and
+    /// events (the one appended, and the next, parsed meanwhile) are in memory beside the
+    /// transaction's pages.
+    static let chunkBytes = 2 << 20
 
     /// The longest line read, in bytes: far above the largest event of the catalog in ordinary
     /// text (2,000 characters of details and 32 tags of 64, every character escaped as a
@@ -55,9 +56,13 @@ enum AppendCommand {
             // and appended in one call; the input is still read chunk by chunk, and the first
             // line that is not an event stops the read.
             var gathered: (drafts: [EventDraft], lines: [Int]) = ([], [])
-            while let (bytes, last) = try input.next() {
-                let chunk = bytes.withUnsafeBytes { Self.parseLines($0, schema: schema, endsInput: last) }
+            // Each chunk is parsed on other threads while the one before it is appended.
+            var ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
+            defer { ahead?.wait() }
+            while let current = ahead {
+                let chunk = current.piece()
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
+                ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
                 if expectedVersion == nil {
                     results += try writer.append(chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: nil, now: now)
                 } else {
@@ -286,6 +291,32 @@ enum AppendCommand {
             whole.lineCount += piece.lineCount
         }
         return whole
+    }
+
+    /// A chunk of the input, its lines parsed (`parseLines`) on other threads from the moment
+    /// it is made.
+    final class ParsedChunk: @unchecked Sendable {
+        private var parsed = Piece()
+        private var taken: Piece?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ bytes: [UInt8], last: Bool, schema: Int) {
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                parsed = bytes.withUnsafeBytes { AppendCommand.parseLines($0, schema: schema, endsInput: last) }
+                done.signal()
+            }
+        }
+
+        /// Waits until the lines are parsed.
+        func wait() { _ = piece() }
+
+        /// The parsed lines, waiting for them.
+        func piece() -> Piece {
+            if let taken { return taken }
+            done.wait()
+            taken = parsed
+            return parsed
+        }
     }
 
     /// A buffer shared by the parallel readers, each of which touches only its own part.

@@ -148,6 +148,24 @@ struct ChunkedAppendTests {
         #expect(status["events"] == .number(Double(count - 1)))
     }
 
+    /// A line refused by the rules in the first chunk (while the next chunk is being parsed)
+    /// stops the batch with its line, and nothing is appended.
+    @Test func aRuleRefusedInTheFirstChunkStopsTheBatchWhileTheNextIsParsed() throws {
+        let f = CLIFixture()
+        f.run(["init", "--device", "phone"])
+        let count = AppendCommand.chunkBytes / 2_000 * 2 + 500
+        var lines = Self.lines(count).split(separator: "\n").map(String.init)
+        // Line 10 records progress for a goal that does not exist.
+        lines[9] = lines[9].replacingOccurrences(of: Self.goal, with: "F0000000-0000-4000-8000-000000000001")
+        let file = f.root + "/big.jsonl"
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let before = f.replayText()
+        let refused = f.run(["append", "--file", file])
+        #expect(refused.exitCode == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("line 10: field \"goal\": unknown goal"), "\(refused.stderr)")
+        #expect(f.replayText() == before)
+    }
+
     /// When the store's file has to grow mid-write, the write runs again from its start, and so
     /// does the input: every line is appended once, in order, on a store whose map starts tiny.
     @Test func aWriteRunAgainOnAGrownMapReadsTheInputAgain() throws {
