@@ -11,6 +11,9 @@ extension LedgerStore {
     /// is cleared and filled in chunks (each its own transaction), then one transaction folds
     /// whatever was appended meanwhile and makes it the active generation.
     ///
+    /// A chunk's events are read and decoded on a second thread while the calling one folds
+    /// them (a `LogDecoder`); the call returns once both are done.
+    ///
     /// Interrupted at any moment, the store keeps serving the old generation; running `rebuild`
     /// again starts over. Readers and subscribers are never fed history again: positions in the
     /// log do not change, only the tables behind them.
