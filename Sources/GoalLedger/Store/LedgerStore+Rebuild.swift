@@ -22,7 +22,7 @@ extension LedgerStore {
     }
 
     /// `rebuild`, folding `chunk` events per transaction, decoded ahead as `plan` says.
-    func rebuild(progress: RebuildProgress?, chunk: UInt64, plan: LogDecoder.Plan = LogDecoder.Plan()) throws(LedgerError) {
+    func rebuild(progress: RebuildProgress?, chunk: UInt64, plan: LogDecodingPlan = LogDecodingPlan()) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "rebuilding the projection of \(path)") {
             let target = try writeTransaction { txn in

@@ -1,41 +1,48 @@
 import Foundation
 import LMDB
 
-/// Reads and decodes a range of the log on a thread of its own, a run of events at a time, for
-/// a fold in the calling thread's write transaction: decoding, a fifth of a rebuild's work, then
-/// overlaps the folding, and a rebuild keeps two processors busy.
+/// When a long read of the log has a `LogDecoder` read for it: from `minimumEvents` events on
+/// (a thread is not worth starting for fewer), in runs of `runLength`.
+struct LogDecodingPlan {
+    var minimumEvents: UInt64 = 16_384
+    var runLength = 2048
+}
+
+/// Reads a range of the log on a thread of its own and turns each record into an `Item`
+/// (`read`: the decoding, and whatever else depends on the record alone), a run at a time, for
+/// the calling thread: a rebuild's fold (`StoreTransaction.fold`) and `verify`'s walk of the log
+/// then overlap the decoding, and keep two processors busy.
 ///
-/// The decoder reads in a read transaction of its own, opened while the caller's write
-/// transaction is open: it sees what that write started from, and the fold never changes the
-/// log. It holds at most `runsAhead` runs that the fold has not taken. Without a transaction
-/// (the map is being resized) it decodes nothing, and ``next()`` says so: the caller decodes
-/// the range itself.
+/// The decoder reads in a read transaction of its own. Opened while the caller's write
+/// transaction is open, it sees what that write started from (the fold never changes the log);
+/// given `snapshot`, it reads only in that snapshot (the caller's read transaction's). It holds
+/// at most `runsAhead` runs that the caller has not taken. Without a transaction (the map is
+/// being resized, or the snapshot is gone) it reads nothing, and ``next()`` says so: the caller
+/// reads the range itself.
 ///
-/// Whoever starts a decoder calls ``stop()`` before its write transaction ends (a `defer`): the
-/// decoder's transaction must be closed before the write can commit, or retry on a grown map.
-final class LogDecoder: @unchecked Sendable {
-    /// When `StoreTransaction.fold` has a decoder read for it: from `minimumEvents` events on
-    /// (a thread is not worth starting for fewer), in runs of `runLength`.
-    struct Plan {
-        var minimumEvents: UInt64 = 16_384
-        var runLength = 2048
+/// Whoever starts a decoder calls ``stop()`` before its own transaction ends (a `defer`): a
+/// write transaction must see the decoder's closed before it commits, or retries on a grown map.
+final class LogDecoder<Item>: @unchecked Sendable {
+    /// A buffer the decoder's `read` reuses from one record to the next (only the decoder's
+    /// thread touches it).
+    final class Scratch: @unchecked Sendable {
+        var bytes: [UInt8] = []
     }
 
-    /// Runs decoded ahead of the fold, at most.
-    static let runsAhead = 4
+    /// Runs read ahead of the caller, at most.
+    var runsAhead: Int { 4 }
 
-    /// A run of events in position order, each with its position and, for a
-    /// `progressRecorded`, its entry's digest hash (`ProjectionDigest.entryHash`), the fold's
-    /// costliest step that depends on the event alone.
-    typealias Run = [(position: UInt64, event: Event, entryHash: DigestSum?)]
+    /// A run of records in log order, each as its position (nil for a key that is not a
+    /// position's 8 bytes: damage, for the caller to name) and its item.
+    typealias Run = [(position: UInt64?, item: Item)]
 
     /// What ``next()`` gives.
     enum Next {
         /// The next run.
         case run(Run)
-        /// Every event of the range was given.
+        /// Every record of the range was given.
         case end
-        /// The decoder had no transaction, and decoded nothing.
+        /// The decoder had no transaction, and read nothing.
         case unavailable
     }
 
@@ -49,33 +56,34 @@ final class LogDecoder: @unchecked Sendable {
     private var joined = false
     private let exited = DispatchSemaphore(value: 0)
 
-    /// Starts decoding the events from `start` through `end` of the log of `env`, in runs of
-    /// `runLength`.
-    init(_ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int) {
+    /// Starts reading the records from position `start` through `end` of the log of `env`, in
+    /// runs of `runLength`, each made into an item by `read` (its position, when its key is
+    /// one, and its record); an error `read` throws is thrown by ``next()`` after the runs
+    /// before it.
+    init(
+        _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, snapshot: Int? = nil,
+        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+    ) {
         let thread = Thread { [self] in
             defer { exited.signal() }
             do {
-                let read: Void? = try env.withReadTransactionIfAvailable { raw in
+                let done: Bool? = try env.withReadTransactionIfAvailable { raw in
                     let txn = StoreTransaction(raw, layout: layout)
+                    if let snapshot, txn.snapshotID != snapshot { return nil }
                     var run = Run()
                     run.reserveCapacity(runLength)
-                    var hashBuffer: [UInt8] = []
                     try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
-                        let position = UInt64(bigEndianBytes: key)
-                        guard position <= end else { return false }
-                        let event = try LedgerStore.decodeForFolding(value, position: position)
-                        var hash: DigestSum?
-                        if case .progressRecorded(let p) = event.payload {
-                            hash = ProjectionDigest.entryHash(ProgressEntry(event, p), buffer: &hashBuffer)
-                        }
-                        run.append((position, event, hash))
+                        let position = key.count == 8 ? UInt64(bigEndianBytes: key) : nil
+                        if let position, position > end { return false }
+                        run.append((position, try read(position, value)))
                         guard run.count == runLength else { return true }
                         defer { run.removeAll(keepingCapacity: true) }
                         return hand(run)
                     }
                     if !run.isEmpty { _ = hand(run) }
-                }
-                finish(unavailable: read == nil, failure: nil)
+                    return true
+                } ?? nil
+                finish(unavailable: done == nil, failure: nil)
             } catch {
                 finish(unavailable: false, failure: error)
             }
@@ -84,12 +92,12 @@ final class LogDecoder: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands `run` to the fold, waiting while `runsAhead` are waiting already; false once the
+    /// Hands `run` to the caller, waiting while `runsAhead` are waiting already; false once the
     /// decoder is stopped.
     private func hand(_ run: Run) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while ready.count >= Self.runsAhead && !stopped { condition.wait() }
+        while ready.count >= runsAhead && !stopped { condition.wait() }
         guard !stopped else { return false }
         ready.append(run)
         condition.broadcast()
@@ -105,8 +113,8 @@ final class LogDecoder: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The next run, in position order, waiting for it; a record the decoder could not read is
-    /// thrown here, after the runs before it.
+    /// The next run, in log order, waiting for it; an error of `read` or of the read itself
+    /// is thrown here, after the runs before it.
     func next() throws -> Next {
         condition.lock()
         defer { condition.unlock() }
@@ -119,7 +127,8 @@ final class LogDecoder: @unchecked Sendable {
         return unavailable ? .unavailable : .end
     }
 
-    /// Stops the decoder and waits until its thread has closed its transaction and ended.
+    /// Stops the decoder and waits until its thread has closed its transaction and ended (once;
+    /// later calls return at once).
     func stop() {
         condition.lock()
         stopped = true

@@ -15,7 +15,7 @@ extension StoreTransaction {
     @discardableResult
     func fold(
         from start: UInt64, through end: UInt64, into tables: ProjectionTables, deferring: Bool = false, recomputing: Set<UUID> = [],
-        decodingIn env: Environment? = nil, plan: LogDecoder.Plan = LogDecoder.Plan()
+        decodingIn env: Environment? = nil, plan: LogDecodingPlan = LogDecodingPlan()
     ) throws -> Set<UUID> {
         guard start <= end || !recomputing.isEmpty else { return [] }
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
@@ -42,17 +42,25 @@ extension StoreTransaction {
         }
     }
 
-    /// Folds the events from `start` through `end` as a `LogDecoder` hands them over, or
-    /// decoding them here when it could not read.
+    /// Folds the events from `start` through `end` as a `LogDecoder` hands them over (each
+    /// with its entry's digest hash, the fold's costliest step that depends on the event
+    /// alone), or decoding them here when it could not read.
     private func foldDecodedAhead(
         from start: UInt64, through end: UInt64, _ env: Environment, runLength: Int, _ batch: inout StoredProjection.Batch
     ) throws {
-        let decoder = LogDecoder(env, layout: layout, from: start, through: end, runLength: runLength)
+        let scratch = LogDecoder<FoldedRecord>.Scratch()
+        let decoder = LogDecoder<FoldedRecord>(env, layout: layout, from: start, through: end, runLength: runLength) { position, record in
+            let event = try LedgerStore.decodeForFolding(record, position: position ?? 0)
+            guard case .progressRecorded(let p) = event.payload else { return (event, nil) }
+            return (event, ProjectionDigest.entryHash(ProgressEntry(event, p), buffer: &scratch.bytes))
+        }
         defer { decoder.stop() }
         while true {
             switch try decoder.next() {
             case .run(let run):
-                for (position, event, hash) in run { try batch.apply(event, at: position, entryHash: hash, self) }
+                for i in run.indices {
+                    try batch.apply(run[i].item.event, at: run[i].position ?? 0, entryHash: run[i].item.entryHash, self)
+                }
             case .end:
                 return
             case .unavailable:
@@ -60,4 +68,8 @@ extension StoreTransaction {
             }
         }
     }
+
+    /// An event as a rebuild's decoder hands it over: with its entry's digest hash, for a
+    /// `progressRecorded`.
+    private typealias FoldedRecord = (event: Event, entryHash: DigestSum?)
 }

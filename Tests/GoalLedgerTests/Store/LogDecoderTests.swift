@@ -54,12 +54,12 @@ import Testing
             if queues[origin]!.isEmpty { queues[origin] = nil }
         }
         let store = t.store
-        try store.rebuild(progress: nil, chunk: 100_000, plan: LogDecoder.Plan(minimumEvents: .max))
+        try store.rebuild(progress: nil, chunk: 100_000, plan: LogDecodingPlan(minimumEvents: .max))
         let inline = try projectionRows(store)
         let digest = try store.digest()
         #expect(try digest == store.replay().digest)
         for (chunk, runLength) in [(100_000, 1), (100_000, 7), (100_000, 5000), (50, 7), (64, 64)] as [(UInt64, Int)] {
-            try store.rebuild(progress: nil, chunk: chunk, plan: LogDecoder.Plan(minimumEvents: 1, runLength: runLength))
+            try store.rebuild(progress: nil, chunk: chunk, plan: LogDecodingPlan(minimumEvents: 1, runLength: runLength))
             #expect(try store.digest() == digest, "chunks of \(chunk), runs of \(runLength)")
             #expect(try projectionRows(store) == inline, "chunks of \(chunk), runs of \(runLength)")
         }
@@ -74,9 +74,9 @@ import Testing
         let (t, _) = try storeWithEntries(200)
         let goalsBefore = try t.store.goals(now: now)
         try t.store.writeTransaction { txn in try txn.put(t.store.layout.events, key: UInt64(120).bigEndianBytes, value: [0, 1, 2, 3]) }
-        let inline = ledgerError { try t.store.rebuild(progress: nil, chunk: 1000, plan: LogDecoder.Plan(minimumEvents: .max)) }
+        let inline = ledgerError { try t.store.rebuild(progress: nil, chunk: 1000, plan: LogDecodingPlan(minimumEvents: .max)) }
         let ahead = ledgerError {
-            try t.store.rebuild(progress: nil, chunk: 1000, plan: LogDecoder.Plan(minimumEvents: 1, runLength: runLength))
+            try t.store.rebuild(progress: nil, chunk: 1000, plan: LogDecodingPlan(minimumEvents: 1, runLength: runLength))
         }
         #expect(inline != nil)
         #expect(ahead?.reason == inline?.reason)
@@ -89,7 +89,7 @@ import Testing
     @Test func aDecoderStoppedEarlyEndsItsReadAndLetsTheWriteGoOn() throws {
         let (t, goal) = try storeWithEntries(40)
         try t.store.writeTransaction { txn in
-            let decoder = LogDecoder(t.store.env, layout: t.store.layout, from: 1, through: 41, runLength: 1)
+            let decoder = LogDecoder<Int>(t.store.env, layout: t.store.layout, from: 1, through: 41, runLength: 1) { _, record in record.count }
             guard case .run(let first) = try decoder.next() else {
                 Issue.record("no first run")
                 return
@@ -102,12 +102,33 @@ import Testing
         #expect(try t.store.verify().isClean)
         // Taken to the end, the runs hold each event once, in order.
         let all = try t.store.writeTransaction { txn in
-            let decoder = LogDecoder(t.store.env, layout: t.store.layout, from: 1, through: 42, runLength: 5)
+            let decoder = LogDecoder<Int>(t.store.env, layout: t.store.layout, from: 1, through: 42, runLength: 5) { _, record in record.count }
             defer { decoder.stop() }
-            var positions: [UInt64] = []
-            while case .run(let run) = try decoder.next() { positions += run.map(\.position) }
+            var positions: [UInt64?] = []
+            while case .run(let run) = try decoder.next() {
+                #expect(run.allSatisfy { $0.item > 0 })
+                positions += run.map(\.position)
+            }
             return positions
         }
-        #expect(all == Array(1...42))
+        #expect(all == Array(1...42).map { Optional($0) })
+    }
+
+    /// Asked to read in a snapshot that is not the newest, the decoder reads nothing and says
+    /// so: its caller reads the log itself.
+    @Test func aDecoderWithoutItsSnapshotReadsNothing() throws {
+        let (t, _) = try storeWithEntries(10)
+        let current = try t.store.readTransaction { txn in txn.snapshotID }
+        for (snapshot, expected) in [(current - 1, "unavailable"), (current, "run")] {
+            let decoder = LogDecoder<Int>(t.store.env, layout: t.store.layout, from: 1, through: 11, runLength: 4, snapshot: snapshot) {
+                _, record in record.count
+            }
+            defer { decoder.stop() }
+            switch try decoder.next() {
+            case .run: #expect(expected == "run")
+            case .unavailable: #expect(expected == "unavailable")
+            case .end: Issue.record("no run and no refusal")
+            }
+        }
     }
 }

@@ -23,7 +23,41 @@ struct StreamingVerifyTests {
         let full = try store.reading { try $0.fullVerification() }
         #expect(full.isClean, "\(comment): \(full.problems.prefix(3))")
         #expect(Self.same(streamed, full), "\(store.device) \(comment)")
+        // The log read by a decoder on a thread of its own, in runs of 3: the same report.
+        let decoded = try #require(
+            try store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(minimumEvents: 1, runLength: 3)) },
+            "\(store.device) \(comment), decoded ahead")
+        #expect(Self.same(decoded, full), "\(store.device) \(comment), decoded ahead")
         return streamed
+    }
+
+    /// A record that does not decode, a gap in the positions and a record whose chain breaks
+    /// each stop the goal-at-a-time check, with the log read in this thread or by a decoder,
+    /// and the full check names them.
+    @Test(arguments: ["undecodable", "gap", "chain"])
+    func damageToTheLogStopsTheCheckHoweverTheLogIsRead(_ damage: String) throws {
+        let t = try TemporaryStore()
+        try t.store.append(try drafts(dayOne), now: now)
+        let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":2}"#
+        for _ in 0..<4 { try t.store.append(try drafts([entry, entry, entry]), now: now) }
+        try streamed(t.store)
+        let events = t.store.layout.events
+        try t.store.writeTransaction { txn in
+            switch damage {
+            case "undecodable":
+                try txn.put(events, key: UInt64(6).bigEndianBytes, value: [0, 1, 2, 3])
+            case "gap":
+                _ = try txn.delete(events, key: UInt64(6).bigEndianBytes)
+            default:
+                // Event 6 stored again as event 7's record: its sequence and chain are out of place.
+                let seventh = try #require(try txn.get(events, key: UInt64(7).bigEndianBytes))
+                try txn.put(events, key: UInt64(6).bigEndianBytes, value: seventh)
+            }
+        }
+        for plan in [LogDecodingPlan(minimumEvents: .max), LogDecodingPlan(minimumEvents: 1, runLength: 1), LogDecodingPlan(minimumEvents: 1, runLength: 4)] {
+            #expect(try t.store.reading { try $0.streamingVerification(decoding: plan) } == nil, "\(damage), runs of \(plan.runLength)")
+        }
+        #expect(try !t.store.verify().isClean)
     }
 
     @Test func signedDevicesWithARevocationAgreeWithTheFullCheck() throws {

@@ -28,10 +28,10 @@ extension LedgerSnapshot {
         return try fullVerification()
     }
 
-    /// The check of a sound store, one goal at a time (``LedgerStore/verifyStreaming(_:rule:)``):
-    /// nil when anything differs.
-    func streamingVerification() throws(LedgerError) -> VerificationReport? {
-        try run { try store.verifyStreaming(txn, rule: historyRule) }
+    /// The check of a sound store, one goal at a time
+    /// (``LedgerStore/verifyStreaming(_:rule:plan:)``): nil when anything differs.
+    func streamingVerification(decoding plan: LogDecodingPlan = LogDecodingPlan()) throws(LedgerError) -> VerificationReport? {
+        try run { try store.verifyStreaming(txn, rule: historyRule, plan: plan) }
     }
 
     /// The full check: the log read once into a fresh replay and what the other checks compare

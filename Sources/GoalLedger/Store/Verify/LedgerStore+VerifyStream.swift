@@ -125,31 +125,13 @@ extension LedgerStore {
     /// the stored projection. Nil as soon as anything differs from what the full check would
     /// find clean: the full check (which holds a fresh replay) then names every problem in its
     /// order. The report of a clean store is the full check's, field for field.
-    func verifyStreaming(_ txn: borrowing StoreTransaction, rule: HistoryRule) throws -> VerificationReport? {
+    func verifyStreaming(_ txn: borrowing StoreTransaction, rule: HistoryRule, plan: LogDecodingPlan) throws -> VerificationReport? {
         let progress = verifyProgress
         progress?(.log, 0)
         var s = LogStream(devices: GoalProjection(historyRule: rule))
         s.devices.revokedAfter = try txn.revocations()
-        var sound = true
-        var expected: UInt64 = 1
-        try txn.scan(layout.events) { key, value in
-            guard key.count == 8, UInt64(bigEndianBytes: key) == expected else {
-                sound = false
-                return false
-            }
-            if (expected - 1) & 255 == 0 { progress?(.log, expected) }
-            // What was read is not kept resident: memory stays flat however large the log.
-            if expected & 0xFFFF == 0 { releaseMappedPages(txn) }
-            guard let event = try? EventCodec.decode(value), try streamEvent(event, value, at: expected, &s, txn) else {
-                sound = false
-                return false
-            }
-            expected += 1
-            return true
-        }
-        guard sound else { return nil }
+        guard try streamLog(&s, plan, txn) else { return nil }
         for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
-        s.events = expected - 1
         progress?(.indexes, s.events)
         let logged = Int(s.events)
         for (db, want) in [
@@ -180,10 +162,83 @@ extension LedgerStore {
         return report
     }
 
-    /// Takes in the event read at `position`: checks its index entries, its place in its
-    /// origin's sequence and chain and its signature; false when any differs.
+    /// Reads the log in order into `s` (`streamRecord`), its count into `s.events`; false at the
+    /// first record out of place or out of form. A log of `plan`'s length or more is
+    /// read, decoded and hashed for its chains by a `LogDecoder`, in this transaction's
+    /// snapshot, while this thread takes the events in.
+    private func streamLog(_ s: inout LogStream, _ plan: LogDecodingPlan, _ txn: borrowing StoreTransaction) throws -> Bool {
+        var expected: UInt64 = 1
+        defer { s.events = expected - 1 }
+        if try txn.lastPosition() >= plan.minimumEvents {
+            let decoder = LogDecoder<(event: Event?, hash: Hash32?)>(
+                env, layout: layout, from: 1, through: .max, runLength: plan.runLength, snapshot: txn.snapshotID
+            ) { _, record in
+                let event = try? EventCodec.decode(record)
+                return (event, event.map { Self.chainHash($0, record) })
+            }
+            defer { decoder.stop() }
+            while true {
+                switch try decoder.next() {
+                case .run(let run):
+                    for i in run.indices {
+                        guard let event = run[i].item.event, let hash = run[i].item.hash,
+                            try streamRecord(at: run[i].position, event, hash, &expected, &s, txn)
+                        else { return false }
+                    }
+                case .end:
+                    return true
+                case .unavailable:
+                    // Said before any run: nothing was taken in yet.
+                    return try streamLogHere(&expected, &s, txn)
+                }
+            }
+        }
+        return try streamLogHere(&expected, &s, txn)
+    }
+
+    /// `streamLog`, decoding each record in this thread.
+    private func streamLogHere(_ expected: inout UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction) throws -> Bool {
+        var sound = true
+        try txn.scan(layout.events) { key, value in
+            guard let event = try? EventCodec.decode(value),
+                try streamRecord(
+                    at: key.count == 8 ? UInt64(bigEndianBytes: key) : nil, event, Self.chainHash(event, value), &expected, &s, txn)
+            else {
+                sound = false
+                return false
+            }
+            return true
+        }
+        return sound
+    }
+
+    /// The hash the next event of `event`'s chain names: an unsigned record hashes as stored;
+    /// a signed one without its signature.
+    private static func chainHash(_ event: Event, _ record: UnsafeRawBufferPointer) -> Hash32 {
+        Hash32(event.signature == nil ? EventChain.hash(record: record) : EventChain.hash(event))
+    }
+
+    /// Takes in the record read at `position` (nil: its key is not a position), which must be
+    /// `expected`: its event, with the hash its chain continues from; false when it is out of
+    /// place or `streamEvent` refuses it.
+    private func streamRecord(
+        at position: UInt64?, _ event: Event, _ hash: Hash32, _ expected: inout UInt64, _ s: inout LogStream,
+        _ txn: borrowing StoreTransaction
+    ) throws -> Bool {
+        guard position == expected else { return false }
+        if (expected - 1) & 255 == 0 { verifyProgress?(.log, expected) }
+        // What was read is not kept resident: memory stays flat however large the log.
+        if expected & 0xFFFF == 0 { releaseMappedPages(txn) }
+        guard try streamEvent(event, hash, at: expected, &s, txn) else { return false }
+        expected += 1
+        return true
+    }
+
+    /// Takes in the event read at `position`, `hash` the hash of its record for its chain:
+    /// checks its index entries, its place in its origin's sequence and chain and its
+    /// signature; false when any differs.
     private func streamEvent(
-        _ event: Event, _ record: UnsafeRawBufferPointer, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
+        _ event: Event, _ hash: Hash32, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
         // The row the id index should hold for this event (compared once the whole log is read).
         IDIndex.withValue(position) { p in
@@ -207,8 +262,6 @@ extension LedgerStore {
             if let run = o.run { s.addOriginRow(event.origin, run) }
             o.run = OriginRun(first: event.sequence, position: position, count: 1)
         }
-        // An unsigned record hashes as stored; a signed one without its signature.
-        let hash = Hash32(event.signature == nil ? EventChain.hash(record: record) : EventChain.hash(event))
         if let h = event.previousHash {
             guard Hash32(h) == o.previous else { return false }
             o.chained += 1
