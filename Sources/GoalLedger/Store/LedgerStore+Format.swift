@@ -13,6 +13,8 @@ extension LedgerStore {
     ///   becomes `goalPositions` (rows of a goal's positions as distances: `GoalPositionRow`).
     /// - 4 to 5: the device index (`deviceEvents`), keyed by device and position, is keyed by
     ///   the position alone (8 bytes; the event names its device).
+    /// - 5 to 6: the id index gains `recentIds`, its newest rows (see `IDIndex`), created empty
+    ///   when the store is opened: nothing to convert, but a format-5 ledger would not read it.
     func upgradeFormat(from format: UInt64) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "bringing the store at \(path) from format \(format) to \(Self.format)") {

@@ -15,8 +15,10 @@ public final class LedgerStore: @unchecked Sendable {
     /// it is (format 1 kept a row of the origin index per event; format 2 keeps one per run of
     /// an origin's consecutive sequences at consecutive positions; format 3 keys the id index by
     /// the first half of an id, with positions of a few bytes; format 4 keeps a goal's
-    /// positions as rows of distances; format 5 keys the device index by position alone).
-    public static let format: UInt64 = 5
+    /// positions as rows of distances; format 5 keys the device index by position alone;
+    /// format 6 keeps the id index's newest rows in a small table of their own, moved into the
+    /// large one in bulk).
+    public static let format: UInt64 = 6
     /// The event schema of new stores.
     public static let currentSchema = 2
 

@@ -8,6 +8,7 @@ import LMDB
 /// | `meta`         | name (UTF-8)                      | see `MetaKey`            |
 /// | `events`       | position (u64 BE)                 | `EventCodec` record      |
 /// | `ids`          | an event id's first 8 bytes       | positions (u64 BE, no leading zero bytes), a set of duplicates: see `IDIndex` |
+/// | `recentIds`    | as `ids`                          | as `ids`: the id index's newest rows, moved into `ids` in bulk (see `IDIndex`) |
 /// | `origins`      | origin device · 0x00 · first seq (u64 BE) | first position, count (u64 BE each): a run (`OriginRun`) |
 /// | `originHeads`  | origin device                     | last sequence (u64 BE)   |
 /// | `goalPositions`| goal id (16) · first position (u64 BE) | the goal's count, then the row's positions as distances (varints): see `GoalPositionRow` |
@@ -18,11 +19,13 @@ import LMDB
 /// The goal projection lives in two generations of tables, `p0.*` and `p1.*` (see
 /// `ProjectionTables`); `meta` names the active one, so a rebuild fills the other and switches.
 struct StoreLayout {
-    static let names = ["meta", "events", "ids", "origins", "originHeads", "goalPositions", "deviceEvents", "trust"]
+    static let names = ["meta", "events", "ids", "recentIds", "origins", "originHeads", "goalPositions", "deviceEvents", "trust"]
 
     let meta: Database
     let events: Database
     let ids: Database
+    /// The id index's newest rows (see `IDIndex`).
+    let recentIDs: Database
     let origins: Database
     let originHeads: Database
     let goalPositions: Database
@@ -38,12 +41,13 @@ struct StoreLayout {
     static func duplicates(of name: String) -> DuplicateValues { anySize.contains(name) ? .anySize : .none }
 
     private static let anySize = Set(
-        ["ids"] + ProjectionTable.allCases.filter(\.hasDuplicates).flatMap { t in [0, 1].map { "p\($0).\(t.storedName)" } })
+        ["ids", "recentIds"] + ProjectionTable.allCases.filter(\.hasDuplicates).flatMap { t in [0, 1].map { "p\($0).\(t.storedName)" } })
 
     init(_ open: (String) throws -> Database) rethrows {
         meta = try open("meta")
         events = try open("events")
         ids = try open("ids")
+        recentIDs = try open("recentIds")
         origins = try open("origins")
         originHeads = try open("originHeads")
         goalPositions = try open("goalPositions")

@@ -12,7 +12,18 @@ import LMDB
 /// Two ids may share their first 8 bytes (by chance, rarely; by design, when a peer makes
 /// them so): a lookup reads the id of each candidate's event in the log, so it never answers
 /// for another event, and any number of such ids are held.
+///
+/// The index is two tables of rows of this form (store format 6). A batch's rows go to
+/// `recentIds`, a table of at most about `recentRows` rows; once it holds that many, they are
+/// moved into `ids` in one pass in key order, and `recentIds` is emptied. Random ids (a caller's
+/// own, or another device's) then make a commit rewrite the pages of the small table, not pages
+/// all over the large one: each page of `ids` is rewritten once per `recentRows` new events
+/// instead of about once per commit. A batch of `recentRows` rows or more goes to `ids` at once.
+/// A lookup reads both tables.
 enum IDIndex {
+    /// The rows `recentIds` holds before they are moved into `ids`.
+    static let recentRows = 65_536
+
     /// The row's key for an id: its first 8 bytes, as a number (stored big-endian).
     static func key(_ id: IDWords) -> UInt64 { id.high }
 
@@ -39,13 +50,17 @@ extension StoreTransaction {
     /// record holds.
     func position(of id: UUID) throws -> UInt64? {
         let words = IDWords(id)
+        let key = IDIndex.key(words).bigEndianBytes
         var found: UInt64?
-        try lmdb.scanDuplicates(layout.ids, key: IDIndex.key(words).bigEndianBytes) { value in
-            guard let p = IDIndex.position(value), try recordID(at: p) == words else { return true }
-            found = p
-            return false
+        for table in [layout.recentIDs, layout.ids] {
+            try lmdb.scanDuplicates(table, key: key) { value in
+                guard let p = IDIndex.position(value), try recordID(at: p) == words else { return true }
+                found = p
+                return false
+            }
+            if found != nil { return found }
         }
-        return found
+        return nil
     }
 
     /// The id of the event stored at `position`, read from its record without decoding it; nil
@@ -60,19 +75,53 @@ extension StoreTransaction {
     /// The id index's rows of a batch, in key order. Where every key of the batch sorts after
     /// the table's last (a store's first pull, or ids made by the library, which follow its
     /// clock), LMDB appends them to the table's last page instead of searching for each.
-    func putIDs(_ ids: inout [(key: IDWords, position: UInt64)]) throws {
+    ///
+    /// The rows go to `recentIds`, or to `ids` for a batch of `recentLimit` rows or more; a
+    /// `recentIds` that reaches `recentLimit` rows is moved into `ids` (`mergeRecentIDs`).
+    func putIDs(_ ids: inout [(key: IDWords, position: UInt64)], recentLimit: Int = IDIndex.recentRows) throws {
         ids.sort { $0.key < $1.key }
-        guard let first = ids.first else { return }
-        let appending = try lmdb.sortsAfterLast(layout.ids, IDIndex.key(first.key).bigEndianBytes)
-        var previous: UInt64?
-        for (id, position) in ids {
-            let key = IDIndex.key(id)
-            // A second id of the same first 8 bytes joins the key's duplicates by a plain put.
-            let options: Transaction.PutOptions = appending && key != previous ? .append : []
-            try withUnsafeBytes(of: key.bigEndian) { k in
-                try IDIndex.withValue(position) { v in try lmdb.put(layout.ids, key: k, value: v, options: options) }
+        guard !ids.isEmpty else { return }
+        let table = ids.count >= recentLimit ? layout.ids : layout.recentIDs
+        try putSortedRows(ids.count, into: table) { i, body in
+            try withUnsafeBytes(of: IDIndex.key(ids[i].key).bigEndian) { k in try IDIndex.withValue(ids[i].position) { v in try body(k, v) } }
+        }
+        if try count(layout.recentIDs) >= recentLimit { try mergeRecentIDs() }
+    }
+
+    /// Moves every row of `recentIds` into `ids`, as stored (a damaged row stays one for
+    /// `verify` to name), in key order, then empties `recentIds`.
+    func mergeRecentIDs() throws {
+        var rows: [(key: [UInt8], value: [UInt8])] = []
+        try lmdb.scan(layout.recentIDs) { k, v in
+            rows.append((Array(k), Array(v)))
+            return true
+        }
+        try putSortedRows(rows.count, into: layout.ids) { i, body in
+            try rows[i].key.withUnsafeBytes { k in try rows[i].value.withUnsafeBytes { v in try body(k, v) } }
+        }
+        try lmdb.clear(layout.recentIDs)
+    }
+
+    /// Puts `count` rows, in key order, into a table of the id index: `row(i, put)` hands row
+    /// `i`'s key and value to `put`. Where every key sorts after the table's last (a store's
+    /// first pull, or ids made by the library, which follow its clock), LMDB appends them to the
+    /// table's last page instead of searching for each.
+    private func putSortedRows(
+        _ count: Int, into table: Database,
+        _ row: (Int, (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        guard count > 0 else { return }
+        var appending = false
+        try row(0) { k, _ in appending = try lmdb.sortsAfterLast(table, Array(k)) }
+        var previous: [UInt8] = []
+        for i in 0..<count {
+            try row(i) { k, v in
+                // A second id of the same first 8 bytes joins the key's duplicates by a plain put.
+                let options: Transaction.PutOptions = appending && !k.elementsEqual(previous) ? .append : []
+                try lmdb.put(table, key: k, value: v, options: options)
+                previous.removeAll(keepingCapacity: true)
+                previous.append(contentsOf: k)
             }
-            previous = key
         }
     }
 
@@ -81,13 +130,14 @@ extension StoreTransaction {
         try IDIndex.withValue(position) { v in try lmdb.put(layout.ids, key: IDIndex.key(IDWords(id)).bigEndianBytes, value: Array(v)) }
     }
 
-    /// Removes the row of the event `id` names; false when the index has none (for tests that
-    /// damage the index).
+    /// Removes the row of the event `id` names, from whichever table holds it; false when the
+    /// index has none (for tests that damage the index).
     @discardableResult
     func deleteIDRow(_ id: UUID) throws -> Bool {
         guard let p = try position(of: id) else { return false }
         return try IDIndex.withValue(p) { v in
-            try lmdb.delete(layout.ids, key: IDIndex.key(IDWords(id)).bigEndianBytes, value: Array(v))
+            let key = IDIndex.key(IDWords(id)).bigEndianBytes
+            return try lmdb.delete(layout.recentIDs, key: key, value: Array(v)) || lmdb.delete(layout.ids, key: key, value: Array(v))
         }
     }
 
@@ -102,6 +152,7 @@ extension StoreTransaction {
             return true
         }
         try lmdb.clear(layout.ids)
+        try lmdb.clear(layout.recentIDs)
         try putIDs(&ids)
         try lmdb.dropDatabase(named: "eventIds")
     }

@@ -5,8 +5,9 @@ import Testing
 @testable import GoalLedger
 
 /// The id index keys each event by its id's first 8 bytes, with positions of a few bytes
-/// (format 3): every id is found at its own event, ids that share their first 8 bytes included,
-/// and a store of format 2 is brought to it when opened.
+/// (format 3), its newest rows in a small table moved into the large one in bulk (format 6):
+/// every id is found at its own event, ids that share their first 8 bytes included (in either
+/// table), and a store of format 2 is brought to it when opened.
 struct IDIndexTests {
     let now = instant("2026-11-05T12:00:00Z")
 
@@ -65,7 +66,9 @@ struct IDIndexTests {
         let shared = (1...5).map { id(high, 0x8000_0000_0000_0000 | UInt64($0)) }
         _ = try t.store.importEvents(shared.prefix(3).enumerated().map { event($1, "phone", UInt64($0 + 1)) }, from: "test")
         _ = try t.store.importEvents(shared.suffix(2).enumerated().map { event($1, "phone", UInt64($0 + 4)) }, from: "test")
-        let rows = try t.store.readTransaction { txn in try txn.duplicateCount(txn.layout.ids, key: high.bigEndianBytes) }
+        let rows = try t.store.readTransaction { txn in
+            try txn.duplicateCount(txn.layout.ids, key: high.bigEndianBytes) + txn.duplicateCount(txn.layout.recentIDs, key: high.bigEndianBytes)
+        }
         #expect(rows == 5)
         try expectEveryLookup(t.store)
         let strangers = try t.store.readTransaction { txn in
@@ -101,11 +104,12 @@ struct IDIndexTests {
             let old = try txn.openDatabase(named: "eventIds", create: true)
             for e in events { try txn.put(old, key: e.id.bytes, value: e.position.bigEndianBytes) }
             try txn.clear(txn.layout.ids)
+            try txn.clear(txn.layout.recentIDs)
             try txn.put(txn.layout.meta, key: MetaKey.format, value: UInt64(2).bigEndianBytes)
         }
         let reopened = try LedgerStore.open(at: t.store.path)
         #expect(try reopened.readTransaction { try $0.u64($0.layout.meta, MetaKey.format) } == LedgerStore.format)
-        #expect(try reopened.readTransaction { try $0.count($0.layout.ids) } == events.count)
+        #expect(try reopened.readTransaction { try $0.count($0.layout.ids) + $0.count($0.layout.recentIDs) } == events.count)
         #expect(try reopened.writeTransaction { try $0.dropDatabase(named: "eventIds") } == false)
         try expectEveryLookup(reopened)
         #expect(try reopened.verify().isClean)
@@ -125,5 +129,102 @@ struct IDIndexTests {
         #expect(try t.store.readTransaction { txn in try txn.position(of: last.id) } == nil)
         let problems = try t.store.verify().problems
         #expect(problems.contains("ids: id \(last.id.uuidString) does not point to position \(last.position)"), "\(problems)")
+    }
+
+    /// The rows of the id index's two tables, as (ids, recentIds).
+    func rowCounts(_ store: LedgerStore) throws -> (Int, Int) {
+        try store.readTransaction { txn in (try txn.count(txn.layout.ids), try txn.count(txn.layout.recentIDs)) }
+    }
+
+    /// A batch's rows go to the small table; moved into the large one, every id is still found,
+    /// and ids that share their first 8 bytes with one in the other table are each found at
+    /// their own event; verify is clean at each step.
+    @Test func recentRowsMovedInBulkAreStillFoundBesideNewOnes() throws {
+        let t = try TemporaryStore(device: "laptop", signed: false)
+        let high: UInt64 = 0x0FED_CBA9_8765_4321
+        var sequence: UInt64 = 0
+        func importing(_ ids: [UUID]) throws {
+            _ = try t.store.importEvents(
+                ids.map { id in
+                    sequence += 1
+                    return event(id, "phone", sequence)
+                }, from: "test")
+        }
+        try importing([id(high, 1), UUID(), UUID()])
+        #expect(try rowCounts(t.store) == (0, 3))
+        try t.store.writeTransaction { txn in try txn.mergeRecentIDs() }
+        #expect(try rowCounts(t.store) == (3, 0))
+        try expectEveryLookup(t.store)
+        // A second id under the same first 8 bytes, now in the small table while the first is in the large one.
+        try importing([id(high, 2), UUID()])
+        #expect(try rowCounts(t.store) == (3, 2))
+        try expectEveryLookup(t.store)
+        #expect(try t.store.readTransaction { txn in try txn.position(of: id(high, 3)) } == nil)
+        #expect(try t.store.verify().isClean)
+        #expect(try t.store.reading { try $0.streamingVerification() } != nil)
+        // Offered again, an id of either table is a duplicate.
+        let before = try logged(t.store).count
+        _ = try? t.store.importEvents([event(id(high, 1), "tablet", 1)], from: "test")
+        _ = try? t.store.importEvents([event(id(high, 2), "tablet", 1)], from: "test")
+        #expect(try logged(t.store).count == before)
+    }
+
+    /// The small table is moved into the large one once it reaches its limit, and a batch as
+    /// large as the limit goes to the large table at once.
+    @Test func theSmallTableIsMovedAtItsLimitAndALargeBatchSkipsIt() throws {
+        let t = try TemporaryStore(device: "laptop", signed: false)
+        let layout = t.store.layout
+        let counts = try t.store.writeTransaction { txn -> [[Int]] in
+            func rows(_ range: ClosedRange<UInt64>) -> [(key: IDWords, position: UInt64)] {
+                range.map { (IDWords(UUID()), $0) }
+            }
+            var out: [[Int]] = []
+            for range: ClosedRange<UInt64> in [1...2, 3...4, 5...9, 10...10] {
+                var batch = rows(range)
+                try txn.putIDs(&batch, recentLimit: 4)
+                out.append([try txn.count(layout.ids), try txn.count(layout.recentIDs)])
+            }
+            return out
+        }
+        // 2 recent; 4 reach the limit and move; 5 at once to the large table; 1 recent.
+        #expect(counts == [[0, 2], [4, 0], [9, 0], [9, 1]])
+    }
+
+    /// A row of the small table that points elsewhere, or a row of another form there, is
+    /// named by verify; moved in bulk, it stays as it was stored, and is still named.
+    @Test func aDamagedRecentRowIsNamedBeforeAndAfterTheMove() throws {
+        let t = try TemporaryStore(device: "laptop", signed: false)
+        _ = try t.store.importEvents((1...6).map { event(UUID(), "phone", UInt64($0)) }, from: "test")
+        let events = try logged(t.store)
+        let last = events[events.count - 1]
+        try t.store.writeTransaction { txn in
+            #expect(try txn.deleteIDRow(last.id))
+            try IDIndex.withValue(2) { v in try txn.lmdb.put(txn.layout.recentIDs, key: IDIndex.key(IDWords(last.id)).bigEndianBytes, value: Array(v)) }
+        }
+        let expected = "ids: id \(last.id.uuidString) does not point to position \(last.position)"
+        #expect(try t.store.verify().problems.contains(expected))
+        try t.store.writeTransaction { txn in try txn.mergeRecentIDs() }
+        #expect(try rowCounts(t.store) == (6, 0))
+        #expect(try t.store.verify().problems.contains(expected))
+    }
+
+    /// A store of format 5 (no `recentIds`) is brought to format 6 when opened: the table is
+    /// made, every id is found, and new rows go to it.
+    @Test func aFormatFiveStoreGainsTheSmallTableWhenOpened() throws {
+        let t = try TemporaryStore(device: "laptop", signed: false)
+        _ = try t.store.importEvents((1...5).map { event(UUID(), "phone", UInt64($0)) }, from: "test")
+        try t.store.writeTransaction { txn in
+            try txn.mergeRecentIDs()
+            #expect(try txn.dropDatabase(named: "recentIds"))
+            try txn.put(txn.layout.meta, key: MetaKey.format, value: UInt64(5).bigEndianBytes)
+        }
+        let reopened = try LedgerStore.open(at: t.store.path)
+        #expect(try reopened.readTransaction { try $0.u64($0.layout.meta, MetaKey.format) } == 6)
+        #expect(try rowCounts(reopened) == (5, 0))
+        try expectEveryLookup(reopened)
+        _ = try reopened.importEvents([event(UUID(), "phone", 6)], from: "test")
+        #expect(try rowCounts(reopened) == (5, 1))
+        try expectEveryLookup(reopened)
+        #expect(try reopened.verify().isClean)
     }
 }

@@ -43,7 +43,7 @@ struct ReadModelTests {
             // The other generation filled from the log too, so that leaving it alone shows.
             try txn.fold(from: 1, through: try txn.lastPosition(), into: other)
             let logTables = [
-                layout.meta, layout.events, layout.ids, layout.origins, layout.originHeads, layout.goalPositions, layout.deviceEvents,
+                layout.meta, layout.events, layout.ids, layout.recentIDs, layout.origins, layout.originHeads, layout.goalPositions, layout.deviceEvents,
             ]
             let logBefore = try logTables.map { try txn.count($0) }
             let otherBefore = try other.all.map { try txn.count($0) }

@@ -64,7 +64,7 @@ extension LedgerStore {
     /// Every key and value of every database, to show that a refused operation changed nothing.
     func snapshot() throws -> [String: [[UInt8]]] {
         var dbs: [(String, LMDB.Database)] = [
-            ("meta", layout.meta), ("events", layout.events), ("ids", layout.ids), ("origins", layout.origins),
+            ("meta", layout.meta), ("events", layout.events), ("ids", layout.ids), ("recentIds", layout.recentIDs), ("origins", layout.origins),
             ("originHeads", layout.originHeads), ("goalPositions", layout.goalPositions), ("deviceEvents", layout.deviceEvents),
             ("trust", layout.trust),
         ]

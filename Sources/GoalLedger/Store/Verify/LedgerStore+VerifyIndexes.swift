@@ -32,9 +32,11 @@ extension LedgerStore {
         // under one key come in the order of their bytes, so both sides are put in the order of
         // key, then position (a row of neither form is counted below).
         var stored: [(key: UInt64, position: UInt64)] = []
-        try txn.scan(layout.ids) { k, v in
-            if k.count == 8, let p = IDIndex.position(v) { stored.append((UInt64(bigEndianBytes: k), p)) }
-            return true
+        for table in [layout.ids, layout.recentIDs] {
+            try txn.scan(table) { k, v in
+                if k.count == 8, let p = IDIndex.position(v) { stored.append((UInt64(bigEndianBytes: k), p)) }
+                return true
+            }
         }
         stored.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
         let ids = log.ids.sorted { $0.key.high == $1.key.high ? $0.position < $1.position : $0.key.high < $1.key.high }
@@ -75,7 +77,7 @@ extension LedgerStore {
         // only repeat the damage).
         let logged = Int(log.events) - log.damaged
         for (name, count, want) in [
-            ("ids", try txn.count(layout.ids), logged),
+            ("ids", try txn.count(layout.ids) + txn.count(layout.recentIDs), logged),
             ("goalPositions", indexed, log.goalIndexed),
             ("deviceEvents", try txn.count(layout.deviceEvents), log.deviceIndexed),
         ] where sound || name != "goalPositions" {

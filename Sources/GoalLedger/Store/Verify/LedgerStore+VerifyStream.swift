@@ -55,6 +55,14 @@ struct RowSum: Equatable {
         }
         return sum
     }
+
+    /// The sum over the rows of both.
+    static func + (l: RowSum, r: RowSum) -> RowSum {
+        var sum = l
+        sum.a &+= r.a
+        sum.b &+= r.b
+        return sum
+    }
 }
 
 /// The state of the streaming check: what one read of the log gathers for the checks after it,
@@ -134,12 +142,14 @@ extension LedgerStore {
         for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
         progress?(.indexes, s.events)
         let logged = Int(s.events)
-        for (db, want) in [
-            (layout.ids, logged), (layout.origins, s.originRuns), (layout.deviceEvents, s.deviceEvents),
-        ] where try txn.count(db) != want { return nil }
+        guard try txn.count(layout.ids) + txn.count(layout.recentIDs) == logged else { return nil }
+        for (db, want) in [(layout.origins, s.originRuns), (layout.deviceEvents, s.deviceEvents)] where try txn.count(db) != want {
+            return nil
+        }
         // With their sizes equal, the two indexes hold exactly the rows the log calls for when
-        // their sums match: one ordered walk of each instead of a lookup per event.
-        guard try RowSum.of(layout.ids, txn) == s.idRows else { return nil }
+        // their sums match: one ordered walk of each instead of a lookup per event (the id
+        // index's two tables summed).
+        guard try RowSum.of(layout.ids, txn) + RowSum.of(layout.recentIDs, txn) == s.idRows else { return nil }
         releaseMappedPages(txn)
         guard try RowSum.of(layout.origins, txn) == s.originRows else { return nil }
         releaseMappedPages(txn)
