@@ -102,7 +102,7 @@ extension LedgerStore {
                 try writeTransaction { txn in
                     let s = try txn.projectionStatus()
                     let end = try txn.lastPosition()
-                    try txn.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation])
+                    try txn.fold(from: s.checkpoint + 1, through: end, into: layout.projections[s.generation], decodingIn: self.env)
                     try txn.put(layout.meta, key: MetaKey.projectionCheckpoint, value: end.bigEndianBytes)
                 }
             }
