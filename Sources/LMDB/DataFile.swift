@@ -169,7 +169,36 @@ public final class DataFile {
             guard let root = tree.root else { continue }
             if let d = file.checkHeader(root, table: name, kinds: [Self.branchFlag, Self.leafFlag]).damage { throw LMDBError.damaged(d) }
         }
+        // A free list naming a page outside the file's pages would have LMDB write there: a
+        // sparse file of any size, from one flipped bit.
+        var walk = Walk(file: file, limit: 1)
+        file.walkFreeList(&walk) { _ in }
+        if let d = walk.found.first { throw LMDBError.damaged(d) }
         if !file.holdsEveryPage, let d = file.check(limit: 1).first { throw LMDBError.damaged(d) }
+    }
+
+    /// Walks the free list, checking that each of its entries is a list of page numbers (a count,
+    /// then that many numbers, 8 bytes each, little-endian) of pages from 2 (after the meta
+    /// pages) to the meta's last page; hands each entry's pages to `body`.
+    fileprivate func walkFreeList(_ walk: inout Walk, _ body: @escaping ([Int]) -> Void) {
+        let last = lastPage
+        walk.tree(free, table: "the free list") { _, value, _, _ in
+            let count = DataFile.u64(value, 0)
+            guard value.count >= 8, count <= UInt64(value.count / 8 - 1) else {
+                return Damage(page: nil, table: "the free list", problem: "an entry is not a list of pages")
+            }
+            var pages: [Int] = []
+            pages.reserveCapacity(Int(count))
+            for i in 0..<Int(count) {
+                let p = DataFile.u64(value, 8 + 8 * i)
+                guard p >= 2, p <= UInt64(last) else {
+                    return Damage(page: nil, table: "the free list", problem: "it names page \(p), outside the file's pages 2 to \(last)")
+                }
+                pages.append(Int(p))
+            }
+            body(pages)
+            return nil
+        }
     }
 
     // MARK: Walking
@@ -180,7 +209,8 @@ public final class DataFile {
     public func check(limit: Int = 100) -> [Damage] {
         var walk = Walk(file: self, limit: limit)
         if let d = otherMetaDamage { walk.report(d) }
-        walk.tree(free, table: "the free list", visit: nil)
+        let freePages = FreePages()
+        walkFreeList(&walk) { freePages.pages += $0 }
         walk.tree(main, table: "the table of tables") { key, value, flags, walk in
             guard flags & Self.subData != 0, flags & Self.dupData == 0 else {
                 return Damage(page: nil, table: "the table of tables", problem: "an entry is not a table's record")
@@ -191,7 +221,16 @@ public final class DataFile {
             walk.tree(t, table: String(decoding: key, as: UTF8.self), visit: nil)
             return nil
         }
+        // A free page must be in no tree (once every tree was read whole).
+        if walk.found.isEmpty, let p = freePages.pages.first(where: { walk.visited.contains($0) }) {
+            walk.report(Damage(page: p, table: "the free list", problem: "it lists page \(p), which a tree uses"))
+        }
         return walk.found
+    }
+
+    /// The pages the free list names, gathered while it is walked.
+    private final class FreePages {
+        var pages: [Int] = []
     }
 
     /// Every page in use, reached from the meta in use, with what it is: `events leaf`,

@@ -140,6 +140,9 @@ struct DamageTests {
                     "\(copy.what): `ledger \(arguments.joined(separator: " "))` exited \(r.status): \(r.stderr)")
                 if r.status == 5 { #expect(r.stderr.contains("damaged") || r.stderr.contains("verify"), "\(copy.what): \(r.stderr)") }
                 if arguments == ["verify"] { verifyRun = r }
+                // No write lands far past the file's pages (a damaged free list once sent one 64 GiB out).
+                let size = try FileManager.default.attributesOfItem(atPath: copy.path + "/data.mdb")[.size] as? Int ?? 0
+                #expect(size <= data.count * 4, "\(copy.what): `ledger \(arguments.joined(separator: " "))` left data.mdb at \(size) bytes")
             }
             if let v = verifyRun, v.status == 5, v.stderr.contains("damaged at") || v.stdout.contains("damaged") {
                 detected.append(copy.what)
