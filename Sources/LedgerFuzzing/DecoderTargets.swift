@@ -280,3 +280,26 @@ enum StoredRowTarget {
         if let broken = StoredRowCheck.run(bytes) { violated(broken) }
     }
 }
+
+/// A store's data file as a damaged disk or a copied store may hold it, written to a directory
+/// of its own and read without LMDB: the checks every open makes before LMDB maps the file,
+/// the page walk of `verify` (`LedgerStore.checkPages`), the map of pages in use, and the
+/// salvage of `recover`. A file the page walk finds no damage in must pass the open's checks.
+enum DataFileTarget {
+    nonisolated(unsafe) static var directory: String?
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        let dir = directory ?? {
+            let d = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fuzz-data-file-\(getpid())").path
+            try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+            directory = d
+            return d
+        }()
+        guard FileManager.default.createFile(atPath: dir + "/data.mdb", contents: Data(bytes)) else { violated("cannot write \(dir)/data.mdb") }
+        let damage = try? LedgerStore.checkPages(at: dir)
+        let opens = (try? LedgerStore.checkBeforeOpening(at: dir)) != nil
+        if let damage, damage.isEmpty, !opens { violated("the page walk found no damage, but the open's checks refuse the file") }
+        _ = try? LedgerStore.pagesInUse(at: dir)
+        _ = try? LedgerStore.salvage(at: dir)
+    }
+}

@@ -26,6 +26,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case relayToken = "relay-token"
     /// A row of the store's own tables (a damaged disk or a copied store is outside input).
     case storedRow = "stored-row"
+    /// A store's whole data file (`data.mdb`), read without LMDB: the page walk, the checks of
+    /// every open, and the salvage of `recover`.
+    case dataFile = "data-file"
 
     /// Runs the target on one input.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -39,6 +42,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .centerFile: CenterFileTarget.run(bytes)
         case .relayToken: RelayTokenTarget.run(bytes)
         case .storedRow: StoredRowTarget.run(bytes)
+        case .dataFile: DataFileTarget.run(bytes)
         }
     }
 

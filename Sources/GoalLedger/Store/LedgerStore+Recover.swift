@@ -22,6 +22,17 @@ extension LedgerStore {
         }
     }
 
+    /// The checks every open of the store at `path` makes before LMDB maps its file (its meta
+    /// pages, its size, its free list's pages), without opening it: for the `data-file` fuzz
+    /// target, which must never hand LMDB a file.
+    package static func checkBeforeOpening(at path: String) throws(LedgerError) {
+        do {
+            try DataFile.checkBeforeOpening(directory: path)
+        } catch {
+            throw LedgerError(.store, "cannot open \(path)/data.mdb: \(error.message)")
+        }
+    }
+
     /// Every page of the store's file in use, with what it holds (`events leaf`, `goalPositions
     /// branch`, …), read without LMDB: for tests that damage chosen pages.
     package static func pagesInUse(at path: String) throws(LedgerError) -> [Int: String] {
