@@ -10,7 +10,8 @@ import Synchronization
 /// - SIGSEGV, SIGBUS, SIGABRT while a store is open: the store is damaged, exit 5, with the
 ///   message of every damaged store ("damaged at …; restore a backup or recover");
 /// - any of those before a store is open, and SIGILL, SIGTRAP, SIGFPE (Swift's own traps):
-///   an internal error, exit 1.
+///   an internal error, exit 1;
+/// - SIGTERM and SIGINT end a command (their default), even when its parent left them ignored.
 ///
 /// The library cannot do this for an app: a handler is the process's, and LMDB's abort cannot
 /// be caught in process. An app that suspects damage checks the file first
@@ -45,8 +46,13 @@ public enum CrashGuard {
         // process hanging, a blocked fault kills it): unblocked here.
         var unblock = sigset_t()
         sigemptyset(&unblock)
-        for signal in [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP, SIGFPE] { sigaddset(&unblock, signal) }
+        for signal in [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP, SIGFPE, SIGTERM, SIGINT] { sigaddset(&unblock, signal) }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        // A command stops when asked to, whatever its parent left ignored (an ignored signal
+        // stays ignored across exec: a shell's `trap '' TERM`, a supervisor, a process that
+        // ran `serve`, which ignores them to stop gracefully): an uncommitted write is rolled
+        // back by LMDB, the store stays whole. `serve` installs its own handling afterwards.
+        for s in [SIGTERM, SIGINT] { Glibc.signal(s, SIG_DFL) }
         for signal in [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP, SIGFPE] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in

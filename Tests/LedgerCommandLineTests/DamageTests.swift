@@ -214,4 +214,41 @@ struct DamageTests {
             #expect(text.contains(words), "\(arguments) \(signal): \(text)")
         }
     }
+
+    /// SIGTERM and SIGINT stop a busy command even when its parent left them ignored (an
+    /// ignored disposition survives exec); the store it had open stays whole.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aCommandStopsWhenAskedEvenIfItsParentIgnoredTheSignal(_ signal: Int32) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ledgerExecutable().path), "build the ledger executable first")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-stop-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = root + "/store"
+        #expect(try Self.ledger(["--store", store, "init", "--device", "phone"]).status == 0)
+        let fifo = root + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // The shell ignores both signals, then becomes `ledger import FIFO`, which opens the
+        // store and waits on the FIFO.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", #"trap '' TERM INT; exec "$0" "$@""#, ledgerExecutable().path, "--store", store, "import", fifo]
+        p.standardError = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let wchan = "/proc/\(p.processIdentifier)/wchan"
+        for _ in 0..<200 {
+            if (try? String(contentsOfFile: wchan, encoding: .utf8))?.contains("wait_for_partner") == true { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(p.processIdentifier, signal)
+        for _ in 0..<200 where p.isRunning { Thread.sleep(forTimeInterval: 0.05) }
+        let stopped = !p.isRunning
+        if !stopped {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        #expect(stopped, "signal \(signal) did not stop the command")
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == signal, "\(p.terminationReason) \(p.terminationStatus)")
+        #expect(try Self.ledger(["--store", store, "verify"]).status == 0)
+    }
 }

@@ -60,6 +60,21 @@ struct StreamingVerifyTests {
         #expect(try !t.store.verify().isClean)
     }
 
+    /// A store just created, nothing appended, verifies: its founder, recorded at creation, is
+    /// the one the ledger's id names. A recorded founder the id does not name is not trusted.
+    @Test func aNewStoreVerifiesBeforeItsFirstEvent() throws {
+        let t = try TemporaryStore()
+        let report = try streamed(t.store, "just created")
+        #expect(report.events == 0 && report.goals == 0)
+        // Another key recorded as the founder's: the table's trust is not the log's.
+        try t.store.writeTransaction { txn in
+            try txn.recordFounder("phone", [UInt8](repeating: 7, count: 32))
+            _ = try t.store.recomputeTrust(txn)
+        }
+        #expect(try t.store.reading { try $0.streamingVerification() } == nil)
+        #expect(try t.store.verify().problems.contains { $0.hasPrefix("trust: the keys of phone") })
+    }
+
     @Test func signedDevicesWithARevocationAgreeWithTheFullCheck() throws {
         let dir = TemporaryDirectory()
         let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")

@@ -157,7 +157,7 @@ extension LedgerStore {
         let heads = try txn.originHeads()
         guard heads == s.origins.mapValues(\.head) else { return nil }
         progress?(.trust, s.events)
-        let trust = deriveTrust(s, heads: heads)
+        let trust = deriveTrust(s, heads: heads, recorded: try txn.founder())
         guard try verifyTrust(txn, damaged: 0, trust).isEmpty else { return nil }
         progress?(.chains, s.events)
         guard let unsignedEvents = chainsVerify(s, trust) else { return nil }
@@ -303,11 +303,11 @@ extension LedgerStore {
         return true
     }
 
-    /// ``deriveTrust(_:heads:)`` from what the streaming read kept: the founder from the signed
+    /// ``deriveTrust(_:heads:recorded:)`` from what the streaming read kept: the founder from the signed
     /// events, each trust event with the signature that covers it, each origin's cutoff walked
     /// over its unchained runs and signed events (a chained event without a signature changes
     /// nothing in the walk).
-    private func deriveTrust(_ s: LogStream, heads: [String: UInt64]) -> DerivedTrust {
+    private func deriveTrust(_ s: LogStream, heads: [String: UInt64], recorded: (name: String, key: [UInt8])?) -> DerivedTrust {
         var fold = TrustFold()
         if isSignedLedger {
             search: for (origin, o) in s.origins {
@@ -316,6 +316,7 @@ extension LedgerStore {
                     break search
                 }
             }
+            fold.founder = fold.founder ?? provenFounder(recorded)
         }
         var inputs: [TrustFold.Input] = []
         for t in s.trustEvents {

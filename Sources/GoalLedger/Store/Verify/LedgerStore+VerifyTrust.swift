@@ -1,9 +1,10 @@
 import Foundation
 
 extension LedgerStore {
-    /// Trust re-derived from the log: the founder from the signatures, then the fold of the
+    /// Trust re-derived from the log: the founder from the signatures (else the founder the
+    /// store recorded, `recorded`, when the ledger's id names its key), then the fold of the
     /// trust events, each with the signature that covers it, then each origin's cutoff.
-    func deriveTrust(_ log: LogScan, heads: [String: UInt64]) -> DerivedTrust {
+    func deriveTrust(_ log: LogScan, heads: [String: UInt64], recorded: (name: String, key: [UInt8])?) -> DerivedTrust {
         let chains = log.chains
         var fold = TrustFold()
         if isSignedLedger {
@@ -15,6 +16,7 @@ extension LedgerStore {
                     }
                 }
             }
+            fold.founder = fold.founder ?? provenFounder(recorded)
         }
         var inputs: [TrustFold.Input] = []
         for t in log.trustEvents {
@@ -50,6 +52,15 @@ extension LedgerStore {
         }
         for (name, d) in trust.devices where heads[name] == nil { if let r = d.revokedAfter { cutoffs[name] = r } }
         return DerivedTrust(state: trust, cutoffs: cutoffs)
+    }
+
+    /// The founder a store recorded when it created or first met the ledger, when the ledger's
+    /// id is made from that device's name and key (it is, by construction, for the founding
+    /// store): the founder of a log that holds none of its signatures yet (a store just
+    /// created, nothing appended). Nil otherwise.
+    func provenFounder(_ recorded: (name: String, key: [UInt8])?) -> (name: String, key: [UInt8])? {
+        guard let recorded, isFounder(recorded.name, recorded.key) else { return nil }
+        return recorded
     }
 
     /// The ``VerificationCheck/trust`` check: the trust table (each device's keys, parent and
