@@ -301,5 +301,7 @@ enum DataFileTarget {
         if let damage, damage.isEmpty, !opens { violated("the page walk found no damage, but the open's checks refuse the file") }
         _ = try? LedgerStore.pagesInUse(at: dir)
         _ = try? LedgerStore.salvage(at: dir)
+        // No input is left behind (the directory, empty, is reused by the next).
+        try? FileManager.default.removeItem(atPath: dir + "/data.mdb")
     }
 }

@@ -175,18 +175,34 @@ struct DamageTests {
         #expect(detected.contains("data.mdb cut to half"))
         #expect(recovered == copies.count)
     }
-    /// The executable's signal handlers: a stop inside a command with a store open is said as
-    /// the store's damage (exit 5), one before any store is open as an internal error (exit 1);
-    /// never a death by signal. (A FIFO holds each command at a known point.)
-    @Test func aSignalIsAnExitCodeNeverADeath() throws {
+    /// A new store and a FIFO (which holds a command that reads it at a known point) in a
+    /// directory of their own, named for `purpose`; the caller removes the directory.
+    static func storeAndFIFO(_ purpose: String) throws -> (root: String, store: String, fifo: String) {
         try #require(FileManager.default.isExecutableFile(atPath: ledgerExecutable().path), "build the ledger executable first")
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-signal-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(purpose)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let store = root + "/store"
         #expect(try Self.ledger(["--store", store, "init", "--device", "phone"]).status == 0)
         let fifo = root + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
+        return (root, store, fifo)
+    }
+
+    /// Waits (10 s at most) until process `p` waits to open a FIFO.
+    static func waitUntilItWaitsOnAFIFO(_ p: Process) {
+        let wchan = "/proc/\(p.processIdentifier)/wchan"
+        for _ in 0..<200 {
+            if (try? String(contentsOfFile: wchan, encoding: .utf8))?.contains("wait_for_partner") == true { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// The executable's signal handlers: a stop inside a command with a store open is said as
+    /// the store's damage (exit 5), one before any store is open as an internal error (exit 1);
+    /// never a death by signal. (A FIFO holds each command at a known point.)
+    @Test func aSignalIsAnExitCodeNeverADeath() throws {
+        let (root, store, fifo) = try Self.storeAndFIFO("signal")
+        defer { try? FileManager.default.removeItem(atPath: root) }
         // `import` opens the store, then waits on the FIFO; `append --file` waits on it first.
         for (arguments, signal, expected, words) in [
             (["import", fifo], SIGSEGV, Int32(5), "is damaged at"), (["import", fifo], SIGABRT, 5, "is damaged at"),
@@ -201,11 +217,7 @@ struct DamageTests {
             p.standardOutput = FileHandle.nullDevice
             try p.run()
             // Signalled once it waits on the FIFO (its handlers are installed at its start).
-            let wchan = "/proc/\(p.processIdentifier)/wchan"
-            for _ in 0..<200 {
-                if (try? String(contentsOfFile: wchan, encoding: .utf8))?.contains("wait_for_partner") == true { break }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            Self.waitUntilItWaitsOnAFIFO(p)
             kill(p.processIdentifier, signal)
             let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
@@ -219,14 +231,8 @@ struct DamageTests {
     /// ignored disposition survives exec); the store it had open stays whole.
     @Test(arguments: [SIGTERM, SIGINT])
     func aCommandStopsWhenAskedEvenIfItsParentIgnoredTheSignal(_ signal: Int32) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: ledgerExecutable().path), "build the ledger executable first")
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-stop-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let (root, store, fifo) = try Self.storeAndFIFO("stop")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let store = root + "/store"
-        #expect(try Self.ledger(["--store", store, "init", "--device", "phone"]).status == 0)
-        let fifo = root + "/fifo"
-        #expect(mkfifo(fifo, 0o600) == 0)
         // The shell ignores both signals, then becomes `ledger import FIFO`, which opens the
         // store and waits on the FIFO.
         let p = Process()
@@ -235,11 +241,7 @@ struct DamageTests {
         p.standardError = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         try p.run()
-        let wchan = "/proc/\(p.processIdentifier)/wchan"
-        for _ in 0..<200 {
-            if (try? String(contentsOfFile: wchan, encoding: .utf8))?.contains("wait_for_partner") == true { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        Self.waitUntilItWaitsOnAFIFO(p)
         kill(p.processIdentifier, signal)
         for _ in 0..<200 where p.isRunning { Thread.sleep(forTimeInterval: 0.05) }
         let stopped = !p.isRunning

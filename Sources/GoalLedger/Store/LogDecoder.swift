@@ -30,7 +30,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
     }
 
     /// Runs read ahead of the caller, at most.
-    var runsAhead: Int { 4 }
+    private let runsAhead = 4
 
     /// A run of records in log order, each as its position (nil for a key that is not a
     /// position's 8 bytes: damage, for the caller to name) and its item.

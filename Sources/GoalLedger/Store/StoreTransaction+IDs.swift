@@ -88,6 +88,11 @@ extension StoreTransaction {
         if try count(layout.recentIDs) >= recentLimit { try mergeRecentIDs() }
     }
 
+    /// The rows of the id index, in both its tables.
+    func idIndexRowCount() throws -> Int {
+        try count(layout.ids) + count(layout.recentIDs)
+    }
+
     /// Moves every row of `recentIds` into `ids`, as stored (a damaged row stays one for
     /// `verify` to name), in key order, then empties `recentIds`.
     func mergeRecentIDs() throws {

@@ -40,7 +40,8 @@ struct FoldState {
     /// The slot of the goal of the progress event being folded (`progressRecorded`,
     /// `progressRemoved`, `progressHistoryReplaced`), set by `EntryModel` for the models after it.
     var progressSlot = 0
-    /// The goals the batch's progress events belong to, by slot (`slot(of:)`).
+    /// The goals the batch's progress events belong to, by slot (`slot(of:)`): only
+    /// `EntryModel` gives slots, to the goals of the progress events that reach the models.
     private(set) var slotGoals: [UUID] = []
     private var slots: [UUID: Int] = [:]
 

@@ -11,15 +11,14 @@ struct PendingModel: ReadModel {
 
     /// What the pending tables must follow, applied by `flush`.
     private var changes = PendingTable.Changes()
-    /// The goal slots of the batch's progress events (`changes.progress` at flush).
-    private var progressed = GoalSlots<Bool>()
 
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         if let goal = e.payload.goal {
             switch e.payload {
-            case .progressRecorded, .progressHistoryReplaced, .progressRemoved: progressed[state.progressSlot] = true
+            // The goals of progress events are the batch's slots, read at flush.
+            case .progressRecorded, .progressHistoryReplaced, .progressRemoved: break
             default: changes.goals.insert(goal)
             }
             return
@@ -36,8 +35,7 @@ struct PendingModel: ReadModel {
     }
 
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
-        for (slot, _) in progressed.filled { changes.progress.insert(state.slotGoals[slot]) }
-        progressed.removeAll()
+        changes.progress.formUnion(state.slotGoals)
         try PendingTable.update(changes, headers: state.headers, txn, state.tables)
         changes = PendingTable.Changes()
     }

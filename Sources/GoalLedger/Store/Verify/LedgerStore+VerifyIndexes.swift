@@ -77,7 +77,7 @@ extension LedgerStore {
         // only repeat the damage).
         let logged = Int(log.events) - log.damaged
         for (name, count, want) in [
-            ("ids", try txn.count(layout.ids) + txn.count(layout.recentIDs), logged),
+            ("ids", try txn.idIndexRowCount(), logged),
             ("goalPositions", indexed, log.goalIndexed),
             ("deviceEvents", try txn.count(layout.deviceEvents), log.deviceIndexed),
         ] where sound || name != "goalPositions" {

@@ -142,7 +142,7 @@ extension LedgerStore {
         for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
         progress?(.indexes, s.events)
         let logged = Int(s.events)
-        guard try txn.count(layout.ids) + txn.count(layout.recentIDs) == logged else { return nil }
+        guard try txn.idIndexRowCount() == logged else { return nil }
         for (db, want) in [(layout.origins, s.originRuns), (layout.deviceEvents, s.deviceEvents)] where try txn.count(db) != want {
             return nil
         }
