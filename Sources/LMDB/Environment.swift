@@ -90,7 +90,7 @@ public final class Environment: @unchecked Sendable {
         guard let handle else { throw LMDBError(code: EINVAL) }
         do throws(LMDBError) {
             try LMDBError.check(mdb_env_set_maxdbs(handle, options.maxDatabases))
-            try LMDBError.check(mdb_env_set_mapsize(handle, options.initialMapSize))
+            try LMDBError.check(mdb_env_set_mapsize(handle, Self.openingMapSize(directory: path, options)))
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             try LMDBError.check(mdb_env_open(handle, path, flags, options.fileMode))
@@ -306,6 +306,19 @@ public final class Environment: @unchecked Sendable {
             }
             throw LMDBError(code: rc)
         }
+    }
+
+    /// The map an environment opens with: `initialMapSize`, or for a writer, twice its data file
+    /// (up to the maximum) when that is more. LMDB would map just the file, so the first write
+    /// that grows it (a rebuild writes a whole generation of tables) would fill the map, be
+    /// rolled back and run again on a doubled one; the room costs address space, not memory.
+    static func openingMapSize(directory: String, _ options: Options) -> Int {
+        var s = stat()
+        guard !options.readOnly, stat(directory + "/data.mdb", &s) == 0, s.st_size > 0 else { return options.initialMapSize }
+        let (twice, overflow) = Int(s.st_size).multipliedReportingOverflow(by: 2)
+        let mib = 1 << 20
+        let room = overflow ? options.maximumMapSize : (twice + mib - 1) / mib * mib
+        return max(options.initialMapSize, min(room, options.maximumMapSize))
     }
 
     /// Doubles the map, up to the maximum.

@@ -21,7 +21,7 @@ extension Benchmark {
     }
 
     /// The workload as the JSON lines `ledger append` reads, written to a file.
-    func linesFile(count: Int, name: String) throws -> String {
+    public func linesFile(count: Int, name: String) throws -> String {
         let lines = try workload(count: count, goals: sizes.goals, seed: 42).map(jsonLine)
         let file = try fresh(name) + "/lines.jsonl"
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))

@@ -68,6 +68,12 @@ if let batch = value("--only-append").flatMap(Int.init) {
     if !args.contains("--keep") { try? FileManager.default.removeItem(atPath: dir) }
     exit(0)
 }
+// `--only-lines N`: the command line's input of N lines (the workload as JSON lines) at
+// DIR/lines/lines.jsonl, kept, for timing `ledger append --file` and `rebuild` alone.
+if let count = value("--only-lines").flatMap(Int.init) {
+    print(try bench.linesFile(count: count, name: "lines"))
+    exit(0)
+}
 // `--only-size STORE`: the store's live pages by table (a walk of its file), in MiB.
 if let store = value("--only-size") {
     let report = try LedgerStore.open(at: store).storageReport()

@@ -30,6 +30,41 @@ struct EnvironmentTests {
         #expect(try env.read { try $0.count(db) } == 2000)
     }
 
+    /// A writer opening an existing file maps twice its size, so a write as large as what the
+    /// file holds (a rebuild writes a whole generation) is not run twice; a reader maps what
+    /// it is given.
+    @Test func aWriterOpensWithRoomForTheFileToDouble() throws {
+        let dir = Directory()
+        var options = Environment.Options()
+        options.initialMapSize = 64 << 10
+        let value = [UInt8](repeating: 7, count: 1000)
+        do {
+            let env = try Environment(path: dir.path, options: options)
+            let db = try env.database(named: "data", create: true)
+            try env.write { txn in for i in 0..<2000 { try txn.put(db, key: key(i), value: value) } }
+        }
+        let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: dir.path + "/data.mdb")[.size] as? Int)
+        #expect(fileSize > 2 << 20)
+        let env = try Environment(path: dir.path, options: options)
+        #expect(env.mapSize >= 2 * fileSize)
+        #expect(env.mapSize % (1 << 20) == 0)
+        let db = try env.existingDatabase(named: "data")
+        // As much again as the file holds, in one write: the body runs once.
+        var runs = 0
+        try env.write { txn in
+            runs += 1
+            for i in 2000..<4000 { try txn.put(db, key: key(i), value: value) }
+        }
+        #expect(runs == 1)
+        var readOnly = options
+        readOnly.readOnly = true
+        #expect(Environment.openingMapSize(directory: dir.path, readOnly) == options.initialMapSize)
+        var capped = options
+        capped.maximumMapSize = 3 << 20
+        #expect(Environment.openingMapSize(directory: dir.path, capped) == 3 << 20)
+        #expect(Environment.openingMapSize(directory: dir.path + "/none", options) == options.initialMapSize)
+    }
+
     /// LMDB allows `mdb_env_set_mapsize` only while no transaction of the process is open.
     /// Readers on other threads check that the map never changes size under their snapshot,
     /// and that each snapshot holds whole batches, while the writer grows the map many times.

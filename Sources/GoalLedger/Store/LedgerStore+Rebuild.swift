@@ -5,7 +5,7 @@ public typealias RebuildProgress = (_ folded: UInt64, _ total: UInt64) -> Void
 
 extension LedgerStore {
     /// Events folded per write transaction while rebuilding.
-    static let rebuildChunk: UInt64 = 100_000
+    static let rebuildChunk: UInt64 = 250_000
 
     /// Rebuilds the stored projection from the log, blue/green: the inactive generation of tables
     /// is cleared and filled in chunks (each its own transaction), then one transaction folds

@@ -65,6 +65,9 @@ enum PendingTable {
     /// `StoreTransaction.scanEntries`), and batches sort their rows by it before writing them,
     /// and `verify` walks the table against it, without comparing byte arrays. `bytes` is the
     /// row's key (goal, day, event), without the clock.
+    /// A row of `entries` to write: its key, and where its value lies in a buffer of values.
+    typealias EntryRowPut = (key: EntryKey, offset: UInt32, count: UInt32)
+
     struct EntryKey: Comparable {
         let goal: IDWords
         let day: UInt32

@@ -119,37 +119,39 @@ extension StoreTransaction {
     /// starts) when they sort after it, as new entries do; among them otherwise (an entry whose
     /// clock reading is earlier than the goal's latest, or of an earlier day).
     func putEntries(
-        _ db: Database, _ rows: [(key: PendingTable.EntryKey, offset: UInt32, count: UInt32)], values: UnsafeRawBufferPointer
+        _ db: Database, _ rows: [PendingTable.EntryRowPut], values: UnsafeRawBufferPointer
     ) throws {
         var dup: [UInt8] = []
         var i = 0
-        while i < rows.count {
-            let goal = rows[i].key.goal
-            let goalBytes = goal.bytes
-            var j = i
-            while j < rows.count, rows[j].key.goal == goal { j += 1 }
-            var options: Transaction.PutOptions?
-            for k in i..<j {
-                let (key, offset, count) = rows[k]
-                let value = UnsafeRawBufferPointer(rebasing: values[Int(offset)..<Int(offset) + Int(count)])
-                // The value's first 8 bytes are the clock reading, which the key holds too.
-                dup.removeAll(keepingCapacity: true)
-                Self.writeHead(of: key, into: &dup)
-                dup.append(contentsOf: value.dropFirst(8))
-                if options == nil {
-                    // The group's first row: after the goal's last stored one (or the goal has
-                    // none: then after the table's last key, for a new goal at the end).
-                    if let last = try lmdb.withLastDuplicate(db, key: goalBytes, { Array($0.prefix(Self.head)) }) {
-                        options = last.lexicographicallyPrecedes(dup.prefix(Self.head)) ? .appendDuplicate : []
-                    } else {
-                        options = try lmdb.sortsAfterLast(db, goalBytes) ? .append : []
+        try lmdb.withPutCursor(db) { cursor in
+            while i < rows.count {
+                let goal = rows[i].key.goal
+                let goalBytes = goal.bytes
+                var j = i
+                while j < rows.count, rows[j].key.goal == goal { j += 1 }
+                var options: Transaction.PutOptions?
+                for k in i..<j {
+                    let (key, offset, count) = rows[k]
+                    let value = UnsafeRawBufferPointer(rebasing: values[Int(offset)..<Int(offset) + Int(count)])
+                    // The value's first 8 bytes are the clock reading, which the key holds too.
+                    dup.removeAll(keepingCapacity: true)
+                    Self.writeHead(of: key, into: &dup)
+                    dup.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[min(8, value.count)...]))
+                    if options == nil {
+                        // The group's first row: after the goal's last stored one (or the goal has
+                        // none: then after the table's last key, for a new goal at the end).
+                        if let last = try lmdb.withLastDuplicate(db, key: goalBytes, { Array($0.prefix(Self.head)) }) {
+                            options = last.lexicographicallyPrecedes(dup.prefix(Self.head)) ? .appendDuplicate : []
+                        } else {
+                            options = try lmdb.sortsAfterLast(db, goalBytes) ? .append : []
+                        }
                     }
+                    try goalBytes.withUnsafeBytes { k in try dup.withUnsafeBytes { v in try cursor.put(key: k, value: v, options: options!) } }
+                    // After the first row the goal's key exists: the rest follow it as duplicates.
+                    if options == .append { options = .appendDuplicate }
                 }
-                try lmdb.put(db, key: goalBytes, value: dup, options: options!)
-                // After the first row the goal's key exists: the rest follow it as duplicates.
-                if options == .append { options = .appendDuplicate }
+                i = j
             }
-            i = j
         }
     }
 }

@@ -58,8 +58,10 @@ extension StoreTransaction {
         while true {
             switch try decoder.next() {
             case .run(let run):
-                for i in run.indices {
-                    try batch.apply(run[i].item.event, at: run[i].position ?? 0, entryHash: run[i].item.entryHash, self)
+                try run.withUnsafeBufferPointer { records in
+                    for r in records {
+                        try batch.apply(r.item.event, at: r.position ?? 0, entryHash: r.item.entryHash, self)
+                    }
                 }
             case .end:
                 return

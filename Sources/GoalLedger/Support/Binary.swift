@@ -257,7 +257,7 @@ package enum Hex {
 }
 
 /// A 16-byte id as two integers that order as its bytes do.
-struct IDWords: Comparable {
+struct IDWords: Comparable, Hashable {
     let high: UInt64
     let low: UInt64
 

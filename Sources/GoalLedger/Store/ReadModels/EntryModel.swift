@@ -10,13 +10,14 @@ import Foundation
 struct EntryModel: ReadModel {
     static let tables: [ProjectionTable] = [.entries, .removed]
 
-    /// Entry rows of the batch's progress, per goal slot, written in key order by `flush`
-    /// (inserts in order touch each page once, where the batch's arrival order jumps between
-    /// goals): each row's key with where its value lies in `values`, encoded as the event is
-    /// folded. A goal's rows are sorted among themselves (they mostly come in order already),
-    /// and the goals by id: the sort moves plain integers, never an entry with its strings.
-    private var entryPuts = GoalSlots<[EntryPut]>()
-    private typealias EntryPut = (key: PendingTable.EntryKey, offset: UInt32, count: UInt32)
+    /// Entry rows of the batch's progress, in the order they were folded, each with its goal's
+    /// slot, its key and where its value lies in `values` (encoded as the event is folded);
+    /// `flush` writes them in key order: grouped by goal (a counting sort by slot, which keeps
+    /// a goal's rows in their order), each goal's rows sorted among themselves (they mostly
+    /// come in order already), the goals by id. The sorts move plain integers, never an entry
+    /// with its strings.
+    private var entryPuts: [EntryPut] = []
+    private typealias EntryPut = (slot: Int, key: PendingTable.EntryKey, offset: UInt32, count: UInt32)
     /// The values of `entryPuts`, one after another.
     private var values = ByteWriter(capacity: 4096)
     /// The removals this batch stored, with their positions.
@@ -30,14 +31,7 @@ struct EntryModel: ReadModel {
         state.liveEntry = nil
         switch e.payload {
         case .progressRecorded(let p):
-            // The entry is the event itself; its day row keeps what the views read.
-            let entry = ProgressEntry(e, p)
-            state.progressSlot = state.slot(of: p.goal)
-            let start = values.bytes.count
-            PendingTable.writeEntryValue(entry, into: &values)
-            try putLater(PendingTable.EntryKey(goal: p.goal, entry), from: start, slot: state.progressSlot)
-            // A removal may have arrived first: the entry is then not live.
-            if try !isRemoved(e.id, of: p.goal, state.tables, txn) { state.liveEntry = entry }
+            try applyRecorded(e, p, &state, txn)
         case .progressHistoryReplaced(let p):
             state.progressSlot = state.slot(of: p.goal)
             let start = values.bytes.count
@@ -57,6 +51,19 @@ struct EntryModel: ReadModel {
         default:
             break
         }
+    }
+
+    /// Folds `e`, a `progressRecorded` of payload `p` (the batch's most common event, which
+    /// it hands here directly).
+    mutating func applyRecorded(_ e: Event, _ p: ProgressRecorded, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        // The entry is the event itself; its day row keeps what the views read.
+        let entry = ProgressEntry(e, p)
+        state.progressSlot = state.slot(of: p.goal)
+        let start = values.bytes.count
+        PendingTable.writeEntryValue(entry, into: &values)
+        try putLater(PendingTable.EntryKey(goal: p.goal, entry), from: start, slot: state.progressSlot)
+        // A removal may have arrived first: the entry is then not live.
+        state.liveEntry = try isRemoved(e.id, of: p.goal, state.tables, txn) ? nil : entry
     }
 
     /// Whether a removal of entry `id` of `goal` is stored.
@@ -98,21 +105,36 @@ struct EntryModel: ReadModel {
         guard let offset = UInt32(exactly: start), let count = UInt32(exactly: values.bytes.count - start) else {
             throw LedgerError(.invalidInput, "a batch's entry rows exceed 4 GiB; append it in smaller batches")
         }
-        entryPuts.update(slot, default: []) { $0.append((key, offset, count)) }
+        entryPuts.append((slot, key, offset, count))
     }
 
     /// Writes the batch's entry rows, in key order: each goal's after its last where they sort
     /// after it (see `StoreTransaction.putEntries`).
     private mutating func writeEntries(_ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws {
-        let goals = entryPuts.filled.sorted { $0.value[0].key.goal < $1.value[0].key.goal }
-        guard !goals.isEmpty else { return }
-        entryPuts.removeAll()
-        var rows: [EntryPut] = []
-        rows.reserveCapacity(goals.reduce(0) { $0 + $1.value.count })
-        for (_, var goalRows) in goals {
-            // New entries mostly come in their goal's order already: checked before sorting.
-            if !goalRows.isSorted(by: { $0.key < $1.key }) { goalRows.sort { $0.key < $1.key } }
-            rows += goalRows
+        guard !entryPuts.isEmpty else { return }
+        // Where each slot's rows start once grouped by slot (a counting sort, stable).
+        var starts = [Int](repeating: 0, count: entryPuts.reduce(0) { max($0, $1.slot) } + 2)
+        for put in entryPuts { starts[put.slot + 1] += 1 }
+        for i in starts.indices.dropFirst() { starts[i] += starts[i - 1] }
+        var next = starts
+        var rows = [PendingTable.EntryRowPut](unsafeUninitializedCapacity: entryPuts.count) { buffer, count in
+            for put in entryPuts {
+                (buffer.baseAddress! + next[put.slot]).initialize(to: (put.key, put.offset, put.count))
+                next[put.slot] += 1
+            }
+            count = entryPuts.count
+        }
+        entryPuts.removeAll(keepingCapacity: true)
+        // Each goal's rows sorted (they mostly come in order already: checked first), the goals by id.
+        var goals: [(goal: IDWords, rows: Range<Int>)] = []
+        for slot in starts.indices.dropLast() where starts[slot] < starts[slot + 1] {
+            let range = starts[slot]..<starts[slot + 1]
+            if !rows[range].isSorted(by: { $0.key < $1.key }) { rows[range].sort { $0.key < $1.key } }
+            goals.append((rows[range.lowerBound].key.goal, range))
+        }
+        if !goals.isSorted(by: { $0.goal < $1.goal }) {
+            goals.sort { $0.goal < $1.goal }
+            rows = goals.flatMap { rows[$0.rows] }
         }
         try values.bytes.withUnsafeBytes { all in try txn.putEntries(t.entries, rows, values: all) }
         values.bytes.removeAll(keepingCapacity: true)

@@ -43,7 +43,7 @@ struct FoldState {
     /// The goals the batch's progress events belong to, by slot (`slot(of:)`): only
     /// `EntryModel` gives slots, to the goals of the progress events that reach the models.
     private(set) var slotGoals: [UUID] = []
-    private var slots: [UUID: Int] = [:]
+    private var slots: [IDWords: Int] = [:]
 
     init(tables: ProjectionTables, layout: StoreLayout) {
         self.tables = tables
@@ -54,9 +54,10 @@ struct FoldState {
     /// models gather per goal from progress events lives in arrays indexed by it
     /// (`GoalSlots`), so an event costs one lookup of its goal, not one per model.
     mutating func slot(of goal: UUID) -> Int {
-        if let s = slots[goal] { return s }
+        let key = IDWords(goal)
+        if let s = slots[key] { return s }
         let s = slotGoals.count
-        slots[goal] = s
+        slots[key] = s
         slotGoals.append(goal)
         return s
     }

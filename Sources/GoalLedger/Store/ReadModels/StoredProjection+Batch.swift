@@ -108,6 +108,14 @@ extension StoredProjection {
         private mutating func fold(_ e: Event, at position: UInt64, _ txn: borrowing StoreTransaction) throws {
             if state.revocations == nil || e.type == .deviceRevoked { state.revocations = try txn.revocations() }
             if let revoked = state.revocations, !revoked.isEmpty, let after = revoked[e.origin], e.sequence > after { return }
+            if case .progressRecorded(let p) = e.payload {
+                // Most events: the headers and pending models leave progress alone (they
+                // read the goals of the batch's progress at flush, by slot).
+                try entries.applyRecorded(e, p, &state, txn)
+                try digest.apply(e, at: position, &state, txn)
+                try views.apply(e, at: position, &state, txn)
+                return
+            }
             try entries.apply(e, at: position, &state, txn)
             try goalHeaders.apply(e, at: position, &state, txn)
             try pending.apply(e, at: position, &state, txn)

@@ -14,13 +14,27 @@ struct ViewModel: ReadModel {
     /// completion, so additions need no rescan of the day.
     /// Keyed by the goal's slot (`FoldState.slot(of:)`) in the high half and the day in the low.
     private var addedToDays: [UInt64: DaySummary] = [:]
+    /// Per goal slot, the day its latest entries went to and what they add to it: a goal's
+    /// entries mostly come day after day, so they are summed here and moved into
+    /// `addedToDays` only when the slot's day changes (and at flush).
+    private var currentDays: [(key: UInt64, added: DaySummary)?] = []
 
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         guard let entry = state.liveEntry else { return }
-        let key = UInt64(state.progressSlot) << 32 | UInt64(UInt32(bitPattern: entry.day.daysSinceEpoch))
-        addedToDays[key, default: DaySummary()].add(entry)
+        let slot = state.progressSlot
+        let key = UInt64(slot) << 32 | UInt64(UInt32(bitPattern: entry.day.daysSinceEpoch))
+        if slot >= currentDays.count { currentDays.append(contentsOf: repeatElement(nil, count: slot + 1 - currentDays.count)) }
+        if let current = currentDays[slot], current.key != key { addedToDays[current.key, default: DaySummary()].add(current.added) }
+        if currentDays[slot]?.key != key { currentDays[slot] = (key, DaySummary()) }
+        currentDays[slot]!.added.add(entry)
+    }
+
+    /// Moves what `currentDays` holds into `addedToDays`.
+    private mutating func settleCurrentDays() {
+        for case let current? in currentDays { addedToDays[current.key, default: DaySummary()].add(current.added) }
+        currentDays.removeAll(keepingCapacity: true)
     }
 
     /// A goal whose entries are not additive has its days written again from its whole state
@@ -34,6 +48,7 @@ struct ViewModel: ReadModel {
     /// changed goal's runs follow the periods of its changed days, or are built again when its
     /// cadence, kind or target, or the store device's first weekday, changed.
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        settleCurrentDays()
         let t = state.tables
         let own = try txn.withValue(state.layout.meta, key: MetaKey.device) { String(decoding: $0, as: UTF8.self) } ?? ""
         let fw = try (state.devices[own] ?? StoredProjection.device(own, txn, t)).calendar.firstWeekday
