@@ -11,8 +11,9 @@ extension LedgerStore {
     /// is cleared and filled in chunks (each its own transaction), then one transaction folds
     /// whatever was appended meanwhile and makes it the active generation.
     ///
-    /// A chunk's events are read and decoded on a second thread while the calling one folds
-    /// them (a `LogDecoder`); the call returns once both are done.
+    /// The events are read and decoded on a second thread while the calling one folds them (a
+    /// `FoldFeed`, whose decoder goes on to the next chunk while a chunk is written and
+    /// committed); the call returns once both are done.
     ///
     /// Interrupted at any moment, the store keeps serving the old generation; running `rebuild`
     /// again starts over. Readers and subscribers are never fed history again: positions in the
@@ -25,14 +26,17 @@ extension LedgerStore {
     func rebuild(progress: RebuildProgress?, chunk: UInt64, plan: LogDecodingPlan = LogDecodingPlan()) throws(LedgerError) {
         let layout = self.layout
         try failing(as: "rebuilding the projection of \(path)") {
-            let target = try writeTransaction { txn in
+            let (target, logEnd) = try writeTransaction { txn in
                 // Trust is a projection too: derived anew from the log's enrolments and revocations.
                 try self.recomputeTrust(txn)
                 let target = layout.projections[1 - (try txn.projectionStatus().generation)]
                 try target.clear(txn)
                 try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: UInt64(0).bigEndianBytes)
-                return target
+                return (target, try txn.lastPosition())
             }
+            // The log as it was when the rebuild began, decoded ahead across the chunks.
+            let feed = logEnd >= plan.minimumEvents ? FoldFeed(self.env, layout: layout, from: 1, through: logEnd, runLength: plan.runLength) : nil
+            defer { feed?.stop() }
             var folded: UInt64 = 0
             // Goals whose entries are not additive, computed once, by the last transaction.
             var deferred = Set<UUID>()
@@ -40,7 +44,7 @@ extension LedgerStore {
                 let (last, done, goals) = try writeTransaction { txn in
                     let last = try txn.lastPosition()
                     let end = min(last, folded + chunk)
-                    let goals = try txn.fold(from: folded + 1, through: end, into: target, deferring: true, decodingIn: self.env, plan: plan)
+                    let goals = try txn.fold(from: folded + 1, through: end, into: target, deferring: true, feed: feed)
                     try txn.put(layout.meta, key: MetaKey.rebuildCheckpoint, value: end.bigEndianBytes)
                     return (last, end, goals)
                 }

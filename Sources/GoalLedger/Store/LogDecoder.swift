@@ -22,6 +22,11 @@ struct LogDecodingPlan {
 ///
 /// Whoever starts a decoder calls ``stop()`` before its own transaction ends (a `defer`): a
 /// write transaction must see the decoder's closed before it commits, or retries on a grown map.
+/// A decoder made `runByRun` is the exception: it reads each run in a read transaction of its
+/// own and hands it over after that transaction ended, so it never holds a snapshot while it
+/// waits; it may read ahead of its caller's write transactions, across their commits (a
+/// rebuild's chunks), and a resize waits at most for the run it is reading. It reads only
+/// records already committed, which never change (the log is append-only).
 final class LogDecoder<Item>: @unchecked Sendable {
     /// A buffer the decoder's `read` reuses from one record to the next (only the decoder's
     /// thread touches it).
@@ -30,7 +35,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
     }
 
     /// Runs read ahead of the caller, at most.
-    private let runsAhead = 4
+    private let runsAhead: Int
 
     /// A run of records in log order, each as its position (nil for a key that is not a
     /// position's 8 bytes: damage, for the caller to name) and its item.
@@ -42,7 +47,8 @@ final class LogDecoder<Item>: @unchecked Sendable {
         case run(Run)
         /// Every record of the range was given.
         case end
-        /// The decoder had no transaction, and read nothing.
+        /// The decoder had no transaction, and read nothing more (nothing at all, unless it
+        /// reads `runByRun`).
         case unavailable
     }
 
@@ -62,11 +68,13 @@ final class LogDecoder<Item>: @unchecked Sendable {
     /// before it.
     init(
         _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, snapshot: Int? = nil,
-        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+        runByRun: Bool = false, runsAhead: Int = 4, read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
     ) {
+        self.runsAhead = max(1, runsAhead)
         let thread = Thread { [self] in
             defer { exited.signal() }
             do {
+                if runByRun { return try readRunByRun(env, layout: layout, from: start, through: end, runLength: runLength, read: read) }
                 let done: Bool? = try env.withReadTransactionIfAvailable { raw in
                     let txn = StoreTransaction(raw, layout: layout)
                     if let snapshot, txn.snapshotID != snapshot { return nil }
@@ -90,6 +98,43 @@ final class LogDecoder<Item>: @unchecked Sendable {
         }
         thread.name = "ledger log decoder"
         thread.start()
+    }
+
+    /// Reads the range a run at a time, each in a read transaction of its own (ended before the
+    /// run is handed over). A key that is not a position ends the reading after its record.
+    /// Unavailable (a resize is under way) from some run on, it says so (``Next/unavailable``)
+    /// after the runs before it: the caller reads the rest.
+    private func readRunByRun(
+        _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int,
+        read: (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+    ) throws {
+        var next = start
+        while true {
+            let got: (run: Run, next: UInt64?)? = try env.withReadTransactionIfAvailable { raw in
+                let txn = StoreTransaction(raw, layout: layout)
+                var run = Run()
+                run.reserveCapacity(runLength)
+                var after: UInt64?
+                try txn.scan(layout.events, from: next.bigEndianBytes) { key, value in
+                    guard key.count == 8 else {
+                        run.append((nil, try read(nil, value)))
+                        return false
+                    }
+                    let position = UInt64(bigEndianBytes: key)
+                    guard position <= end else { return false }
+                    run.append((position, try read(position, value)))
+                    guard run.count == runLength else { return true }
+                    if position < end { after = position + 1 }
+                    return false
+                }
+                return (run, after)
+            }
+            guard let got else { return finish(unavailable: true, failure: nil) }
+            if !got.run.isEmpty, !hand(got.run) { break }
+            guard let after = got.next else { break }
+            next = after
+        }
+        finish(unavailable: false, failure: nil)
     }
 
     /// Hands `run` to the caller, waiting while `runsAhead` are waiting already; false once the

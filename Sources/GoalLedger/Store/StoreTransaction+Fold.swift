@@ -12,17 +12,25 @@ extension StoreTransaction {
     /// With `env` (the environment of this write transaction) and a range of events as long as
     /// `plan` asks, a `LogDecoder` decodes the events on a thread of its own while this one
     /// folds them.
+    ///
+    /// With `feed` (a rebuild's), the events come from it, decoded ahead across the rebuild's
+    /// transactions; those it could not decode are decoded here.
     @discardableResult
     func fold(
         from start: UInt64, through end: UInt64, into tables: ProjectionTables, deferring: Bool = false, recomputing: Set<UUID> = [],
-        decodingIn env: Environment? = nil, plan: LogDecodingPlan = LogDecodingPlan()
+        decodingIn env: Environment? = nil, feed: FoldFeed? = nil, plan: LogDecodingPlan = LogDecodingPlan()
     ) throws -> Set<UUID> {
         guard start <= end || !recomputing.isEmpty else { return [] }
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
         batch.defersRecomputing = deferring
         batch.recompute(recomputing)
         if start <= end {
-            if let env, end - start + 1 >= plan.minimumEvents {
+            if let feed {
+                let rest = try feed.take(from: start, through: end) { position, record in
+                    try batch.apply(record.event, at: position ?? 0, entryHash: record.entryHash, self)
+                }
+                if rest <= end { try foldDecoding(from: rest, through: end, &batch) }
+            } else if let env, end - start + 1 >= plan.minimumEvents {
                 try foldDecodedAhead(from: start, through: end, env, runLength: plan.runLength, &batch)
             } else {
                 try foldDecoding(from: start, through: end, &batch)
@@ -48,12 +56,7 @@ extension StoreTransaction {
     private func foldDecodedAhead(
         from start: UInt64, through end: UInt64, _ env: Environment, runLength: Int, _ batch: inout StoredProjection.Batch
     ) throws {
-        let scratch = LogDecoder<FoldedRecord>.Scratch()
-        let decoder = LogDecoder<FoldedRecord>(env, layout: layout, from: start, through: end, runLength: runLength) { position, record in
-            let event = try LedgerStore.decodeForFolding(record, position: position ?? 0)
-            guard case .progressRecorded(let p) = event.payload else { return (event, nil) }
-            return (event, ProjectionDigest.entryHash(ProgressEntry(event, p), buffer: &scratch.bytes))
-        }
+        let decoder = FoldFeed.decoder(env, layout: layout, from: start, through: end, runLength: runLength, runByRun: false)
         defer { decoder.stop() }
         while true {
             switch try decoder.next() {
@@ -71,7 +74,110 @@ extension StoreTransaction {
         }
     }
 
-    /// An event as a rebuild's decoder hands it over: with its entry's digest hash, for a
-    /// `progressRecorded`.
-    private typealias FoldedRecord = (event: Event, entryHash: DigestSum?)
+}
+
+/// An event as a fold's decoder hands it over: with its entry's digest hash, for a
+/// `progressRecorded`.
+typealias FoldedRecord = (event: Event, entryHash: DigestSum?)
+
+/// A rebuild's events, decoded ahead by one `LogDecoder` across its chunks (each chunk is a
+/// write transaction of its own): the decoder reads run by run, so it goes on decoding the
+/// next chunk while a chunk's rows are written and committed, instead of waiting for the next
+/// transaction to start a decoder of its own.
+///
+/// ``take(from:through:_:)`` hands over the records of one chunk and keeps the rest of a run
+/// that crosses its end for the next. A chunk that does not start where the last one ended (a
+/// transaction run again after the map grew) starts a new decoder there. Whoever makes a feed
+/// calls ``stop()`` once the rebuild ends, whichever way.
+final class FoldFeed {
+    private let env: Environment
+    private let layout: StoreLayout
+    private let end: UInt64
+    private let runLength: Int
+    private var decoder: LogDecoder<FoldedRecord>?
+    /// What the decoder handed over beyond the last chunk's end.
+    private var pending: ArraySlice<(position: UInt64?, item: FoldedRecord)> = []
+    /// The position the next record handed over is at.
+    private var next: UInt64
+
+    /// A feed of the records from position `start` through `end` of the log of `env`.
+    init(_ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int) {
+        self.env = env
+        self.layout = layout
+        self.end = end
+        self.runLength = runLength
+        next = start
+    }
+
+    /// Runs the feed's decoder holds at most: enough to go on while a chunk is written, few
+    /// enough to keep its memory small (32,768 events in runs of 2,048).
+    static let runsAheadAcrossChunks = 16
+
+    /// A decoder of the records from `start` through `end`, each with its entry's digest hash.
+    static func decoder(
+        _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, runByRun: Bool
+    ) -> LogDecoder<FoldedRecord> {
+        let scratch = LogDecoder<FoldedRecord>.Scratch()
+        return LogDecoder<FoldedRecord>(
+            env, layout: layout, from: start, through: end, runLength: runLength, runByRun: runByRun,
+            runsAhead: runByRun ? runsAheadAcrossChunks : 4
+        ) {
+            position, record in
+            let event = try LedgerStore.decodeForFolding(record, position: position ?? 0)
+            guard case .progressRecorded(let p) = event.payload else { return (event, nil) }
+            return (event, ProjectionDigest.entryHash(ProgressEntry(event, p), buffer: &scratch.bytes))
+        }
+    }
+
+    /// Hands `body` each record from position `start` through `last`, in log order, with its
+    /// position (nil for a key that is not one: damage, for `body` to name). Returns the
+    /// position from which the records through `last` are left to the caller (the decoder
+    /// could not read them, or they lie beyond the feed's range); past `last` when none are.
+    func take(from start: UInt64, through last: UInt64, _ body: (UInt64?, FoldedRecord) throws -> Void) throws -> UInt64 {
+        if start != next { restart(at: start) }
+        guard start <= end else { return start }
+        if decoder == nil && pending.isEmpty {
+            decoder = Self.decoder(env, layout: layout, from: start, through: end, runLength: runLength, runByRun: true)
+        }
+        while true {
+            while let record = pending.first {
+                if let position = record.position {
+                    guard position <= last else {
+                        next = last + 1
+                        return next
+                    }
+                    next = position + 1
+                }
+                pending.removeFirst()
+                try body(record.position, record.item)
+            }
+            guard let decoder else { return next }
+            switch try decoder.next() {
+            case .run(let run):
+                pending = run[...]
+            case .end:
+                // Every record through the feed's end was handed over.
+                stopDecoder()
+                next = min(last, end) + 1
+                return next
+            case .unavailable:
+                stopDecoder()
+                return next
+            }
+        }
+    }
+
+    private func stopDecoder() {
+        decoder?.stop()
+        decoder = nil
+    }
+
+    private func restart(at start: UInt64) {
+        stopDecoder()
+        pending = []
+        next = start
+    }
+
+    /// Stops the decoder (once it has ended its thread, no transaction of it is open).
+    func stop() { restart(at: next) }
 }

@@ -131,4 +131,60 @@ import Testing
             }
         }
     }
+
+    /// A decoder reading run by run holds no snapshot between runs: it goes on across the
+    /// commits of its caller's write transactions (a rebuild's chunks) and hands each record
+    /// once, in order.
+    @Test func aDecoderReadingRunByRunGoesOnAcrossCommits() throws {
+        let (t, goal) = try storeWithEntries(40)
+        let decoder = LogDecoder<Int>(t.store.env, layout: t.store.layout, from: 1, through: 41, runLength: 3, runByRun: true, runsAhead: 2) {
+            _, record in record.count
+        }
+        defer { decoder.stop() }
+        var positions: [UInt64?] = []
+        for _ in 0..<5 {
+            // Each a write of its own, committed while the decoder waits with runs in hand.
+            try t.store.append(
+                [EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount("1"), completed: nil)))], now: now)
+            guard case .run(let run) = try decoder.next() else {
+                Issue.record("no run")
+                return
+            }
+            positions += run.map(\.position)
+        }
+        while case .run(let run) = try decoder.next() { positions += run.map(\.position) }
+        // The range was fixed when it started: the events appended since are not in it.
+        #expect(positions == Array(1...41).map { Optional($0) })
+        #expect(try t.store.verify().isClean)
+    }
+
+    /// A rebuild's feed hands each chunk its records and keeps the rest of a run for the next;
+    /// a chunk taken again (its transaction run again after the map grew) starts it anew there;
+    /// records beyond its range are left to the caller.
+    @Test func aFeedHandsEachChunkItsRecordsAndStartsAgainWhereAsked() throws {
+        let (t, _) = try storeWithEntries(60)
+        let feed = FoldFeed(t.store.env, layout: t.store.layout, from: 1, through: 50, runLength: 7)
+        defer { feed.stop() }
+        func take(_ start: UInt64, _ last: UInt64) throws -> (positions: [UInt64], rest: UInt64) {
+            var positions: [UInt64] = []
+            let rest = try feed.take(from: start, through: last) { position, record in
+                positions.append(try #require(position))
+                #expect(record.event.type == (position == 1 ? .goalCreated : .progressRecorded))
+                #expect((record.entryHash != nil) == (record.event.type == .progressRecorded))
+            }
+            return (positions, rest)
+        }
+        let first = try take(1, 10)
+        #expect(first.positions == Array(1...10) && first.rest == 11)
+        let again = try take(1, 10)
+        #expect(again.positions == Array(1...10) && again.rest == 11)
+        let second = try take(11, 30)
+        #expect(second.positions == Array(11...30) && second.rest == 31)
+        // The last chunk reaches past the feed's range: the caller reads 51…61 itself.
+        let third = try take(31, 61)
+        #expect(third.positions == Array(31...50) && third.rest == 51)
+        // A chunk the feed has passed is read again from its start.
+        let back = try take(20, 25)
+        #expect(back.positions == Array(20...25) && back.rest == 26)
+    }
 }
