@@ -60,14 +60,14 @@ enum PendingTable {
 
     static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { EntryKey(goal: goal, e).bytes }
 
+    /// A row of `entries` to write: its key, and where its value lies in a buffer of values.
+    typealias EntryRowPut = (key: EntryKey, offset: UInt32, count: UInt32)
+
     /// A key of `entries` as integers, with the clock reading its row's value starts with: the
     /// rows are stored in the order of goal, day, clock, event (see
     /// `StoreTransaction.scanEntries`), and batches sort their rows by it before writing them,
     /// and `verify` walks the table against it, without comparing byte arrays. `bytes` is the
     /// row's key (goal, day, event), without the clock.
-    /// A row of `entries` to write: its key, and where its value lies in a buffer of values.
-    typealias EntryRowPut = (key: EntryKey, offset: UInt32, count: UInt32)
-
     struct EntryKey: Comparable {
         let goal: IDWords
         let day: UInt32

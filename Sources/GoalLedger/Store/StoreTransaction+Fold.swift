@@ -9,12 +9,11 @@ extension StoreTransaction {
     /// are returned instead (a rebuild chunk); `recomputing`: such goals collected before,
     /// computed now.
     ///
-    /// With `env` (the environment of this write transaction) and a range of events as long as
-    /// `plan` asks, a `LogDecoder` decodes the events on a thread of its own while this one
-    /// folds them.
-    ///
     /// With `feed` (a rebuild's), the events come from it, decoded ahead across the rebuild's
-    /// transactions; those it could not decode are decoded here.
+    /// transactions. Without one, given `env` (the environment of this write transaction) and a
+    /// range of events as long as `plan` asks, a feed of this range alone decodes them on a
+    /// thread of its own while this one folds them. Whatever a feed could not decode is
+    /// decoded here.
     @discardableResult
     func fold(
         from start: UInt64, through end: UInt64, into tables: ProjectionTables, deferring: Bool = false, recomputing: Set<UUID> = [],
@@ -26,12 +25,11 @@ extension StoreTransaction {
         batch.recompute(recomputing)
         if start <= end {
             if let feed {
-                let rest = try feed.take(from: start, through: end) { position, record in
-                    try batch.apply(record.event, at: position ?? 0, entryHash: record.entryHash, self)
-                }
-                if rest <= end { try foldDecoding(from: rest, through: end, &batch) }
+                try fold(from: start, through: end, fedBy: feed, &batch)
             } else if let env, end - start + 1 >= plan.minimumEvents {
-                try foldDecodedAhead(from: start, through: end, env, runLength: plan.runLength, &batch)
+                let own = FoldFeed(env, layout: layout, from: start, through: end, runLength: plan.runLength)
+                defer { own.stop() }
+                try fold(from: start, through: end, fedBy: own, &batch)
             } else {
                 try foldDecoding(from: start, through: end, &batch)
             }
@@ -50,40 +48,26 @@ extension StoreTransaction {
         }
     }
 
-    /// Folds the events from `start` through `end` as a `LogDecoder` hands them over (each
-    /// with its entry's digest hash, the fold's costliest step that depends on the event
-    /// alone), or decoding them here when it could not read.
-    private func foldDecodedAhead(
-        from start: UInt64, through end: UInt64, _ env: Environment, runLength: Int, _ batch: inout StoredProjection.Batch
-    ) throws {
-        let decoder = FoldFeed.decoder(env, layout: layout, from: start, through: end, runLength: runLength, runByRun: false)
-        defer { decoder.stop() }
-        while true {
-            switch try decoder.next() {
-            case .run(let run):
-                try run.withUnsafeBufferPointer { records in
-                    for r in records {
-                        try batch.apply(r.item.event, at: r.position ?? 0, entryHash: r.item.entryHash, self)
-                    }
-                }
-            case .end:
-                return
-            case .unavailable:
-                return try foldDecoding(from: start, through: end, &batch)
-            }
+    /// Folds the events from `start` through `end` as `feed` hands them over (each with its
+    /// entry's digest hash, the fold's costliest step that depends on the event alone), and
+    /// those it could not decode by decoding them here.
+    private func fold(from start: UInt64, through end: UInt64, fedBy feed: FoldFeed, _ batch: inout StoredProjection.Batch) throws {
+        let rest = try feed.take(from: start, through: end) { position, record in
+            try batch.apply(record.event, at: position ?? 0, entryHash: record.entryHash, self)
         }
+        if rest <= end { try foldDecoding(from: rest, through: end, &batch) }
     }
-
 }
 
 /// An event as a fold's decoder hands it over: with its entry's digest hash, for a
 /// `progressRecorded`.
 typealias FoldedRecord = (event: Event, entryHash: DigestSum?)
 
-/// A rebuild's events, decoded ahead by one `LogDecoder` across its chunks (each chunk is a
-/// write transaction of its own): the decoder reads run by run, so it goes on decoding the
-/// next chunk while a chunk's rows are written and committed, instead of waiting for the next
-/// transaction to start a decoder of its own.
+/// A fold's events, decoded ahead by a `LogDecoder` on a thread of its own. A rebuild keeps one
+/// across its chunks (each a write transaction of its own): the decoder reads run by run, so it
+/// goes on decoding the next chunk while a chunk's rows are written and committed, instead of
+/// waiting for the next transaction to start a decoder of its own. A projection catching up
+/// makes one for its range, stopped before its transaction ends.
 ///
 /// ``take(from:through:_:)`` hands over the records of one chunk and keeps the rest of a run
 /// that crosses its end for the next. A chunk that does not start where the last one ended (a
@@ -114,15 +98,13 @@ final class FoldFeed {
     static let runsAheadAcrossChunks = 16
 
     /// A decoder of the records from `start` through `end`, each with its entry's digest hash.
-    static func decoder(
-        _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, runByRun: Bool
+    private static func decoder(
+        _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int
     ) -> LogDecoder<FoldedRecord> {
         let scratch = LogDecoder<FoldedRecord>.Scratch()
         return LogDecoder<FoldedRecord>(
-            env, layout: layout, from: start, through: end, runLength: runLength, runByRun: runByRun,
-            runsAhead: runByRun ? runsAheadAcrossChunks : 4
-        ) {
-            position, record in
+            env, layout: layout, from: start, through: end, runLength: runLength, runByRun: true, runsAhead: runsAheadAcrossChunks
+        ) { position, record in
             let event = try LedgerStore.decodeForFolding(record, position: position ?? 0)
             guard case .progressRecorded(let p) = event.payload else { return (event, nil) }
             return (event, ProjectionDigest.entryHash(ProgressEntry(event, p), buffer: &scratch.bytes))
@@ -137,7 +119,7 @@ final class FoldFeed {
         if start != next { restart(at: start) }
         guard start <= end else { return start }
         if decoder == nil && pending.isEmpty {
-            decoder = Self.decoder(env, layout: layout, from: start, through: end, runLength: runLength, runByRun: true)
+            decoder = Self.decoder(env, layout: layout, from: start, through: end, runLength: runLength)
         }
         while true {
             while let record = pending.first {

@@ -17,7 +17,7 @@ struct ViewModel: ReadModel {
     /// Per goal slot, the day its latest entries went to and what they add to it: a goal's
     /// entries mostly come day after day, so they are summed here and moved into
     /// `addedToDays` only when the slot's day changes (and at flush).
-    private var currentDays: [(key: UInt64, added: DaySummary)?] = []
+    private var currentDays = GoalSlots<(key: UInt64, added: DaySummary)>()
 
     init() {}
 
@@ -25,16 +25,17 @@ struct ViewModel: ReadModel {
         guard let entry = state.liveEntry else { return }
         let slot = state.progressSlot
         let key = UInt64(slot) << 32 | UInt64(UInt32(bitPattern: entry.day.daysSinceEpoch))
-        if slot >= currentDays.count { currentDays.append(contentsOf: repeatElement(nil, count: slot + 1 - currentDays.count)) }
         if let current = currentDays[slot], current.key != key { addedToDays[current.key, default: DaySummary()].add(current.added) }
-        if currentDays[slot]?.key != key { currentDays[slot] = (key, DaySummary()) }
-        currentDays[slot]!.added.add(entry)
+        currentDays.update(slot, default: (key, DaySummary())) { current in
+            if current.key != key { current = (key, DaySummary()) }
+            current.added.add(entry)
+        }
     }
 
     /// Moves what `currentDays` holds into `addedToDays`.
     private mutating func settleCurrentDays() {
-        for case let current? in currentDays { addedToDays[current.key, default: DaySummary()].add(current.added) }
-        currentDays.removeAll(keepingCapacity: true)
+        for (_, current) in currentDays.filled { addedToDays[current.key, default: DaySummary()].add(current.added) }
+        currentDays.removeAll()
     }
 
     /// A goal whose entries are not additive has its days written again from its whole state
