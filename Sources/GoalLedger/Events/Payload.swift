@@ -3,17 +3,21 @@ import Foundation
 /// What an event says, by type. Each case's payload type lives in its own file under
 /// `Events/Types/` and conforms to `EventPayload`; the switches below are the only places that
 /// list the cases (see `docs/extending.md`).
+///
+/// The cases whose payloads are large and rare (a goal's creation, edit and reminder) are
+/// boxed (`indirect`), so that an event is as small as its progress, the most common case:
+/// events are moved and copied by the million when a log is read.
 public enum Payload: Equatable, Sendable {
     /// A new goal (`goalCreated`).
-    case goalCreated(GoalCreated)
+    indirect case goalCreated(GoalCreated)
     /// A change of goal fields (`goalEdited`).
-    case goalEdited(GoalEdited)
+    indirect case goalEdited(GoalEdited)
     /// A goal deleted (`goalDeleted`): its events stay, and a restore brings it back.
     case goalDeleted(GoalDeleted)
     /// A deleted goal restored (`goalRestored`).
     case goalRestored(GoalRestored)
     /// A goal's reminder set or moved (`reminderSet`).
-    case reminderSet(ReminderSet)
+    indirect case reminderSet(ReminderSet)
     /// A goal's reminder turned off (`reminderCleared`).
     case reminderCleared(ReminderCleared)
     /// One progress entry (`progressRecorded`, schema 2).

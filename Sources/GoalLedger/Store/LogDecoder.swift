@@ -39,7 +39,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
 
     /// A run of records in log order, each as its position (nil for a key that is not a
     /// position's 8 bytes: damage, for the caller to name) and its item.
-    typealias Run = [(position: UInt64?, item: Item)]
+    typealias Run = DecodedRun<Item>
 
     /// What ``next()`` gives.
     enum Next {
@@ -78,17 +78,16 @@ final class LogDecoder<Item>: @unchecked Sendable {
                 let done: Bool? = try env.withReadTransactionIfAvailable { raw in
                     let txn = StoreTransaction(raw, layout: layout)
                     if let snapshot, txn.snapshotID != snapshot { return nil }
-                    var run = Run()
-                    run.reserveCapacity(runLength)
+                    var run = Run(capacity: runLength)
                     try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
                         let position = key.count == 8 ? UInt64(bigEndianBytes: key) : nil
                         if let position, position > end { return false }
                         run.append((position, try read(position, value)))
                         guard run.count == runLength else { return true }
-                        defer { run.removeAll(keepingCapacity: true) }
+                        defer { run = Run(capacity: runLength) }
                         return hand(run)
                     }
-                    if !run.isEmpty { _ = hand(run) }
+                    if run.count > 0 { _ = hand(run) }
                     return true
                 } ?? nil
                 finish(unavailable: done == nil, failure: nil)
@@ -112,8 +111,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
         while true {
             let got: (run: Run, next: UInt64?)? = try env.withReadTransactionIfAvailable { raw in
                 let txn = StoreTransaction(raw, layout: layout)
-                var run = Run()
-                run.reserveCapacity(runLength)
+                let run = Run(capacity: runLength)
                 var after: UInt64?
                 try txn.scan(layout.events, from: next.bigEndianBytes) { key, value in
                     guard key.count == 8 else {
@@ -130,7 +128,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
                 return (run, after)
             }
             guard let got else { return finish(unavailable: true, failure: nil) }
-            if !got.run.isEmpty, !hand(got.run) { break }
+            if got.run.count > 0, !hand(got.run) { break }
             guard let after = got.next else { break }
             next = after
         }
@@ -182,5 +180,56 @@ final class LogDecoder<Item>: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         if join { exited.wait() }
+    }
+}
+
+/// A run of decoded records, which its taker moves out one at a time, in order (a record is
+/// never copied: the decoder's thread builds it in place, the taker takes it over). What is
+/// not taken goes with the run.
+final class DecodedRun<Item>: @unchecked Sendable {
+    typealias Element = (position: UInt64?, item: Item)
+
+    private let storage: UnsafeMutablePointer<Element>
+    private let capacity: Int
+    /// The records appended: those from `taken` up to `count` are held.
+    private(set) var count = 0
+    private var taken = 0
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        (storage + taken).deinitialize(count: count - taken)
+        storage.deallocate()
+    }
+
+    /// Appends a record (at most `capacity`), on the decoder's side, before the run is handed over.
+    func append(_ record: consuming Element) {
+        precondition(count < capacity, "a decoded run holds at most \(capacity) records")
+        (storage + count).initialize(to: record)
+        count += 1
+    }
+
+    /// Whether every record was taken.
+    var isEmpty: Bool { taken == count }
+
+    /// The position of the next record to take (nil: none, or its key is not a position).
+    var nextPosition: UInt64? { taken < count ? storage[taken].position : nil }
+
+    /// Moves the next record out; nil when every record was taken.
+    func take() -> Element? {
+        guard taken < count else { return nil }
+        taken += 1
+        return (storage + taken - 1).move()
+    }
+
+    /// Moves every record not taken yet out, in order.
+    func takeAll() -> [Element] {
+        var all: [Element] = []
+        all.reserveCapacity(count - taken)
+        while let record = take() { all.append(record) }
+        return all
     }
 }

@@ -60,9 +60,6 @@ enum PendingTable {
 
     static func entryKey(goal: UUID, _ e: ProgressEntry) -> [UInt8] { EntryKey(goal: goal, e).bytes }
 
-    /// A row of `entries` to write: its key, and where its value lies in a buffer of values.
-    typealias EntryRowPut = (key: EntryKey, offset: UInt32, count: UInt32)
-
     /// A key of `entries` as integers, with the clock reading its row's value starts with: the
     /// rows are stored in the order of goal, day, clock, event (see
     /// `StoreTransaction.scanEntries`), and batches sort their rows by it before writing them,
@@ -122,6 +119,16 @@ enum PendingTable {
             }
         }
 
+        /// The size of the head of a row's duplicate in `entries` (`writeHead`).
+        static let headSize = 28
+
+        /// Appends the head of the row's duplicate in `entries`: day, clock reading, event.
+        func writeHead(into w: inout ByteWriter) {
+            w.u32BE(day)
+            w.u64BE(hlc)
+            event.write(into: &w.bytes)
+        }
+
         var bytes: [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(36)
@@ -148,6 +155,26 @@ enum PendingTable {
     /// Appends `entryValue(e)` to `w` (a writer reused for many rows).
     static func writeEntryValue(_ e: ProgressEntry, into w: inout ByteWriter) {
         w.u64BE(e.hlc.rawValue)
+        writeEntryValueAfterClock(e, into: &w)
+    }
+
+    /// Appends the duplicate `entries` stores for the entry `e` of the goal `goal` (its key's
+    /// head, then its value after the clock reading; see `StoreTransaction.scanEntries`) to
+    /// `w`.
+    static func writeEntryDuplicate(goal: UUID, _ e: ProgressEntry, into w: inout ByteWriter) {
+        EntryKey(goal: goal, e).writeHead(into: &w)
+        writeEntryValueAfterClock(e, into: &w)
+    }
+
+    /// Appends the duplicate `entries` stores for the history write `key` of `goal` (its
+    /// key's head, then its origin) to `w`.
+    static func writeHistoryDuplicate(goal: UUID, event: UUID, _ key: CanonicalKey, into w: inout ByteWriter) {
+        EntryKey(goal: goal, day: historyDay, event: event, hlc: key.hlc.rawValue).writeHead(into: &w)
+        w.bytes.append(contentsOf: key.device.utf8)
+    }
+
+    /// Appends what follows the clock reading in `entryValue(e)`.
+    private static func writeEntryValueAfterClock(_ e: ProgressEntry, into w: inout ByteWriter) {
         w.u8((e.amount == nil ? 0 : 1) | (e.completed == nil ? 0 : 2) | (e.completed == true ? 4 : 0))
         w.signed(e.occurredAt.milliseconds &- e.hlc.milliseconds)
         if let a = e.amount { w.amount(a) }

@@ -74,17 +74,11 @@ extension StoreTransaction {
         }
     }
 
-    /// Appends the head of the duplicate of the row of `key` to `out`: day, clock reading, event.
-    private static func writeHead(of key: PendingTable.EntryKey, into out: inout [UInt8]) {
-        withUnsafeBytes(of: key.day.bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: key.hlc.bigEndian) { out.append(contentsOf: $0) }
-        key.event.write(into: &out)
-    }
-
     /// Whether the table holds the row of `key`.
     func hasEntry(_ db: Database, _ key: PendingTable.EntryKey) throws -> Bool {
-        var head: [UInt8] = []
-        Self.writeHead(of: key, into: &head)
+        var w = ByteWriter(capacity: Self.head)
+        key.writeHead(into: &w)
+        let head = w.bytes
         var found = false
         try lmdb.scanDuplicates(db, key: key.goal.bytes, from: head) { dup in
             found = dup.count >= Self.head && dup.prefix(Self.head).elementsEqual(head)
@@ -114,43 +108,34 @@ extension StoreTransaction {
         return try lmdb.delete(db, key: Array(key.prefix(16)), value: stored)
     }
 
-    /// Writes a batch's entry rows (`rows`, in `EntryKey` order, each its key and its value's
-    /// place in `values`): each goal's after its last (appended: the page fills before the next
-    /// starts) when they sort after it, as new entries do; among them otherwise (an entry whose
-    /// clock reading is earlier than the goal's latest, or of an earlier day).
+    /// Writes a batch's entry rows, `goals` in id order, each with its `rows` (in order), each
+    /// row where its duplicate (head, then the rest of its value) lies in `duplicates`. Each
+    /// goal's go after its last (appended: the page fills before the next starts) when they
+    /// sort after it, as new entries do; among them otherwise (an entry whose clock reading is
+    /// earlier than the goal's latest, or of an earlier day).
     func putEntries(
-        _ db: Database, _ rows: [PendingTable.EntryRowPut], values: UnsafeRawBufferPointer
+        _ db: Database, _ goals: [(goal: IDWords, rows: Range<Int>)], rows: [(offset: Int, count: Int)], duplicates: UnsafeRawBufferPointer
     ) throws {
-        var dup: [UInt8] = []
-        var i = 0
         try lmdb.withPutCursor(db) { cursor in
-            while i < rows.count {
-                let goal = rows[i].key.goal
-                let goalBytes = goal.bytes
-                var j = i
-                while j < rows.count, rows[j].key.goal == goal { j += 1 }
-                var options: Transaction.PutOptions?
-                for k in i..<j {
-                    let (key, offset, count) = rows[k]
-                    let value = UnsafeRawBufferPointer(rebasing: values[Int(offset)..<Int(offset) + Int(count)])
-                    // The value's first 8 bytes are the clock reading, which the key holds too.
-                    dup.removeAll(keepingCapacity: true)
-                    Self.writeHead(of: key, into: &dup)
-                    dup.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[min(8, value.count)...]))
-                    if options == nil {
-                        // The group's first row: after the goal's last stored one (or the goal has
-                        // none: then after the table's last key, for a new goal at the end).
-                        if let last = try lmdb.withLastDuplicate(db, key: goalBytes, { Array($0.prefix(Self.head)) }) {
-                            options = last.lexicographicallyPrecedes(dup.prefix(Self.head)) ? .appendDuplicate : []
-                        } else {
-                            options = try lmdb.sortsAfterLast(db, goalBytes) ? .append : []
-                        }
-                    }
-                    try goalBytes.withUnsafeBytes { k in try dup.withUnsafeBytes { v in try cursor.put(key: k, value: v, options: options!) } }
-                    // After the first row the goal's key exists: the rest follow it as duplicates.
-                    if options == .append { options = .appendDuplicate }
+            for (goal, range) in goals where !range.isEmpty {
+                let key = goal.bytes
+                let first = rows[range.lowerBound]
+                // After the goal's last stored row (or the goal has none: then after the table's
+                // last key, for a new goal at the end).
+                var options: Transaction.PutOptions
+                if let last = try lmdb.withLastDuplicate(db, key: key, { Array($0.prefix(Self.head)) }) {
+                    let head = UnsafeRawBufferPointer(rebasing: duplicates[first.offset..<first.offset + min(first.count, Self.head)])
+                    options = last.lexicographicallyPrecedes(head) ? .appendDuplicate : []
+                } else {
+                    options = try lmdb.sortsAfterLast(db, key) ? .append : []
                 }
-                i = j
+                try key.withUnsafeBytes { k in
+                    for row in rows[range] {
+                        try cursor.put(key: k, value: UnsafeRawBufferPointer(rebasing: duplicates[row.offset..<row.offset + row.count]), options: options)
+                        // After the first row the goal's key exists: the rest follow it as duplicates.
+                        if options == .append { options = .appendDuplicate }
+                    }
+                }
             }
         }
     }

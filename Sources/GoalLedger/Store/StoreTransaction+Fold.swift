@@ -21,6 +21,7 @@ extension StoreTransaction {
     ) throws -> Set<UUID> {
         guard start <= end || !recomputing.isEmpty else { return [] }
         var batch = StoredProjection.Batch(tables: tables, layout: layout)
+        if start <= end { batch.reserve(events: Int(min(end - start + 1, LedgerStore.rebuildChunk))) }
         batch.defersRecomputing = deferring
         batch.recompute(recomputing)
         if start <= end {
@@ -79,8 +80,9 @@ final class FoldFeed {
     private let end: UInt64
     private let runLength: Int
     private var decoder: LogDecoder<FoldedRecord>?
-    /// What the decoder handed over beyond the last chunk's end.
-    private var pending: ArraySlice<(position: UInt64?, item: FoldedRecord)> = []
+    /// The run the decoder handed over last (records beyond the last chunk's end wait there
+    /// for the next).
+    private var run: LogDecoder<FoldedRecord>.Run?
     /// The position the next record handed over is at.
     private var next: UInt64
 
@@ -118,25 +120,15 @@ final class FoldFeed {
     func take(from start: UInt64, through last: UInt64, _ body: (UInt64?, FoldedRecord) throws -> Void) throws -> UInt64 {
         if start != next { restart(at: start) }
         guard start <= end else { return start }
-        if decoder == nil && pending.isEmpty {
+        if decoder == nil && run?.isEmpty ?? true {
             decoder = Self.decoder(env, layout: layout, from: start, through: end, runLength: runLength)
         }
         while true {
-            while let record = pending.first {
-                if let position = record.position {
-                    guard position <= last else {
-                        next = last + 1
-                        return next
-                    }
-                    next = position + 1
-                }
-                pending.removeFirst()
-                try body(record.position, record.item)
-            }
+            if try handOn(through: last, body) { return next }
             guard let decoder else { return next }
             switch try decoder.next() {
             case .run(let run):
-                pending = run[...]
+                self.run = run
             case .end:
                 // Every record through the feed's end was handed over.
                 stopDecoder()
@@ -154,9 +146,27 @@ final class FoldFeed {
         decoder = nil
     }
 
+    /// Hands `body` the records of the current run, each moved out of it, while they lie
+    /// through `last`; true when one lies beyond.
+    private func handOn(through last: UInt64, _ body: (UInt64?, FoldedRecord) throws -> Void) throws -> Bool {
+        guard let run else { return false }
+        while !run.isEmpty {
+            if let position = run.nextPosition {
+                guard position <= last else {
+                    next = last + 1
+                    return true
+                }
+                next = position + 1
+            }
+            let record = run.take()!
+            try body(record.position, record.item)
+        }
+        return false
+    }
+
     private func restart(at start: UInt64) {
         stopDecoder()
-        pending = []
+        run = nil
         next = start
     }
 

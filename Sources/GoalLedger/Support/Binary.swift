@@ -20,9 +20,9 @@ struct ByteWriter {
 
     mutating func signed(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
 
-    mutating func u64BE(_ v: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
-    }
+    mutating func u64BE(_ v: UInt64) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
+
+    mutating func u32BE(_ v: UInt32) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
 
     mutating func double(_ v: Double) { u64BE(v.bitPattern) }
 

@@ -94,7 +94,7 @@ import Testing
                 Issue.record("no first run")
                 return
             }
-            #expect(first.map(\.position) == [1])
+            #expect(first.takeAll().map(\.position) == [1])
             decoder.stop()
             decoder.stop()
         }
@@ -106,8 +106,9 @@ import Testing
             defer { decoder.stop() }
             var positions: [UInt64?] = []
             while case .run(let run) = try decoder.next() {
-                #expect(run.allSatisfy { $0.item > 0 })
-                positions += run.map(\.position)
+                let records = run.takeAll()
+                #expect(records.allSatisfy { $0.item > 0 })
+                positions += records.map(\.position)
             }
             return positions
         }
@@ -150,9 +151,9 @@ import Testing
                 Issue.record("no run")
                 return
             }
-            positions += run.map(\.position)
+            positions += run.takeAll().map(\.position)
         }
-        while case .run(let run) = try decoder.next() { positions += run.map(\.position) }
+        while case .run(let run) = try decoder.next() { positions += run.takeAll().map(\.position) }
         // The range was fixed when it started: the events appended since are not in it.
         #expect(positions == Array(1...41).map { Optional($0) })
         #expect(try t.store.verify().isClean)

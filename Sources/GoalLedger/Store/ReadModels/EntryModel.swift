@@ -11,21 +11,24 @@ struct EntryModel: ReadModel {
     static let tables: [ProjectionTable] = [.entries, .removed]
 
     /// Entry rows of the batch's progress, in the order they were folded, each with its goal's
-    /// slot, its key and where its value lies in `values` (encoded as the event is folded);
-    /// `flush` writes them in key order: grouped by goal (a counting sort by slot, which keeps
-    /// a goal's rows in their order), each goal's rows sorted among themselves (they mostly
-    /// come in order already), the goals by id. The sorts move plain integers, never an entry
-    /// with its strings.
-    private var entryPuts: [EntryPut] = []
-    private typealias EntryPut = (slot: Int, key: PendingTable.EntryKey, offset: UInt32, count: UInt32)
-    /// The values of `entryPuts`, one after another.
-    private var values = ByteWriter(capacity: 4096)
+    /// slot and where its duplicate (as `entries` stores it: see `StoreTransaction.putEntries`)
+    /// lies in `duplicates`, written as the event is folded; `flush` writes them in key order
+    /// (`grouped`).
+    private var entryPuts: [(slot: Int, offset: UInt32, count: UInt32)] = []
+    /// The duplicates of `entryPuts`, one after another.
+    private var duplicates = ByteWriter(capacity: 4096)
     /// The removals this batch stored, with their positions.
     private var removals: [(goal: UUID, entry: UUID, position: UInt64)] = []
     /// Whether `removed` is empty (then no entry needs looking up there); read once.
     private var noRemovals: Bool?
 
     init() {}
+
+    /// Makes room for the rows of about `events` progress events.
+    mutating func reserve(events: Int) {
+        entryPuts.reserveCapacity(events)
+        duplicates.bytes.reserveCapacity(events * 48)
+    }
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         state.liveEntry = nil
@@ -34,11 +37,9 @@ struct EntryModel: ReadModel {
             try applyRecorded(e, p, &state, txn)
         case .progressHistoryReplaced(let p):
             state.progressSlot = state.slot(of: p.goal)
-            let start = values.bytes.count
-            values.bytes += PendingTable.historyValue(e.key)
-            try putLater(
-                PendingTable.EntryKey(goal: p.goal, day: PendingTable.historyDay, event: e.id, hlc: e.key.hlc.rawValue), from: start,
-                slot: state.progressSlot)
+            let start = duplicates.bytes.count
+            PendingTable.writeHistoryDuplicate(goal: p.goal, event: e.id, e.key, into: &duplicates)
+            try putLater(from: start, slot: state.progressSlot)
             state.recomputed.insert(p.goal)
         case .progressRemoved(let p):
             state.progressSlot = state.slot(of: p.goal)
@@ -59,9 +60,9 @@ struct EntryModel: ReadModel {
         // The entry is the event itself; its day row keeps what the views read.
         let entry = ProgressEntry(e, p)
         state.progressSlot = state.slot(of: p.goal)
-        let start = values.bytes.count
-        PendingTable.writeEntryValue(entry, into: &values)
-        try putLater(PendingTable.EntryKey(goal: p.goal, entry), from: start, slot: state.progressSlot)
+        let start = duplicates.bytes.count
+        PendingTable.writeEntryDuplicate(goal: p.goal, entry, into: &duplicates)
+        try putLater(from: start, slot: state.progressSlot)
         // A removal may have arrived first: the entry is then not live.
         state.liveEntry = try isRemoved(e.id, of: p.goal, state.tables, txn) ? nil : entry
     }
@@ -76,7 +77,7 @@ struct EntryModel: ReadModel {
     }
 
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
-        try writeEntries(state.tables, txn)
+        try writeEntries(state, txn)
         // Goals to compute again if they hold history writes: a removal named an entry that
         // is not a recorded one (perhaps one of a schema-1 history write).
         var recomputeIfHistory = Set<UUID>()
@@ -98,46 +99,77 @@ struct EntryModel: ReadModel {
         }
     }
 
-    /// Keeps the row `key` (of the goal in `slot`) whose value `values` holds from `start` on,
-    /// for `writeEntries`.
-    private mutating func putLater(_ key: PendingTable.EntryKey, from start: Int, slot: Int) throws {
-        // A batch's values stay far below 4 GiB (a batch is bounded in events, a value in bytes).
-        guard let offset = UInt32(exactly: start), let count = UInt32(exactly: values.bytes.count - start) else {
+    /// Keeps the row (of the goal in `slot`) whose duplicate `duplicates` holds from `start`
+    /// on, for `writeEntries`.
+    private mutating func putLater(from start: Int, slot: Int) throws {
+        // A batch's rows stay far below 4 GiB (a batch is bounded in events, a row in bytes).
+        guard let offset = UInt32(exactly: start), let count = UInt32(exactly: duplicates.bytes.count - start) else {
             throw LedgerError(.invalidInput, "a batch's entry rows exceed 4 GiB; append it in smaller batches")
         }
-        entryPuts.append((slot, key, offset, count))
+        entryPuts.append((slot, offset, count))
     }
 
     /// Writes the batch's entry rows, in key order: each goal's after its last where they sort
     /// after it (see `StoreTransaction.putEntries`).
-    private mutating func writeEntries(_ t: ProjectionTables, _ txn: borrowing StoreTransaction) throws {
+    private mutating func writeEntries(_ state: FoldState, _ txn: borrowing StoreTransaction) throws {
         guard !entryPuts.isEmpty else { return }
-        // Where each slot's rows start once grouped by slot (a counting sort, stable).
-        var starts = [Int](repeating: 0, count: entryPuts.reduce(0) { max($0, $1.slot) } + 2)
-        for put in entryPuts { starts[put.slot + 1] += 1 }
-        for i in starts.indices.dropFirst() { starts[i] += starts[i - 1] }
-        var next = starts
-        var rows = [PendingTable.EntryRowPut](unsafeUninitializedCapacity: entryPuts.count) { buffer, count in
-            for put in entryPuts {
-                (buffer.baseAddress! + next[put.slot]).initialize(to: (put.key, put.offset, put.count))
-                next[put.slot] += 1
-            }
-            count = entryPuts.count
-        }
+        let (goals, rows, bytes) = grouped(state.slotGoals)
+        try bytes.withUnsafeBytes { all in try txn.putEntries(state.tables.entries, goals, rows: rows, duplicates: all) }
         entryPuts.removeAll(keepingCapacity: true)
-        // Each goal's rows sorted (they mostly come in order already: checked first), the goals by id.
+        duplicates.bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// The batch's rows in key order, their duplicates copied into a buffer of their own in
+    /// that order (so that they are read in the order they are written): grouped by goal, the
+    /// goals by id (a counting sort by slot, `slotGoals` naming each slot's goal, which keeps a
+    /// goal's rows in the order they came), then each goal's rows sorted among themselves where
+    /// they are not in order already (they mostly are). Within a goal, rows order as their
+    /// duplicates' heads (day, clock reading, event, all big-endian) do, byte by byte.
+    private func grouped(
+        _ slotGoals: [UUID]
+    ) -> (goals: [(goal: IDWords, rows: Range<Int>)], rows: [(offset: Int, count: Int)], bytes: [UInt8]) {
+        var rowCounts = [Int](repeating: 0, count: slotGoals.count)
+        var byteCounts = rowCounts
+        for put in entryPuts {
+            rowCounts[put.slot] += 1
+            byteCounts[put.slot] += Int(put.count)
+        }
+        // Where each slot's rows and bytes start, the slots taken in their goals' order.
+        let ids = slotGoals.map(IDWords.init)
+        var nextRow = rowCounts
+        var nextByte = byteCounts
         var goals: [(goal: IDWords, rows: Range<Int>)] = []
-        for slot in starts.indices.dropLast() where starts[slot] < starts[slot + 1] {
-            let range = starts[slot]..<starts[slot + 1]
-            if !rows[range].isSorted(by: { $0.key < $1.key }) { rows[range].sort { $0.key < $1.key } }
-            goals.append((rows[range.lowerBound].key.goal, range))
+        var rowCount = 0
+        var byteCount = 0
+        for slot in rowCounts.indices.filter({ rowCounts[$0] > 0 }).sorted(by: { ids[$0] < ids[$1] }) {
+            nextRow[slot] = rowCount
+            nextByte[slot] = byteCount
+            goals.append((ids[slot], rowCount..<rowCount + rowCounts[slot]))
+            rowCount += rowCounts[slot]
+            byteCount += byteCounts[slot]
         }
-        if !goals.isSorted(by: { $0.goal < $1.goal }) {
-            goals.sort { $0.goal < $1.goal }
-            rows = goals.flatMap { rows[$0.rows] }
+        var rows = [(offset: Int, count: Int)](repeating: (0, 0), count: rowCount)
+        let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { out, initialized in
+            duplicates.bytes.withUnsafeBytes { from in
+                for put in entryPuts {
+                    let at = nextByte[put.slot]
+                    let count = Int(put.count)
+                    UnsafeMutableRawPointer(out.baseAddress! + at).copyMemory(from: from.baseAddress! + Int(put.offset), byteCount: count)
+                    rows[nextRow[put.slot]] = (at, count)
+                    nextRow[put.slot] += 1
+                    nextByte[put.slot] = at + count
+                }
+            }
+            initialized = byteCount
         }
-        try values.bytes.withUnsafeBytes { all in try txn.putEntries(t.entries, rows, values: all) }
-        values.bytes.removeAll(keepingCapacity: true)
+        bytes.withUnsafeBytes { b in
+            // Every duplicate holds a whole head (`EntryKey.writeHead`).
+            let precedes = { (x: (offset: Int, count: Int), y: (offset: Int, count: Int)) in
+                memcmp(b.baseAddress! + x.offset, b.baseAddress! + y.offset, PendingTable.EntryKey.headSize) < 0
+            }
+            for goal in goals where !rows[goal.rows].isSorted(by: precedes) { rows[goal.rows].sort(by: precedes) }
+        }
+        return (goals, rows, bytes)
     }
 
     /// The entry a removal stored at `position` removed: a `progressRecorded` of `goal` (nil:

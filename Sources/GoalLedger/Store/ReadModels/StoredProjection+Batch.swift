@@ -41,6 +41,9 @@ extension StoredProjection {
             state = FoldState(tables: tables, layout: layout)
         }
 
+        /// Makes room for what folding about `events` events gathers.
+        mutating func reserve(events: Int) { entries.reserve(events: events) }
+
         var tables: ProjectionTables { state.tables }
         /// The goal headers the batch has read or folded.
         var headers: [UUID: GoalState] { state.headers }

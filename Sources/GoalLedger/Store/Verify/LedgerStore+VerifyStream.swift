@@ -190,9 +190,9 @@ extension LedgerStore {
             while true {
                 switch try decoder.next() {
                 case .run(let run):
-                    for i in run.indices {
-                        guard let event = run[i].item.event, let hash = run[i].item.hash,
-                            try streamRecord(at: run[i].position, event, hash, &expected, &s, txn)
+                    while let record = run.take() {
+                        guard let event = record.item.event, let hash = record.item.hash,
+                            try streamRecord(at: record.position, event, hash, &expected, &s, txn)
                         else { return false }
                     }
                 case .end:
