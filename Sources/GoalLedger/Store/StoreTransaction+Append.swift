@@ -24,18 +24,23 @@ extension StoreTransaction {
         var position = first
         // The device index's keys are positions: a batch's sort after every stored one.
         let deviceOptions: Transaction.PutOptions = try sortsAfterLast(layout.deviceEvents, first.bigEndianBytes) ? .append : []
-        for i in order {
-            try withUnsafeBytes(of: position.bigEndian) { pos in
-                try records[i].withUnsafeBytes { try put(layout.events, key: pos, value: $0, options: .append) }
+        // Each table through a cursor of its own, which stays at the table's end between puts.
+        try lmdb.withPutCursor(layout.events) { log in
+            try lmdb.withPutCursor(layout.deviceEvents) { devices in
+                for i in order {
+                    try withUnsafeBytes(of: position.bigEndian) { pos in
+                        try records[i].withUnsafeBytes { try log.put(key: pos, value: $0, options: .append) }
+                        ids.append((IDWords(events[i].id), position))
+                        if let goal = events[i].payload.goal {
+                            goals.append((IDWords(goal), position))
+                        } else {
+                            try devices.put(key: pos, value: UnsafeRawBufferPointer(start: nil, count: 0), options: deviceOptions)
+                        }
+                    }
+                    origins.append((i, position))
+                    position += 1
+                }
             }
-            ids.append((IDWords(events[i].id), position))
-            if let goal = events[i].payload.goal {
-                goals.append((IDWords(goal), position))
-            } else {
-                try put(layout.deviceEvents, key: position.bigEndianBytes, value: [], options: deviceOptions)
-            }
-            origins.append((i, position))
-            position += 1
         }
         try putIDs(&ids)
         try putGoalPositions(&goals)

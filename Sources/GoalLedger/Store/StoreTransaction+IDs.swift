@@ -119,13 +119,16 @@ extension StoreTransaction {
         var appending = false
         try row(0) { k, _ in appending = try lmdb.sortsAfterLast(table, Array(k)) }
         var previous: [UInt8] = []
-        for i in 0..<count {
-            try row(i) { k, v in
-                // A second id of the same first 8 bytes joins the key's duplicates by a plain put.
-                let options: Transaction.PutOptions = appending && !k.elementsEqual(previous) ? .append : []
-                try lmdb.put(table, key: k, value: v, options: options)
-                previous.removeAll(keepingCapacity: true)
-                previous.append(contentsOf: k)
+        // Through one cursor: in key order, each put starts from where the last one left off.
+        try lmdb.withPutCursor(table) { cursor in
+            for i in 0..<count {
+                try row(i) { k, v in
+                    // A second id of the same first 8 bytes joins the key's duplicates by a plain put.
+                    let options: Transaction.PutOptions = appending && !k.elementsEqual(previous) ? .append : []
+                    try cursor.put(key: k, value: v, options: options)
+                    previous.removeAll(keepingCapacity: true)
+                    previous.append(contentsOf: k)
+                }
             }
         }
     }
