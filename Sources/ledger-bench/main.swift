@@ -11,6 +11,47 @@ import LedgerBenchmarks
 // process that appends one event).
 setlocale(LC_ALL, "C")
 let args = Array(CommandLine.arguments.dropFirst())
+
+// Every option is known, and each that takes a value has one (a number where one is meant): a
+// mistyped option stops here rather than starting a run of minutes without it.
+let flags: Set = ["--quick", "--json", "--keep", "--library-ids", "--only-migrate", "--only-signatures", "--only-hub"]
+let numbers: Set = [
+    "--events", "--goals", "--sync-events", "--reconcile-goals", "--lines", "--only-append", "--only-lines", "--hub-events",
+    "--hub-ledgers", "--hub-other-events",
+]
+let paths: Set = ["--dir", "--hub-dir", "--child-replay", "--child-scan", "--child-put", "--only-size"]
+func usage(_ problem: String) -> Never {
+    FileHandle.standardError.write(
+        Data(
+            """
+            ledger-bench: \(problem)
+            usage: ledger-bench [--quick] [--json] [--events N] [--goals N] [--sync-events N] [--reconcile-goals N] [--lines N]
+                   [--dir DIR] [--hub-dir SOCKET_DIR [--hub-events N] [--hub-ledgers N] [--hub-other-events N]]
+                   ledger-bench --only-append BATCH [--events N] [--dir DIR] [--keep] [--library-ids]
+                   ledger-bench --only-lines N --dir DIR | --only-size STORE | --only-read STORE goals|pending|status
+                   ledger-bench --only-migrate | --only-signatures | --only-hub --hub-dir SOCKET_DIR
+
+            """.utf8))
+    exit(2)
+}
+var index = 0
+while index < args.count {
+    let a = args[index]
+    if flags.contains(a) {
+        index += 1
+    } else if numbers.contains(a) || paths.contains(a) {
+        guard index + 1 < args.count else { usage("\(a) needs a value") }
+        if numbers.contains(a), Int(args[index + 1]).map({ $0 > 0 }) != true { usage("\(a) needs a positive whole number, not \(args[index + 1])") }
+        index += 2
+    } else if a == "--only-read" {
+        guard index + 2 < args.count, ["goals", "pending", "status"].contains(args[index + 2]) else {
+            usage("--only-read needs a store and one of goals, pending, status")
+        }
+        index += 3
+    } else {
+        usage("unknown option \(a)")
+    }
+}
 @MainActor func value(_ name: String) -> String? {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
     return args[i + 1]

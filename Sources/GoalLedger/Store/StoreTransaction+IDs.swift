@@ -96,13 +96,20 @@ extension StoreTransaction {
     /// Moves every row of `recentIds` into `ids`, as stored (a damaged row stays one for
     /// `verify` to name), in key order, then empties `recentIds`.
     func mergeRecentIDs() throws {
-        var rows: [(key: [UInt8], value: [UInt8])] = []
+        // The rows' bytes one after another, each row's key and value where `rows` says.
+        var bytes: [UInt8] = []
+        var rows: [(key: Range<Int>, value: Range<Int>)] = []
         try lmdb.scan(layout.recentIDs) { k, v in
-            rows.append((Array(k), Array(v)))
+            let start = bytes.count
+            bytes.append(contentsOf: k)
+            bytes.append(contentsOf: v)
+            rows.append((start..<start + k.count, start + k.count..<bytes.count))
             return true
         }
-        try putSortedRows(rows.count, into: layout.ids) { i, body in
-            try rows[i].key.withUnsafeBytes { k in try rows[i].value.withUnsafeBytes { v in try body(k, v) } }
+        try bytes.withUnsafeBytes { all in
+            try putSortedRows(rows.count, into: layout.ids) { i, body in
+                try body(UnsafeRawBufferPointer(rebasing: all[rows[i].key]), UnsafeRawBufferPointer(rebasing: all[rows[i].value]))
+            }
         }
         try lmdb.clear(layout.recentIDs)
     }
