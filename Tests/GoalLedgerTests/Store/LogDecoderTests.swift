@@ -188,4 +188,39 @@ import Testing
         let back = try take(20, 25)
         #expect(back.positions == Array(20...25) && back.rest == 26)
     }
+
+    /// A decoded run hands each record over once, in order, moved out; what is not taken is
+    /// destroyed with the run, once; a record taken is the taker's alone.
+    @Test func aDecodedRunHandsEachRecordOnceAndDestroysTheRest() {
+        final class Counted {
+            static let lock = NSLock()
+            nonisolated(unsafe) static var alive = 0
+            let n: Int
+            init(_ n: Int) {
+                self.n = n
+                Self.lock.withLock { Self.alive += 1 }
+            }
+            deinit { Self.lock.withLock { Self.alive -= 1 } }
+        }
+        var kept: [Counted] = []
+        do {
+            let run = DecodedRun<Counted>(capacity: 5)
+            for i in 1...4 { run.append((UInt64(i), Counted(i))) }
+            #expect(Counted.alive == 4 && run.count == 4 && run.nextPosition == 1)
+            let first = run.take()
+            #expect(first?.position == 1 && first?.item.n == 1 && run.nextPosition == 2)
+            kept.append(first!.item)
+            #expect(run.take()?.item.n == 2)
+            // The second record, taken and dropped, is gone; the two not taken wait in the run.
+            #expect(Counted.alive == 3 && !run.isEmpty)
+        }
+        // The run is gone, and with it the two records it still held: the one taken and kept lives.
+        #expect(Counted.alive == 1 && kept.map(\.n) == [1])
+        let all = DecodedRun<Counted>(capacity: 3)
+        for i in 1...3 { all.append((nil, Counted(i))) }
+        #expect(all.nextPosition == nil)
+        #expect(all.takeAll().map(\.item.n) == [1, 2, 3] && all.isEmpty && all.take() == nil)
+        kept = []
+        #expect(Counted.alive == 0)
+    }
 }
