@@ -120,3 +120,36 @@ struct BenchmarkTests {
         }
     }
 }
+
+/// The benchmark's executable refuses what it does not know before it runs anything: an unknown
+/// option, a size that is not a positive whole number, an option without its value.
+struct BenchmarkArgumentTests {
+    /// The built `ledger-bench`, next to the test bundle.
+    func executable() -> URL? {
+        [
+            Bundle.main.bundleURL.appendingPathComponent("ledger-bench"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ledger-bench"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("ledger-bench"),
+        ].first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    @Test(arguments: [
+        (["--help"], "unknown option --help"), (["--events", "lots"], "--events needs a positive whole number, not lots"),
+        (["--quick", "--goals", "0"], "--goals needs a positive whole number, not 0"), (["--dir"], "--dir needs a value"),
+        (["--only-read", "/nowhere", "everything"], "--only-read needs a store and one of goals, pending, status"),
+    ])
+    func aBadArgumentStopsItBeforeAnythingRuns(_ arguments: [String], _ message: String) throws {
+        let bench = try #require(executable(), "ledger-bench is built with the tests")
+        let process = Process()
+        process.executableURL = bench
+        process.arguments = arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(said.hasPrefix("ledger-bench: \(message)\nusage: ledger-bench"), "\(said)")
+    }
+}
