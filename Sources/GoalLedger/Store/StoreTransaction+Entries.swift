@@ -16,8 +16,8 @@ import LMDB
 /// Everything else reads and writes a row as the 36-byte key (goal, day, event) and the value
 /// it stands for, through these methods.
 extension StoreTransaction {
-    /// The size of a duplicate's head: day, clock reading, event.
-    private static let head = 28
+    /// The size of a duplicate's head: day, clock reading, event (`EntryKey.writeHead`).
+    private static let head = PendingTable.EntryKey.headSize
 
     /// Visits the entry rows of the goal `from` starts with (its first 16 bytes), from the day
     /// that follows in `from` on (when it does), in stored order, each as its 36-byte key and
