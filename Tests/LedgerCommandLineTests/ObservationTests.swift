@@ -46,7 +46,8 @@ struct ObservationTests {
         let started = ContinuousClock.now
         let next = try #require(try await iterator.next())
         #expect(next[0].view.value?.description == "0.5")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Far below the hour the other processes' check waits (a loaded machine may take seconds).
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func aWriteOfAnotherProcessArrivesWithinTheBound() async throws {

@@ -82,7 +82,8 @@ struct ObservingAnyReadTests {
         }.value
         let started = ContinuousClock.now
         #expect(try await values.next() == 1)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Far below the hour the other processes' check waits (a loaded machine may take seconds).
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func aCommitOfAnotherProcessArrivesWithinTheBound() async throws {
