@@ -95,9 +95,12 @@ extension LedgerStore {
 
     /// The founder of a signed ledger: as recorded, else found among the keys the table holds
     /// (a store written before the founder was recorded) or the log's signatures, and recorded.
+    /// A recorded founder counts only when the ledger's id names its key (the id is made from
+    /// the founder's name and key): one a damaged or altered file holds is looked for again, and
+    /// until it is found nobody is trusted, never the key the row names.
     func discoverFounder(_ txn: borrowing StoreTransaction) throws -> (name: String, key: [UInt8])? {
         guard isSignedLedger else { return nil }
-        if let f = try txn.founder() { return f }
+        if let f = try txn.founder(), isFounder(f.name, f.key) { return f }
         var found: (String, [UInt8])?
         try txn.scan(layout.trust, from: [UInt8(ascii: "k")]) { key, value in
             guard key.first == UInt8(ascii: "k"), key.count > 10 else { return false }

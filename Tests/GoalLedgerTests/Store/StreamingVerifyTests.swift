@@ -66,13 +66,34 @@ struct StreamingVerifyTests {
         let t = try TemporaryStore()
         let report = try streamed(t.store, "just created")
         #expect(report.events == 0 && report.goals == 0)
-        // Another key recorded as the founder's: the table's trust is not the log's.
-        try t.store.writeTransaction { txn in
-            try txn.recordFounder("phone", [UInt8](repeating: 7, count: 32))
-            _ = try t.store.recomputeTrust(txn)
-        }
+        // Another key recorded as the founder's (the trust table left as it was): the log holds
+        // no signature yet, and the row is not the founder's, so the log trusts nobody where
+        // the table trusts the store's key.
+        try t.store.writeTransaction { txn in try txn.recordFounder("phone", [UInt8](repeating: 7, count: 32)) }
         #expect(try t.store.reading { try $0.streamingVerification() } == nil)
         #expect(try t.store.verify().problems.contains { $0.hasPrefix("trust: the keys of phone") })
+    }
+
+    /// The live trust takes a recorded founder only when the ledger's id names its key: a row
+    /// altered to another key is looked for again (in the keys the table holds, the log's
+    /// signatures), and the other key is never trusted.
+    @Test func aFounderRowNamingAnotherKeyIsNotTrusted() throws {
+        let t = try TemporaryStore()
+        try t.store.append(try drafts(dayOne), now: now)
+        let own = try #require(try t.store.reading { try $0.publicKey() })
+        let forged = [UInt8](repeating: 7, count: 32)
+        let keys = { try t.store.writeTransaction { txn in try txn.trustState().devices["phone"]?.keys.map(\.key) ?? [] } }
+        #expect(try keys() == [own])
+        try t.store.writeTransaction { txn in
+            try txn.recordFounder("phone", forged)
+            _ = try t.store.recomputeTrust(txn)
+            // Found again from the store's own signatures, and recorded in place of the altered row.
+            #expect(try txn.founder()?.key == own)
+        }
+        #expect(try keys() == [own])
+        // The store goes on appending under its own key, and verifies clean.
+        try t.store.append(try drafts([#"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1}"#]), now: now)
+        #expect(try t.store.verify().isClean)
     }
 
     @Test func signedDevicesWithARevocationAgreeWithTheFullCheck() throws {
