@@ -224,12 +224,4 @@ final class DecodedRun<Item>: @unchecked Sendable {
         taken += 1
         return (storage + taken - 1).move()
     }
-
-    /// Moves every record not taken yet out, in order.
-    func takeAll() -> [Element] {
-        var all: [Element] = []
-        all.reserveCapacity(count - taken)
-        while let record = take() { all.append(record) }
-        return all
-    }
 }

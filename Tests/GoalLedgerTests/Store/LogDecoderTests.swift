@@ -224,3 +224,13 @@ import Testing
         #expect(Counted.alive == 0)
     }
 }
+
+extension DecodedRun {
+    /// Moves every record not taken yet out, in order (for the tests: the fold takes them one
+    /// at a time).
+    func takeAll() -> [Element] {
+        var all: [Element] = []
+        while let record = take() { all.append(record) }
+        return all
+    }
+}
