@@ -100,7 +100,7 @@ extension LedgerStore {
     /// until it is found nobody is trusted, never the key the row names.
     func discoverFounder(_ txn: borrowing StoreTransaction) throws -> (name: String, key: [UInt8])? {
         guard isSignedLedger else { return nil }
-        if let f = try txn.founder(), isFounder(f.name, f.key) { return f }
+        if let f = try recordedFounder(txn) { return f }
         var found: (String, [UInt8])?
         try txn.scan(layout.trust, from: [UInt8(ascii: "k")]) { key, value in
             guard key.first == UInt8(ascii: "k"), key.count > 10 else { return false }

@@ -75,7 +75,7 @@ extension LedgerStore {
     ) throws -> [String: WaitingEvents] {
         guard isSignedLedger else { return waiting }
         var kept = waiting
-        let founder = try txn.founder()?.name
+        let founder = try recordedFounder(txn)?.name
         for (origin, w) in waiting where origin != device && origin != founder {
             guard try txn.keys(of: origin).isEmpty else { continue }
             result.unknownOrigins += 1

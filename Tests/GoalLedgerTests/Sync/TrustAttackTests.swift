@@ -262,4 +262,36 @@ struct TrustAttackTests {
         #expect(try tablet.enrolledDevices().first { $0.device == "watch" }?.enrolledBy == "phone")
         #expect(try tablet.verify().isClean)
     }
+
+    /// A founder row altered to name another device (a damaged or copied file) lends that name
+    /// nothing: when the founder cannot be found again, the events of the name the row holds,
+    /// which holds no key, are counted as an unknown origin's and not kept waiting.
+    @Test func aFounderRowNamingAnotherDeviceKeepsNothingOfItsWaiting() throws {
+        let dir = TemporaryDirectory()
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
+        let ghost = SigningKey.generate()
+        // The row names "ghost" and its key; the table's key rows are gone, and the log holds
+        // no signature, so the founder cannot be found again.
+        try phone.writeTransaction { txn in
+            var keyRows: [[UInt8]] = []
+            try txn.scan(phone.layout.trust, from: [UInt8(ascii: "k")]) { k, _ in
+                guard k.first == UInt8(ascii: "k") else { return false }
+                keyRows.append(Array(k))
+                return true
+            }
+            #expect(!keyRows.isEmpty)
+            for k in keyRows { try txn.delete(phone.layout.trust, key: k) }
+            try txn.recordFounder("ghost", ghost.publicKey)
+        }
+        var e = Event(
+            id: UUID(), origin: "ghost", sequence: 1, hlc: HLC(rawValue: 1_000), at: now, schema: 2,
+            payload: .tagAdded(TagAdded(goal: Self.goal, tag: "x")))
+        e.previousHash = EventChain.genesis
+        e.signer = ghost.publicKey
+        e.signature = ghost.sign(EventChain.message(ledger: phone.ledgerID, origin: "ghost", sequence: 1, hash: EventChain.hash(e)))
+        let result = try phone.importEvents([e], from: "a hostile peer")
+        #expect(result.imported == 0 && result.unknownOrigins == 1 && result.unknownOriginEvents == 1, "\(result)")
+        #expect(try phone.waitingEvents().isEmpty)
+        #expect(try phone.lastPosition() == 0)
+    }
 }

@@ -47,7 +47,7 @@ extension LedgerSnapshot {
             progress?(.origins, log.events)
             found += store.verifyOrigins(log, heads: heads)
             progress?(.trust, log.events)
-            let trust = store.deriveTrust(log, heads: heads, recorded: try txn.founder())
+            let trust = store.deriveTrust(log, heads: heads, recorded: try store.recordedFounder(txn))
             found += try store.verifyTrust(txn, damaged: log.damaged, trust)
             progress?(.chains, log.events)
             let chains = store.verifyChains(log, trust, heads: heads)

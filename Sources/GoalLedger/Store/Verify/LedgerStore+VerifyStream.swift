@@ -157,7 +157,7 @@ extension LedgerStore {
         let heads = try txn.originHeads()
         guard heads == s.origins.mapValues(\.head) else { return nil }
         progress?(.trust, s.events)
-        let trust = deriveTrust(s, heads: heads, recorded: try txn.founder())
+        let trust = deriveTrust(s, heads: heads, recorded: try recordedFounder(txn))
         guard try verifyTrust(txn, damaged: 0, trust).isEmpty else { return nil }
         progress?(.chains, s.events)
         guard let unsignedEvents = chainsVerify(s, trust) else { return nil }
@@ -316,7 +316,7 @@ extension LedgerStore {
                     break search
                 }
             }
-            fold.founder = fold.founder ?? provenFounder(recorded)
+            fold.founder = fold.founder ?? recorded
         }
         var inputs: [TrustFold.Input] = []
         for t in s.trustEvents {

@@ -1,8 +1,8 @@
 import Foundation
 
 extension LedgerStore {
-    /// Trust re-derived from the log: the founder from the signatures (else the founder the
-    /// store recorded, `recorded`, when the ledger's id names its key), then the fold of the
+    /// Trust re-derived from the log: the founder from the signatures (else `recorded`, the
+    /// founder the store recorded, as ``recordedFounder(_:)`` reads it), then the fold of the
     /// trust events, each with the signature that covers it, then each origin's cutoff.
     func deriveTrust(_ log: LogScan, heads: [String: UInt64], recorded: (name: String, key: [UInt8])?) -> DerivedTrust {
         let chains = log.chains
@@ -16,7 +16,7 @@ extension LedgerStore {
                     }
                 }
             }
-            fold.founder = fold.founder ?? provenFounder(recorded)
+            fold.founder = fold.founder ?? recorded
         }
         var inputs: [TrustFold.Input] = []
         for t in log.trustEvents {
@@ -54,12 +54,13 @@ extension LedgerStore {
         return DerivedTrust(state: trust, cutoffs: cutoffs)
     }
 
-    /// The founder a store recorded when it created or first met the ledger, when the ledger's
-    /// id is made from that device's name and key (it is, by construction, for the founding
-    /// store): the founder of a log that holds none of its signatures yet (a store just
-    /// created, nothing appended). Nil otherwise.
-    func provenFounder(_ recorded: (name: String, key: [UInt8])?) -> (name: String, key: [UInt8])? {
-        guard let recorded, isFounder(recorded.name, recorded.key) else { return nil }
+    /// The founder this store recorded when it created or first met the ledger, when the
+    /// ledger's id is made from that device's name and key (it is, by construction, for the
+    /// founding store): the founder of a log that holds none of its signatures yet (a store just
+    /// created, nothing appended). Nil otherwise. The only way the store reads the row, so that
+    /// a damaged or altered one lends its name and key nothing.
+    func recordedFounder(_ txn: borrowing StoreTransaction) throws -> (name: String, key: [UInt8])? {
+        guard let recorded = try txn.founder(), isFounder(recorded.name, recorded.key) else { return nil }
         return recorded
     }
 
