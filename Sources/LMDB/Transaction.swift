@@ -82,6 +82,14 @@ public struct Transaction: ~Copyable {
         return try body(&cursor)
     }
 
+    /// Runs `body` with a cursor of `db` for a run of lookups: LMDB finds each key from where the
+    /// cursor's last lookup left it (on the same page, without a search from the root), so keys
+    /// looked up in ascending order cost less than as many `get`s.
+    public func withLookupCursor<R>(_ db: Database, _ body: (inout LookupCursor) throws -> R) throws -> R {
+        var cursor = LookupCursor(try Cursor(txn, db))
+        return try body(&cursor)
+    }
+
     /// Removes `key`; returns false when it was not there.
     @discardableResult
     public func delete(_ db: Database, key: [UInt8]) throws(LMDBError) -> Bool {
@@ -267,6 +275,29 @@ public struct PutCursor: ~Copyable {
         var kv = MDB_val(key)
         var vv = MDB_val(value)
         try LMDBError.check(mdb_cursor_put(cursor.cursor, &kv, &vv, options.rawValue))
+    }
+}
+
+/// A cursor that looks keys up (see `Transaction.withLookupCursor`).
+public struct LookupCursor: ~Copyable {
+    fileprivate var cursor: Cursor
+
+    fileprivate init(_ cursor: consuming Cursor) { self.cursor = cursor }
+
+    /// Calls `body` with each value stored under `key` (one, or each duplicate in order in a
+    /// duplicates database) until it returns false. The bytes live in the memory map and are
+    /// valid only inside `body`.
+    public mutating func values(at key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        var k = MDB_val(key)
+        // A range seek leaves the cursor on the page where the key would be, found or not, so
+        // the next lookup starts from there.
+        guard var entry = try cursor.get(MDB_SET_RANGE, key: &k), entry.key.elementsEqual(key) else { return }
+        // In a database without duplicates LMDB's next duplicate is the next key: each value
+        // is taken only while its key is the one asked for.
+        while try body(entry.value) {
+            guard let next = try cursor.get(MDB_NEXT_DUP), next.key.elementsEqual(key) else { return }
+            entry = next
+        }
     }
 }
 

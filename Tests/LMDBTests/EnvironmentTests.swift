@@ -208,6 +208,58 @@ struct EnvironmentTests {
         #expect(try env.read { try $0.last(db)?.key } == key(90))
     }
 
+    /// One lookup cursor finds every key asked for, in any order, with each of its values, and
+    /// nothing for a key between two stored ones or past the last, in a plain database and in
+    /// one of duplicates.
+    @Test(arguments: [DuplicateValues.none, .anySize])
+    func aLookupCursorFindsEachKeyAskedForWithItsValues(_ duplicates: DuplicateValues) throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.write { txn in try txn.openDatabase(named: "data", create: true, duplicates: duplicates) }
+        let copies = duplicates == .none ? 1 : 3
+        try env.write { txn in
+            for i in stride(from: 10, through: 5000, by: 10) {
+                for c in 0..<copies { try txn.put(db, key: key(i), value: [UInt8(c)] + key(i)) }
+            }
+        }
+        var asked = Array(0...5020)
+        var rng = SystemRandomNumberGenerator()
+        for order in 0..<3 {
+            if order == 1 { asked.reverse() }
+            if order == 2 { asked.shuffle(using: &rng) }
+            var found: [Int: [[UInt8]]] = [:]
+            try env.read { txn in
+                try txn.withLookupCursor(db) { cursor in
+                    for i in asked {
+                        try key(i).withUnsafeBytes { k in
+                            try cursor.values(at: k) { v in
+                                found[i, default: []].append(Array(v))
+                                return true
+                            }
+                        }
+                    }
+                }
+            }
+            let want = Dictionary(
+                uniqueKeysWithValues: stride(from: 10, through: 5000, by: 10).map { i in (i, (0..<copies).map { [UInt8($0)] + key(i) }) })
+            #expect(found.count == want.count, "order \(order)")
+            #expect(found == want, "order \(order): \(found.filter { want[$0.key] != $0.value }.prefix(2))")
+        }
+        // Stopping after the first value.
+        var first: [[UInt8]] = []
+        try env.read { txn in
+            try txn.withLookupCursor(db) { cursor in
+                try key(20).withUnsafeBytes { k in
+                    try cursor.values(at: k) { v in
+                        first.append(Array(v))
+                        return false
+                    }
+                }
+            }
+        }
+        #expect(first == [[0] + key(20)])
+    }
+
     @Test func aScanFromTheFloorStartsAtTheLastKeyAtOrBeforeTheStart() throws {
         let dir = Directory()
         let env = try Environment(path: dir.path)

@@ -35,6 +35,8 @@ struct LocalBatch {
     private var newGoalEvents: [UUID: Int] = [:]
     /// The result of each draft id seen so far (a later duplicate reports the first).
     private var seen: [UUID: AppendResult] = [:]
+    /// The drafts' own ids that the store held when the batch began (looked up together).
+    private let stored: Set<UUID>
     private var results: [AppendResult] = []
     /// The renumbering moves the store wrote, reported after the drafts' results.
     private var renumbered: [AppendResult] = []
@@ -62,6 +64,7 @@ struct LocalBatch {
         projection = StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
+        stored = try txn.storedIDs(among: drafts.compactMap(\.id))
         newEvents.reserveCapacity(drafts.count)
         newRecords.reserveCapacity(drafts.count)
         seen.reserveCapacity(drafts.count)
@@ -112,7 +115,7 @@ struct LocalBatch {
         if let earlier = seen[id] {
             return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
         }
-        guard let p = try txn.position(of: id) else { return nil }
+        guard stored.contains(id), let p = try txn.position(of: id) else { return nil }
         guard let original = try txn.event(at: p) else {
             throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
         }

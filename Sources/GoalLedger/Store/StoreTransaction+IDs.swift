@@ -63,6 +63,32 @@ extension StoreTransaction {
         return nil
     }
 
+    /// Those of `ids` the store holds, as `position(of:)` finds them. The ids are looked up in
+    /// key order through one cursor of each table, each lookup starting where the last one left
+    /// the cursor, instead of a search from each table's root per id: a batch's ids, checked
+    /// for duplicates before its events are written.
+    func storedIDs(among ids: [UUID]) throws -> Set<UUID> {
+        var found = Set<UUID>()
+        guard !ids.isEmpty else { return found }
+        var wanted = ids.map { (key: IDIndex.key(IDWords($0)), id: $0) }
+        wanted.sort { $0.key < $1.key }
+        for table in [layout.recentIDs, layout.ids] {
+            try lmdb.withLookupCursor(table) { cursor in
+                for (key, id) in wanted where !found.contains(id) {
+                    let words = IDWords(id)
+                    try withUnsafeBytes(of: key.bigEndian) { k in
+                        try cursor.values(at: k) { value in
+                            guard let p = IDIndex.position(value), try recordID(at: p) == words else { return true }
+                            found.insert(id)
+                            return false
+                        }
+                    }
+                }
+            }
+        }
+        return found
+    }
+
     /// The id of the event stored at `position`, read from its record without decoding it; nil
     /// when there is none there, or its record is too short to hold one.
     private func recordID(at position: UInt64) throws -> IDWords? {

@@ -42,6 +42,18 @@ struct IDIndexTests {
         #expect(!events.isEmpty)
         let found = try store.readTransaction { txn in try events.map { try txn.position(of: $0.id) } }
         #expect(found == events.map(\.position))
+        // Looked up together in key order, with ids the store does not hold, some of them
+        // sharing their first 8 bytes with a stored one: exactly the stored ones.
+        let held = Set(events.map(\.id))
+        let nearby = events.map { e in
+            let w = IDWords(e.id)
+            return id(w.high, w.low &+ 1)
+        }
+        var generator = SeededRandom(seed: UInt64(events.count))
+        let absent = nearby.filter { !held.contains($0) } + (0..<100).map { _ in generator.uuid() }
+        let asked = (Array(held) + absent).shuffled(using: &generator)
+        #expect(try store.readTransaction { try $0.storedIDs(among: asked) } == held)
+        #expect(try store.readTransaction { try $0.storedIDs(among: absent) }.isEmpty)
     }
 
     @Test(arguments: [UInt64(1), 2, 255, 256, 65_535, 65_536, 1 << 24, UInt64(UInt32.max), 1 << 40, UInt64.max])
