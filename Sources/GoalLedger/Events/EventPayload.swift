@@ -67,7 +67,7 @@ protocol GoalEventPayload: EventPayload {
     var goal: UUID { get }
     /// The rules of a local append, given the goal's state: `LocalRules` has checked already
     /// that the goal exists (is new, for a creation) and is not deleted (but for a restore).
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError)
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError)
 }
 
 extension GoalEventPayload {
@@ -103,12 +103,27 @@ struct LocalContext {
     /// Whether the store itself writes the event (init, clone, migrate): only then is a
     /// `deviceEnrolled` accepted.
     var enrolling: Bool
-    /// The ledger's trust as the author's store holds it (computed on demand).
-    var trust: () -> TrustState = { TrustState() }
+    /// The ledger's trust as the author's store holds it (read only for a batch that revokes).
+    var trust = TrustState()
     /// For a goal event, the goal's state, checked by `LocalRules`; nil for a device event.
     var goal: GoalState?
-    /// The last origin sequence of each device the author's store holds (computed on demand).
-    var seen: () -> [String: UInt64]
+    /// The last origin sequence of each device the author's store holds.
+    var seen = SeenHeads()
+}
+
+/// The last origin sequence of each device the author's store holds: the heads the store held
+/// before the batch, and the author's own sequence so far in it, merged only when a rule asks
+/// (`seen()`), not for every event of a batch.
+struct SeenHeads {
+    var heads: [String: UInt64] = [:]
+    var own: (device: String, sequence: UInt64)?
+
+    func callAsFunction() -> [String: UInt64] {
+        guard let own else { return heads }
+        var merged = heads
+        merged[own.device] = own.sequence
+        return merged
+    }
 }
 
 /// One register write as conflict detection sees it.

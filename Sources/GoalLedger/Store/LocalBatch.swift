@@ -178,11 +178,12 @@ struct LocalBatch {
         // is mutated would copy its entries on every append.
         let state = try payload.goal.map { g in try goalState(g, for: payload, txn) }
         let author = try projection.device(device, txn)
+        let deletionHeads = state?.deletionHeads
         do throws(FieldError) {
             let prepared = try LocalRules.prepare(
                 payload, id: id, at: at, goal: state, author: author, schema: schema,
-                seen: heads.merging([device: sequence]) { _, b in b }, enrolling: enrolling, trust: trust)
-            return (prepared, state.map(\.deletionHeads))
+                seen: SeenHeads(heads: heads, own: (device, sequence)), enrolling: enrolling, trust: trust)
+            return (prepared, deletionHeads)
         } catch {
             throw LedgerError.invalidEvent(line: line, index: index + 1, error)
         }

@@ -7,32 +7,30 @@ import Foundation
 enum LocalRules {
     /// Checks `payload` against the goal's current state and returns it with every default filled in.
     static func prepare(
-        _ payload: Payload, id: UUID, at: Instant, goal state: GoalState?, author: DeviceState, schema: Int = LedgerStore.currentSchema,
-        seen: @autoclosure () -> [String: UInt64] = [:], enrolling: Bool = false, trust: TrustState = TrustState()
+        _ payload: Payload, id: UUID, at: Instant, goal state: consuming GoalState?, author: DeviceState,
+        schema: Int = LedgerStore.currentSchema, seen: SeenHeads = SeenHeads(), enrolling: Bool = false, trust: TrustState = TrustState()
     ) throws(FieldError) -> Payload {
         try payload.type.checkInCatalog(schema: schema)
-        var goal: GoalState?
+        var context = LocalContext(at: at, author: author, enrolling: enrolling, trust: trust, seen: seen)
         if let goalID = payload.goal {
-            let state = state ?? GoalState(id: goalID)
+            // The state moves into the context: a goal's state is large, and is not copied.
+            context.goal = state ?? GoalState(id: goalID)
             if case .goalCreated = payload {
-                guard state.version == 0 else { throw FieldError("goal", "goal \(goalID.uuidString) already exists") }
+                guard context.goal!.version == 0 else { throw FieldError("goal", "goal \(goalID.uuidString) already exists") }
             } else {
-                guard state.exists else { throw FieldError.unknownGoal(goalID) }
-                if state.isDeleted {
+                guard context.goal!.exists else { throw FieldError.unknownGoal(goalID) }
+                if context.goal!.isDeleted {
                     guard case .goalRestored = payload else {
                         throw FieldError("goal", "goal \(goalID.uuidString) is deleted; only goalRestored is accepted")
                     }
                 }
             }
-            goal = state
         }
         // The payload type's own rules (`EventPayload.prepare`).
-        return try withoutActuallyEscaping(seen) { (seen) throws(FieldError) in
-            var rules = Rules(context: LocalContext(at: at, author: author, enrolling: enrolling, trust: { trust }, goal: goal, seen: seen))
-            var prepared = payload
-            try prepared.modify(&rules)
-            return prepared
-        }
+        var rules = Rules(context: context)
+        var prepared = payload
+        try prepared.modify(&rules)
+        return prepared
     }
 
     private struct Rules: PayloadModifier {

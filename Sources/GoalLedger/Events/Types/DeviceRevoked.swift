@@ -65,7 +65,7 @@ extension DeviceRevoked: DeviceEventPayload {
     /// stops counting, and so for each device below it.
     mutating func prepare(as type: EventType, _ c: LocalContext) throws(FieldError) {
         guard device != c.author.name else { throw FieldError("revoked", "a device cannot revoke itself; revoke it from another device") }
-        let trust = c.trust()
+        let trust = c.trust
         let seen = c.seen()
         guard let target = trust.devices[device] else {
             throw FieldError(

@@ -193,7 +193,7 @@ extension GoalCreated: GoalEventPayload {
     }
 
     /// `LocalRules` has checked that no event names the goal yet; nothing is filled in.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {}
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {}
 
     /// A creation replaces nothing: its values are the goal's first.
     func registerWrites(as type: EventType) -> [RegisterWrite] { [] }

@@ -63,7 +63,7 @@ extension GoalDeleted: GoalEventPayload {
     func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// Records the deletion write replaced and what its author's store held.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         replaces = state.deletion?.stamp.event
         seen = c.seen()
     }

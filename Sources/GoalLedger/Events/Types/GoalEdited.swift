@@ -235,7 +235,7 @@ extension GoalEdited: GoalEventPayload {
     }
 
     /// An outcome goal keeps its kind; each changed field records the write it replaces.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         if state.kind == .outcome {
             if target != nil || legacyTarget != nil {
                 throw FieldError("target", "the goal measures an outcome; its progress kind cannot change")

@@ -171,7 +171,7 @@ extension GoalMoved: GoalEventPayload {
 
     /// Records the position write replaced; the key is the store's, computed before the rules
     /// run (`LedgerStore.place`).
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         guard let key else { throw FieldError("key", "no position was computed for the move") }
         try key.check(field: "key")
         replaces = state.stamp(of: .position)?.event

@@ -32,7 +32,7 @@ extension GoalRestored: GoalEventPayload {
     func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// Needs a deleted goal; records the deletion write replaced.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         guard state.isDeleted else { throw FieldError("goal", "goal \(goal.uuidString) is not deleted") }
         replaces = state.deletion?.stamp.event
     }

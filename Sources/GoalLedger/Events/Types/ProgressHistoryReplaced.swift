@@ -140,7 +140,7 @@ extension ProgressHistoryReplaced: GoalEventPayload {
 
     /// Each entry's value matches the goal's kind and its day defaults to its time's day in the
     /// author's zone; the base must be a history write of the goal.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         for (i, e) in entries.enumerated() {
             switch state.kind {
             case .measurable where e.amount == nil:

@@ -88,7 +88,7 @@ extension ProgressRecorded: GoalEventPayload {
 
     /// The value matches the goal's kind; the time defaults to the event's, the day to the
     /// time's day in the author's zone.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         switch state.kind {
         case .measurable where amount == nil:
             throw FieldError("completed", "the goal is measurable: record an amount, not completed")

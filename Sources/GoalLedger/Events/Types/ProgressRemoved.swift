@@ -39,7 +39,7 @@ extension ProgressRemoved: GoalEventPayload {
     func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// The entry must be live.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         guard state.isLiveEntry(entry) else {
             throw FieldError("entry", "goal \(goal.uuidString) has no entry \(entry.uuidString)")
         }

@@ -33,7 +33,7 @@ extension ReminderCleared: GoalEventPayload {
     func checkWellFormed(_ stage: GateStage) throws(FieldError) {}
 
     /// Records the reminder write replaced.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         replaces = state.reminder?.stamp.event
     }
 

@@ -92,7 +92,7 @@ extension ReminderSet: GoalEventPayload {
 
     /// Omitted components keep the current time (09:00 without one); an omitted weekday is the
     /// device's first weekday, whatever the current one is. Records the write replaced.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         let current = (state.reminder?.value ?? nil) ?? .default
         hour = hour ?? current.hour
         minute = minute ?? current.minute

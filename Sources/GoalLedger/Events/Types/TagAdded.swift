@@ -38,7 +38,7 @@ extension TagAdded: GoalEventPayload {
     func checkWellFormed(_ stage: GateStage) throws(FieldError) { _ = try FieldRules.tag(tag, field: "tag") }
 
     /// Any live goal takes any tag.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {}
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {}
 
     /// Tags are an add-wins set: an add writes no register.
     func registerWrites(as type: EventType) -> [RegisterWrite] { [] }

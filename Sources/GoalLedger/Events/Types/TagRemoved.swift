@@ -49,7 +49,7 @@ extension TagRemoved: GoalEventPayload {
     func checkWellFormed(_ stage: GateStage) throws(FieldError) { _ = try FieldRules.tag(tag, field: "tag") }
 
     /// The goal must have the tag; records the adds it cancels.
-    mutating func prepare(as type: EventType, goal state: GoalState, _ c: LocalContext) throws(FieldError) {
+    mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
         let adds = state.liveAdds(of: tag)
         guard !adds.isEmpty else { throw FieldError("tag", "goal \(goal.uuidString) has no tag \"\(tag)\"") }
         observed = adds

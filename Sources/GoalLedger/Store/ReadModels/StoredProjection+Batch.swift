@@ -33,9 +33,9 @@ extension StoredProjection {
         private var digest = DigestModel()
         private var views = ViewModel()
         private let setAside = SetAsideModel()
-        /// Status-only states read for recording progress (a header loaded later supersedes them;
-        /// progress never changes a goal's status).
-        private var statuses: [UUID: GoalState] = [:]
+        /// The status bytes read for recording progress, nil where the goal has no header (a
+        /// header loaded later supersedes them; progress never changes a goal's status).
+        private var statuses: [UUID: ProjectionCodec.GoalStatus?] = [:]
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             state = FoldState(tables: tables, layout: layout)
@@ -78,14 +78,18 @@ extension StoredProjection {
         /// deleted, and its kind, read from the header's first bytes.
         mutating func status(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
             if let h = state.headers[goal] { return h }
-            if let s = statuses[goal] { return s }
-            let status = try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+            let status: ProjectionCodec.GoalStatus?
+            if let known = statuses[goal] {
+                status = known
+            } else {
+                status = try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+                statuses[goal] = .some(status)
+            }
             // A goal that was ever deleted or restored: progress records which of those its
             // author had seen, which the header holds.
             if status?.deletionHistory == true { return try header(goal, txn) }
-            let state = GoalState(id: goal, status: status)
-            statuses[goal] = state
-            return state
+            // Made anew from the few bytes kept: cheaper than copying a whole cached state.
+            return GoalState(id: goal, status: status)
         }
 
         /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
