@@ -449,11 +449,12 @@ private struct Walk {
             let count = (Int(DataFile.u16(bytes, 12)) - DataFile.headerSize) / 2
             guard count >= 1 else { return report(.init(page: number, table: table, problem: "a branch page without entries")) }
             var children: [Int] = []
-            var previous: [UInt8]?
+            children.reserveCapacity(count)
+            var previous: Range<Int>?
             for i in 0..<count {
                 guard let node = self.node(bytes, i, page: number, table: table, leaf: false) else { return }
                 if i > 0 {
-                    if ordered, let previous, !previous.lexicographicallyPrecedes(node.key) {
+                    if ordered, let previous, !Self.precedes(bytes, previous, node.key) {
                         return report(.init(page: number, table: table, problem: "its keys are out of order"))
                     }
                     previous = node.key
@@ -480,7 +481,7 @@ private struct Walk {
     /// (leaf; nil data when it is on overflow pages). Reports damage and returns nil when the
     /// node does not fit the page.
     mutating func node(_ b: [UInt8], _ i: Int, page: Int, table: String?, leaf: Bool) -> (
-        key: [UInt8], child: Int, flags: UInt16, size: Int, dataAt: Int
+        key: Range<Int>, child: Int, flags: UInt16, size: Int, dataAt: Int
     )? {
         let upper = Int(DataFile.u16(b, 14))
         let o = Int(DataFile.u16(b, DataFile.headerSize + 2 * i))
@@ -497,7 +498,7 @@ private struct Walk {
             report(.init(page: page, table: table, problem: "entry \(i)'s key runs past the page"))
             return nil
         }
-        let key = Array(b[keyAt..<keyAt + keySize])
+        let key = keyAt..<keyAt + keySize
         if !leaf {
             let child = lo | hi << 16 | UInt64(flags) << 32
             return (key, child > UInt64(Int.max) ? -1 : Int(child), 0, 0, 0)
@@ -515,13 +516,16 @@ private struct Walk {
     /// Visits the entries of the leaf page `b`; the damage that stopped it, if any.
     mutating func leafEntries(_ b: [UInt8], page: Int, table: String?, ordered: Bool = true, visit: Visitor?) -> DataFile.Damage? {
         let count = (Int(DataFile.u16(b, 12)) - DataFile.headerSize) / 2
-        var previous: [UInt8]?
+        var previous: Range<Int>?
         for i in 0..<count {
             guard let n = node(b, i, page: page, table: table, leaf: true) else { return nil }
-            if ordered, let previous, !previous.lexicographicallyPrecedes(n.key) {
+            if ordered, let previous, !Self.precedes(b, previous, n.key) {
                 return .init(page: page, table: table, problem: "its keys are out of order")
             }
             previous = n.key
+            // A plain entry that nobody visits is checked by its bounds alone, without copying
+            // its key or value out of the page.
+            guard visit != nil || n.flags & (DataFile.bigData | DataFile.subData | DataFile.dupData) != 0 else { continue }
             let value: [UInt8]
             if n.flags & DataFile.bigData != 0 {
                 let first = DataFile.u64(b, n.dataAt)
@@ -536,9 +540,19 @@ private struct Walk {
             } else if n.flags & DataFile.dupData != 0, visit == nil {
                 duplicates(value, flags: n.flags, table: table ?? "a table") { _ in }
             }
-            if let d = visit?(n.key, value, n.flags, &self) { return d }
+            if let d = visit?(Array(b[n.key]), value, n.flags, &self) { return d }
         }
         return nil
+    }
+
+    /// Whether the bytes of `b` at `a` sort before those at `c` (a key before the next one of
+    /// its page), compared in place.
+    static func precedes(_ b: [UInt8], _ a: Range<Int>, _ c: Range<Int>) -> Bool {
+        b.withUnsafeBytes { raw in
+            let n = min(a.count, c.count)
+            let order = n == 0 ? 0 : memcmp(raw.baseAddress! + a.lowerBound, raw.baseAddress! + c.lowerBound, n)
+            return order < 0 || (order == 0 && a.count < c.count)
+        }
     }
 
     /// The value kept on the overflow pages from `first`.
