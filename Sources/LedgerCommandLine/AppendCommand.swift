@@ -253,7 +253,7 @@ enum AppendCommand {
     /// an append of many events prints as many lines.
     static func line(_ r: AppendResult) throws(LedgerError) -> String {
         guard r.position < 1_000_000_000_000_000 else { return try JSONWriter.string(r.json) }
-        return #"{"id":"\#(r.id.upperString)","position":\#(r.position),"hlc":"\#(r.hlc)","duplicate":\#(r.duplicate)}"#
+        return r.jsonLine
     }
 
     /// One event per non-blank line, with its line number; errors name the line number in the

@@ -78,9 +78,14 @@ struct AppendInputTests {
     }
 
     @Test func resultLinesAreTheJSONOfTheResults() throws {
-        for (position, duplicate) in [(UInt64(1), false), (987_654_321, true), (999_999_999_999_999, false), (1_000_000_000_000_000, true)] {
-            let r = AppendResult(id: UUID(), position: position, hlc: HLC(rawValue: position &* 65_537), duplicate: duplicate)
-            #expect(try AppendCommand.line(r) == (try JSONWriter.string(r.json)))
+        for (position, duplicate) in [
+            (UInt64(1), false), (9, true), (10, false), (100, true), (987_654_321, true), (999_999_999_999_999, false),
+            (1_000_000_000_000_000, true),
+        ] {
+            for hlc in [position &* 65_537, 0, 0xF, UInt64.max] {
+                let r = AppendResult(id: UUID(), position: position, hlc: HLC(rawValue: hlc), duplicate: duplicate)
+                #expect(try AppendCommand.line(r) == (try JSONWriter.string(r.json)))
+            }
         }
     }
 

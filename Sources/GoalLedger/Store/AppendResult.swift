@@ -18,4 +18,27 @@ public struct AppendResult: Equatable, Sendable {
             ("hlc", .string(hlc.description)), ("duplicate", .bool(duplicate)),
         ])
     }
+
+    /// `json` as one line of compact JSON (its members in that order), written byte by byte
+    /// without a JSON tree or intermediate strings: `ledger append` prints one per event.
+    public var jsonLine: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(112)
+        out.append(contentsOf: #"{"id":""#.utf8)
+        id.writeUpper(into: &out)
+        out.append(contentsOf: #"","position":"#.utf8)
+        let digits = out.count
+        var p = position
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(p % 10))
+            p /= 10
+        } while p > 0
+        out[digits...].reverse()
+        out.append(contentsOf: #","hlc":""#.utf8)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(hex[Int(hlc.rawValue >> UInt64(shift) & 0xF)]) }
+        out.append(contentsOf: #"","duplicate":"#.utf8)
+        out.append(contentsOf: (duplicate ? "true}" : "false}").utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
 }
