@@ -13,6 +13,23 @@ struct EnvironmentTests {
 
     func key(_ i: Int) -> [UInt8] { withUnsafeBytes(of: UInt64(i).bigEndian) { Array($0) } }
 
+    /// A closed file whose table `data` holds `keys` (big-endian) with values of `valueSize`
+    /// bytes, written `rounds` times over (each round's commit frees the pages of the one
+    /// before, and the value's bytes are the round's number).
+    static func file(keys: [UInt64], valueSize: Int, rounds: Int = 1) throws -> Directory {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "data", create: true)
+        for round in 0..<rounds {
+            try env.write { txn in
+                for k in keys {
+                    try txn.put(db, key: withUnsafeBytes(of: k.bigEndian) { Array($0) }, value: [UInt8](repeating: UInt8(round), count: valueSize))
+                }
+            }
+        }
+        return dir
+    }
+
     @Test func aFullMapGrowsAndTheWriteIsRetried() throws {
         let dir = Directory()
         var options = Environment.Options()

@@ -10,15 +10,7 @@ import Testing
 struct FreeListTests {
     /// A file whose free list holds entries (pages freed by earlier commits), closed.
     func fileWithFreePages() throws -> EnvironmentTests.Directory {
-        let dir = EnvironmentTests.Directory()
-        let env = try Environment(path: dir.path)
-        let db = try env.database(named: "data", create: true)
-        for round in 0..<6 {
-            try env.write { txn in
-                for i in 0..<200 { try txn.put(db, key: withUnsafeBytes(of: UInt64(i).bigEndian) { Array($0) }, value: [UInt8](repeating: UInt8(round), count: 300)) }
-            }
-        }
-        return dir
+        try EnvironmentTests.file(keys: Array(0..<200), valueSize: 300, rounds: 6)
     }
 
     /// The offset in the file of the first page number of the free list's first entry, and the

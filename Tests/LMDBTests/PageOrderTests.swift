@@ -8,15 +8,7 @@ import Testing
 struct PageOrderTests {
     /// A closed file whose table `data` spans leaf pages under a branch page.
     func file() throws -> EnvironmentTests.Directory {
-        let dir = EnvironmentTests.Directory()
-        let env = try Environment(path: dir.path)
-        let db = try env.database(named: "data", create: true)
-        try env.write { txn in
-            for i in 0..<3000 {
-                try txn.put(db, key: withUnsafeBytes(of: UInt64(i * 7).bigEndian) { Array($0) }, value: [UInt8](repeating: 1, count: 100))
-            }
-        }
-        return dir
+        try EnvironmentTests.file(keys: (0..<3000).map { UInt64($0 * 7) }, valueSize: 100)
     }
 
     /// Swaps the keys of entries `a` and `b` of `page` (keys of one size) in the file.

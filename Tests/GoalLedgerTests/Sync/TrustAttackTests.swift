@@ -283,12 +283,7 @@ struct TrustAttackTests {
             for k in keyRows { try txn.delete(phone.layout.trust, key: k) }
             try txn.recordFounder("ghost", ghost.publicKey)
         }
-        var e = Event(
-            id: UUID(), origin: "ghost", sequence: 1, hlc: HLC(rawValue: 1_000), at: now, schema: 2,
-            payload: .tagAdded(TagAdded(goal: Self.goal, tag: "x")))
-        e.previousHash = EventChain.genesis
-        e.signer = ghost.publicKey
-        e.signature = ghost.sign(EventChain.message(ledger: phone.ledgerID, origin: "ghost", sequence: 1, hash: EventChain.hash(e)))
+        let e = try Forger.next(.tagAdded(TagAdded(goal: Self.goal, tag: "x")), origin: "ghost", after: phone, key: ghost)
         let result = try phone.importEvents([e], from: "a hostile peer")
         #expect(result.imported == 0 && result.unknownOrigins == 1 && result.unknownOriginEvents == 1, "\(result)")
         #expect(try phone.waitingEvents().isEmpty)
