@@ -261,7 +261,34 @@ extension LedgerStore {
         } else {
             s.goalEvents += 1
         }
-        var o = s.origins[event.origin] ?? OriginStream()
+        // The origin's stream is changed in place: one lookup, and its lists are not copied.
+        var completed: OriginRun?
+        guard streamOrigin(&s.origins[event.origin, default: OriginStream()], event, hash, at: position, completed: &completed) else {
+            return false
+        }
+        if let completed { s.addOriginRow(event.origin, completed) }
+        if let change = event.trustChange {
+            s.trustEvents.append((event.origin, event.sequence, event.key, change, event.previousHash != nil))
+        }
+        do throws(FieldError) {
+            try event.checkContent()
+            if goal == nil { s.devices.fold(event) }
+        } catch {
+            let reason = SetAsideEvent.reason(error)
+            s.setAside.append(
+                SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
+            s.setAsidePositions.insert(position)
+        }
+        return true
+    }
+
+    /// Takes `event`, read at `position`, into its origin's stream `o`: its place in the
+    /// origin's sequence and chain, its signature, and the origin index's run it goes on
+    /// (`completed`: the run before it, when the event starts a new one). False when any
+    /// differs.
+    private func streamOrigin(
+        _ o: inout OriginStream, _ event: Event, _ hash: Hash32, at position: UInt64, completed: inout OriginRun?
+    ) -> Bool {
         guard event.sequence == o.head + 1, event.sequence <= UInt64(Int32.max) else { return false }
         o.head = event.sequence
         // The origin index's rows: the run this event goes on, or a new one (the one before it
@@ -269,7 +296,7 @@ extension LedgerStore {
         if let run = o.run, run.isFollowed(by: event.sequence, at: position) {
             o.run = run.lengthened
         } else {
-            if let run = o.run { s.addOriginRow(event.origin, run) }
+            completed = o.run
             o.run = OriginRun(first: event.sequence, position: position, count: 1)
         }
         if let h = event.previousHash {
@@ -286,19 +313,6 @@ extension LedgerStore {
             let message = EventChain.message(ledger: ledgerID, origin: event.origin, sequence: event.sequence, hash: hash.bytes)
             guard Ed25519.verify(signature: signature, message: message, publicKey: signer) else { return false }
             o.signed.append((event.sequence, signer, event.previousHash != nil))
-        }
-        s.origins[event.origin] = o
-        if let change = event.trustChange {
-            s.trustEvents.append((event.origin, event.sequence, event.key, change, event.previousHash != nil))
-        }
-        do throws(FieldError) {
-            try event.checkContent()
-            if goal == nil { s.devices.fold(event) }
-        } catch {
-            let reason = SetAsideEvent.reason(error)
-            s.setAside.append(
-                SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
-            s.setAsidePositions.insert(position)
         }
         return true
     }
