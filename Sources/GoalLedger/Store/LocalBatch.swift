@@ -115,7 +115,7 @@ struct LocalBatch {
         if let earlier = seen[id] {
             return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
         }
-        guard stored.contains(id), let p = try txn.position(of: id) else { return nil }
+        guard !stored.isEmpty, stored.contains(id), let p = try txn.position(of: id) else { return nil }
         guard let original = try txn.event(at: p) else {
             throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
         }

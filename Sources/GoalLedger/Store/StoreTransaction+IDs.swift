@@ -74,7 +74,7 @@ extension StoreTransaction {
         wanted.sort { $0.key < $1.key }
         for table in [layout.recentIDs, layout.ids] {
             try lmdb.withLookupCursor(table) { cursor in
-                for (key, id) in wanted where !found.contains(id) {
+                for (key, id) in wanted where found.isEmpty || !found.contains(id) {
                     let words = IDWords(id)
                     try withUnsafeBytes(of: key.bigEndian) { k in
                         try cursor.values(at: k) { value in
