@@ -43,14 +43,24 @@ extension Benchmark {
             .object([("type", .string("progressRecorded")), ("goal", .string(goal.uuidString)), ("amount", .number(1))]))
     }
 
+    /// The peer's run on `file`: its append and rebuild each the better of `Self.peerRounds`
+    /// runs into a fresh database (the peer waits on the disk, whose speed moves between runs;
+    /// the ledger's side is timed the same way).
     func peerRun(lines file: String) throws -> PeerRun {
         let peer = try fresh("sqlite-peer") + "/sqlite-peer"
         try run("/usr/bin/cc", ["-O2", "-o", peer, Self.peerSource, "-lsqlite3"])
-        let db = try fresh("peer-db") + "/events.db"
-        let output = try run(peer, [db, file, "10000"])
-        guard let parsed = try? JSONParser.parse(Array(output.utf8)), case .number(let append)? = parsed["append"],
-            case .number(let rebuild)? = parsed["rebuild"]
-        else { throw LedgerError(.internal, "the SQLite peer printed \(output)") }
+        var append = Double.infinity
+        var rebuild = Double.infinity
+        var db = ""
+        for _ in 0..<Self.peerRounds {
+            db = try fresh("peer-db") + "/events.db"
+            let output = try run(peer, [db, file, "10000"])
+            guard let parsed = try? JSONParser.parse(Array(output.utf8)), case .number(let a)? = parsed["append"],
+                case .number(let r)? = parsed["rebuild"]
+            else { throw LedgerError(.internal, "the SQLite peer printed \(output)") }
+            append = min(append, a)
+            rebuild = min(rebuild, r)
+        }
         let read = try Self.median(5) { try measure(peer, ["--read", db]).seconds }
         let line = try oneLine()
         let insertOne = try Self.median(5) { try measure(peer, ["--insert-one", db, line]).seconds }
@@ -72,9 +82,14 @@ extension Benchmark {
         let peerName = "SQLite peer, same lines"
         var figures: [Figure] = []
 
-        let store = try fresh("cli-append") + "/s"
-        try run(ledger, ["--store", store, "init", "--device", "bench"])
-        let cli = try measure(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]).seconds
+        // Each side's better of two runs, as the peer's (`peerRun`).
+        var store = ""
+        var cli = Double.infinity
+        for _ in 0..<Self.peerRounds {
+            store = try fresh("cli-append") + "/s"
+            try run(ledger, ["--store", store, "init", "--device", "bench"])
+            cli = min(cli, try measure(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]).seconds)
+        }
         let n = Double(sizes.lines)
         figures.append(
             Figure(
@@ -83,7 +98,8 @@ extension Benchmark {
                 note: "higher is better", peer: n / peer.append, peerName: peerName + ", 10000/commit",
                 target: .peerRatio(2, higher: true, "≥ 2× the peer")))
         let scan = try scanProcess(store)
-        let rebuild = try measure(ledger, ["--store", store, "rebuild"]).seconds
+        var rebuild = Double.infinity
+        for _ in 0..<Self.peerRounds { rebuild = min(rebuild, try measure(ledger, ["--store", store, "rebuild"]).seconds) }
         figures.append(
             Figure(
                 name: "rebuild (\(sizes.lines) events, one process)", unit: "events/s", value: n / rebuild, baseline: n / scan.seconds,
@@ -179,6 +195,10 @@ extension Benchmark {
     }
 
     /// The median of `count` measurements.
+    /// How many times the figures judged against the peer (`append --file`, `rebuild`) are
+    /// run on each side, the better kept.
+    static let peerRounds = 2
+
     static func median(_ count: Int, _ body: () throws -> Double) rethrows -> Double {
         var values: [Double] = []
         for _ in 0..<count { values.append(try body()) }
