@@ -85,6 +85,8 @@ struct AppendInputTests {
             for hlc in [position &* 65_537, 0, 0xF, UInt64.max] {
                 let r = AppendResult(id: UUID(), position: position, hlc: HLC(rawValue: hlc), duplicate: duplicate)
                 #expect(try AppendCommand.line(r) == (try JSONWriter.string(r.json)))
+                // The clock as sixteen upper-case hex digits, read back as it was.
+                #expect(r.hlc.description == String(format: "%016llX", hlc) && HLC(hex: r.hlc.description) == r.hlc)
             }
         }
     }

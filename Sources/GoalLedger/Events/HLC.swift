@@ -48,8 +48,15 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Sixteen hex digits: sorts as the clock does, and survives JSON readers that lose
     /// precision past 2^53.
     public var description: String {
-        let hex = String(rawValue, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        writeHex(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the bytes of `description` to `out` without making a string.
+    func writeHex(into out: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(upperHexDigits[Int(rawValue >> UInt64(shift) & 0xF)]) }
     }
 
     /// The reading printed as `description`; nil unless `hex` is exactly 16 hex digits.

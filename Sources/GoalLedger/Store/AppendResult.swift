@@ -20,8 +20,9 @@ public struct AppendResult: Equatable, Sendable {
     }
 
     /// `json` as one line of compact JSON (its members in that order), written byte by byte
-    /// without a JSON tree or intermediate strings: `ledger append` prints one per event.
-    public var jsonLine: String {
+    /// without a JSON tree or intermediate strings: `ledger append` prints one per event. The
+    /// position is written in whole digits, as `JSONWriter` writes it below 10^18.
+    package var jsonLine: String {
         var out: [UInt8] = []
         out.reserveCapacity(112)
         out.append(contentsOf: #"{"id":""#.utf8)
@@ -35,8 +36,7 @@ public struct AppendResult: Equatable, Sendable {
         } while p > 0
         out[digits...].reverse()
         out.append(contentsOf: #","hlc":""#.utf8)
-        let hex = Array("0123456789ABCDEF".utf8)
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(hex[Int(hlc.rawValue >> UInt64(shift) & 0xF)]) }
+        hlc.writeHex(into: &out)
         out.append(contentsOf: #"","duplicate":"#.utf8)
         out.append(contentsOf: (duplicate ? "true}" : "false}").utf8)
         return String(decoding: out, as: UTF8.self)

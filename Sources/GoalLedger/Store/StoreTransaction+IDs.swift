@@ -54,9 +54,8 @@ extension StoreTransaction {
         var found: UInt64?
         for table in [layout.recentIDs, layout.ids] {
             try lmdb.scanDuplicates(table, key: key) { value in
-                guard let p = IDIndex.position(value), try recordID(at: p) == words else { return true }
-                found = p
-                return false
+                found = try position(in: value, naming: words)
+                return found == nil
             }
             if found != nil { return found }
         }
@@ -78,7 +77,7 @@ extension StoreTransaction {
                     let words = IDWords(id)
                     try withUnsafeBytes(of: key.bigEndian) { k in
                         try cursor.values(at: k) { value in
-                            guard let p = IDIndex.position(value), try recordID(at: p) == words else { return true }
+                            guard try position(in: value, naming: words) != nil else { return true }
                             found.insert(id)
                             return false
                         }
@@ -87,6 +86,13 @@ extension StoreTransaction {
             }
         }
         return found
+    }
+
+    /// The position a row of the id index holds, when the event there has the id `words` (two
+    /// ids may share the row's key); nil otherwise.
+    private func position(in value: UnsafeRawBufferPointer, naming words: IDWords) throws -> UInt64? {
+        guard let p = IDIndex.position(value), try recordID(at: p) == words else { return nil }
+        return p
     }
 
     /// The id of the event stored at `position`, read from its record without decoding it; nil

@@ -155,8 +155,10 @@ extension UInt64 {
     }
 }
 
+/// The upper-case hex digits, by value: what ids and clock readings print with.
+let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
 extension UUID {
-    private static let hex = Array("0123456789ABCDEF".utf8)
 
     /// The upper-case string form, as `uuidString` prints it, without going through `snprintf`:
     /// digests and JSON output format millions of ids.
@@ -182,8 +184,8 @@ extension UUID {
                     out[j] = UInt8(ascii: "-")
                     j += 1
                 }
-                out[j] = Self.hex[Int(b[i] >> 4)]
-                out[j + 1] = Self.hex[Int(b[i] & 0xF)]
+                out[j] = upperHexDigits[Int(b[i] >> 4)]
+                out[j + 1] = upperHexDigits[Int(b[i] & 0xF)]
                 j += 2
             }
         }
