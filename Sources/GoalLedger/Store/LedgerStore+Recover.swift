@@ -224,7 +224,14 @@ extension LedgerStore {
     /// Told where ``LedgerSnapshot/verify()`` is: each check as it starts, and the log's
     /// position every 256 records: for a process that watches a `verify` which LMDB may stop.
     package var verifyProgress: (@Sendable (VerificationCheck, UInt64) -> Void)? {
-        get { progressHook.withLock { $0 } }
-        set { progressHook.withLock { $0 = newValue } }
+        get { progressHook.withLock { $0?.body } }
+        set { progressHook.withLock { $0 = newValue.map(ProgressHook.init) } }
     }
+}
+
+/// The closure of ``LedgerStore/verifyProgress``, boxed so that reading it never changes it.
+final class ProgressHook: Sendable {
+    let body: @Sendable (VerificationCheck, UInt64) -> Void
+
+    init(_ body: @escaping @Sendable (VerificationCheck, UInt64) -> Void) { self.body = body }
 }

@@ -34,8 +34,10 @@ public final class LedgerStore: @unchecked Sendable {
     let env: Environment
 
     let layout: StoreLayout
-    /// See ``verifyProgress``.
-    let progressHook = Mutex<(@Sendable (VerificationCheck, UInt64) -> Void)?>(nil)
+    /// See ``verifyProgress``. The closure is held in a box: a function value held directly as
+    /// the mutex's value is re-abstracted on every `withLock` (its `inout` is written back), so
+    /// each read would wrap it in two more thunks and its calls would grow deeper with the log.
+    let progressHook = Mutex<ProgressHook?>(nil)
     /// Where the `async` writes of this store run, one after another, off the callers' actors.
     let writer = DispatchQueue(label: "goal-ledger.writer", qos: .userInitiated)
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import GoalLedger
@@ -220,5 +221,34 @@ struct StreamingVerifyTests {
         #expect(try t.store.reading { try $0.streamingVerification() } == nil)
         let report = try t.store.verify()
         #expect(report.problems.count == 1 && report.problems[0].hasSuffix("differs from a fresh replay"), "\(report.problems)")
+    }
+
+    /// The progress hook is called at the same depth however often it was read: reading it must
+    /// not wrap it (a hook re-wrapped on every read was called through thousands of thunks by
+    /// the end of a million-event `verify`, and a longer log would overflow the stack).
+    @Test func theProgressHookIsCalledAtTheSameDepthEveryTime() throws {
+        let t = try TemporaryStore()
+        try t.store.append(try drafts(dayOne), now: now)
+        let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1}"#
+        for _ in 0..<10 { try t.store.append(try drafts(Array(repeating: entry, count: 100)), now: now) }
+        let depths = Mutex<[(check: VerificationCheck, position: UInt64, depth: Int)]>([])
+        t.store.verifyProgress = { check, position in
+            depths.withLock { $0.append((check, position, Thread.callStackReturnAddresses.count)) }
+        }
+        try streamed(t.store)
+        // Three reads of the log (goal at a time, the full check, decoded ahead), each saying
+        // where it is every 256 records, from one call site: one depth per read.
+        var reads: [[Int]] = []
+        for call in depths.withLock({ $0 }) where call.check == .log {
+            if call.position == 0 { reads.append([]) } else if !reads.isEmpty { reads[reads.count - 1].append(call.depth) }
+        }
+        #expect(reads.count == 3 && reads.allSatisfy { $0.count >= 4 }, "\(reads)")
+        #expect(reads.allSatisfy { Set($0).count == 1 }, "depths of the log's progress calls, read by read: \(reads)")
+        depths.withLock { $0.removeAll() }
+        t.store.verifyProgress?(.log, 0)
+        for _ in 0..<1_000 { _ = t.store.verifyProgress }
+        t.store.verifyProgress?(.log, 1)
+        let direct = depths.withLock { $0 }.map(\.depth)
+        #expect(direct.count == 2 && direct[0] == direct[1], "\(direct)")
     }
 }
