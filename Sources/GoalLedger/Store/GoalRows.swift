@@ -26,8 +26,8 @@ struct GoalRows {
     /// The goal's reminder facts, for the pending rows of every device; nil without a reminder.
     let facts: ReminderFacts?
 
-    /// The rows of `goal` in `replay`, a fold of that goal's events alone (and no other goal's);
-    /// nil when the fold holds nothing of it. `firstWeekday`: the store device's, which the
+    /// The rows of `goal` in `replay`, a fold of that goal's events (and of other goals', which
+    /// do not change its state); nil when the fold holds nothing of it. `firstWeekday`: the store device's, which the
     /// weekly views count from.
     init?(_ goal: UUID, in replay: GoalProjection, firstWeekday: Int) throws(LedgerError) {
         guard let g = replay.goals[goal] else { return nil }
@@ -39,11 +39,15 @@ struct GoalRows {
         }
         facts = ReminderFacts(g)
         if let facts { rows.append((Table.reminders, id, PendingTable.encode(facts))) }
-        entries = PendingTable.entryRows(of: g).sorted { $0.key < $1.key }
+        // Sorted by key alone (no row moved, nothing retained), then each row taken once.
+        let unsorted = PendingTable.entryRows(of: g)
+        var order = unsorted.indices.map { (key: unsorted[$0].key, index: $0) }
+        order.sort { $0.key < $1.key }
+        entries = order.map { unsorted[$0.index] }
         let parts = try ProjectionDigest.parts(of: g)
         if !parts.isEmpty { rows.append((Table.digest, id, parts.bytes)) }
         goalHash = parts.goalHash
-        let views = ViewTables.rows(of: replay, firstWeekday: firstWeekday)
+        let views = ViewTables.rows(of: g, firstWeekday: firstWeekday)
         for (table, made) in [(Table.days, views.days), (Table.periods, views.periods), (Table.runs, views.runs)] {
             for (key, value) in made.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) { rows.append((table, key, value)) }
         }

@@ -6,6 +6,10 @@ import LMDB
 struct LogDecodingPlan {
     var minimumEvents: UInt64 = 16_384
     var runLength = 2048
+    /// The events a batch of `verify`'s goal walk holds at most (unless one goal has more):
+    /// read in position order, each page of the log is read once for the several events of
+    /// the batch it holds.
+    var goalBatchEvents = 131_072
 }
 
 /// Reads a range of the log on a thread of its own and turns each record into an `Item`

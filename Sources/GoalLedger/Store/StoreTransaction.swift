@@ -26,6 +26,30 @@ struct StoreTransaction: ~Copyable {
         return UInt64(bigEndianBytes: last.key)
     }
 
+    /// Calls `body` with each of `reads` and the record stored at its position (nil: none is),
+    /// until it returns false. One cursor reads them all, each read starting from the page the
+    /// last one left it on: positions in ascending order read each page of the log once for
+    /// the events it holds, where as many `get`s would each search from the root.
+    func records<C: Collection>(
+        _ reads: C, at position: (C.Element) -> UInt64, _ body: (C.Element, UnsafeRawBufferPointer?) throws -> Bool
+    ) throws {
+        try lmdb.withLookupCursor(layout.events) { cursor in
+            for read in reads {
+                var found = false
+                var go = true
+                try withUnsafeBytes(of: position(read).bigEndian) { key in
+                    try cursor.values(at: key) { record in
+                        found = true
+                        go = try body(read, record)
+                        return false
+                    }
+                }
+                if !found { go = try body(read, nil) }
+                if !go { return }
+            }
+        }
+    }
+
     /// The store's clock as the next event starts from it. A store written before the gate
     /// bounded clocks may hold an event whose reading lies past ``HLC/latest`` and a clock moved
     /// to it; such a reading is ignored: the clock is the latest supported reading the log holds

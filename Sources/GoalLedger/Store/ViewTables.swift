@@ -316,19 +316,31 @@ enum ViewTables {
     static func rows(of p: GoalProjection, firstWeekday fw: Int) -> (
         days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]
     ) {
-        var dayRows: [[UInt8]: [UInt8]] = [:]
-        var periodRows: [[UInt8]: [UInt8]] = [:]
-        var runRows: [[UInt8]: [UInt8]] = [:]
-        for (id, g) in p.goals {
-            let sorted = days(of: g)
-            for (day, s) in sorted { dayRows[dayKey(id, day)] = s.bytes }
-            guard g.hasHeader || !sorted.isEmpty else { continue }
-            let rules = ViewBasis(g)
-            let periods = periods(of: sorted, cadence: rules.cadence, firstWeekday: fw)
-            for (n, s) in periods { periodRows[periodKey(id, n)] = s.bytes }
-            for row in Self.runRows(id, rules: rules, runs: runs(of: periods, rules: rules)) { runRows[row.key] = row.value }
-        }
-        return (dayRows, periodRows, runRows)
+        var rows: (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]) = ([:], [:], [:])
+        for g in p.goals.values { addRows(of: g, firstWeekday: fw, to: &rows) }
+        return rows
+    }
+
+    /// The rows of `days`, `periods` and `runs` one goal's state gives.
+    static func rows(of g: GoalState, firstWeekday fw: Int) -> (
+        days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]
+    ) {
+        var rows: (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]) = ([:], [:], [:])
+        addRows(of: g, firstWeekday: fw, to: &rows)
+        return rows
+    }
+
+    private static func addRows(
+        of g: GoalState, firstWeekday fw: Int,
+        to rows: inout (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]])
+    ) {
+        let sorted = days(of: g)
+        for (day, s) in sorted { rows.days[dayKey(g.id, day)] = s.bytes }
+        guard g.hasHeader || !sorted.isEmpty else { return }
+        let rules = ViewBasis(g)
+        let periods = periods(of: sorted, cadence: rules.cadence, firstWeekday: fw)
+        for (n, s) in periods { rows.periods[periodKey(g.id, n)] = s.bytes }
+        for row in Self.runRows(g.id, rules: rules, runs: runs(of: periods, rules: rules)) { rows.runs[row.key] = row.value }
     }
 
     /// Brings `goal`'s runs in line with period `n`, whose day rows may have changed.

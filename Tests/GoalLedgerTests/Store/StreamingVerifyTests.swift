@@ -29,6 +29,11 @@ struct StreamingVerifyTests {
             try store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(minimumEvents: 1, runLength: 3)) },
             "\(store.device) \(comment), decoded ahead")
         #expect(Self.same(decoded, full), "\(store.device) \(comment), decoded ahead")
+        // The goal walk in batches of one or two goals (each batch's events read in position order).
+        let batched = try #require(
+            try store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: 2)) },
+            "\(store.device) \(comment), small batches")
+        #expect(Self.same(batched, full), "\(store.device) \(comment), small batches")
         return streamed
     }
 
@@ -144,11 +149,42 @@ struct StreamingVerifyTests {
                 return (key, value)
             }
             #expect(try t.store.reading { try $0.streamingVerification() } == nil)
+            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: 5)) } == nil)
             let problems = try t.store.verify().problems
             #expect(problems.count == 1 && problems[0].contains(goal.uuidString) && problems[0].hasSuffix("differs from a fresh replay"), "\(problems)")
             try t.store.writeTransaction { txn in try txn.putEntry(try txn.activeProjection().entries, key: key, value: value) }
             try streamed(t.store)
         }
+    }
+
+    /// The goal index's rows of two goals swapped (each goal's rows whole, so their counts
+    /// still agree): the walk reads an event of the other goal where it expects one of its own,
+    /// in one batch or in many, and stops; the full check names the damage.
+    @Test func goalIndexRowsNamingAnotherGoalsEventsStopTheWalkInAnyBatch() throws {
+        let t = try TemporaryStore()
+        let (a, b) = (UUID(), UUID())
+        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
+        try t.store.append(
+            try drafts(created + (0..<12).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
+            now: now)
+        try streamed(t.store)
+        try t.store.writeTransaction { txn in
+            var rows: [(key: [UInt8], value: [UInt8])] = []
+            try txn.scan(txn.layout.goalPositions) { k, v in
+                rows.append((Array(k), Array(v)))
+                return true
+            }
+            #expect(rows.count >= 2)
+            for row in rows { _ = try txn.delete(txn.layout.goalPositions, key: row.key) }
+            for row in rows {
+                let other = row.key.prefix(16).elementsEqual(a.bytes) ? b.bytes : a.bytes
+                try txn.put(txn.layout.goalPositions, key: other + row.key[16...], value: row.value)
+            }
+        }
+        for batch in [LogDecodingPlan.init().goalBatchEvents, 1, 3] {
+            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(batch)")
+        }
+        #expect(try !t.store.verify().isClean)
     }
 
     @Test(arguments: 0..<8)
@@ -236,13 +272,13 @@ struct StreamingVerifyTests {
             depths.withLock { $0.append((check, position, Thread.callStackReturnAddresses.count)) }
         }
         try streamed(t.store)
-        // Three reads of the log (goal at a time, the full check, decoded ahead), each saying
-        // where it is every 256 records, from one call site: one depth per read.
+        // Reads of the log (goal at a time, the full check, decoded ahead, in small batches),
+        // each saying where it is every 256 records, from one call site: one depth per read.
         var reads: [[Int]] = []
         for call in depths.withLock({ $0 }) where call.check == .log {
             if call.position == 0 { reads.append([]) } else if !reads.isEmpty { reads[reads.count - 1].append(call.depth) }
         }
-        #expect(reads.count == 3 && reads.allSatisfy { $0.count >= 4 }, "\(reads)")
+        #expect(reads.count >= 3 && reads.allSatisfy { $0.count >= 4 }, "\(reads)")
         #expect(reads.allSatisfy { Set($0).count == 1 }, "depths of the log's progress calls, read by read: \(reads)")
         depths.withLock { $0.removeAll() }
         t.store.verifyProgress?(.log, 0)

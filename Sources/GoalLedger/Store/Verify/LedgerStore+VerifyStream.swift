@@ -162,7 +162,7 @@ extension LedgerStore {
         progress?(.chains, s.events)
         guard let unsignedEvents = chainsVerify(s, trust) else { return nil }
         progress?(.projections, s.events)
-        guard let goals = try projectionsVerify(&s, rule: rule, txn) else { return nil }
+        guard let goals = try projectionsVerify(&s, rule: rule, plan, txn) else { return nil }
 
         var report = VerificationReport()
         report.events = s.events
@@ -397,12 +397,15 @@ extension LedgerStore {
     /// own on the same snapshot as `txn` (a later one, should a write land in between, makes the
     /// check give up to the full one, as does a part that gets no transaction because the map is
     /// being resized).
-    private func projectionsVerify(_ s: inout LogStream, rule: HistoryRule, _ txn: borrowing StoreTransaction) throws -> Int? {
+    private func projectionsVerify(
+        _ s: inout LogStream, rule: HistoryRule, _ plan: LogDecodingPlan, _ txn: borrowing StoreTransaction
+    ) throws -> Int? {
         let status = try txn.projectionStatus()
         guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
         let setup = GoalWalkSetup(
             tables: layout.projections[status.generation], firstWeekday: s.devices.device(device).calendar.firstWeekday, rule: rule,
-            revokedAfter: s.devices.revokedAfter, setAside: s.setAsidePositions, snapshot: txn.snapshotID)
+            revokedAfter: s.devices.revokedAfter, setAside: s.setAsidePositions, snapshot: txn.snapshotID,
+            batchEvents: max(1, plan.goalBatchEvents))
         // Where each run of goals starts: the goals of the goal index's keys, split evenly.
         var goals: [[UInt8]] = []
         try txn.scanKeys(layout.goalPositions) { k in
@@ -444,49 +447,92 @@ extension LedgerStore {
         let revokedAfter: [String: UInt64]
         let setAside: Set<UInt64>
         let snapshot: Int
+        /// See `LogDecodingPlan.goalBatchEvents`.
+        let batchEvents: Int
     }
 
     /// The goals of the goal index from the key `start` (the first, when nil) up to the key
-    /// `end` (the last, when nil), each folded alone and compared with its stored rows; what
-    /// they count, or nil when anything differs.
+    /// `end` (the last, when nil), folded and compared with their stored rows a batch of whole
+    /// goals at a time; what they count, or nil when anything differs.
     private func walkGoals(from start: [UInt8]?, below end: [UInt8]?, _ setup: GoalWalkSetup, _ txn: borrowing StoreTransaction) throws
         -> GoalWalkTotals?
     {
-        let progress = verifyProgress
         var walk = GoalWalkTotals()
-        var goal: UUID?
-        var replay = GoalProjection(historyRule: setup.rule)
-        replay.revokedAfter = setup.revokedAfter
+        var batch = GoalBatch(setup)
         var sound = true
         let complete = try txn.scanGoalPositions(from: start) { k, position in
             if let end, !k.lexicographicallyPrecedes(end) { return false }
             let id = StoredProjection.uuid(k)
-            if id != goal {
-                if let goal {
-                    guard try compareGoal(goal, replay, setup.firstWeekday, &walk, setup.tables, txn) else {
+            if id != batch.goals.last {
+                if batch.reads.count >= setup.batchEvents {
+                    guard try walkBatch(&batch, setup, &walk, txn) else {
                         sound = false
                         return false
                     }
                 }
-                goal = id
-                replay.goals.removeAll(keepingCapacity: true)
+                batch.goals.append(id)
             }
+            batch.reads.append(GoalBatch.Read(position: position, goal: Int32(truncatingIfNeeded: batch.goals.count - 1)))
+            return true
+        }
+        guard sound, complete, try walkBatch(&batch, setup, &walk, txn) else { return nil }
+        return walk
+    }
+
+    /// Whole goals of the goal walk, their events to read.
+    struct GoalBatch {
+        struct Read {
+            var position: UInt64
+            /// The event's goal, an index into `goals`.
+            var goal: Int32
+        }
+
+        /// The goals, in the goal index's order.
+        var goals: [UUID] = []
+        /// Their events, from the goal index.
+        var reads: [Read] = []
+        /// A fold of the batch's events.
+        var replay: GoalProjection
+
+        init(_ setup: GoalWalkSetup) {
+            replay = GoalProjection(historyRule: setup.rule)
+            replay.revokedAfter = setup.revokedAfter
+        }
+    }
+
+    /// Reads the events of `batch` in position order through one cursor (each read starts from
+    /// the page the last one left it on), each of which must be of the goal the goal index
+    /// names; folds them, compares each goal's rows with the stored ones, and empties the batch.
+    /// False when anything differs.
+    private func walkBatch(_ batch: inout GoalBatch, _ setup: GoalWalkSetup, _ walk: inout GoalWalkTotals, _ txn: borrowing StoreTransaction)
+        throws -> Bool
+    {
+        let progress = verifyProgress
+        batch.reads.sort { $0.position < $1.position }
+        var sound = true
+        try txn.records(batch.reads, at: \.position) { read, record in
             walk.indexed += 1
-            // The log's read checked every chain: the fold needs no hash or signature.
-            if walk.indexed & 4095 == 0 { progress?(.projections, position) }
+            if walk.indexed & 4095 == 0 { progress?(.projections, read.position) }
             // Every run reads pages of its own, so each lets them go twice as often as one would.
             if walk.indexed & 0x7FFF == 0 { releaseMappedPages(txn) }
-            let event = try txn.withValue(layout.events, key: position.bigEndianBytes) { try? EventCodec.decode($0, keepingChain: false) } ?? nil
-            guard let event, event.payload.goal == id else {
+            // The log's read checked every chain: the fold needs no hash or signature.
+            guard let record, let event = try? EventCodec.decode(record, keepingChain: false),
+                event.payload.goal == batch.goals[Int(read.goal)]
+            else {
                 sound = false
                 return false
             }
-            if !setup.setAside.contains(position) { replay.fold(event) }
+            if !setup.setAside.contains(read.position) { batch.replay.fold(event) }
             return true
         }
-        guard sound, complete else { return nil }
-        if let goal { guard try compareGoal(goal, replay, setup.firstWeekday, &walk, setup.tables, txn) else { return nil } }
-        return walk
+        guard sound else { return false }
+        for goal in batch.goals {
+            guard try compareGoal(goal, batch.replay, setup.firstWeekday, &walk, setup.tables, txn) else { return false }
+        }
+        batch.goals.removeAll(keepingCapacity: true)
+        batch.reads.removeAll(keepingCapacity: true)
+        batch.replay.goals.removeAll(keepingCapacity: true)
+        return true
     }
 
     /// The ledger's rows, once every goal's were compared: devices, pending requests (every
