@@ -10,6 +10,10 @@ struct LogDecodingPlan {
     /// read in position order, each page of the log is read once for the several events of
     /// the batch it holds.
     var goalBatchEvents = 131_072
+    /// The decoders that read the log together for `verify`, each on its own thread: two on a
+    /// machine of two processors or more (the taker of the runs has time to spare; one
+    /// decoder alone is the slower side), else one.
+    var decoders = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1
 }
 
 /// Reads a range of the log on a thread of its own and turns each record into an `Item`
@@ -70,10 +74,17 @@ final class LogDecoder<Item>: @unchecked Sendable {
     /// runs of `runLength`, each made into an item by `read` (its position, when its key is
     /// one, and its record); an error `read` throws is thrown by ``next()`` after the runs
     /// before it.
+    ///
+    /// `share`: this decoder's share of the runs when several decode one range together, each
+    /// on its own thread: decoder `index` of `of` makes runs `index`, `index + of`, … (counted
+    /// from 0; it steps over the others' records without reading them), and the caller takes
+    /// run `r` from decoder `r % of` (see ``SharedLogDecoders``). Not with `runByRun`.
     init(
         _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, snapshot: Int? = nil,
-        runByRun: Bool = false, runsAhead: Int = 4, read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+        runByRun: Bool = false, runsAhead: Int = 4, share: (index: Int, of: Int) = (0, 1),
+        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
     ) {
+        precondition(share.of >= 1 && (0..<share.of).contains(share.index) && (share.of == 1 || !runByRun), "a share of the runs")
         self.runsAhead = max(1, runsAhead)
         let thread = Thread { [self] in
             defer { exited.signal() }
@@ -83,9 +94,13 @@ final class LogDecoder<Item>: @unchecked Sendable {
                     let txn = StoreTransaction(raw, layout: layout)
                     if let snapshot, txn.snapshotID != snapshot { return nil }
                     var run = Run(capacity: runLength)
+                    // Records counted from `start`: which run each is in, and whose it is.
+                    var ordinal = 0
                     try txn.scan(layout.events, from: start.bigEndianBytes) { key, value in
                         let position = key.count == 8 ? UInt64(bigEndianBytes: key) : nil
                         if let position, position > end { return false }
+                        defer { ordinal += 1 }
+                        guard share.of == 1 || (ordinal / runLength) % share.of == share.index else { return true }
                         run.append((position, try read(position, value)))
                         guard run.count == runLength else { return true }
                         defer { run = Run(capacity: runLength) }
@@ -185,6 +200,40 @@ final class LogDecoder<Item>: @unchecked Sendable {
         condition.unlock()
         if join { exited.wait() }
     }
+}
+
+/// Several decoders reading one range together, each its share of the runs on its own thread
+/// (`LogDecoder`'s `share`), their runs given in log order.
+struct SharedLogDecoders<Item>: ~Copyable {
+    private let decoders: [LogDecoder<Item>]
+    /// The run to give next, counted from 0.
+    private var turn = 0
+
+    /// `count` decoders of the records `start` through `end`; see `LogDecoder.init`.
+    init(
+        _ count: Int, _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, snapshot: Int?,
+        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+    ) {
+        let n = max(1, count)
+        decoders = (0..<n).map {
+            LogDecoder(env, layout: layout, from: start, through: end, runLength: runLength, snapshot: snapshot, share: ($0, n), read: read)
+        }
+    }
+
+    /// The next run in log order (from the decoder whose share it is). A decoder with no run
+    /// where its share has one means the range ended there: no later run exists either.
+    /// ``LogDecoder/Next/unavailable`` may come after runs were given, when only some
+    /// decoders got a transaction.
+    mutating func next() throws -> LogDecoder<Item>.Next {
+        let got = try decoders[turn % decoders.count].next()
+        if case .run = got { turn += 1 }
+        return got
+    }
+
+    /// Stops every decoder (see `LogDecoder.stop`).
+    func stop() { for d in decoders { d.stop() } }
+
+    deinit { stop() }
 }
 
 /// A run of decoded records, which its taker moves out one at a time, in order (a record is

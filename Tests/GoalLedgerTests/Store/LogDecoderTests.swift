@@ -133,6 +133,37 @@ import Testing
         }
     }
 
+    /// Decoders sharing a range, each its share of the runs, give every record once and in
+    /// log order, from any start, with runs that do or do not divide the range; then the end.
+    @Test(arguments: [(1, 4), (2, 4), (3, 4), (2, 1), (3, 5), (2, 50)])
+    func sharedDecodersGiveEveryRecordOnceInOrder(_ decoders: Int, _ runLength: Int) throws {
+        let (t, _) = try storeWithEntries(21)
+        for start in [UInt64(1), 5] {
+            var shared = SharedLogDecoders<UInt64?>(
+                decoders, t.store.env, layout: t.store.layout, from: start, through: 21, runLength: runLength, snapshot: nil
+            ) { position, _ in position }
+            var all: [UInt64?] = []
+            var runs = 0
+            reading: while true {
+                switch try shared.next() {
+                case .run(let run):
+                    runs += 1
+                    while let record = run.take() {
+                        #expect(record.item == record.position)
+                        all.append(record.position)
+                    }
+                case .end: break reading
+                case .unavailable:
+                    Issue.record("no transaction")
+                    break reading
+                }
+            }
+            shared.stop()
+            #expect(all == Array(start...21).map { Optional($0) }, "\(decoders) decoders, runs of \(runLength), from \(start)")
+            #expect(runs == (Int(22 - start) + runLength - 1) / runLength)
+        }
+    }
+
     /// A decoder reading run by run holds no snapshot between runs: it goes on across the
     /// commits of its caller's write transactions (a rebuild's chunks) and hands each record
     /// once, in order.

@@ -24,11 +24,15 @@ struct StreamingVerifyTests {
         let full = try store.reading { try $0.fullVerification() }
         #expect(full.isClean, "\(comment): \(full.problems.prefix(3))")
         #expect(Self.same(streamed, full), "\(store.device) \(comment)")
-        // The log read by a decoder on a thread of its own, in runs of 3: the same report.
-        let decoded = try #require(
-            try store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(minimumEvents: 1, runLength: 3)) },
-            "\(store.device) \(comment), decoded ahead")
-        #expect(Self.same(decoded, full), "\(store.device) \(comment), decoded ahead")
+        // The log read by decoders on threads of their own (one, two, three), in runs of 3: the same report.
+        for decoders in 1...3 {
+            let decoded = try #require(
+                try store.reading {
+                    try $0.streamingVerification(decoding: LogDecodingPlan(minimumEvents: 1, runLength: 3, decoders: decoders))
+                },
+                "\(store.device) \(comment), decoded ahead by \(decoders)")
+            #expect(Self.same(decoded, full), "\(store.device) \(comment), decoded ahead by \(decoders)")
+        }
         // The goal walk in batches of one or two goals (each batch's events read in position order).
         let batched = try #require(
             try store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: 2)) },
@@ -60,7 +64,10 @@ struct StreamingVerifyTests {
                 try txn.put(events, key: UInt64(6).bigEndianBytes, value: seventh)
             }
         }
-        for plan in [LogDecodingPlan(minimumEvents: .max), LogDecodingPlan(minimumEvents: 1, runLength: 1), LogDecodingPlan(minimumEvents: 1, runLength: 4)] {
+        for plan in [
+            LogDecodingPlan(minimumEvents: .max), LogDecodingPlan(minimumEvents: 1, runLength: 1), LogDecodingPlan(minimumEvents: 1, runLength: 4),
+            LogDecodingPlan(minimumEvents: 1, runLength: 2, decoders: 1), LogDecodingPlan(minimumEvents: 1, runLength: 2, decoders: 3),
+        ] {
             #expect(try t.store.reading { try $0.streamingVerification(decoding: plan) } == nil, "\(damage), runs of \(plan.runLength)")
         }
         #expect(try !t.store.verify().isClean)

@@ -180,15 +180,15 @@ extension LedgerStore {
         var expected: UInt64 = 1
         defer { s.events = expected - 1 }
         if try txn.lastPosition() >= plan.minimumEvents {
-            let decoder = LogDecoder<(event: Event?, hash: Hash32?)>(
-                env, layout: layout, from: 1, through: .max, runLength: plan.runLength, snapshot: txn.snapshotID
+            var decoders = SharedLogDecoders<(event: Event?, hash: Hash32?)>(
+                plan.decoders, env, layout: layout, from: 1, through: .max, runLength: plan.runLength, snapshot: txn.snapshotID
             ) { _, record in
                 let event = try? EventCodec.decode(record)
                 return (event, event.map { Self.chainHash($0, record) })
             }
-            defer { decoder.stop() }
+            defer { decoders.stop() }
             while true {
-                switch try decoder.next() {
+                switch try decoders.next() {
                 case .run(let run):
                     while let record = run.take() {
                         guard let event = record.item.event, let hash = record.item.hash,
@@ -198,7 +198,9 @@ extension LedgerStore {
                 case .end:
                     return true
                 case .unavailable:
-                    // Said before any run: nothing was taken in yet.
+                    // Before any run, nothing was taken in yet: this thread reads the log. After
+                    // some (only some decoders got a transaction), the full check takes over.
+                    guard expected == 1 else { return false }
                     return try streamLogHere(&expected, &s, txn)
                 }
             }
