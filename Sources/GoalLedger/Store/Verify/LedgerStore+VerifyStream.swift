@@ -138,6 +138,10 @@ extension LedgerStore {
         progress?(.log, 0)
         var s = LogStream(devices: GoalProjection(historyRule: rule))
         s.devices.revokedAfter = try txn.revocations()
+        // The id index's sum, on a thread of its own while the log is read (it needs nothing
+        // the read finds): the log's read leaves a processor part idle.
+        let idSum = IDIndexSum(self, snapshot: txn.snapshotID)
+        defer { idSum.wait() }
         guard try streamLog(&s, plan, txn) else { return nil }
         for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
         progress?(.indexes, s.events)
@@ -149,7 +153,7 @@ extension LedgerStore {
         // With their sizes equal, the two indexes hold exactly the rows the log calls for when
         // their sums match: one ordered walk of each instead of a lookup per event (the id
         // index's two tables summed).
-        guard try RowSum.of(layout.ids, txn) + RowSum.of(layout.recentIDs, txn) == s.idRows else { return nil }
+        guard try (idSum.wait() ?? idIndexSum(txn)) == s.idRows else { return nil }
         releaseMappedPages(txn)
         guard try RowSum.of(layout.origins, txn) == s.originRows else { return nil }
         releaseMappedPages(txn)
@@ -170,6 +174,11 @@ extension LedgerStore {
         report.unsignedEvents = unsignedEvents
         report.setAside = s.setAside
         return report
+    }
+
+    /// The order-independent sum of the id index's rows (both its tables).
+    fileprivate func idIndexSum(_ txn: borrowing StoreTransaction) throws -> RowSum {
+        try RowSum.of(layout.ids, txn) + RowSum.of(layout.recentIDs, txn)
     }
 
     /// Reads the log in order into `s` (`streamRecord`), its count into `s.events`; false at the
@@ -618,5 +627,40 @@ extension LedgerStore {
     /// Whether `db` holds `value` under `key`.
     private static func holds(_ db: Database, _ key: [UInt8], _ value: [UInt8], _ txn: borrowing StoreTransaction) throws -> Bool {
         try txn.withValue(db, key: key) { value.elementsEqual($0) } ?? false
+    }
+}
+
+/// The id index's sum (`LedgerStore.idIndexSum`) made on a thread of its own, in a read
+/// transaction on a given snapshot.
+private final class IDIndexSum: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Mutex<RowSum?>(nil)
+    private var waited = false
+    private var sum: RowSum?
+
+    init(_ store: LedgerStore, snapshot: Int) {
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            // Without a transaction on that snapshot (the map is being resized), or on an
+            // error, no sum: the caller makes it.
+            let made = try? store.env.withReadTransactionIfAvailable { raw -> RowSum? in
+                let txn = StoreTransaction(raw, layout: store.layout)
+                guard txn.snapshotID == snapshot else { return nil }
+                return try store.idIndexSum(txn)
+            }
+            result.withLock { $0 = made ?? nil }
+        }
+        thread.name = "ledger id index sum"
+        thread.start()
+    }
+
+    /// Waits for the thread (once) and gives its sum; nil when it made none.
+    func wait() -> RowSum? {
+        if !waited {
+            done.wait()
+            waited = true
+            sum = result.withLock { $0 }
+        }
+        return sum
     }
 }
