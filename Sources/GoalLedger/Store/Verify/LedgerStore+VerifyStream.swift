@@ -23,27 +23,60 @@ struct OriginStream {
 }
 
 /// An order-independent sum over the rows of a table (key and value): two sets of rows with the
-/// same number of rows and the same sum are the same set but for a chance of about 2^-128. Each
-/// row's term is two SipHash values under this process's random seed, so the sums compare only
-/// within one process. It lets `verify` check an index against the log with one ordered walk of
-/// each, where a lookup per event would jump around the index's pages.
+/// same number of rows and the same sum are the same set but for a chance of about 2^-128, as
+/// far as the rows' terms behave as random values. Each row's term is two 64-bit hashes of its
+/// bytes (multiply-and-fold rounds, as in wyhash) keyed by a secret drawn at random by each
+/// process, so the sums compare only within one process and no damage can be aimed at a
+/// collision; they are not a cryptographic digest. It lets `verify` check an index against the
+/// log with one ordered walk of each, where a lookup per event would jump around the index's
+/// pages.
 struct RowSum: Equatable {
     private var a: UInt64 = 0
     private var b: UInt64 = 0
 
+    /// The process's secret: a key for each hash and one for its data.
+    private static let secret: (UInt64, UInt64, UInt64, UInt64) = {
+        var g = SystemRandomNumberGenerator()
+        // Odd, so that no key is zero.
+        return (g.next() | 1, g.next() | 1, g.next() | 1, g.next() | 1)
+    }()
+
+    /// The high and low halves of the 128-bit product, folded.
+    @inline(__always)
+    private static func fold(_ x: UInt64, _ y: UInt64) -> UInt64 {
+        let p = x.multipliedFullWidth(by: y)
+        return p.high ^ p.low
+    }
+
+    /// Takes `bytes` into both hashes, eight at a time (the last few zero-padded: the lengths
+    /// taken in separately keep the rows apart).
+    @inline(__always)
+    private static func absorb(_ bytes: UnsafeRawBufferPointer, _ x: inout UInt64, _ y: inout UInt64) {
+        let k = secret
+        var i = 0
+        while i + 8 <= bytes.count {
+            let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            x = fold(x ^ k.0, w ^ k.2)
+            y = fold(y ^ k.1, w ^ k.3)
+            i += 8
+        }
+        if i < bytes.count {
+            var w: UInt64 = 0
+            for j in i..<bytes.count { w |= UInt64(bytes[j]) << UInt64(8 * (j - i)) }
+            x = fold(x ^ k.0, w ^ k.2)
+            y = fold(y ^ k.1, w ^ k.3)
+        }
+    }
+
     mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        var h0 = Hasher()
-        var h1 = Hasher()
-        h0.combine(0 as UInt8)
-        h1.combine(1 as UInt8)
-        h0.combine(key.count)
-        h1.combine(key.count)
-        h0.combine(bytes: key)
-        h1.combine(bytes: key)
-        h0.combine(bytes: value)
-        h1.combine(bytes: value)
-        a &+= UInt64(bitPattern: Int64(h0.finalize()))
-        b &+= UInt64(bitPattern: Int64(h1.finalize()))
+        let k = Self.secret
+        var x = Self.fold(UInt64(key.count) ^ k.0, k.3)
+        var y = Self.fold(UInt64(key.count) ^ k.1, k.2)
+        Self.absorb(key, &x, &y)
+        Self.absorb(value, &x, &y)
+        let total = UInt64(key.count + value.count)
+        a &+= Self.fold(x ^ total ^ k.2, k.0)
+        b &+= Self.fold(y ^ total ^ k.3, k.1)
     }
 
     /// The sum over every row of `db`.
