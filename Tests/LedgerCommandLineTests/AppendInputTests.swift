@@ -91,6 +91,24 @@ struct AppendInputTests {
         }
     }
 
+    /// The result lines, made in pieces on several threads, come out whole and in order:
+    /// none, one, exactly a piece, and many rounds of pieces with a piece cut short (and a
+    /// position past 10^18, whose line `JSONWriter` writes).
+    @Test(arguments: [0, 1, AppendCommand.linesPerPiece, AppendCommand.linesPerPiece * 9 + 17])
+    func resultLinesArePrintedWholeAndInOrder(_ count: Int) throws {
+        var results: [AppendResult] = []
+        for i in 0..<count {
+            let clock = HLC(rawValue: UInt64(i) &* 65_537)
+            results.append(AppendResult(id: UUID(), position: UInt64(i + 1), hlc: clock, duplicate: i % 5 == 0))
+        }
+        if count > 1 { results[count / 2] = AppendResult(id: UUID(), position: 1_000_000_000_000_001, hlc: HLC(rawValue: 7), duplicate: false) }
+        var inv = Invocation(environment: [:], readInput: { Data() })
+        try AppendCommand.printLines(of: results, &inv)
+        var expected = ""
+        for r in results { expected += try AppendCommand.line(r) + "\n" }
+        #expect(inv.out == expected)
+    }
+
     @Test(arguments: [[29_001], [2, 29_001], [15_000, 15_001], [30_000]])
     func theFirstInvalidLineIsNamed(_ bad: [Int]) throws {
         let (text, _) = Self.input(badLines: Set(bad))
