@@ -218,6 +218,16 @@ public struct GoalState: Equatable, Sendable {
         return order.map { live[$0.index] }
     }
 
+    /// Calls `body` with each live entry under `rule`, in no particular order: a goal with no
+    /// removal and no history write reads its entries in place, without an array of them.
+    func forEachLiveEntry(under rule: HistoryRule, _ body: (ProgressEntry) throws -> Void) rethrows {
+        guard removedEntries.isEmpty, historyWrites.isEmpty else {
+            for e in liveEntries(under: rule) { try body(e) }
+            return
+        }
+        for e in recordedEntries.values { try body(e) }
+    }
+
     /// The live entries under `rule`, in no particular order.
     func liveEntries(under rule: HistoryRule) -> [ProgressEntry] {
         var live = removedEntries.isEmpty ? Array(recordedEntries.values) : recordedEntries.values.filter { !removedEntries.contains($0.id) }

@@ -69,7 +69,7 @@ enum ProjectionDigest {
     static func entrySum(of g: GoalState) throws(LedgerError) -> DigestSum {
         var buffer: [UInt8] = []
         var sum = DigestSum.zero
-        for e in g.liveEntries(under: g.historyRule) { sum += entryHash(e, buffer: &buffer) }
+        g.forEachLiveEntry(under: g.historyRule) { e in sum += entryHash(e, buffer: &buffer) }
         return sum
     }
 

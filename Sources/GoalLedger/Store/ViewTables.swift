@@ -197,7 +197,7 @@ enum ViewTables {
     /// The day rows of `goal`'s live entries, in day order.
     static func days(of goal: GoalState) -> [(day: Day, summary: DaySummary)] {
         var days: [Day: DaySummary] = [:]
-        for e in goal.liveEntries(under: goal.historyRule) { days[e.day, default: DaySummary()].add(e) }
+        goal.forEachLiveEntry(under: goal.historyRule) { e in days[e.day, default: DaySummary()].add(e) }
         return days.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { (day: $0.key, summary: $0.value) }
     }
 
