@@ -216,8 +216,8 @@ extension LedgerStore {
 
     /// Reads the log in order into `s` (`streamRecord`), its count into `s.events`; false at the
     /// first record out of place or out of form. A log of `plan`'s length or more is
-    /// read, decoded and hashed for its chains by a `LogDecoder`, in this transaction's
-    /// snapshot, while this thread takes the events in.
+    /// read, decoded and hashed for its chains by `plan`'s decoders (`SharedLogDecoders`), in
+    /// this transaction's snapshot, while this thread takes the events in.
     private func streamLog(_ s: inout LogStream, _ plan: LogDecodingPlan, _ txn: borrowing StoreTransaction) throws -> Bool {
         var expected: UInt64 = 1
         defer { s.events = expected - 1 }
