@@ -27,8 +27,8 @@ struct GoalRows {
     let facts: ReminderFacts?
 
     /// The rows of `goal` in `replay`, a fold of that goal's events (and of other goals', which
-    /// do not change its state); nil when the fold holds nothing of it. `firstWeekday`: the store device's, which the
-    /// weekly views count from.
+    /// do not change its state); nil when the fold holds nothing of it. `firstWeekday`: the
+    /// store device's, which the weekly views count from.
     init?(_ goal: UUID, in replay: GoalProjection, firstWeekday: Int) throws(LedgerError) {
         guard let g = replay.goals[goal] else { return nil }
         exists = g.exists

@@ -311,29 +311,25 @@ enum ViewTables {
         return n
     }
 
+    /// Rows of `days`, `periods` and `runs`, each by key.
+    typealias FreshRows = (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]])
+
     /// Every row of `days`, `periods` and `runs` a fresh replay gives, for `verify` (the `calendar` row
     /// apart: it is present once a batch has been folded).
-    static func rows(of p: GoalProjection, firstWeekday fw: Int) -> (
-        days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]
-    ) {
-        var rows: (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]) = ([:], [:], [:])
+    static func rows(of p: GoalProjection, firstWeekday fw: Int) -> FreshRows {
+        var rows: FreshRows = ([:], [:], [:])
         for g in p.goals.values { addRows(of: g, firstWeekday: fw, to: &rows) }
         return rows
     }
 
     /// The rows of `days`, `periods` and `runs` one goal's state gives.
-    static func rows(of g: GoalState, firstWeekday fw: Int) -> (
-        days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]
-    ) {
-        var rows: (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]]) = ([:], [:], [:])
+    static func rows(of g: GoalState, firstWeekday fw: Int) -> FreshRows {
+        var rows: FreshRows = ([:], [:], [:])
         addRows(of: g, firstWeekday: fw, to: &rows)
         return rows
     }
 
-    private static func addRows(
-        of g: GoalState, firstWeekday fw: Int,
-        to rows: inout (days: [[UInt8]: [UInt8]], periods: [[UInt8]: [UInt8]], runs: [[UInt8]: [UInt8]])
-    ) {
+    private static func addRows(of g: GoalState, firstWeekday fw: Int, to rows: inout FreshRows) {
         let sorted = days(of: g)
         for (day, s) in sorted { rows.days[dayKey(g.id, day)] = s.bytes }
         guard g.hasHeader || !sorted.isEmpty else { return }
