@@ -51,10 +51,13 @@ public enum GoalHistory {
                 Point(period: Period(start: min(first, today), end: today), value: s.value, completed: s.completed, entries: entries.count)
             ]
         }
+        // Newest first, then turned around: each period is added at the end, where inserting
+        // at the front moved every period before it (quadratic in `count`).
         var periods = [current]
-        while periods.count < count, periods[0].start > Day.supported.lowerBound {
-            periods.insert(cadence.period(containing: periods[0].start.adding(days: -1), firstWeekday: calendar.firstWeekday)!, at: 0)
+        while periods.count < count, let earliest = periods.last, earliest.start > Day.supported.lowerBound {
+            periods.append(cadence.period(containing: earliest.start.adding(days: -1), firstWeekday: calendar.firstWeekday)!)
         }
+        periods.reverse()
         var byStart: [Day: [ProgressEntry]] = [:]
         let first = periods[0].start
         for e in entries where e.day >= first && e.day <= current.end {

@@ -53,6 +53,22 @@ struct ReportModelTests {
         #expect(points.last?.value == view.value && points.last?.period == view.period)
     }
 
+    /// Asked for more periods than the supported days hold, the history gives every period
+    /// from the first supported day to the current one, oldest first and without a gap.
+    @Test func periodsAskedBeyondTheSupportedRangeStopAtItsStartInOrder() throws {
+        let t = try Self.store([Self.berlinMonday, Self.created("daily"), Self.progress(3, "2026-11-02")])
+        let g = try t.store.goalState(Self.goal)
+        let calendar = DeviceCalendar(timeZoneIdentifier: "UTC", firstWeekday: 2)
+        let points = GoalHistory.periods(of: g, calendar: calendar, now: instant("2026-11-05T12:00:00Z"), count: .max)
+        #expect(points.count == Int(day("2026-11-05").daysSinceEpoch) + 1)
+        #expect(points.first?.period.start == Day.supported.lowerBound && points.last?.period.start == day("2026-11-05"))
+        #expect(zip(points, points.dropFirst()).allSatisfy { $0.period.end.adding(days: 1) == $1.period.start })
+        #expect(points.first { $0.period.start == day("2026-11-02") }?.value == 3)
+        // A few periods: the last ones, in the same order.
+        let few = GoalHistory.periods(of: g, calendar: calendar, now: instant("2026-11-05T12:00:00Z"), count: 4)
+        #expect(few.map(\.period) == points.suffix(4).map(\.period))
+    }
+
     @Test func theHeatMapHasOneCellPerDayInWeeksFromTheFirstWeekday() throws {
         let t = try Self.store([Self.berlinMonday, Self.created("daily"), Self.progress(6, "2026-11-02"), Self.progress(2, "2026-11-03")])
         let g = try t.store.goalState(Self.goal)
