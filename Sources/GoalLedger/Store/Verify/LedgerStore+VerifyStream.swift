@@ -379,8 +379,17 @@ extension LedgerStore {
         var inputs: [TrustFold.Input] = []
         for t in s.trustEvents {
             var covering: TrustFold.Signature?
-            if t.chained, let l = s.origins[t.origin]?.signed.first(where: { $0.sequence >= t.sequence }) {
-                covering = TrustFold.Signature(sequence: l.sequence, signer: l.signer)
+            if t.chained, let signed = s.origins[t.origin]?.signed {
+                // The first signature at or after the trust event, found by halving (`signed` is
+                // in sequence order): a log of many trust events and many signatures costs no
+                // more than their count times its logarithm.
+                var low = 0
+                var high = signed.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if signed[middle].sequence < t.sequence { low = middle + 1 } else { high = middle }
+                }
+                if low < signed.count { covering = TrustFold.Signature(sequence: signed[low].sequence, signer: signed[low].signer) }
             }
             inputs.append(TrustFold.Input(origin: t.origin, sequence: t.sequence, key: t.key, covering: covering, change: t.change))
         }

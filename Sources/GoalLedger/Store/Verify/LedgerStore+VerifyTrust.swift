@@ -19,18 +19,29 @@ extension LedgerStore {
             fold.founder = fold.founder ?? recorded
         }
         var inputs: [TrustFold.Input] = []
+        // For each origin with a trust event, where its next signed link is from each link on
+        // (one pass from its end): a log of many trust events far from any signature costs no
+        // more than its length.
+        var nextSigned: [String: [Int]] = [:]
+        for origin in Set(log.trustEvents.map(\.origin)) {
+            let chain = chains[origin] ?? []
+            var next = [Int](repeating: chain.count, count: chain.count)
+            var after = chain.count
+            for i in chain.indices.reversed() {
+                if let link = chain[i], link.signer != nil, link.signature != nil { after = i }
+                next[i] = after
+            }
+            nextSigned[origin] = next
+        }
         for t in log.trustEvents {
             let chain = chains[t.origin] ?? []
             var covering: TrustFold.Signature?
-            var i = Int(t.sequence) - 1
-            if i >= 0, i < chain.count, chain[i]?.previousHash != nil {
-                while i < chain.count {
-                    if let link = chain[i], let s = link.signer, link.signature != nil {
-                        covering = TrustFold.Signature(sequence: UInt64(i + 1), signer: s)
-                        break
-                    }
-                    i += 1
-                }
+            // The sequence comes from the file: compared before it becomes an index.
+            let i = t.sequence >= 1 && t.sequence <= UInt64(chain.count) ? Int(t.sequence) - 1 : -1
+            if i >= 0, chain[i]?.previousHash != nil, let j = nextSigned[t.origin]?[i], j < chain.count,
+                let link = chain[j], let s = link.signer
+            {
+                covering = TrustFold.Signature(sequence: UInt64(j + 1), signer: s)
             }
             inputs.append(TrustFold.Input(origin: t.origin, sequence: t.sequence, key: t.key, covering: covering, change: t.change))
         }
