@@ -194,11 +194,11 @@ extension Benchmark {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// The median of `count` measurements.
     /// How many times the figures judged against the peer (`append --file`, `rebuild`) are
     /// run on each side, the better kept.
     static let peerRounds = 2
 
+    /// The median of `count` measurements.
     static func median(_ count: Int, _ body: () throws -> Double) rethrows -> Double {
         var values: [Double] = []
         for _ in 0..<count { values.append(try body()) }

@@ -128,11 +128,11 @@ enum ProjectionCodec {
         return g
     }
 
-    /// Whether the goal exists, is deleted, its kind, and whether it was ever deleted or
-    /// restored, from a header's first bytes; nil when the goal was never created.
     /// What a header's first bytes say (`decodeStatus`).
     typealias GoalStatus = (deleted: Bool, kind: ProgressKind, deletionHistory: Bool)
 
+    /// Whether the goal exists, is deleted, its kind, and whether it was ever deleted or
+    /// restored, from a header's first bytes; nil when the goal was never created.
     static func decodeStatus(_ bytes: UnsafeRawBufferPointer) -> GoalStatus? {
         guard bytes.count >= 2, bytes[0] == version, bytes[1] & 1 != 0 else { return nil }
         return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome, bytes[1] & 8 != 0)

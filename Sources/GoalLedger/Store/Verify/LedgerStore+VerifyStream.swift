@@ -625,7 +625,8 @@ extension LedgerStore {
     }
 
     /// Compares the rows of `goal` in the stored projection with those of `replay`, a fresh
-    /// replay of that goal's events alone, and counts them; false when any differs.
+    /// replay of its batch's goals (no other goal's events change its state), and counts them;
+    /// false when any differs.
     private func compareGoal(
         _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables,
         _ txn: borrowing StoreTransaction
@@ -676,32 +677,31 @@ extension LedgerStore {
 /// transaction on a given snapshot.
 private final class IDIndexSum: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private let result = Mutex<RowSum?>(nil)
-    private var waited = false
+    /// Written by the thread before it signals `done`, read only after waiting for it.
     private var sum: RowSum?
+    private var waited = false
 
     init(_ store: LedgerStore, snapshot: Int) {
         let thread = Thread { [self] in
             defer { done.signal() }
             // Without a transaction on that snapshot (the map is being resized), or on an
             // error, no sum: the caller makes it.
-            let made = try? store.env.withReadTransactionIfAvailable { raw -> RowSum? in
+            sum = try? store.env.withReadTransactionIfAvailable { raw -> RowSum? in
                 let txn = StoreTransaction(raw, layout: store.layout)
                 guard txn.snapshotID == snapshot else { return nil }
                 return try store.idIndexSum(txn)
-            }
-            result.withLock { $0 = made ?? nil }
+            } ?? nil
         }
         thread.name = "ledger id index sum"
         thread.start()
     }
 
-    /// Waits for the thread (once) and gives its sum; nil when it made none.
+    /// Waits for the thread (the first call; from one thread only) and gives its sum; nil
+    /// when it made none.
     func wait() -> RowSum? {
         if !waited {
             done.wait()
             waited = true
-            sum = result.withLock { $0 }
         }
         return sum
     }
