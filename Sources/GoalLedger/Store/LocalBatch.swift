@@ -33,10 +33,18 @@ struct LocalBatch {
     private var newEvents: [Event] = []
     private var newRecords: [[UInt8]] = []
     private var newGoalEvents: [UUID: Int] = [:]
-    /// The result of each draft id seen so far (a later duplicate reports the first).
+    /// The position of each of `newEvents` by its id, for the rules that look up an event of
+    /// the batch (a removal, a history's base): filled on the first such lookup and extended
+    /// on later ones, so a batch that never asks builds none.
+    private var newEventIndex: [UUID: UInt64] = [:]
+    private var indexedEvents = 0
+    /// The result of each id that more than one draft names, once its first draft is added
+    /// (a later one reports the first); only those ids are kept, not every draft's.
     private var seen: [UUID: AppendResult] = [:]
-    /// The drafts' own ids that the store held when the batch began (looked up together).
+    /// The drafts' own ids that the store held when the batch began, and those that more than
+    /// one draft names (looked up together).
     private let stored: Set<UUID>
+    private let repeated: Set<UUID>
     private var results: [AppendResult] = []
     /// The renumbering moves the store wrote, reported after the drafts' results.
     private var renumbered: [AppendResult] = []
@@ -64,10 +72,9 @@ struct LocalBatch {
         projection = StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
-        stored = try txn.storedIDs(among: drafts.compactMap(\.id))
+        (stored, repeated) = try txn.storedIDs(among: drafts.compactMap(\.id))
         newEvents.reserveCapacity(drafts.count)
         newRecords.reserveCapacity(drafts.count)
-        seen.reserveCapacity(drafts.count)
         results.reserveCapacity(drafts.count)
     }
 
@@ -106,13 +113,13 @@ struct LocalBatch {
             payload = .goalMoved(try place(move, at: at, line: line, index: index, txn))
         }
         let result = try write(payload, id: id, at: at, line: line, index: index, txn)
-        seen[id] = result
+        if !repeated.isEmpty, repeated.contains(id) { seen[id] = result }
         results.append(result)
     }
 
     /// The result of an event with id `id` that is stored already, or earlier in the batch.
     private func duplicate(of id: UUID, _ txn: borrowing StoreTransaction) throws -> AppendResult? {
-        if let earlier = seen[id] {
+        if !repeated.isEmpty, let earlier = seen[id] {
             return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
         }
         guard !stored.isEmpty, stored.contains(id), let p = try txn.position(of: id) else { return nil }
@@ -174,6 +181,17 @@ struct LocalBatch {
     private mutating func prepare(
         _ payload: Payload, id: UUID, at: Instant, line: Int?, index: Int, _ txn: borrowing StoreTransaction
     ) throws -> (Payload, [String: UInt64]?) {
+        // Most events record progress: their rules read three facts of the goal, not its state.
+        if case .progressRecorded(var p) = payload, let facts = try projection.progressFacts(p.goal, txn) {
+            let author = try projection.device(device, txn)
+            do throws(FieldError) {
+                try LocalRules.prepareProgress(&p, goal: facts, at: at, author: author, schema: schema)
+            } catch {
+                throw LedgerError.invalidEvent(line: line, index: index + 1, error)
+            }
+            // As from a state made of the header's status bytes: no deletion heads.
+            return (.progressRecorded(p), [:])
+        }
         // The state is read in its own scope: holding a copy while the batch's cached state
         // is mutated would copy its entries on every append.
         let state = try payload.goal.map { g in try goalState(g, for: payload, txn) }
@@ -190,8 +208,12 @@ struct LocalBatch {
     }
 
     /// The event `id` if it is one of this batch's new events.
-    private func batchEvent(_ id: UUID) -> Event? {
-        guard let p = seen[id]?.position, p >= firstNew, !seen[id]!.duplicate else { return nil }
+    private mutating func batchEvent(_ id: UUID) -> Event? {
+        while indexedEvents < newEvents.count {
+            newEventIndex[newEvents[indexedEvents].id] = firstNew + UInt64(indexedEvents)
+            indexedEvents += 1
+        }
+        guard let p = newEventIndex[id] else { return nil }
         return newEvents[Int(p - firstNew)]
     }
 

@@ -18,12 +18,7 @@ enum LocalRules {
             if case .goalCreated = payload {
                 guard context.goal!.version == 0 else { throw FieldError("goal", "goal \(goalID.uuidString) already exists") }
             } else {
-                guard context.goal!.exists else { throw FieldError.unknownGoal(goalID) }
-                if context.goal!.isDeleted {
-                    guard case .goalRestored = payload else {
-                        throw FieldError("goal", "goal \(goalID.uuidString) is deleted; only goalRestored is accepted")
-                    }
-                }
+                try checkTarget(goalID, exists: context.goal!.exists, deleted: context.goal!.isDeleted, restores: payload.type == .goalRestored)
             }
         }
         // The payload type's own rules (`EventPayload.prepare`).
@@ -33,10 +28,38 @@ enum LocalRules {
         return prepared
     }
 
+    /// `prepare` for a `progressRecorded`, from the few facts of the goal its rules read
+    /// (`StoredProjection.Batch.progressFacts`) instead of a `GoalState`: the same checks in
+    /// the same order, so the same event gets the same result or the same error.
+    static func prepareProgress(
+        _ p: inout ProgressRecorded, goal: ProgressGoalFacts, at: Instant, author: borrowing DeviceState, schema: Int
+    ) throws(FieldError) {
+        try EventType.progressRecorded.checkInCatalog(schema: schema)
+        try checkTarget(p.goal, exists: goal.exists, deleted: goal.deleted, restores: false)
+        try p.prepare(kind: goal.kind, at: at, zone: author.calendar.timeZone)
+    }
+
+    /// An event about an existing goal (any but its creation): the goal must exist, and be
+    /// live unless the event restores it.
+    private static func checkTarget(_ goalID: UUID, exists: Bool, deleted: Bool, restores: Bool) throws(FieldError) {
+        guard exists else { throw FieldError.unknownGoal(goalID) }
+        guard !deleted || restores else {
+            throw FieldError("goal", "goal \(goalID.uuidString) is deleted; only goalRestored is accepted")
+        }
+    }
+
     private struct Rules: PayloadModifier {
         let context: LocalContext
         func modify<P: EventPayload>(_ payload: inout P, as type: EventType) throws(FieldError) {
             try payload.prepare(as: type, context)
         }
     }
+}
+
+/// What the rules for recording progress read of the goal: whether it exists, whether it is
+/// deleted, and its kind.
+struct ProgressGoalFacts {
+    var exists: Bool
+    var deleted: Bool
+    var kind: ProgressKind
 }

@@ -62,20 +62,22 @@ extension StoreTransaction {
         return nil
     }
 
-    /// Those of `ids` the store holds, as `position(of:)` finds them. The ids are looked up in
-    /// key order through one cursor of each table, each lookup starting where the last one left
-    /// the cursor, instead of a search from each table's root per id: a batch's ids, checked
-    /// for duplicates before its events are written.
-    func storedIDs(among ids: [UUID]) throws -> Set<UUID> {
+    /// Those of `ids` the store holds, as `position(of:)` finds them, and those that `ids`
+    /// names more than once. The ids are looked up in key order through one cursor of each
+    /// table, each lookup starting where the last one left the cursor, instead of a search from
+    /// each table's root per id: a batch's ids, checked for duplicates before its events are
+    /// written.
+    func storedIDs(among ids: [UUID]) throws -> (stored: Set<UUID>, repeated: Set<UUID>) {
         var found = Set<UUID>()
-        guard !ids.isEmpty else { return found }
-        var wanted = ids.map { (key: IDIndex.key(IDWords($0)), id: $0) }
+        var repeated = Set<UUID>()
+        guard !ids.isEmpty else { return (found, repeated) }
+        var wanted = ids.map { (key: IDWords($0), id: $0) }
         wanted.sort { $0.key < $1.key }
+        for i in wanted.indices.dropFirst() where wanted[i].key == wanted[i - 1].key { repeated.insert(wanted[i].id) }
         for table in [layout.recentIDs, layout.ids] {
             try lmdb.withLookupCursor(table) { cursor in
-                for (key, id) in wanted where found.isEmpty || !found.contains(id) {
-                    let words = IDWords(id)
-                    try withUnsafeBytes(of: key.bigEndian) { k in
+                for (words, id) in wanted where found.isEmpty || !found.contains(id) {
+                    try withUnsafeBytes(of: IDIndex.key(words).bigEndian) { k in
                         try cursor.values(at: k) { value in
                             guard try position(in: value, naming: words) != nil else { return true }
                             found.insert(id)
@@ -85,7 +87,7 @@ extension StoreTransaction {
                 }
             }
         }
-        return found
+        return (found, repeated)
     }
 
     /// The position a row of the id index holds, when the event there has the id `words` (two

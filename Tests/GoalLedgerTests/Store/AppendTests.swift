@@ -119,6 +119,19 @@ struct AppendTests {
             ]), now: now)
         let state = try t.store.goalState(UUID(uuidString: goal)!)
         #expect(state.entries.map(\.amount) == [1])
+        // The batch's events are found by id however many were added since the last lookup.
+        let first = "30000000-0000-4000-8000-000000000004"
+        let second = "30000000-0000-4000-8000-000000000005"
+        try t.store.append(
+            try drafts([
+                #"{"id":"\#(first)","type":"progressRecorded","goal":"\#(goal)","amount":4}"#,
+                #"{"type":"progressRemoved","goal":"\#(goal)","entry":"\#(first)"}"#,
+                #"{"type":"progressRecorded","goal":"\#(goal)","amount":5}"#,
+                #"{"id":"\#(second)","type":"progressRecorded","goal":"\#(goal)","amount":6}"#,
+                #"{"type":"progressRemoved","goal":"\#(goal)","entry":"\#(second)"}"#,
+            ]), now: now)
+        let amounts = try t.store.goalState(UUID(uuidString: goal)!).entries.map(\.amount)
+        #expect(amounts.count == 2 && amounts.contains(1) && amounts.contains(5), "\(amounts)")
         // A goal created twice in one batch is refused whole, as across batches.
         let again = "30000000-0000-4000-8000-000000000003"
         let before = try t.store.snapshot()

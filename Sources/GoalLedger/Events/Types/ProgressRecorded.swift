@@ -89,18 +89,24 @@ extension ProgressRecorded: GoalEventPayload {
     /// The value matches the goal's kind; the time defaults to the event's, the day to the
     /// time's day in the author's zone.
     mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
-        switch state.kind {
+        try prepare(kind: state.kind, at: c.at, zone: c.author.calendar.timeZone)
+    }
+
+    /// The same rules, given only what they read: the goal's kind, the event's time and the
+    /// author's zone (`LocalRules.prepareProgress`, which needs no goal state).
+    mutating func prepare(kind: ProgressKind, at: Instant, zone: @autoclosure () -> TimeZone) throws(FieldError) {
+        switch kind {
         case .measurable where amount == nil:
             throw FieldError("completed", "the goal is measurable: record an amount, not completed")
         case .outcome where completed == nil:
             throw FieldError("amount", "the goal measures an outcome: record completed, not an amount")
         default: break
         }
-        let occurred = occurredAt ?? c.at
+        let occurred = occurredAt ?? at
         occurredAt = occurred
         if day == nil {
             // The entry's day in the author's zone must itself be a supported day.
-            day = try FieldRules.day(occurred.day(in: c.author.calendar.timeZone), field: "occurredAt")
+            day = try FieldRules.day(occurred.day(in: zone()), field: "occurredAt")
         }
     }
 

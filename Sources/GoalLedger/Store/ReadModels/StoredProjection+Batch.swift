@@ -78,18 +78,31 @@ extension StoredProjection {
         /// deleted, and its kind, read from the header's first bytes.
         mutating func status(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
             if let h = state.headers[goal] { return h }
-            let status: ProjectionCodec.GoalStatus?
-            if let known = statuses[goal] {
-                status = known
-            } else {
-                status = try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
-                statuses[goal] = .some(status)
-            }
+            let status = try storedStatus(goal, txn)
             // A goal that was ever deleted or restored: progress records which of those its
             // author had seen, which the header holds.
             if status?.deletionHistory == true { return try header(goal, txn) }
             // Made anew from the few bytes kept: cheaper than copying a whole cached state.
             return GoalState(id: goal, status: status)
+        }
+
+        /// What `status` gives, as the three facts the rules for recording progress read
+        /// (`LocalRules.prepareProgress`), without making a `GoalState`; nil where those rules
+        /// read the goal's header instead: the batch holds it already, or the goal was ever
+        /// deleted or restored.
+        mutating func progressFacts(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProgressGoalFacts? {
+            guard state.headers.index(forKey: goal) == nil else { return nil }
+            let status = try storedStatus(goal, txn)
+            if status?.deletionHistory == true { return nil }
+            return ProgressGoalFacts(exists: status != nil, deleted: status?.deleted ?? false, kind: status?.kind ?? .outcome)
+        }
+
+        /// The status bytes of the goal's stored header (nil: it has none), read once a batch.
+        private mutating func storedStatus(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProjectionCodec.GoalStatus? {
+            if let known = statuses[goal] { return known }
+            let status = try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
+            statuses[goal] = .some(status)
+            return status
         }
 
         /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
