@@ -37,6 +37,9 @@ struct LocalBatch {
     /// the batch (a removal, a history's base): filled on the first such lookup and extended
     /// on later ones, so a batch that never asks builds none.
     private var newEventIndex: [UUID: UInt64] = [:]
+    /// The author's time zone as its device state has it, kept until the batch writes an event
+    /// that is not about a goal (a device's settings among them).
+    private var authorZone: TimeZone?
     private var indexedEvents = 0
     /// The result of each id that more than one draft names, once its first draft is added
     /// (a later one reports the first); only those ids are kept, not every draft's.
@@ -170,7 +173,7 @@ struct LocalBatch {
         let record = EventCodec.encode(event)
         if previous != nil { previous = EventChain.hash(record: record) }
         try projection.apply(event, at: position, checked: true, txn)
-        if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 }
+        if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 } else { authorZone = nil }
         newEvents.append(event)
         newRecords.append(record)
         return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
@@ -183,9 +186,10 @@ struct LocalBatch {
     ) throws -> (Payload, [String: UInt64]?) {
         // Most events record progress: their rules read three facts of the goal, not its state.
         if case .progressRecorded(var p) = payload, let facts = try projection.progressFacts(p.goal, txn) {
-            let author = try projection.device(device, txn)
+            let zone = try authorZone ?? projection.device(device, txn).calendar.timeZone
+            authorZone = zone
             do throws(FieldError) {
-                try LocalRules.prepareProgress(&p, goal: facts, at: at, author: author, schema: schema)
+                try LocalRules.prepareProgress(&p, goal: facts, at: at, authorZone: zone, schema: schema)
             } catch {
                 throw LedgerError.invalidEvent(line: line, index: index + 1, error)
             }

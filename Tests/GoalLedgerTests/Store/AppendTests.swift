@@ -146,6 +146,30 @@ struct AppendTests {
         #expect(try t.store.verify().problems.isEmpty)
     }
 
+    @Test func progressAfterTheDeviceChangesZoneInTheSameBatchTakesTheNewZonesDay() throws {
+        let t = try TemporaryStore()
+        let goal = "30000000-0000-4000-8000-000000000011"
+        // 23:30 UTC is the same day in UTC and the next one in Berlin.
+        let late = "2026-11-04T23:30:00Z"
+        // Created in a batch of its own: progress in a later batch reads the goal's stored status.
+        try t.store.append(
+            try drafts([#"{"type":"goalCreated","goal":"\#(goal)","title":"Walk","cadence":"daily","progress":{"kind":"outcome"}}"#]),
+            now: now)
+        try t.store.append(
+            try drafts([
+                #"{"type":"progressRecorded","goal":"\#(goal)","completed":true,"occurredAt":"\#(late)"}"#,
+                #"{"type":"deviceConfigured","timeZone":"Europe/Berlin","firstWeekday":2,"locale":"de_DE"}"#,
+                #"{"type":"progressRecorded","goal":"\#(goal)","completed":true,"occurredAt":"\#(late)"}"#,
+                #"{"type":"deviceConfigured","timeZone":"UTC","firstWeekday":2,"locale":"de_DE"}"#,
+                #"{"type":"progressRecorded","goal":"\#(goal)","completed":true,"occurredAt":"\#(late)"}"#,
+            ]), now: now)
+        let days = try t.store.events(ofGoal: UUID(uuidString: goal)!).compactMap { e -> Day? in
+            guard case .progressRecorded(let p) = e.event.payload else { return nil }
+            return p.day
+        }
+        #expect(days == [day("2026-11-04"), day("2026-11-05"), day("2026-11-04")])
+    }
+
     @Test func anEmptyBatchWritesNothing() throws {
         let t = try TemporaryStore()
         try t.store.append(try drafts(dayOne), now: now)
