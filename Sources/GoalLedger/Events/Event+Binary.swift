@@ -25,7 +25,9 @@ package enum EventCodec {
     /// The record; without `checksum`, its checksum bytes are left zero (for hashing, which
     /// covers only what follows them).
     static func encode(_ e: Event, checksum: Bool) -> [UInt8] {
-        var w = ByteWriter(capacity: 96)
+        // Room for a progress record at once (about 90 bytes, 32 more with the chain's hash),
+        // so that the common record is not copied to a larger buffer as it is written.
+        var w = ByteWriter(capacity: e.previousHash == nil ? 112 : 144)
         let extended = e.deletionsSeen != nil || e.previousHash != nil || e.signature != nil
         w.u8(extended ? 2 : 1)
         w.u8(0)
