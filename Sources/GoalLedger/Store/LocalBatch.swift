@@ -32,7 +32,11 @@ struct LocalBatch {
     /// among them is found here first.
     private var newEvents: [Event] = []
     private var newRecords: [[UInt8]] = []
+    /// How many of `newEvents` are about each goal, for the rule that a goal is created once:
+    /// counted when the batch first prepares a creation, and extended on later ones, so a batch
+    /// that creates no goal counts none.
     private var newGoalEvents: [UUID: Int] = [:]
+    private var countedGoalEvents = 0
     /// The position of each of `newEvents` by its id, for the rules that look up an event of
     /// the batch (a removal, a history's base): filled on the first such lookup and extended
     /// on later ones, so a batch that never asks builds none.
@@ -173,7 +177,7 @@ struct LocalBatch {
         let record = EventCodec.encode(event)
         if previous != nil { previous = EventChain.hash(record: record) }
         try projection.apply(event, at: position, checked: true, txn)
-        if let goal = event.payload.goal { newGoalEvents[goal, default: 0] += 1 } else { authorZone = nil }
+        if event.payload.goal == nil { authorZone = nil }
         newEvents.append(event)
         newRecords.append(record)
         return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
@@ -211,6 +215,15 @@ struct LocalBatch {
         }
     }
 
+    /// How many of the batch's new events are about `goal`.
+    private mutating func newEventCount(about goal: UUID) -> Int {
+        while countedGoalEvents < newEvents.count {
+            if let g = newEvents[countedGoalEvents].payload.goal { newGoalEvents[g, default: 0] += 1 }
+            countedGoalEvents += 1
+        }
+        return newGoalEvents[goal, default: 0]
+    }
+
     /// The event `id` if it is one of this batch's new events.
     private mutating func batchEvent(_ id: UUID) -> Event? {
         while indexedEvents < newEvents.count {
@@ -231,7 +244,7 @@ struct LocalBatch {
         case .goalCreated:
             // The id must be new: no event at all may name it yet.
             var s = try projection.header(id, txn)
-            s.version = try txn.version(of: id) + newGoalEvents[id, default: 0]
+            s.version = try txn.version(of: id) + newEventCount(about: id)
             return s
         case .progressRemoved(let p):
             return try removalState(id, entry: p.entry, txn)

@@ -131,8 +131,12 @@ extension StoreTransaction {
     /// `verify` to name), in key order, then empties `recentIds`.
     func mergeRecentIDs() throws {
         // The rows' bytes one after another, each row's key and value where `rows` says.
+        let count = try count(layout.recentIDs)
         var bytes: [UInt8] = []
         var rows: [(key: Range<Int>, value: Range<Int>)] = []
+        // A key of 8 bytes and a position of up to 8 a row.
+        bytes.reserveCapacity(count * 16)
+        rows.reserveCapacity(count)
         try lmdb.scan(layout.recentIDs) { k, v in
             let start = bytes.count
             bytes.append(contentsOf: k)

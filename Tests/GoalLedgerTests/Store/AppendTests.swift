@@ -142,6 +142,19 @@ struct AppendTests {
                 ]), now: now)
         }
         #expect(try t.store.snapshot() == before)
+        // So it is when the batch's first creation came after other events, and more came
+        // between.
+        let other = "30000000-0000-4000-8000-000000000006"
+        #expect(throws: LedgerError.self) {
+            try t.store.append(
+                try drafts([
+                    #"{"type":"goalCreated","goal":"\#(again)","title":"A","cadence":"daily","progress":{"kind":"outcome"}}"#,
+                    #"{"type":"progressRecorded","goal":"\#(again)","completed":true}"#,
+                    #"{"type":"goalCreated","goal":"\#(other)","title":"B"}"#,
+                    #"{"type":"goalCreated","goal":"\#(other)","title":"C"}"#,
+                ]), now: now)
+        }
+        #expect(try t.store.snapshot() == before)
         // Every index agrees with the log.
         #expect(try t.store.verify().problems.isEmpty)
     }
