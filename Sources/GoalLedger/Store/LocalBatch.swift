@@ -41,10 +41,10 @@ struct LocalBatch {
     /// the batch (a removal, a history's base): filled on the first such lookup and extended
     /// on later ones, so a batch that never asks builds none.
     private var newEventIndex: [UUID: UInt64] = [:]
+    private var indexedEvents = 0
     /// The author's time zone as its device state has it, kept until the batch writes an event
     /// that is not about a goal (a device's settings among them).
     private var authorZone: TimeZone?
-    private var indexedEvents = 0
     /// The result of each id that more than one draft names, once its first draft is added
     /// (a later one reports the first); only those ids are kept, not every draft's.
     private var seen: [UUID: AppendResult] = [:]
