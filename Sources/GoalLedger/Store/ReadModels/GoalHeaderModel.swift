@@ -21,14 +21,15 @@ struct GoalHeaderModel: ReadModel {
         default:
             break
         }
+        // Looked up by index: `headers[goal] == nil` would copy the whole state out to compare it.
         if let goal = e.payload.goal {
-            if state.headers[goal] == nil {
+            if state.headers.index(forKey: goal) == nil {
                 state.headers[goal] = try StoredProjection.header(goal, txn, state.tables) ?? GoalState(id: goal)
             }
             state.headers[goal]!.apply(e)
             state.changedGoals.insert(goal)
         } else {
-            if state.devices[e.origin] == nil { state.devices[e.origin] = try StoredProjection.device(e.origin, txn, state.tables) }
+            if state.devices.index(forKey: e.origin) == nil { state.devices[e.origin] = try StoredProjection.device(e.origin, txn, state.tables) }
             state.devices[e.origin]!.apply(e)
             changedDevices.insert(e.origin)
         }
