@@ -37,20 +37,17 @@ struct LocalBatch {
     /// that creates no goal counts none.
     private var newGoalEvents: [UUID: Int] = [:]
     private var countedGoalEvents = 0
-    /// The position of each of `newEvents` by its id, for the rules that look up an event of
-    /// the batch (a removal, a history's base): filled on the first such lookup and extended
-    /// on later ones, so a batch that never asks builds none.
+    /// The position of each of `newEvents` by its id, for what looks up an event of the batch
+    /// (a removal, a history's base, a draft that names an id again): filled on the first such
+    /// lookup and extended on later ones, so a batch that never asks builds none.
     private var newEventIndex: [UUID: UInt64] = [:]
     private var indexedEvents = 0
     /// The author's time zone as its device state has it, kept until the batch writes an event
     /// that is not about a goal (a device's settings among them).
     private var authorZone: TimeZone?
-    /// The result of each id that more than one draft names, once its first draft is added
-    /// (a later one reports the first); only those ids are kept, not every draft's.
-    private var seen: [UUID: AppendResult] = [:]
-    /// The drafts' own ids that the store held when the batch began, and those that more than
-    /// one draft names (looked up together).
-    private let stored: Set<UUID>
+    /// The drafts' own ids that the store held when the batch began, with their positions, and
+    /// those that more than one draft names (looked up together).
+    private let stored: [UUID: UInt64]
     private let repeated: Set<UUID>
     private var results: [AppendResult] = []
     /// The renumbering moves the store wrote, reported after the drafts' results.
@@ -119,17 +116,15 @@ struct LocalBatch {
         if case .goalMoved(let move) = payload, move.key == nil, move.placement != nil {
             payload = .goalMoved(try place(move, at: at, line: line, index: index, txn))
         }
-        let result = try write(payload, id: id, at: at, line: line, index: index, txn)
-        if !repeated.isEmpty, repeated.contains(id) { seen[id] = result }
-        results.append(result)
+        results.append(try write(payload, id: id, at: at, line: line, index: index, txn))
     }
 
     /// The result of an event with id `id` that is stored already, or earlier in the batch.
-    private func duplicate(of id: UUID, _ txn: borrowing StoreTransaction) throws -> AppendResult? {
-        if !repeated.isEmpty, let earlier = seen[id] {
-            return AppendResult(id: id, position: earlier.position, hlc: earlier.hlc, duplicate: true)
+    private mutating func duplicate(of id: UUID, _ txn: borrowing StoreTransaction) throws -> AppendResult? {
+        if !repeated.isEmpty, repeated.contains(id), let p = batchPosition(id) {
+            return AppendResult(id: id, position: p, hlc: newEvents[Int(p - firstNew)].hlc, duplicate: true)
         }
-        guard !stored.isEmpty, stored.contains(id), let p = try txn.position(of: id) else { return nil }
+        guard !stored.isEmpty, let p = stored[id] else { return nil }
         guard let original = try txn.event(at: p) else {
             throw LedgerError.damaged("the id index names position \(p), which holds no event", position: p)
         }
@@ -224,14 +219,18 @@ struct LocalBatch {
         return newGoalEvents[goal, default: 0]
     }
 
-    /// The event `id` if it is one of this batch's new events.
-    private mutating func batchEvent(_ id: UUID) -> Event? {
+    /// The position of the event `id` if it is one of this batch's new events.
+    private mutating func batchPosition(_ id: UUID) -> UInt64? {
         while indexedEvents < newEvents.count {
             newEventIndex[newEvents[indexedEvents].id] = firstNew + UInt64(indexedEvents)
             indexedEvents += 1
         }
-        guard let p = newEventIndex[id] else { return nil }
-        return newEvents[Int(p - firstNew)]
+        return newEventIndex[id]
+    }
+
+    /// The event `id` if it is one of this batch's new events.
+    private mutating func batchEvent(_ id: UUID) -> Event? {
+        batchPosition(id).map { newEvents[Int($0 - firstNew)] }
     }
 
     /// What the rules need of the goal's stored state: for progress, only whether it exists,

@@ -62,13 +62,13 @@ extension StoreTransaction {
         return nil
     }
 
-    /// Those of `ids` the store holds, as `position(of:)` finds them, and those that `ids`
-    /// names more than once. The ids are looked up in key order through one cursor of each
+    /// Those of `ids` the store holds, with their positions as `position(of:)` finds them, and
+    /// those that `ids` names more than once. The ids are looked up in key order through one cursor of each
     /// table, each lookup starting where the last one left the cursor, instead of a search from
     /// each table's root per id: a batch's ids, checked for duplicates before its events are
     /// written.
-    func storedIDs(among ids: [UUID]) throws -> (stored: Set<UUID>, repeated: Set<UUID>) {
-        var found = Set<UUID>()
+    func storedIDs(among ids: [UUID]) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>) {
+        var found: [UUID: UInt64] = [:]
         var repeated = Set<UUID>()
         guard !ids.isEmpty else { return (found, repeated) }
         var wanted = ids.map { (key: IDWords($0), id: $0) }
@@ -76,11 +76,11 @@ extension StoreTransaction {
         for i in wanted.indices.dropFirst() where wanted[i].key == wanted[i - 1].key { repeated.insert(wanted[i].id) }
         for table in [layout.recentIDs, layout.ids] {
             try lmdb.withLookupCursor(table) { cursor in
-                for (words, id) in wanted where found.isEmpty || !found.contains(id) {
+                for (words, id) in wanted where found.isEmpty || found[id] == nil {
                     try withUnsafeBytes(of: IDIndex.key(words).bigEndian) { k in
                         try cursor.values(at: k) { value in
-                            guard try position(in: value, naming: words) != nil else { return true }
-                            found.insert(id)
+                            guard let p = try position(in: value, naming: words) else { return true }
+                            found[id] = p
                             return false
                         }
                     }

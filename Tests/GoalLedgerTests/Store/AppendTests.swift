@@ -53,7 +53,7 @@ struct AppendTests {
         let line = #"{"id":"20000000-0000-4000-8000-000000000001","type":"tagAdded","goal":"\#(runGoal)","tag":"x"}"#
         let twice = try t.store.append(try drafts([line, line]), now: now)
         #expect(twice.map(\.position) == [8, 8])
-        #expect(twice.map(\.duplicate) == [false, true])
+        #expect(twice.map(\.duplicate) == [false, true] && twice[1].hlc == twice[0].hlc)
         #expect(try t.store.lastPosition() == 8)
     }
 
