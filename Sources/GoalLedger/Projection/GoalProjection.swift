@@ -31,11 +31,14 @@ public struct GoalProjection: Equatable, Sendable {
         fold(e)
     }
 
-    /// `apply` for an event the caller has passed through the gate already.
-    mutating func fold(_ e: Event) {
+    /// `apply` for an event the caller has passed through the gate already. `goalEvents`: how
+    /// many events of the event's goal the caller will fold, when it knows (a goal's state made
+    /// for its first one makes room for that many entries at once, rather than growing its
+    /// table of entries again and again).
+    mutating func fold(_ e: Event, goalEvents: Int = 0) {
         if let after = revokedAfter[e.origin], e.sequence > after { return }
         if let goal = e.payload.goal {
-            goals[goal, default: GoalState(id: goal, rule: historyRule)].apply(e)
+            goals[goal, default: GoalState(id: goal, rule: historyRule, entries: goalEvents)].apply(e)
         } else {
             devices[e.origin, default: DeviceState(name: e.origin)].apply(e)
         }

@@ -155,9 +155,11 @@ public struct GoalState: Equatable, Sendable {
     /// The state of goal `id` before any of its events is folded.
     public init(id: UUID) { self.id = id }
 
-    init(id: UUID, rule: HistoryRule) {
+    /// An empty state whose table of entries has room for `entries` (0: grown as they come).
+    init(id: UUID, rule: HistoryRule, entries: Int = 0) {
         self.id = id
         historyRule = rule
+        if entries > 0 { recordedEntries.reserveCapacity(entries) }
     }
 
     /// A state carrying only existence, deletion and kind (what the rules for recording

@@ -524,7 +524,9 @@ extension LedgerStore {
                     }
                 }
                 batch.goals.append(id)
+                batch.counts.append(0)
             }
+            batch.counts[batch.counts.count - 1] += 1
             batch.reads.append(GoalBatch.Read(position: position, goal: Int32(truncatingIfNeeded: batch.goals.count - 1)))
             return true
         }
@@ -542,6 +544,8 @@ extension LedgerStore {
 
         /// The goals, in the goal index's order.
         var goals: [UUID] = []
+        /// How many events each goal has in the goal index (the room its fold makes for entries).
+        var counts: [Int] = []
         /// Their events, from the goal index.
         var reads: [Read] = []
         /// A fold of the batch's events.
@@ -575,7 +579,9 @@ extension LedgerStore {
                 sound = false
                 return false
             }
-            if !setup.setAside.contains(read.position) { batch.replay.fold(event) }
+            if setup.setAside.isEmpty || !setup.setAside.contains(read.position) {
+                batch.replay.fold(event, goalEvents: batch.counts[Int(read.goal)])
+            }
             return true
         }
         guard sound else { return false }
@@ -583,6 +589,7 @@ extension LedgerStore {
             guard try compareGoal(goal, batch.replay, setup.firstWeekday, &walk, setup.tables, txn) else { return false }
         }
         batch.goals.removeAll(keepingCapacity: true)
+        batch.counts.removeAll(keepingCapacity: true)
         batch.reads.removeAll(keepingCapacity: true)
         batch.replay.goals.removeAll(keepingCapacity: true)
         return true
