@@ -157,13 +157,16 @@ extension StoreTransaction {
     /// on its last row until it is full, then on new rows; a new row sorting after the table's
     /// last is appended.
     func putGoalPositions(_ goals: inout [(key: IDWords, position: UInt64)]) throws {
-        goals.sort { $0.key == $1.key ? $0.position < $1.position : $0.key < $1.key }
+        // By goal, each goal's positions in the order given (a batch's are ascending already).
+        goals.sortStably(byIDWords: \.key)
         var i = 0
         while i < goals.count {
             let goal = goals[i].key
             var j = i
             while j < goals.count, goals[j].key == goal { j += 1 }
-            try appendGoalPositions(goal, goals[i..<j].map(\.position))
+            var positions = goals[i..<j].map(\.position)
+            if !positions.isSorted(by: <) { positions.sort() }
+            try appendGoalPositions(goal, positions)
             i = j
         }
     }

@@ -72,7 +72,7 @@ extension StoreTransaction {
         var repeated = Set<UUID>()
         guard !ids.isEmpty else { return (found, repeated) }
         var wanted = ids.map { (key: IDWords($0), id: $0) }
-        wanted.sort { $0.key < $1.key }
+        wanted.sortStably(byIDWords: \.key)
         for i in wanted.indices.dropFirst() where wanted[i].key == wanted[i - 1].key { repeated.insert(wanted[i].id) }
         for table in [layout.recentIDs, layout.ids] {
             try lmdb.withLookupCursor(table) { cursor in
@@ -113,7 +113,7 @@ extension StoreTransaction {
     /// The rows go to `recentIds`, or to `ids` for a batch of `recentLimit` rows or more; a
     /// `recentIds` that reaches `recentLimit` rows is moved into `ids` (`mergeRecentIDs`).
     func putIDs(_ ids: inout [(key: IDWords, position: UInt64)], recentLimit: Int = IDIndex.recentRows) throws {
-        ids.sort { $0.key < $1.key }
+        ids.sortStably(byIDWords: \.key)
         guard !ids.isEmpty else { return }
         let table = ids.count >= recentLimit ? layout.ids : layout.recentIDs
         try putSortedRows(ids.count, into: table) { i, body in
