@@ -32,6 +32,10 @@ struct LocalBatch {
     /// among them is found here first.
     private var newEvents: [Event] = []
     private var newRecords: [[UInt8]] = []
+    /// A long batch of a signing device encodes its events and links their chain on a thread
+    /// of its own (`ChainEncoder`), its records and hashes taken at the commit; nil: here, as
+    /// each event is written.
+    private var chain: ChainEncoder?
     /// How many of `newEvents` are about each goal, for the rule that a goal is created once:
     /// counted when the batch first prepares a creation, and extended on later ones, so a batch
     /// that creates no goal counts none.
@@ -73,6 +77,7 @@ struct LocalBatch {
         signer = try signingKey ?? store.signer(txn)
         // The chain continues from this device's last event.
         previous = try signer.map { [device, sequence] _ in try txn.chainHash(device, sequence) }
+        if let previous, ChainEncoder.pays(for: drafts.count) { chain = ChainEncoder(after: previous, events: drafts.count) }
         projection = StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
@@ -167,14 +172,18 @@ struct LocalBatch {
         var event = Event(
             id: id, origin: device, sequence: sequence, hlc: clock, at: at, schema: UInt8(schema), payload: payload,
             deletionsSeen: deletionsSeen)
-        if let p = previous { event.previousHash = p }
-        // One encoding serves the log and, while the event is unsigned, its hash.
-        let record = EventCodec.encode(event)
-        if previous != nil { previous = EventChain.hash(record: record) }
+        if let chain {
+            chain.add(event)
+        } else {
+            if let p = previous { event.previousHash = p }
+            // One encoding serves the log and, while the event is unsigned, its hash.
+            let record = EventCodec.encode(event)
+            if previous != nil { previous = EventChain.hash(record: record) }
+            newRecords.append(record)
+        }
         try projection.apply(event, at: position, checked: true, txn)
         if event.payload.goal == nil { authorZone = nil }
         newEvents.append(event)
-        newRecords.append(record)
         return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
     }
 
@@ -282,6 +291,13 @@ struct LocalBatch {
     mutating func commit(_ txn: borrowing StoreTransaction) throws -> [AppendResult] {
         results += renumbered
         guard !newEvents.isEmpty else { return results }
+        if let chain {
+            let linked = chain.finish()
+            self.chain = nil
+            newRecords = linked.records
+            for i in newEvents.indices { newEvents[i].previousHash = linked.previousHashes[i] }
+            previous = linked.last
+        }
         sign()
         try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
         try txn.finish(&projection, clock: clock, through: position)

@@ -50,6 +50,49 @@ struct SignedEventsTests {
         #expect(devices == ["phone", "tablet"])
     }
 
+    /// A long batch links its chain on a thread of its own (`ChainEncoder`): the same links
+    /// and signatures as a short batch makes inline, a chain the next batch continues, and the
+    /// tablet takes the whole history with every link and signature checked.
+    @Test func aLongBatchIsChainedAsAShortOneIs() throws {
+        let dir = TemporaryDirectory()
+        let (phone, tablet) = try Self.pair(dir, at: now)
+        let long = LedgerStore.signedRunLength + 1_000
+        #expect(ChainEncoder.pays(for: long) || ProcessInfo.processInfo.activeProcessorCount < 2)
+        try phone.append(try Self.lines(long), now: now)
+        try phone.append(try Self.lines(3, from: long), now: now)
+        let events = try phone.events(missingFrom: [:]).filter { $0.origin == "phone" }
+        #expect(events.count == 2 + long + 3)
+        #expect(events.allSatisfy { $0.previousHash != nil })
+        var broken = 0
+        for (a, b) in zip(events, events.dropFirst()) where b.previousHash != EventChain.hash(a) { broken += 1 }
+        #expect(broken == 0, "\(broken) links name another hash than their previous event's")
+        // Batches: the goal (1), the enrolment (2), the long one (3…) signed every
+        // signedRunLength events and at its end, then the short one at its end.
+        let end = UInt64(2 + long)
+        #expect(events.filter { $0.signature != nil }.map(\.sequence) == [1, 2, 2 + UInt64(LedgerStore.signedRunLength), end, end + 3])
+        #expect(try phone.verify().isClean)
+        let result = try tablet.sync(with: phone)
+        #expect(result.pulled.imported == long + 3 && result.pulled.waiting.isEmpty)
+        #expect(try tablet.verify().isClean)
+    }
+
+    /// A long batch refused at its last draft writes nothing, and the next batch chains from
+    /// the store's last event as if it had never begun.
+    @Test func aLongBatchRefusedWritesNothingAndTheChainGoesOn() throws {
+        let dir = TemporaryDirectory()
+        let (phone, _) = try Self.pair(dir, at: now)
+        let before = try phone.snapshot()
+        var drafts = try Self.lines(2_000)
+        drafts.append(try draft(#"{"type":"progressRecorded","goal":"\#(UUID().uuidString)","amount":1}"#))
+        #expect(throws: LedgerError.self) { try phone.append(drafts, now: now) }
+        #expect(try phone.snapshot() == before, "a refused batch changed the store")
+        try phone.append(try Self.lines(1_500), now: now)
+        let events = try phone.events(missingFrom: [:]).filter { $0.origin == "phone" }
+        #expect(events.count == 2 + 1_500)
+        for (a, b) in zip(events, events.dropFirst()) { #expect(b.previousHash == EventChain.hash(a)) }
+        #expect(try phone.verify().isClean)
+    }
+
     @Test func forgedAlteredTruncatedAndReorderedHistoriesAreRefused() throws {
         let dir = TemporaryDirectory()
         let (phone, tablet) = try Self.pair(dir, at: now)
