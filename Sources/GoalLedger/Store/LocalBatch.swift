@@ -294,6 +294,11 @@ struct LocalBatch {
         if let chain {
             let linked = chain.finish()
             self.chain = nil
+            // One record a new event, or nothing is written (the transaction is abandoned).
+            guard linked.records.count == newEvents.count else {
+                throw LedgerError(
+                    .store, "the batch's chain holds \(linked.records.count) records for \(newEvents.count) events; nothing was appended")
+            }
             newRecords = linked.records
             for i in newEvents.indices { newEvents[i].previousHash = linked.previousHashes[i] }
             previous = linked.last
