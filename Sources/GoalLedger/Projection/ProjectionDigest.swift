@@ -29,10 +29,35 @@ enum ProjectionDigest {
     /// The hash of one entry, as a term of its goal's entry sum. `buffer` is scratch space a
     /// caller hashing many entries passes again and again.
     static func entryHash(_ e: ProgressEntry, buffer: inout [UInt8]) -> DigestSum {
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: entryPrefix)
-        e.writeDigestForm(into: &buffer)
-        return DigestSum(sha256: buffer)
+        var device = e.device
+        return device.withUTF8 { name in
+            let size = entryPrefix.count + e.digestFormSize(deviceBytes: name.count)
+            // The prefix, an entry's fixed fields and a device name of up to 64 bytes (what a
+            // device name may be) fit on the stack: no array grown field by field.
+            guard size <= Self.entryStackBytes else {
+                buffer.removeAll(keepingCapacity: true)
+                buffer.append(contentsOf: repeatElement(0, count: size))
+                return buffer.withUnsafeMutableBytes { raw in
+                    Self.writeEntry(e, name, into: raw)
+                    return DigestSum(sha256: UnsafeRawBufferPointer(raw))
+                }
+            }
+            return withUnsafeTemporaryAllocation(byteCount: Self.entryStackBytes, alignment: 8) { raw in
+                let written = Self.writeEntry(e, name, into: raw)
+                return DigestSum(sha256: UnsafeRawBufferPointer(rebasing: raw[..<written]))
+            }
+        }
+    }
+
+    /// Room on the stack for an entry's hashed bytes.
+    private static let entryStackBytes = 192
+
+    /// Writes `entryPrefix` and `e`'s digest form (its device name `name`) at the start of
+    /// `raw`, which has room for them; how many bytes.
+    @discardableResult
+    private static func writeEntry(_ e: ProgressEntry, _ name: UnsafeBufferPointer<UInt8>, into raw: UnsafeMutableRawBufferPointer) -> Int {
+        entryPrefix.withUnsafeBytes { raw.copyMemory(from: $0) }
+        return entryPrefix.count + e.writeDigestForm(device: name, into: UnsafeMutableRawBufferPointer(rebasing: raw[entryPrefix.count...]))
     }
 
     /// SHA-256 of the goal's canonical JSON without its entries: what a change to a register,
@@ -87,26 +112,38 @@ extension ProgressEntry {
     /// set, 4: it is done); the amount in millionths (16 bytes, two's complement, big-endian)
     /// when there is one; `occurredAt` in milliseconds since 1970 (8 bytes, two's complement,
     /// big-endian); the day in days since 1970-01-01 (4 bytes, two's complement, big-endian);
-    /// the device name's UTF-8 length (4 bytes, big-endian) and bytes.
-    func writeDigestForm(into out: inout [UInt8]) {
-        // Written through fixed-size values, without an intermediate array per field.
-        withUnsafeBytes(of: id.uuid) { out.append(contentsOf: $0) }
+    /// the device name's UTF-8 length (4 bytes, big-endian) and bytes. Written at the start of
+    /// `out` (which has room for `digestFormSize`), the device name given as `name` (its
+    /// UTF-8); how many bytes.
+    func writeDigestForm(device name: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(out.count >= digestFormSize(deviceBytes: name.count))
+        var at = 0
+        func put<T>(_ value: T) {
+            out.storeBytes(of: value, toByteOffset: at, as: T.self)
+            at += MemoryLayout<T>.size
+        }
+        withUnsafeBytes(of: id.uuid) { UnsafeMutableRawBufferPointer(rebasing: out[0..<16]).copyMemory(from: $0) }
+        at = 16
         var flags: UInt8 = 0
         if amount != nil { flags |= 1 }
         if let completed { flags |= completed ? 6 : 2 }
-        out.append(flags)
+        put(flags)
         if let amount {
             let micros = UInt128(bitPattern: amount.micros)
-            withUnsafeBytes(of: (UInt64(truncatingIfNeeded: micros >> 64).bigEndian, UInt64(truncatingIfNeeded: micros).bigEndian)) {
-                out.append(contentsOf: $0)
-            }
+            put(UInt64(truncatingIfNeeded: micros >> 64).bigEndian)
+            put(UInt64(truncatingIfNeeded: micros).bigEndian)
         }
-        withUnsafeBytes(of: UInt64(bitPattern: occurredAt.milliseconds).bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(bitPattern: day.daysSinceEpoch).bigEndian) { out.append(contentsOf: $0) }
-        let length = device.utf8.count
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).bigEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: device.utf8)
+        put(UInt64(bitPattern: occurredAt.milliseconds).bigEndian)
+        put(UInt32(bitPattern: day.daysSinceEpoch).bigEndian)
+        put(UInt32(truncatingIfNeeded: name.count).bigEndian)
+        if let base = name.baseAddress, !name.isEmpty {
+            UnsafeMutableRawBufferPointer(rebasing: out[at..<(at + name.count)]).copyMemory(from: UnsafeRawBufferPointer(start: base, count: name.count))
+        }
+        return at + name.count
     }
+
+    /// The bytes of the digest form with a device name of `deviceBytes` bytes.
+    func digestFormSize(deviceBytes: Int) -> Int { 16 + 1 + (amount == nil ? 0 : 16) + 8 + 4 + 4 + deviceBytes }
 }
 
 /// What the store keeps per goal for the digest: its entry sum, and its header hash when the
@@ -205,8 +242,12 @@ struct DigestSum: Equatable, Sendable {
 
     /// SHA-256 of `message`, as a big-endian integer.
     init(sha256 message: [UInt8]) {
+        self = message.withUnsafeBytes { DigestSum(sha256: $0) }
+    }
+
+    init(sha256 message: UnsafeRawBufferPointer) {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { out in message.withUnsafeBytes { SHA256.hash($0, into: out) } }
+        withUnsafeMutableBytes(of: &words) { out in SHA256.hash(message, into: out) }
         self.init(w0: UInt64(bigEndian: words.0), w1: UInt64(bigEndian: words.1), w2: UInt64(bigEndian: words.2), w3: UInt64(bigEndian: words.3))
     }
 

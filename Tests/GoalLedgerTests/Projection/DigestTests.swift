@@ -106,6 +106,35 @@ struct DigestTests {
     /// sum and 8 for the count (as `docs/storage-and-guarantees.md` states it).
     static let emptyDigest = "7f7027d0c0d075d3fc804d3fc5761b66ce2feb57c976b3343673b61f4e3c1fb9"
 
+    /// An entry's hash is SHA-256 of the prefix and its documented form, whether its bytes fit
+    /// the stack buffer or not: device names from 1 to 300 bytes, with and without an amount
+    /// and a completion.
+    @Test func anEntrysHashIsItsDocumentedFormsAtAnyDeviceLength() throws {
+        func bigEndian<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
+        var buffer: [UInt8] = []
+        for length in [1, 5, 64, 100, 120, 140, 160, 300] {
+            for (amount, completed) in [(Amount?.none, Bool?.none), (try Amount("-12.5"), Bool?.none), (Amount?.none, true), (try Amount("3"), false)] {
+                let device = String(repeating: "d", count: length)
+                let at = Instant(milliseconds: now.milliseconds - Int64(length))
+                let event = Event(
+                    id: UUID(), origin: device, sequence: 1, hlc: HLC(milliseconds: at.milliseconds, counter: 0), at: at, schema: 2,
+                    payload: .progressRecorded(ProgressRecorded(goal: UUID(), amount: amount, completed: completed)))
+                guard case .progressRecorded(let p) = event.payload else { continue }
+                let entry = ProgressEntry(event, p)
+                var form = withUnsafeBytes(of: entry.id.uuid) { Array($0) }
+                form.append((amount == nil ? 0 : 1) | (completed.map { $0 ? 6 : 2 } ?? 0))
+                if let amount {
+                    let micros = UInt128(bitPattern: amount.micros)
+                    form += bigEndian(UInt64(truncatingIfNeeded: micros >> 64)) + bigEndian(UInt64(truncatingIfNeeded: micros))
+                }
+                form += bigEndian(entry.occurredAt.milliseconds) + bigEndian(entry.day.daysSinceEpoch)
+                form += bigEndian(UInt32(length)) + Array(device.utf8)
+                let want = DigestSum(sha256: Array("goal-ledger.digest.2.entry:".utf8) + form)
+                #expect(ProjectionDigest.entryHash(entry, buffer: &buffer) == want, "device of \(length) bytes, amount \(String(describing: amount))")
+            }
+        }
+    }
+
     @Test func anEmptyLedgerHasTheDocumentedDigest() throws {
         let computed = SHA256.hex(Array("goal-ledger.digest.2.ledger:".utf8) + [UInt8](repeating: 0, count: 40))
         #expect(computed == Self.emptyDigest)
