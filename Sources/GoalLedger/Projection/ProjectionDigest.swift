@@ -26,39 +26,24 @@ enum ProjectionDigest {
     static let goalPrefix = Array("goal-ledger.digest.2.goal:".utf8)
     static let ledgerPrefix = Array("goal-ledger.digest.2.ledger:".utf8)
 
-    /// The hash of one entry, as a term of its goal's entry sum. `buffer` is scratch space a
-    /// caller hashing many entries passes again and again.
-    static func entryHash(_ e: ProgressEntry, buffer: inout [UInt8]) -> DigestSum {
+    /// The hash of one entry, as a term of its goal's entry sum.
+    static func entryHash(_ e: ProgressEntry) -> DigestSum {
         var device = e.device
         return device.withUTF8 { name in
-            let size = entryPrefix.count + e.digestFormSize(deviceBytes: name.count)
             // The prefix, an entry's fixed fields and a device name of up to 64 bytes (what a
-            // device name may be) fit on the stack: no array grown field by field.
-            guard size <= Self.entryStackBytes else {
-                buffer.removeAll(keepingCapacity: true)
-                buffer.append(contentsOf: repeatElement(0, count: size))
-                return buffer.withUnsafeMutableBytes { raw in
-                    Self.writeEntry(e, name, into: raw)
-                    return DigestSum(sha256: UnsafeRawBufferPointer(raw))
-                }
-            }
-            return withUnsafeTemporaryAllocation(byteCount: Self.entryStackBytes, alignment: 8) { raw in
-                let written = Self.writeEntry(e, name, into: raw)
-                return DigestSum(sha256: UnsafeRawBufferPointer(rebasing: raw[..<written]))
+            // device name may be) fit on the stack: no array grown field by field. Only a
+            // longer name (a damaged or hostile record's) takes room on the heap.
+            let size = entryPrefix.count + e.digestFormSize(deviceBytes: name.count)
+            return withUnsafeTemporaryAllocation(byteCount: max(size, Self.entryStackBytes), alignment: 8) { raw in
+                entryPrefix.withUnsafeBytes { raw.copyMemory(from: $0) }
+                let form = e.writeDigestForm(device: name, into: UnsafeMutableRawBufferPointer(rebasing: raw[entryPrefix.count...]))
+                return DigestSum(sha256: UnsafeRawBufferPointer(rebasing: raw[..<(entryPrefix.count + form)]))
             }
         }
     }
 
     /// Room on the stack for an entry's hashed bytes.
     private static let entryStackBytes = 192
-
-    /// Writes `entryPrefix` and `e`'s digest form (its device name `name`) at the start of
-    /// `raw`, which has room for them; how many bytes.
-    @discardableResult
-    private static func writeEntry(_ e: ProgressEntry, _ name: UnsafeBufferPointer<UInt8>, into raw: UnsafeMutableRawBufferPointer) -> Int {
-        entryPrefix.withUnsafeBytes { raw.copyMemory(from: $0) }
-        return entryPrefix.count + e.writeDigestForm(device: name, into: UnsafeMutableRawBufferPointer(rebasing: raw[entryPrefix.count...]))
-    }
 
     /// SHA-256 of the goal's canonical JSON without its entries: what a change to a register,
     /// a tag or the deletion flag changes.
@@ -92,9 +77,8 @@ enum ProjectionDigest {
 
     /// The sum of a goal's live entries' hashes, from scratch.
     static func entrySum(of g: GoalState) throws(LedgerError) -> DigestSum {
-        var buffer: [UInt8] = []
         var sum = DigestSum.zero
-        g.forEachLiveEntry(under: g.historyRule) { e in sum += entryHash(e, buffer: &buffer) }
+        g.forEachLiveEntry(under: g.historyRule) { e in sum += entryHash(e) }
         return sum
     }
 

@@ -36,12 +36,6 @@ struct LogDecodingPlan {
 /// rebuild's chunks), and a resize waits at most for the run it is reading. It reads only
 /// records already committed, which never change (the log is append-only).
 final class LogDecoder<Item>: @unchecked Sendable {
-    /// A buffer the decoder's `read` reuses from one record to the next (only the decoder's
-    /// thread touches it).
-    final class Scratch: @unchecked Sendable {
-        var bytes: [UInt8] = []
-    }
-
     /// Runs read ahead of the caller, at most.
     private let runsAhead: Int
 

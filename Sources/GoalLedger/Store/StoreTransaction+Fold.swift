@@ -103,13 +103,12 @@ final class FoldFeed {
     private static func decoder(
         _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int
     ) -> LogDecoder<FoldedRecord> {
-        let scratch = LogDecoder<FoldedRecord>.Scratch()
         return LogDecoder<FoldedRecord>(
             env, layout: layout, from: start, through: end, runLength: runLength, runByRun: true, runsAhead: runsAheadAcrossChunks
         ) { position, record in
             let event = try LedgerStore.decodeForFolding(record, position: position ?? 0)
             guard case .progressRecorded(let p) = event.payload else { return (event, nil) }
-            return (event, ProjectionDigest.entryHash(ProgressEntry(event, p), buffer: &scratch.bytes))
+            return (event, ProjectionDigest.entryHash(ProgressEntry(event, p)))
         }
     }
 

@@ -14,14 +14,12 @@ struct DigestModel: ReadModel {
     private var entryDeltas = GoalSlots<DigestSum>()
     /// Per goal whose entries are not additive, its entry sum computed from its whole state.
     private var recomputedSums: [UUID: DigestSum] = [:]
-    /// Reused for every entry's hash.
-    private var hashBuffer: [UInt8] = []
 
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         guard let entry = state.liveEntry else { return }
-        let hash = state.entryHash ?? ProjectionDigest.entryHash(entry, buffer: &hashBuffer)
+        let hash = state.entryHash ?? ProjectionDigest.entryHash(entry)
         entryDeltas.update(state.progressSlot, default: .zero) { $0 += hash }
     }
 
@@ -33,7 +31,7 @@ struct DigestModel: ReadModel {
     /// header hash, in key order, then the ledger's totals.
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         for r in state.removedEntries where r.counted {
-            let hash = ProjectionDigest.entryHash(r.entry, buffer: &hashBuffer)
+            let hash = ProjectionDigest.entryHash(r.entry)
             entryDeltas.update(state.slot(of: r.goal), default: .zero) { $0 -= hash }
         }
         var deltas: [UUID: DigestSum] = [:]
