@@ -266,6 +266,75 @@ struct StreamingVerifyTests {
         #expect(report.problems.count == 1 && report.problems[0].hasSuffix("differs from a fresh replay"), "\(report.problems)")
     }
 
+    /// The goal walk compares each table with the fold by its row count and an order-independent
+    /// sum of its rows: a row of any table altered, two rows' values exchanged, or an entry's row
+    /// moved under another goal (each keeping every table's count) stops it, and the full check
+    /// names the damage; put back, the store is sound again.
+    @Test(arguments: ProjectionTable.allCases.filter { $0 != .setAside })
+    func anyTablesRowAlteredInPlaceStopsTheWalk(_ table: ProjectionTable) throws {
+        let t = try TemporaryStore()
+        try t.store.append(try drafts(dayOne), now: now)
+        try t.store.append(
+            try drafts(
+                (3...9).map { #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":\#($0),"at":"2026-11-0\#($0)T09:00:00Z"}"# }
+                    + [
+                        #"{"type":"progressRecorded","goal":"\#(meditateGoal)","completed":true,"at":"2026-11-05T09:00:00Z"}"#,
+                        #"{"id":"20000000-0000-4000-8000-000000000001","type":"progressRecorded","goal":"\#(runGoal)","amount":1,"at":"2026-11-05T10:00:00Z"}"#,
+                        #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"20000000-0000-4000-8000-000000000001","at":"2026-11-05T11:00:00Z"}"#,
+                    ]),
+            now: now)
+        try streamed(t.store)
+        typealias Row = (key: [UInt8], value: [UInt8])
+        func rows() throws -> [Row] {
+            try t.store.writeTransaction { txn in
+                var rows: [Row] = []
+                try txn.scan(try txn.activeProjection()[table]) { k, v in
+                    rows.append((Array(k), Array(v)))
+                    return true
+                }
+                return rows
+            }
+        }
+        func put(_ r: Row, _ value: [UInt8], replacing old: [UInt8]) throws {
+            try t.store.writeTransaction { txn in
+                let db = try txn.activeProjection()[table]
+                if table.hasDuplicates { _ = try txn.delete(db, key: r.key, value: old) }
+                try txn.put(db, key: r.key, value: value)
+            }
+        }
+        func expectStopped(_ what: String) throws {
+            #expect(try t.store.reading { try $0.streamingVerification() } == nil, "\(table) \(what)")
+            let problems = try t.store.verify().problems
+            #expect(!problems.isEmpty && problems.allSatisfy { $0.hasPrefix("projection ") }, "\(table) \(what): \(problems)")
+        }
+        let stored = try rows()
+        try #require(!stored.isEmpty, "\(table) holds no row")
+        // One row's value altered (a byte more).
+        try put(stored[0], stored[0].value + [0], replacing: stored[0].value)
+        try expectStopped("one row altered")
+        try put(stored[0], stored[0].value, replacing: stored[0].value + [0])
+        try streamed(t.store, "\(table) restored")
+        // Two rows' values exchanged: the table holds the same values under other keys.
+        if let other = stored.firstIndex(where: { $0.key != stored[0].key && $0.value != stored[0].value }) {
+            let (a, b) = (stored[0], stored[other])
+            try put(a, b.value, replacing: a.value)
+            try put(b, a.value, replacing: b.value)
+            try expectStopped("two values exchanged")
+            try put(a, a.value, replacing: b.value)
+            try put(b, b.value, replacing: a.value)
+            try streamed(t.store, "\(table) exchanged back")
+        }
+        // An entry's row moved under another goal, the same bytes.
+        if table == .entries, let other = stored.first(where: { $0.key != stored[0].key }) {
+            try t.store.writeTransaction { txn in
+                let db = try txn.activeProjection()[table]
+                _ = try txn.delete(db, key: stored[0].key, value: stored[0].value)
+                try txn.put(db, key: other.key, value: stored[0].value)
+            }
+            try expectStopped("an entry under another goal")
+        }
+    }
+
     /// The progress hook is called at the same depth however often it was read: reading it must
     /// not wrap it (a hook re-wrapped on every read was called through thousands of thunks by
     /// the end of a million-event `verify`, and a longer log would overflow the stack).

@@ -134,22 +134,34 @@ extension LogStream {
 }
 
 /// What the goal walk of the streaming check keeps between goals: how many rows each table
-/// should hold, the digest's totals, and each goal's reminder facts (for the pending rows,
-/// which depend on every device).
+/// should hold and their sum (see `RowSum`), the digest's totals, and each goal's reminder
+/// facts (for the pending rows, which depend on every device).
 struct GoalWalkTotals {
     var rows: [Int] = Array(repeating: 0, count: ProjectionTables.tableNames.count)
+    var sums: [RowSum] = Array(repeating: RowSum(), count: ProjectionTables.tableNames.count)
     var totals = LedgerDigest()
     var facts: [ReminderFacts] = []
     var existing = 0
     var indexed = 0
 
-    mutating func add(_ table: Int, _ n: Int = 1) { rows[table] += n }
+    /// Counts a row of `table` (an index in `ProjectionTables.tableNames`) and adds it to the table's sum.
+    mutating func add(_ table: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        rows[table] += 1
+        sums[table].add(key: key, value: value)
+    }
 
-    mutating func add(_ table: ProjectionTable, _ n: Int = 1) { rows[table.index] += n }
+    mutating func add(_ table: Int, key: [UInt8], value: [UInt8]) {
+        key.withUnsafeBytes { k in value.withUnsafeBytes { add(table, key: k, value: $0) } }
+    }
+
+    mutating func add(_ table: ProjectionTable, key: [UInt8], value: [UInt8]) { add(table.index, key: key, value: value) }
 
     /// Takes in what another run of the walk counted.
     mutating func merge(_ other: GoalWalkTotals) {
-        for i in rows.indices { rows[i] += other.rows[i] }
+        for i in rows.indices {
+            rows[i] += other.rows[i]
+            sums[i] = sums[i] + other.sums[i]
+        }
         totals.sum += other.totals.sum
         totals.count &+= other.totals.count
         facts += other.facts
@@ -171,10 +183,11 @@ extension LedgerStore {
         progress?(.log, 0)
         var s = LogStream(devices: GoalProjection(historyRule: rule))
         s.devices.revokedAfter = try txn.revocations()
-        // The id index's sum, on a thread of its own while the log is read (it needs nothing
-        // the read finds): the log's read leaves a processor part idle.
-        let idSum = IDIndexSum(self, snapshot: txn.snapshotID)
-        defer { idSum.wait() }
+        // The sums of the id index's rows and of the projection's, on a thread of its own while
+        // the log is read (they need nothing the read finds): the log's read leaves a processor
+        // part idle.
+        let stored = StoredSums(self, snapshot: txn.snapshotID)
+        defer { stored.stop() }
         guard try streamLog(&s, plan, txn) else { return nil }
         for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
         progress?(.indexes, s.events)
@@ -186,7 +199,7 @@ extension LedgerStore {
         // With their sizes equal, the two indexes hold exactly the rows the log calls for when
         // their sums match: one ordered walk of each instead of a lookup per event (the id
         // index's two tables summed).
-        guard try (idSum.wait() ?? idIndexSum(txn)) == s.idRows else { return nil }
+        guard try (stored.idIndex() ?? idIndexSum(txn)) == s.idRows else { return nil }
         releaseMappedPages(txn)
         guard try RowSum.of(layout.origins, txn) == s.originRows else { return nil }
         releaseMappedPages(txn)
@@ -199,7 +212,7 @@ extension LedgerStore {
         progress?(.chains, s.events)
         guard let unsignedEvents = chainsVerify(s, trust) else { return nil }
         progress?(.projections, s.events)
-        guard let goals = try projectionsVerify(&s, rule: rule, plan, txn) else { return nil }
+        guard let goals = try projectionsVerify(&s, rule: rule, plan, stored, txn) else { return nil }
 
         var report = VerificationReport()
         report.events = s.events
@@ -212,6 +225,36 @@ extension LedgerStore {
     /// The order-independent sum of the id index's rows (both its tables).
     fileprivate func idIndexSum(_ txn: borrowing StoreTransaction) throws -> RowSum {
         try RowSum.of(layout.ids, txn) + RowSum.of(layout.recentIDs, txn)
+    }
+
+    /// The order-independent sum of each table's rows in `tables` (in the order of
+    /// `ProjectionTables.tableNames`; a duplicate of `entries` as a row of its own), letting
+    /// the pages read go every 65,536 rows.
+    /// Nil when `stopping` turns true before the sums are made (it is read every 4,096 rows).
+    fileprivate func projectionSums(
+        _ tables: ProjectionTables, _ txn: borrowing StoreTransaction, stopping: (() -> Bool)? = nil
+    ) throws -> [RowSum]? {
+        var read = 0
+        var sums: [RowSum] = []
+        for db in tables.all {
+            var sum = RowSum()
+            var stopped = false
+            try txn.scan(db) { k, v in
+                sum.add(key: k, value: v)
+                read += 1
+                if read & 0xFFF == 0 {
+                    if let stopping, stopping() {
+                        stopped = true
+                        return false
+                    }
+                    if read & 0xFFFF == 0 { releaseMappedPages(txn) }
+                }
+                return true
+            }
+            guard !stopped else { return nil }
+            sums.append(sum)
+        }
+        return sums
     }
 
     /// Reads the log in order into `s` (`streamRecord`), its count into `s.events`; false at the
@@ -441,8 +484,10 @@ extension LedgerStore {
     /// The ``VerificationCheck/projections`` check one goal at a time: each goal's events, found
     /// through the goal index (each entry must name an event of that goal; with the counts the
     /// read checked, the index then holds exactly the log's goal events), folded into a replay
-    /// of that goal alone, whose rows are compared with the stored ones; then the rows of the
-    /// whole ledger (devices, pending, set-aside, the digest's totals) and every table's size.
+    /// of that goal alone, whose rows are counted and summed table by table; then the rows of
+    /// the whole ledger (devices, pending, set-aside, the digest's totals). Each stored table
+    /// must hold as many rows as counted, with the same sum (`RowSum`, made by `stored` in one
+    /// ordered walk of each table, where a lookup of each row would jump around its pages).
     /// The number of goals that exist; nil when anything differs.
     ///
     /// The goals are split into as many runs as the machine has processors (two at least, four
@@ -451,7 +496,7 @@ extension LedgerStore {
     /// check give up to the full one, as does a part that gets no transaction because the map is
     /// being resized).
     private func projectionsVerify(
-        _ s: inout LogStream, rule: HistoryRule, _ plan: LogDecodingPlan, _ txn: borrowing StoreTransaction
+        _ s: inout LogStream, rule: HistoryRule, _ plan: LogDecodingPlan, _ stored: StoredSums, _ txn: borrowing StoreTransaction
     ) throws -> Int? {
         let status = try txn.projectionStatus()
         guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
@@ -489,6 +534,9 @@ extension LedgerStore {
         }
         guard walk.indexed == s.goalEvents else { return nil }
         guard try ledgerRowsVerify(s, setup.firstWeekday, &walk, setup.tables, txn) else { return nil }
+        for (db, want) in zip(setup.tables.all, walk.rows) where try txn.count(db) != want { return nil }
+        guard let sums = try stored.projection(generation: status.generation) ?? projectionSums(setup.tables, txn), sums == walk.sums
+        else { return nil }
         return walk.existing
     }
 
@@ -550,6 +598,8 @@ extension LedgerStore {
         var reads: [Read] = []
         /// A fold of the batch's events.
         var replay: GoalProjection
+        /// The entry rows' buffer, reused row after row.
+        var buffer = ByteWriter(capacity: 96)
 
         init(_ setup: GoalWalkSetup) {
             replay = GoalProjection(historyRule: setup.rule)
@@ -585,9 +635,7 @@ extension LedgerStore {
             return true
         }
         guard sound else { return false }
-        for goal in batch.goals {
-            guard try compareGoal(goal, batch.replay, setup.firstWeekday, &walk, setup.tables, txn) else { return false }
-        }
+        for goal in batch.goals { try sumGoal(goal, batch.replay, setup.firstWeekday, &walk, &batch.buffer) }
         batch.goals.removeAll(keepingCapacity: true)
         batch.counts.removeAll(keepingCapacity: true)
         batch.reads.removeAll(keepingCapacity: true)
@@ -595,121 +643,116 @@ extension LedgerStore {
         return true
     }
 
-    /// The ledger's rows, once every goal's were compared: devices, pending requests (every
+    /// The ledger's rows, once every goal's were summed: devices, pending requests (every
     /// device's, of every goal's reminder), set-aside events, the digest's totals, the
-    /// calendar; then every table's size against the rows counted. False when any differs.
+    /// calendar, each counted and summed as the goals' rows are. False when the stored calendar
+    /// row names another first weekday.
     private func ledgerRowsVerify(
         _ s: LogStream, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
-        for (name, d) in s.devices.devices {
-            guard try Self.holds(t.devices, Array(name.utf8), ProjectionCodec.encodeDevice(d), txn) else { return false }
-        }
-        walk.add(.devices, s.devices.devices.count)
+        for (name, d) in s.devices.devices { walk.add(.devices, key: Array(name.utf8), value: ProjectionCodec.encodeDevice(d)) }
         let routing = ReminderRouting(devices: s.devices.devices.values)
         for device in s.devices.devices.values {
             let context = ReminderPlan.Context(device)
             for f in walk.facts {
                 guard let row = ReminderPlan.row(f, context, routing: routing, device: device.name) else { continue }
-                guard try Self.holds(t.pending, PendingTable.rowKey(device: device.name, goal: f.goal), PendingTable.encode(row), txn)
-                else { return false }
-                walk.add(.pending)
+                walk.add(.pending, key: PendingTable.rowKey(device: device.name, goal: f.goal), value: PendingTable.encode(row))
             }
         }
-        for e in s.setAside {
-            guard try Self.holds(t.setAside, e.position.bigEndianBytes, Array(e.reason.utf8), txn) else { return false }
-        }
-        walk.add(.setAside, s.setAsidePositions.count)
-        if walk.totals.count > 0 {
-            guard try Self.holds(t.digest, ProjectionTables.ledgerKey, walk.totals.bytes, txn) else { return false }
-            walk.add(.digest)
-        }
+        for e in s.setAside { walk.add(.setAside, key: e.position.bigEndianBytes, value: Array(e.reason.utf8)) }
+        if walk.totals.count > 0 { walk.add(.digest, key: ProjectionTables.ledgerKey, value: walk.totals.bytes) }
+        // The calendar row is kept only by stores that set one: where it is, it must name the
+        // device's first weekday.
         if let calendar = try txn.get(t.runs, key: ViewTables.calendarKey) {
             guard calendar == [UInt8(firstWeekday)] else { return false }
-            walk.add(.runs)
+            walk.add(.runs, key: ViewTables.calendarKey, value: calendar)
         }
-        for (db, want) in zip(t.all, walk.rows) where try txn.count(db) != want { return false }
         return true
     }
 
-    /// Compares the rows of `goal` in the stored projection with those of `replay`, a fresh
-    /// replay of its batch's goals (no other goal's events change its state), and counts them;
-    /// false when any differs.
-    private func compareGoal(
-        _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ t: ProjectionTables,
-        _ txn: borrowing StoreTransaction
-    ) throws -> Bool {
-        guard let made = try GoalRows(goal, in: replay, firstWeekday: firstWeekday) else { return true }
+    /// Counts and sums the rows of `goal` that `replay`, a fresh replay of its batch's goals,
+    /// gives (no other goal's events change its state): its rows in every table, its entries'
+    /// as `entries` stores them (written into `buffer`, reused row after row).
+    private func sumGoal(
+        _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ buffer: inout ByteWriter
+    ) throws {
+        guard let made = try GoalRows(goal, in: replay, firstWeekday: firstWeekday) else { return }
         if made.exists { walk.existing += 1 }
         walk.totals.replace(nil, with: made.goalHash)
         if let f = made.facts { walk.facts.append(f) }
-        let id = goal.bytes
-        let tables = t.all
-        for row in made.rows {
-            guard try Self.holds(tables[row.table], row.key, row.value, txn) else { return false }
-            walk.add(row.table)
-        }
-        // The entries in one ordered walk over the goal's stored rows: each stored key read as
-        // an `EntryKey` and each value against the fresh row's, written into one buffer.
-        let want = made.entries
-        var next = 0
-        var same = true
-        var value = ByteWriter(capacity: 64)
-        try txn.scanEntries(t.entries, from: id) { k, v in
-            guard k.count >= 16, k.prefix(16).elementsEqual(id) else { return false }
-            guard next < want.count, PendingTable.EntryKey(key: k, value: v) == want[next].key else {
-                same = false
-                return false
-            }
-            value.bytes.removeAll(keepingCapacity: true)
-            want[next].row.write(into: &value)
-            guard value.bytes.elementsEqual(v) else {
-                same = false
-                return false
-            }
-            next += 1
-            return true
-        }
-        guard same, next == want.count else { return false }
-        walk.add(GoalRows.Table.entries, want.count)
-        return true
-    }
-
-    /// Whether `db` holds `value` under `key`.
-    private static func holds(_ db: Database, _ key: [UInt8], _ value: [UInt8], _ txn: borrowing StoreTransaction) throws -> Bool {
-        try txn.withValue(db, key: key) { value.elementsEqual($0) } ?? false
+        for row in made.rows { walk.add(row.table, key: row.key, value: row.value) }
+        _ = made.forEachEntry(&buffer) { key, duplicate in walk.add(GoalRows.Table.entries, key: key, value: duplicate) }
     }
 }
 
-/// The id index's sum (`LedgerStore.idIndexSum`) made on a thread of its own, in a read
-/// transaction on a given snapshot.
-private final class IDIndexSum: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    /// Written by the thread before it signals `done`, read only after waiting for it.
-    private var sum: RowSum?
-    private var waited = false
+/// The sums of stored rows `verify` compares with what the log calls for, made on a thread of
+/// their own in a read transaction on a given snapshot: first the id index's
+/// (`LedgerStore.idIndexSum`), then each table's of the projection's generation there
+/// (`LedgerStore.projectionSums`).
+private final class StoredSums: @unchecked Sendable {
+    private let idIndexDone = DispatchSemaphore(value: 0)
+    private let projectionDone = DispatchSemaphore(value: 0)
+    /// Written by the thread before it signals the semaphore after them, read only after
+    /// waiting for it.
+    private var idIndexSum: RowSum?
+    private var projection: (generation: Int, sums: [RowSum])?
+    private var waitedForIDIndex = false
+    private var waitedForProjection = false
+    /// Set when the sums are no longer wanted: the thread stops summing.
+    private let stopping = Atomic<Bool>(false)
 
     init(_ store: LedgerStore, snapshot: Int) {
         let thread = Thread { [self] in
-            defer { done.signal() }
+            var idIndexSignalled = false
+            defer {
+                if !idIndexSignalled { idIndexDone.signal() }
+                projectionDone.signal()
+            }
             // Without a transaction on that snapshot (the map is being resized), or on an
-            // error, no sum: the caller makes it.
-            sum = try? store.env.withReadTransactionIfAvailable { raw -> RowSum? in
+            // error, no sums: the caller makes them.
+            _ = try? store.env.withReadTransactionIfAvailable { raw in
                 let txn = StoreTransaction(raw, layout: store.layout)
-                guard txn.snapshotID == snapshot else { return nil }
-                return try store.idIndexSum(txn)
-            } ?? nil
+                guard txn.snapshotID == snapshot else { return }
+                idIndexSum = try? store.idIndexSum(txn)
+                idIndexSignalled = true
+                idIndexDone.signal()
+                let generation = try txn.projectionStatus().generation
+                if let sums = try store.projectionSums(
+                    store.layout.projections[generation], txn, stopping: { self.stopping.load(ordering: .relaxed) })
+                {
+                    projection = (generation, sums)
+                }
+            }
         }
-        thread.name = "ledger id index sum"
+        thread.name = "ledger stored sums"
         thread.start()
     }
 
-    /// Waits for the thread (the first call; from one thread only) and gives its sum; nil
-    /// when it made none.
-    func wait() -> RowSum? {
-        if !waited {
-            done.wait()
-            waited = true
+    /// The id index's sum, once made (the first call waits; from one thread only); nil when
+    /// the thread made none.
+    func idIndex() -> RowSum? {
+        if !waitedForIDIndex {
+            idIndexDone.wait()
+            waitedForIDIndex = true
         }
-        return sum
+        return idIndexSum
+    }
+
+    /// The sums of the projection's tables of `generation`, once made (as `idIndex`); nil when
+    /// the thread made none, or made them for another generation.
+    func projection(generation: Int) -> [RowSum]? {
+        if !waitedForProjection {
+            projectionDone.wait()
+            waitedForProjection = true
+        }
+        return projection.flatMap { $0.generation == generation ? $0.sums : nil }
+    }
+
+    /// Stops the thread and waits for it, which uses the store: before the caller's
+    /// transaction ends (the check may have stopped before it took the sums).
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        _ = idIndex()
+        _ = projection(generation: -1)
     }
 }
