@@ -1,4 +1,6 @@
+import Dispatch
 import Glibc
+import Synchronization
 
 /// An environment's data file read with `pread`, never mapped: the checks that keep LMDB from
 /// meeting damage it would stop the process on (its assertions abort, a wild page number
@@ -14,7 +16,7 @@ import Glibc
 /// meta with the larger transaction id. A branch or leaf page holds node offsets (u16) after
 /// its header; a node has an 8-byte header (data size or child page as lo u16, hi u16, flags
 /// u16, key size u16), then its key, then its data.
-public final class DataFile {
+public final class DataFile: @unchecked Sendable {
     /// Where damage was found: a page (nil: the file as a whole), the table it belongs to (nil
     /// when not known), and what is wrong.
     public struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
@@ -205,8 +207,26 @@ public final class DataFile {
 
     /// Walks every tree of the file (the free list, the table of tables, each table and each
     /// set of duplicates) reading each page once, and returns what is wrong, in the order
-    /// found: at most `limit` problems. A page that is damaged is not followed.
+    /// found: at most `limit` problems. A page that is damaged is not followed. A file of
+    /// 16,384 pages or more, on a machine of two processors or more, is walked in two parts at
+    /// once (`check(limit:parts:)`).
     public func check(limit: Int = 100) -> [Damage] {
+        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        return check(limit: limit, parts: lastPage >= Self.pagesWalkedInParts && processors >= 2 ? 2 : 1)
+    }
+
+    /// The size of a file, in pages, from which ``check(limit:)`` walks its tables in two parts.
+    static let pagesWalkedInParts = 16_384
+
+    /// ``check(limit:)`` with the tables' walks split into `parts` run at once (1: one walk, in
+    /// order). The parts only tell whether the file is sound: the tables are dealt out, the
+    /// largest first, each to the part with the fewest pages so far, and each part records
+    /// the pages it read. The file is sound when no part found damage and no page was read
+    /// twice (by two parts, or by a part and the walk of the free list and the table of
+    /// tables) nor named by the free list. Otherwise the file is walked again in one part, in
+    /// order, which names the damage as it always has.
+    func check(limit: Int, parts: Int) -> [Damage] {
+        if parts > 1, otherMetaDamage == nil, isSound(parts: parts) { return [] }
         var walk = Walk(file: self, limit: limit)
         if let d = otherMetaDamage { walk.report(d) }
         let freePages = FreePages()
@@ -226,6 +246,47 @@ public final class DataFile {
             walk.report(Damage(page: p, table: "the free list", problem: "it lists page \(p), which a tree uses"))
         }
         return walk.found
+    }
+
+    /// Whether the walk in `parts` (see ``check(limit:parts:)``) finds the file sound.
+    private func isSound(parts: Int) -> Bool {
+        var head = Walk(file: self, limit: 1)
+        var freePages: [Int] = []
+        walkFreeList(&head) { freePages += $0 }
+        var tables: [(name: String, tree: Tree, pages: UInt64)] = []
+        head.tree(main, table: "the table of tables") { key, value, flags, _ in
+            guard flags & Self.subData != 0, flags & Self.dupData == 0, let t = Tree(value, at: 0) else {
+                return Damage(page: nil, table: "the table of tables", problem: "an entry is not a table's record")
+            }
+            // A table's record counts its branch, leaf and overflow pages (at 8, 16, 24).
+            let pages = [8, 16, 24].reduce(UInt64(0)) { $0 &+ min(DataFile.u64(value, $1), UInt64(Int32.max)) }
+            tables.append((String(decoding: key, as: UTF8.self), t, pages))
+            return nil
+        }
+        guard head.found.isEmpty else { return false }
+        var dealt = [[(name: String, tree: Tree)]](repeating: [], count: parts)
+        var load = [UInt64](repeating: 0, count: parts)
+        for t in tables.sorted(by: { $0.pages > $1.pages }) {
+            let part = load.indices.min { load[$0] < load[$1] }!
+            dealt[part].append((t.name, t.tree))
+            load[part] += t.pages
+        }
+        let walks = Mutex([Walk?](repeating: nil, count: parts))
+        let tablesOf = dealt
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var walk = Walk(file: self, limit: 1)
+            for t in tablesOf[part] where walk.found.isEmpty { walk.tree(t.tree, table: t.name, visit: nil) }
+            walks.withLock { $0[part] = walk }
+        }
+        var read = head.visited
+        var pagesRead = read.count
+        for walk in walks.withLock({ $0 }) {
+            guard let walk, walk.found.isEmpty else { return false }
+            read.formUnion(walk.visited)
+            pagesRead += walk.visited.count
+        }
+        // A page read by two walks shows as fewer pages in the union than were read.
+        return read.count == pagesRead && !freePages.contains { read.contains($0) }
     }
 
     /// The pages the free list names, gathered while it is walked.
