@@ -16,7 +16,7 @@ import Synchronization
 /// meta with the larger transaction id. A branch or leaf page holds node offsets (u16) after
 /// its header; a node has an 8-byte header (data size or child page as lo u16, hi u16, flags
 /// u16, key size u16), then its key, then its data.
-public final class DataFile: @unchecked Sendable {
+public final class DataFile: Sendable {
     /// Where damage was found: a page (nil: the file as a whole), the table it belongs to (nil
     /// when not known), and what is wrong.
     public struct Damage: Error, Sendable, Equatable, CustomStringConvertible {
