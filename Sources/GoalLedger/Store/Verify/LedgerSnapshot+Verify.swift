@@ -14,7 +14,9 @@ extension LedgerSnapshot {
     /// A sound store is checked in memory that does not grow with the log: one read of the log
     /// in position order (each record, its index entries, each origin's chain and signatures),
     /// then trust re-derived from what that read kept, then one goal at a time through the goal
-    /// index, its events folded and its rows compared before the next. When anything differs,
+    /// index, its events folded and its rows counted and summed into each table's
+    /// order-independent sum, the stored tables summed in one ordered walk of each. When
+    /// anything differs,
     /// the log is read again into a fresh replay of the whole ledger, and the checks after that
     /// read compare the store with what it gathered, to name every problem in order (memory then
     /// grows with the log). A record's own problems and its index entries' are reported in the
