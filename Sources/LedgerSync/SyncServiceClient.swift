@@ -96,10 +96,7 @@ public struct SyncServiceClient: Sendable {
     /// The pulls and pushes of ``sync(_:)``.
     func exchange(_ store: LedgerStore) async throws(LedgerError) -> SyncResult {
         var pages = PullPages()
-        while !pages.done {
-            let pull = try pullRequest(for: store, state: try pages.state(of: store))
-            pages.absorb(try finishPull(try await send(pull), store: store))
-        }
+        try await pullPages(&pages, into: store)
         var pushed = ImportResult()
         for push in try pushRequests(for: store, hubState: pages.hubState) { pushed.add(try finishPush(try await send(push))) }
         return SyncResult(pulled: pages.pulled, pushed: pushed)
@@ -125,10 +122,7 @@ public struct SyncServiceClient: Sendable {
         }
         switch try finishClone(reply, store: store, undo: undo) {
         case .cloned(let store, var pages):
-            while !pages.done {
-                let pull = try pullRequest(for: store, state: try pages.state(of: store))
-                pages.absorb(try finishPull(try await send(pull), store: store))
-            }
+            try await pullPages(&pages, into: store)
             return store
         case .awaitingEnrolment(_, let refusal): throw refusal
         }
@@ -373,14 +367,42 @@ extension SyncServiceClient {
     /// Applies a pull's change set to `store`; returns what was applied, the hub's state as the
     /// `ledger-state` header names it, and whether more pages follow.
     func finishPull(_ reply: Reply, store: LedgerStore) throws(LedgerError) -> PulledPage {
+        try applyPull(try readPull(reply, ledger: store.ledgerID), store: store)
+    }
+
+    /// A pull's answer read and checked, not yet applied.
+    struct PullAnswer {
+        let hubState: SyncState
+        let changes: ChangeSet
+        /// Whether the service holds more after this page.
+        let more: Bool
+    }
+
+    /// Reads the pull answer `reply` for a store of `ledger`: its status, the hub's state (an
+    /// answer without it is refused before anything is applied), its change set.
+    func readPull(_ reply: Reply, ledger: UUID) throws(LedgerError) -> PullAnswer {
         try checkStatus(reply)
-        let source = "the sync service at \(serviceName)"
-        // The hub's state first: an answer without it is refused before anything is applied.
-        let hubState = try hubState(of: reply, ledger: store.ledgerID)
-        let changes = try ChangeSet(decoding: reply.body, source: "the pull answer of \(source)")
-        let pulled = try store.writing { try $0.apply(changes, from: source) }
+        let hubState = try hubState(of: reply, ledger: ledger)
+        let changes = try ChangeSet(decoding: reply.body, source: "the pull answer of the sync service at \(serviceName)")
         let more = reply.header(Self.moreHeader)?.trimmingCharacters(in: .whitespaces).lowercased() == "true"
-        return PulledPage(result: pulled, hubState: hubState, more: more, origins: Set(changes.events.map(\.origin)))
+        return PullAnswer(hubState: hubState, changes: changes, more: more)
+    }
+
+    /// Applies a pull's answer to `store`.
+    func applyPull(_ answer: PullAnswer, store: LedgerStore) throws(LedgerError) -> PulledPage {
+        let pulled = try store.writing { try $0.apply(answer.changes, from: "the sync service at \(serviceName)") }
+        return PulledPage(result: pulled, hubState: answer.hubState, more: answer.more, origins: Set(answer.changes.events.map(\.origin)))
+    }
+
+    /// The state a store in `state` is in once it took every event of `changes` (each
+    /// origin's head at its last event there): what the next page is asked from when the
+    /// page applies whole.
+    static func state(_ state: SyncState, after changes: ChangeSet) -> SyncState {
+        var next = state
+        for e in changes.events where (next.heads[e.origin]?.sequence ?? 0) < e.sequence {
+            next.heads[e.origin] = SyncState.Head(sequence: e.sequence, hash: EventChain.hash(e))
+        }
+        return next
     }
 
     /// The response header of a pull answered in part: `true` when more pages follow.
@@ -570,18 +592,89 @@ extension SyncServiceClient {
     /// Sends `prepared` and blocks the calling thread until the answer (for the command line,
     /// which is synchronous). The session's callback queue must not be the calling thread's.
     func sendBlocking(_ prepared: Prepared) throws(LedgerError) -> Reply {
-        // Written once by the callback before it signals, read after the wait: the semaphore
-        // orders the two.
-        final class Box: @unchecked Sendable { var outcome: Result<Reply, LedgerError>? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
+        try sendAhead(prepared).wait()
+    }
+
+    /// A request sent, its answer not yet waited for.
+    final class PendingReply: @unchecked Sendable {
+        /// Written once by the callback before it signals, read after the wait: the semaphore
+        /// orders the two.
+        fileprivate var outcome: Result<Reply, LedgerError>?
+        fileprivate let done = DispatchSemaphore(value: 0)
+        private var waited = false
+
+        /// Blocks until the answer (the first call; from one thread only).
+        func wait() throws(LedgerError) -> Reply {
+            if !waited {
+                done.wait()
+                waited = true
+            }
+            return try outcome!.get()
+        }
+    }
+
+    /// Sends `prepared` and returns at once; the answer's `wait()` blocks for it.
+    func sendAhead(_ prepared: Prepared) -> PendingReply {
+        let pending = PendingReply()
         let task = session.dataTask(with: prepared.request) { data, response, error in
-            box.outcome = self.reply(prepared, data, response, error)
-            done.signal()
+            pending.outcome = self.reply(prepared, data, response, error)
+            pending.done.signal()
         }
         task.resume()
-        done.wait()
-        return try box.outcome!.get()
+        return pending
+    }
+
+    /// Pulls page after page into `store` until `pages` is done, each next page asked for while
+    /// the one before it is applied, as ``pullPagesBlocking(_:into:signedBy:)`` does.
+    func pullPages(_ pages: inout PullPages, into store: LedgerStore) async throws(LedgerError) {
+        var ahead: (state: SyncState, reply: Task<Reply, any Error>)?
+        // A request still out when the pull fails is not waited for.
+        defer { ahead?.reply.cancel() }
+        while !pages.done {
+            let state = try pages.state(of: store)
+            var reply: Reply?
+            if let a = ahead {
+                ahead = nil
+                // Its answer serves only the state it was asked from; a failed one is asked again.
+                let answer = try? await a.reply.value
+                if a.state == state { reply = answer }
+            }
+            if reply == nil { reply = try await send(try pullRequest(for: store, state: state)) }
+            let answer = try readPull(reply!, ledger: store.ledgerID)
+            if answer.more {
+                let next = Self.state(state, after: answer.changes)
+                let prepared = try pullRequest(for: store, state: next)
+                ahead = (next, Task { try await self.send(prepared) })
+            }
+            pages.absorb(try applyPull(answer, store: store))
+        }
+    }
+
+    /// Pulls page after page into `store` (each request signed as `signer`'s device) until
+    /// `pages` is done. While a page is applied, the next is already asked for, from the state
+    /// the page leaves when it applies whole; it is used only when the store is then in that
+    /// state, and asked for again from the store's state otherwise.
+    func pullPagesBlocking(_ pages: inout PullPages, into store: LedgerStore, signedBy signer: LedgerStore) throws(LedgerError) {
+        var ahead: (state: SyncState, reply: PendingReply)?
+        // A request still out is waited for: its callback must not outlive the pull.
+        defer { if let ahead { _ = try? ahead.reply.wait() } }
+        while !pages.done {
+            let state = try pages.state(of: store)
+            var reply: Reply?
+            if let a = ahead {
+                ahead = nil
+                // Its answer serves only the state it was asked from; a failed one is asked again.
+                let answer = try? a.reply.wait()
+                if a.state == state { reply = answer }
+            }
+            if reply == nil { reply = try sendBlocking(try pullRequest(for: signer, state: state)) }
+            let answer = try readPull(reply!, ledger: store.ledgerID)
+            if answer.more {
+                let next = Self.state(state, after: answer.changes)
+                ahead = (next, sendAhead(try pullRequest(for: signer, state: next)))
+            }
+            pages.absorb(try applyPull(answer, store: store))
+        }
     }
 
     /// The answer, or the error a failed exchange stands for.
@@ -632,10 +725,7 @@ extension SyncServiceClient {
     /// ``sync(_:)``, blocking the calling thread until it is done (for the command line).
     package func syncBlocking(_ store: LedgerStore) throws(LedgerError) -> SyncResult {
         var pages = PullPages()
-        while !pages.done {
-            let pull = try pullRequest(for: store, state: try pages.state(of: store))
-            pages.absorb(try finishPull(try sendBlocking(pull), store: store))
-        }
+        try pullPagesBlocking(&pages, into: store, signedBy: store)
         var pushed = ImportResult()
         for push in try pushRequests(for: store, hubState: pages.hubState) { pushed.add(try finishPush(try sendBlocking(push))) }
         return SyncResult(pulled: pages.pulled, pushed: pushed)
@@ -645,10 +735,7 @@ extension SyncServiceClient {
     /// benchmark: a store that is not enrolled reads through an enrolled one's identity).
     package func pullBlocking(into store: LedgerStore, signedBy signer: LedgerStore) throws(LedgerError) -> ImportResult {
         var pages = PullPages()
-        while !pages.done {
-            let pull = try pullRequest(for: signer, state: try pages.state(of: store))
-            pages.absorb(try finishPull(try sendBlocking(pull), store: store))
-        }
+        try pullPagesBlocking(&pages, into: store, signedBy: signer)
         return pages.pulled
     }
 
@@ -665,10 +752,7 @@ extension SyncServiceClient {
         }
         switch try finishClone(reply, store: store, undo: undo) {
         case .cloned(let store, var pages):
-            while !pages.done {
-                let pull = try pullRequest(for: store, state: try pages.state(of: store))
-                pages.absorb(try finishPull(try sendBlocking(pull), store: store))
-            }
+            try pullPagesBlocking(&pages, into: store, signedBy: store)
             return .cloned(store, pages)
         case .awaitingEnrolment(let store, let refusal): return .awaitingEnrolment(store, refusal: refusal)
         }

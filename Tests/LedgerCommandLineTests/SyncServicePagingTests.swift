@@ -40,6 +40,34 @@ struct SyncServicePagingTests {
         #expect(try tablet.verify().isClean)
     }
 
+    /// Each next page is asked for while the one before it is applied, from the state that
+    /// page leaves; when every page applies whole, no request is wasted: the app's `sync` and
+    /// the command line's each make one request a page and end with everything.
+    @Test func pagesAskedAheadWasteNoRequestWhenEachPageAppliesWhole() async throws {
+        let f = try ServiceFixture(configure: { $0.maxPullEvents = 40 })
+        let c = SyncServiceClient(baseURL: URL(string: f.base)!)
+        let phone = try SyncServiceAttackTests.founder(at: f.hub.path("phone"), now: now)
+        let tablet = try phone.clone(to: f.hub.path("tablet"), device: "tablet", now: now)
+        let laptop = try phone.clone(to: f.hub.path("laptop"), device: "laptop", now: now)
+        for _ in 0..<6 { try phone.append(SyncServiceAttackTests.progress(30), now: now) }
+        _ = try c.syncBlocking(phone)
+        // Six runs of 30 events, a signature ending each: pages of 60 (two runs reach 40).
+        let head = try #require(try phone.originHeads()["phone"])
+        var pulls = f.logged.all.filter { $0.contains("/pull") }.count
+        var before = try tablet.originHeads()["phone"] ?? 0
+        let r = try await c.sync(tablet)
+        #expect(r.pulled.imported == Int(head - before), "\(r.pulled)")
+        #expect(f.logged.all.filter { $0.contains("/pull") }.count - pulls == 3)
+        #expect(try tablet.digest() == phone.digest())
+        pulls = f.logged.all.filter { $0.contains("/pull") }.count
+        before = try laptop.originHeads()["phone"] ?? 0
+        let blocking = try c.syncBlocking(laptop)
+        #expect(blocking.pulled.imported == Int(head - before), "\(blocking.pulled)")
+        #expect(f.logged.all.filter { $0.contains("/pull") }.count - pulls == 3)
+        #expect(try laptop.digest() == phone.digest())
+        #expect(try laptop.verify().isClean)
+    }
+
     @Test func anOriginWhoseEventsWaitDoesNotHideTheOriginsAfterIt() throws {
         let f = try ServiceFixture(configure: { $0.maxPullEvents = 20 })
         let c = SyncServiceClient(baseURL: URL(string: f.base)!)
