@@ -69,6 +69,10 @@ public struct SyncServiceClient: Sendable {
     /// according to the state the pull's answer named. `pushed` counts the events the service
     /// reports it stored, and names per origin what it set aside.
     ///
+    /// A pull of more than one page asks for each next page while it applies the one before it
+    /// (from the state that page leaves when it applies whole; the answer is used only when the
+    /// store is then in that state), so the device holds up to two pages at once.
+    ///
     /// A refusal is a `LedgerError`: `.store` when the service refuses the device's signature
     /// (with the service's reason), cannot reach its database, or cannot be reached;
     /// `.invalidInput` when it refuses a body (malformed, or too large); `.invalidArgument` for a
