@@ -402,9 +402,15 @@ extension SyncServiceClient {
     /// origin's head at its last event there): what the next page is asked from when the
     /// page applies whole.
     static func state(_ state: SyncState, after changes: ChangeSet) -> SyncState {
+        // Each origin's last event first: only those are hashed.
+        var last: [String: (sequence: UInt64, index: Int)] = [:]
+        for i in changes.events.indices {
+            let (origin, sequence) = (changes.events[i].origin, changes.events[i].sequence)
+            if sequence > (last[origin]?.sequence ?? 0) { last[origin] = (sequence, i) }
+        }
         var next = state
-        for e in changes.events where (next.heads[e.origin]?.sequence ?? 0) < e.sequence {
-            next.heads[e.origin] = SyncState.Head(sequence: e.sequence, hash: EventChain.hash(e))
+        for (origin, head) in last where head.sequence > (next.heads[origin]?.sequence ?? 0) {
+            next.heads[origin] = SyncState.Head(sequence: head.sequence, hash: EventChain.hash(changes.events[head.index]))
         }
         return next
     }

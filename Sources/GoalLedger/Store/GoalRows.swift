@@ -49,13 +49,10 @@ struct GoalRows {
     /// Visits the goal's rows of `entries` as the table stores them (`StoreTransaction.scanEntries`):
     /// the goal's id as the key, and as the value a duplicate (the row's day, clock reading and
     /// event, then the rest of its value); one for each recorded entry, removed or not, and
-    /// each history write, in no particular order. `buffer` is reused row after row. The
-    /// number of rows.
-    func forEachEntry(_ buffer: inout ByteWriter, _ body: (_ key: UnsafeRawBufferPointer, _ duplicate: UnsafeRawBufferPointer) -> Void)
-        -> Int
-    {
+    /// each history write, in no particular order. `buffer` is reused row after row.
+    func forEachEntry(_ buffer: inout ByteWriter, _ body: (_ key: UnsafeRawBufferPointer, _ duplicate: UnsafeRawBufferPointer) -> Void) {
         let goal = state.id
-        return withUnsafeBytes(of: goal.uuid) { key in
+        withUnsafeBytes(of: goal.uuid) { key in
             for e in state.recordedEntries.values {
                 buffer.bytes.removeAll(keepingCapacity: true)
                 PendingTable.writeEntryDuplicate(goal: goal, e, into: &buffer)
@@ -66,7 +63,6 @@ struct GoalRows {
                 PendingTable.writeHistoryDuplicate(goal: goal, event: w.event, w.key, into: &buffer)
                 buffer.bytes.withUnsafeBytes { body(key, $0) }
             }
-            return state.recordedEntries.count + state.historyWrites.count
         }
     }
 }

@@ -681,7 +681,7 @@ extension LedgerStore {
         walk.totals.replace(nil, with: made.goalHash)
         if let f = made.facts { walk.facts.append(f) }
         for row in made.rows { walk.add(row.table, key: row.key, value: row.value) }
-        _ = made.forEachEntry(&buffer) { key, duplicate in walk.add(GoalRows.Table.entries, key: key, value: duplicate) }
+        made.forEachEntry(&buffer) { key, duplicate in walk.add(GoalRows.Table.entries, key: key, value: duplicate) }
     }
 }
 
@@ -741,11 +741,15 @@ private final class StoredSums: @unchecked Sendable {
     /// The sums of the projection's tables of `generation`, once made (as `idIndex`); nil when
     /// the thread made none, or made them for another generation.
     func projection(generation: Int) -> [RowSum]? {
+        waitForProjection()
+        return projection.flatMap { $0.generation == generation ? $0.sums : nil }
+    }
+
+    private func waitForProjection() {
         if !waitedForProjection {
             projectionDone.wait()
             waitedForProjection = true
         }
-        return projection.flatMap { $0.generation == generation ? $0.sums : nil }
     }
 
     /// Stops the thread and waits for it, which uses the store: before the caller's
@@ -753,6 +757,6 @@ private final class StoredSums: @unchecked Sendable {
     func stop() {
         stopping.store(true, ordering: .relaxed)
         _ = idIndex()
-        _ = projection(generation: -1)
+        waitForProjection()
     }
 }
