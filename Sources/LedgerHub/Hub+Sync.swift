@@ -70,35 +70,43 @@ extension Hub {
             var pulled = ImportResult()
             let behind = hub.filter { $0.value.sequence > (local[$0.key] ?? 0) }
             if !behind.isEmpty {
-                // From the last event held here (so the import checks it is the same one).
-                func starts(_ origins: some Sequence<String>) -> [(origin: String, sequence: UInt64)] {
-                    origins.sorted().map { ($0, max(1, local[$0] ?? 1)) }
-                }
                 // In a signed ledger, only origins that hold a key here, or that an event fetched
                 // enrols, are fetched: rows of made-up origins (a hub role can write any) are not
                 // downloaded again and again, only counted.
                 let known = try knownOrigins(of: store, holding: local)
                 var wanted = known.map { k in Set(behind.keys.filter { k.contains($0) }) } ?? Set(behind.keys)
-                var (changes, bad) = try fetch(ledger: store.ledgerID, from: starts(wanted))
-                if known != nil {
-                    while true {
-                        var enrolled = Set<String>()
-                        for e in changes.events { if case .deviceEnrolled(let p) = e.payload { enrolled.insert(p.device) } }
-                        let more = Set(behind.keys.filter { enrolled.contains($0) }).subtracting(wanted)
-                        guard !more.isEmpty else { break }
-                        let (extra, extraBad) = try fetch(ledger: store.ledgerID, from: starts(more))
-                        changes = ChangeSet(
-                            ledger: store.ledgerID, events: changes.events + extra.events, records: changes.records + extra.records)
-                        bad += extraBad
-                        wanted.formUnion(more)
-                    }
+                let unreadableNow = unreadable
+                let wantedFirst = wanted
+                // Each origin from the last event held here (so the import checks it is the same one).
+                func walk() -> HubWalk {
+                    var walk = HubWalk(ledger: store.ledgerID, pageEvents: pageEvents)
+                    for origin in wantedFirst { walk.add(origin, from: max(1, local[origin] ?? 1), through: behind[origin]!.sequence) }
+                    return walk
+                }
+                pulled = try store.writing { (w) throws(LedgerError) in
+                    // Made again if the write runs again (on a larger map).
+                    var pages = walk()
+                    wanted = wantedFirst
+                    return try pull(
+                        &pages, unreadable: unreadableNow,
+                        page: { (page, walk) in
+                            // An enrolment fetched brings its device's events along.
+                            guard known != nil else { return }
+                            for e in page.events {
+                                guard case .deviceEnrolled(let p) = e.payload, let head = behind[p.device], !wanted.contains(p.device) else {
+                                    continue
+                                }
+                                wanted.insert(p.device)
+                                walk.add(p.device, from: max(1, local[p.device] ?? 1), through: head.sequence)
+                            }
+                        },
+                        apply: { (changes, unreadable, last) throws(LedgerError) in
+                            try w.apply(changes, from: "the hub at \(name)", unreadable: unreadable, beforeCommit: last ? commit : nil)
+                        },
+                        heads: { () throws(LedgerError) in try w.originHeads() },
+                        rename: { (entry) throws(LedgerError) in try w.renameWaiting(entry) })
                 }
                 let skipped = behind.filter { !wanted.contains($0.key) }
-                let fetched = changes
-                let unreadableNow = unreadable + bad
-                pulled = try store.writing {
-                    try $0.apply(fetched, from: "the hub at \(name)", unreadable: unreadableNow, beforeCommit: commit)
-                }
                 pulled.unknownOrigins += skipped.count
                 pulled.unknownOriginEvents += skipped.reduce(0) { $0 + Int(clamping: $1.value.sequence - (local[$1.key] ?? 0)) }
             } else {
@@ -131,36 +139,101 @@ extension Hub {
     }
 
     /// Creates a store at `path` for a new device of `ledger`, holding all of the hub's events of
-    /// that ledger. Nothing is left at `path` when it fails.
+    /// that ledger, read and written a page at a time (`HubWalk`), each page in a write
+    /// transaction of its own. Nothing is left at `path` when it fails.
     public func clone(ledger: UUID, to path: String, device: String) throws(LedgerError) -> LedgerStore {
-        // Read in one bounded transaction (`begin`): no other session can stall it for ever.
-        let fetched = try transaction { () throws(LedgerError) in
-            try checkSchema()
-            let heads = try self.heads(of: ledger)
-            guard !heads.isEmpty else {
-                throw LedgerError(.store, "the hub at \(name) holds no events of ledger \(ledger.uuidString) that this role may read")
-            }
-            guard heads[device] == nil else {
-                throw LedgerError(.invalidArgument, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
-            }
-            return try fetch(ledger: ledger, from: heads.keys.sorted().map { ($0, 1) })
-        }
         let existed = FileManager.default.fileExists(atPath: path)
         do throws(LedgerError) {
-            // A ledger's stores take the newest schema its events were written under.
-            let schema = Int(fetched.changes.events.map(\.schema).max() ?? UInt8(LedgerStore.currentSchema))
-            let store = try LedgerStore.create(at: path, device: device, ledger: ledger, schema: schema)
-            try store.writing { try $0.apply(fetched.changes, from: "the hub at \(name)", unreadable: fetched.unreadable) }
-            // A name the ledger enrolled (its device has not written yet) belongs to that device.
-            if try (store.reading { try $0.enrolledDevices() }).contains(where: { $0.device == device }) {
-                throw LedgerError(
-                    .invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
+            // Read in one bounded transaction (`begin`): no other session can stall it for ever.
+            return try transaction { () throws(LedgerError) in
+                try checkSchema()
+                let heads = try self.heads(of: ledger)
+                guard !heads.isEmpty else {
+                    throw LedgerError(.store, "the hub at \(name) holds no events of ledger \(ledger.uuidString) that this role may read")
+                }
+                guard heads[device] == nil else {
+                    throw LedgerError(
+                        .invalidArgument, "device \(device) already belongs to ledger \(ledger.uuidString); choose another name")
+                }
+                // A ledger's stores take the newest schema its events were written under: an
+                // origin's last event's (a device's schema only ever rises).
+                let schemas = heads.values.compactMap { h in try? h.record.withUnsafeBytes { try EventCodec.decode($0).schema } }
+                let store = try LedgerStore.create(
+                    at: path, device: device, ledger: ledger, schema: Int(schemas.max() ?? UInt8(LedgerStore.currentSchema)))
+                var walk = HubWalk(ledger: ledger, pageEvents: pageEvents)
+                for (origin, head) in heads { walk.add(origin, from: 1, through: head.sequence) }
+                _ = try pull(
+                    &walk, unreadable: [], page: { _, _ in },
+                    apply: { (changes, unreadable, _) throws(LedgerError) in
+                        let result = try store.writing { try $0.apply(changes, from: "the hub at \(name)", unreadable: unreadable) }
+                        try store.releaseMappedPages()
+                        return result
+                    },
+                    heads: { () throws(LedgerError) in try store.reading { try $0.originHeads() } },
+                    rename: { (entry) throws(LedgerError) in try store.writing { try $0.renameWaiting(entry) } })
+                // A name the ledger enrolled (its device has not written yet) belongs to that device.
+                if try (store.reading { try $0.enrolledDevices() }).contains(where: { $0.device == device }) {
+                    throw LedgerError(
+                        .invalidArgument, "device \(device) is enrolled in ledger \(ledger.uuidString) already; choose another name")
+                }
+                return store
             }
-            return store
         } catch {
             if !existed { try? FileManager.default.removeItem(atPath: path) }
             throw error
         }
+    }
+
+    /// Applies `walk`'s pages one after another through `apply` (`last`: the page after which
+    /// the walk is done; an empty one ends a walk whose last origins stopped), `unreadable` with
+    /// the first; `page` sees each page before it is applied, and may add origins to the walk.
+    /// What the pages did is added up as one import of everything would report it: an origin
+    /// whose events wait, or that holds no key, is read no further, and the events of it no page
+    /// gave are counted with what waits of it (`heads` tells from the store which origins a page
+    /// took nothing of; `rename` names the whole count in the store).
+    func pull(
+        _ walk: inout HubWalk, unreadable: [WaitingEvents], page: (ChangeSet, inout HubWalk) -> Void,
+        apply: (_ changes: ChangeSet, _ unreadable: [WaitingEvents], _ last: Bool) throws(LedgerError) -> ImportResult,
+        heads: () throws(LedgerError) -> [String: UInt64], rename: (WaitingEvents) throws(LedgerError) -> Void
+    ) throws(LedgerError) -> ImportResult {
+        var total = ImportResult()
+        var waiting: [String: WaitingEvents] = [:]
+        var revoked: [RevokedEvents] = []
+        var before = unreadable
+        while true {
+            let next = try walk.nextPage(self)
+            page(next.changes, &walk)
+            let last = walk.isDone
+            let r = try apply(next.changes, before + next.unreadable, last)
+            before = []
+            total.imported += r.imported
+            total.alreadyPresent += r.alreadyPresent
+            total.setAside += r.setAside
+            total.unknownOrigins += r.unknownOrigins
+            total.unknownOriginEvents += r.unknownOriginEvents
+            for e in r.revoked {
+                if let i = revoked.firstIndex(where: { $0.origin == e.origin }) { revoked[i].count += e.count } else { revoked.append(e) }
+            }
+            for w in r.waiting {
+                var merged = waiting[w.origin] ?? w
+                if waiting[w.origin] != nil { merged.count += w.count }
+                merged.count += walk.stop(w.origin)
+                waiting[w.origin] = merged
+                if merged.count != w.count { try rename(merged) }
+            }
+            if r.unknownOrigins > 0 {
+                // The origins the page offered that it took nothing of, and that do not wait.
+                let held = try heads()
+                for (origin, given) in next.given
+                where waiting[origin] == nil && !r.revoked.contains(where: { $0.origin == origin }) && (held[origin] ?? 0) < given {
+                    total.unknownOriginEvents += walk.stop(origin)
+                }
+            }
+            if last { break }
+        }
+        total.revoked = revoked
+        total.waiting = waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
+        return total
     }
 
     // MARK: Reading
@@ -192,48 +265,6 @@ extension Hub {
         SELECT sequence, event_id, hlc, record FROM hub.events
         WHERE ledger = $1 AND origin = $2 AND sequence <= $3 ORDER BY sequence DESC LIMIT 1
         """
-
-    /// The events of `ledger` from the given sequence of each origin on, as a change set of the
-    /// records as stored, each decoded and checked against the columns the hub files it under.
-    /// A record that is damaged or contradicts its columns is not a wall: it and the rest of its
-    /// origin are left out and named in `unreadable`.
-    func fetch(ledger: UUID, from starts: [(origin: String, sequence: UInt64)]) throws(LedgerError) -> (
-        changes: ChangeSet, unreadable: [WaitingEvents]
-    ) {
-        var events: [Event] = []
-        var records: [[UInt8]] = []
-        var unreadable: [WaitingEvents] = []
-        for (origin, first) in starts {
-            let rows = try run { () throws(PostgreSQLError) in
-                try connection.query(
-                    """
-                    SELECT sequence, event_id, hlc, record FROM hub.events
-                    WHERE ledger = $1 AND origin = $2 AND sequence >= $3 ORDER BY sequence
-                    """, [.uuid(ledger), .text(origin), .int64(Int64(first))])
-            }
-            events.reserveCapacity(events.count + rows.rowCount)
-            records.reserveCapacity(records.count + rows.rowCount)
-            for r in 0..<rows.rowCount {
-                let sequence = UInt64(rows.int64(r, 0))
-                let id = rows.uuid(r, 1) ?? UUID()
-                let hlc = rows.int64(r, 2)
-                do throws(LedgerError) {
-                    let event = try rows.withBytes(r, 3) { (b) throws(LedgerError) in
-                        let e = try decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc)
-                        records.append(Array(b))
-                        return e
-                    }
-                    events.append(event)
-                } catch {
-                    unreadable.append(
-                        WaitingEvents(
-                            origin: origin, sequence: sequence, count: rows.rowCount - r, cause: .malformed, reason: error.message))
-                    break
-                }
-            }
-        }
-        return (ChangeSet(ledger: ledger, events: events, records: records), unreadable)
-    }
 
     func decode(_ record: [UInt8], origin: String, sequence: UInt64, id: UUID, hlc: Int64) throws(LedgerError) -> Event {
         let result = record.withUnsafeBytes { b in

@@ -16,6 +16,10 @@ public final class Hub {
     /// How long any one statement of the hub's transactions may run (`statement_timeout`), in
     /// seconds: `$LEDGER_HUB_STATEMENT_TIMEOUT`, else 600.
     package var statementTimeout: Double
+    /// How many events a pull or a clone reads from the hub and imports at a time (`HubWalk`):
+    /// `$LEDGER_HUB_PAGE_EVENTS`, else 100,000. Memory follows it; so does speed, since each
+    /// page is an import of its own.
+    package var pageEvents: Int
 
     /// Whether `peer` names a hub rather than a store directory.
     public static func isURL(_ peer: String) -> Bool {
@@ -31,6 +35,7 @@ public final class Hub {
         let environment = ProcessInfo.processInfo.environment
         lockTimeout = Self.seconds(environment["LEDGER_HUB_LOCK_TIMEOUT"]) ?? 30
         statementTimeout = Self.seconds(environment["LEDGER_HUB_STATEMENT_TIMEOUT"]) ?? 600
+        pageEvents = environment["LEDGER_HUB_PAGE_EVENTS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? LedgerStore.cloneChunkEvents
         do {
             connection = try Connection(url)
         } catch {

@@ -3,7 +3,7 @@ import Foundation
 extension LedgerStore {
     /// The events a clone copies per write transaction: each chunk's change set and its import
     /// are held in memory, never the whole log.
-    static let cloneChunkEvents = 100_000
+    package static let cloneChunkEvents = 100_000
 
     /// `clone(to:device:now:)` in chunks of `chunk` events, each applied in a write transaction
     /// of its own; `afterChunk` runs after each commit with the number of chunks committed (a
@@ -30,10 +30,18 @@ extension LedgerStore {
         repeat {
             let changes = try reading { (s) throws(LedgerError) in try s.next(Swift.max(chunk, 1), of: &walk) }
             try store.writing { try $0.apply(changes, from: self.path) }
-            try store.readTransaction { store.releaseMappedPages($0) }
+            try store.releaseMappedPages()
             chunks += 1
             try afterChunk?(chunks)
         } while !walk.isDone
         return store
+    }
+}
+
+extension LedgerStore {
+    /// Lets the pages of the data file this process read go from its memory (they stay in the
+    /// page cache): a copy in chunks keeps its resident memory flat however large the log.
+    package func releaseMappedPages() throws(LedgerError) {
+        try readTransaction { releaseMappedPages($0) }
     }
 }

@@ -22,3 +22,23 @@ extension LedgerWriter {
             changeSet.events, records: changeSet.records, from: source, unreadable: unreadable, beforeCommit: beforeCommit)
     }
 }
+
+extension LedgerWriter {
+    /// Each origin's last sequence held, as this transaction has it so far (an import in parts
+    /// tells from it what a part took).
+    package func originHeads() throws(LedgerError) -> [String: UInt64] {
+        try run("reading \(store.path)") { try txn.originHeads() }
+    }
+}
+
+extension LedgerWriter {
+    /// Names `entry` as what waits of its origin, in place of the entry an import named (when it
+    /// named one): an import in parts counts what waits of an origin across its parts.
+    package func renameWaiting(_ entry: WaitingEvents) throws(LedgerError) {
+        try run("importing into \(store.path)") {
+            let key = MetaKey.waiting + Array(entry.origin.utf8)
+            guard try txn.get(layout.meta, key: key) != nil else { return }
+            try txn.put(layout.meta, key: key, value: entry.storedValue)
+        }
+    }
+}
