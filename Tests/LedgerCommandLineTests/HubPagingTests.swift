@@ -20,6 +20,16 @@ import Testing
         try JSONParser.parse(hub.run(device, ["status", "--json"]).stdout)["digest"]
     }
 
+    /// Changes the record of the phone's event `sequence` in the hub, as a role that may write
+    /// the table could.
+    func alter(_ hub: HubFixture, _ ledger: UUID, phone sequence: UInt64, _ change: (inout [UInt8]) throws -> Void) throws {
+        let admin = try hub.admin()
+        let key: [Parameter] = [.uuid(ledger), .int64(Int64(sequence))]
+        var record = try admin.query("SELECT record FROM hub.events WHERE ledger = $1 AND origin = 'phone' AND sequence = $2", key).bytes(0, 0)
+        try change(&record)
+        try admin.query("UPDATE hub.events SET record = $3 WHERE ledger = $1 AND origin = 'phone' AND sequence = $2", key + [.bytea(record)])
+    }
+
     /// The phone writes in five batches (each a signed run) and syncs; the laptop pulls them in
     /// pages of 7 events, a copy of the laptop in one page.
     func laptopBehind() throws -> HubFixture {
@@ -52,14 +62,7 @@ import Testing
         let head = try #require(try LedgerStore.open(at: hub.path("phone")).originHeads()["phone"])
         // Four events before the phone's head: past the first pages, in the last batch.
         let damaged = head - 4
-        let admin = try hub.admin()
-        var record = try admin.query(
-            "SELECT record FROM hub.events WHERE ledger = $1 AND origin = 'phone' AND sequence = $2", [.uuid(ledger), .int64(Int64(damaged))]
-        ).bytes(0, 0)
-        record[record.count - 2] ^= 0x20
-        try admin.query(
-            "UPDATE hub.events SET record = $1 WHERE ledger = $2 AND origin = 'phone' AND sequence = $3",
-            [.bytea(record), .uuid(ledger), .int64(Int64(damaged))])
+        try alter(hub, ledger, phone: damaged) { record in record[record.count - 2] ^= 0x20 }
         let paged = try hub.child("laptop", ["sync", hub.url], environment: Self.smallPages)
         let whole = hub.run("copy", ["sync", hub.url])
         #expect(paged.status == 0, "\(paged.stderr)")
@@ -84,15 +87,11 @@ import Testing
         let head = try #require(try LedgerStore.open(at: hub.path("phone")).originHeads()["phone"])
         // In the second of the five batches: some 30 events of the phone come after it.
         let altered = head - 30
-        let admin = try hub.admin()
-        var event = try EventCodec.decode(
-            admin.query(
-                "SELECT record FROM hub.events WHERE ledger = $1 AND origin = 'phone' AND sequence = $2", [.uuid(ledger), .int64(Int64(altered))]
-            ).bytes(0, 0))
-        event.payload = .tagAdded(TagAdded(goal: UUID(uuidString: goalIDs[0])!, tag: "altered"))
-        try admin.query(
-            "UPDATE hub.events SET record = $1 WHERE ledger = $2 AND origin = 'phone' AND sequence = $3",
-            [.bytea(EventCodec.encode(event)), .uuid(ledger), .int64(Int64(altered))])
+        try alter(hub, ledger, phone: altered) { record in
+            var event = try EventCodec.decode(record)
+            event.payload = .tagAdded(TagAdded(goal: UUID(uuidString: goalIDs[0])!, tag: "altered"))
+            record = EventCodec.encode(event)
+        }
         let paged = try hub.child("laptop", ["sync", hub.url], environment: Self.smallPages)
         let whole = hub.run("copy", ["sync", hub.url])
         #expect(paged.status == 0, "\(paged.stderr)")
