@@ -2,7 +2,9 @@ import Foundation
 import GoalLedger
 import HubTestSupport
 import LedgerCommandLine
+import LedgerHub
 import PostgreSQL
+import Sodium
 import Testing
 
 /// A pull or a clone from a hub reads and imports a page at a time (`LEDGER_HUB_PAGE_EVENTS`,
@@ -118,5 +120,43 @@ import Testing
         let tablet = try LedgerStore.open(at: hub.path("tablet"))
         #expect(try tablet.originHeads() == LedgerStore.open(at: hub.path("phone")).originHeads())
         #expect(try tablet.verify().isClean)
+    }
+
+    /// A hub role wrote 20 events under a made-up origin, signed by a key nobody enrolled, and
+    /// dated before everything else. A new store of the ledger (which trusts nobody yet, so it
+    /// takes every origin) pulls them in pages of 7 through the library: the origin is read no
+    /// further once a page finds it holds no key, and the result counts its 20 events once, as a
+    /// pull in one page does.
+    @Test func aMadeUpOriginIsCountedOnceAcrossPages() throws {
+        let hub = try HubFixture()
+        hub.seed()
+        let phone = try LedgerStore.open(at: hub.path("phone"))
+        let ledger = phone.ledgerID
+        let key = SigningKey.generate()
+        var previous = EventChain.genesis
+        let admin = try hub.admin()
+        for sequence in UInt64(1)...20 {
+            var e = Event(
+                id: UUID(), origin: "ghost", sequence: sequence, hlc: HLC(rawValue: 1_000 + sequence),
+                at: Instant(rfc3339: "2026-11-05T12:00:00Z")!, schema: 2, payload: .tagAdded(TagAdded(goal: UUID(), tag: "x")))
+            e.previousHash = previous
+            e.signer = key.publicKey
+            e.signature = key.sign(EventChain.message(ledger: ledger, origin: "ghost", sequence: sequence, hash: EventChain.hash(e)))
+            previous = EventChain.hash(e)
+            try admin.query(
+                "INSERT INTO hub.events (ledger, origin, sequence, event_id, hlc, record) VALUES ($1, 'ghost', $2, $3, $4, $5)",
+                [.uuid(ledger), .int64(Int64(sequence)), .uuid(e.id), .int64(Int64(bitPattern: e.hlc.rawValue)), .bytea(EventCodec.encode(e))])
+        }
+        var results: [SyncResult] = []
+        for (name, page) in [("paged", 7), ("whole", 1_000)] {
+            let store = try LedgerStore.create(at: hub.path(name), device: name, ledger: ledger)
+            let direct = try Hub(url: hub.url)
+            direct.pageEvents = page
+            results.append(try direct.sync(store))
+            #expect(try store.originHeads() == phone.originHeads())
+            #expect(try store.verify().isClean)
+        }
+        #expect(results[0].pulled.unknownOrigins == 1 && results[0].pulled.unknownOriginEvents == 20, "\(results[0].pulled)")
+        #expect(results[0] == results[1], "\(results[0]) / \(results[1])")
     }
 }
