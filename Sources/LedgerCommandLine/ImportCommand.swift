@@ -11,7 +11,7 @@ enum ImportCommand {
         let store = try inv.openStore()
         // Read before the write, which starts over when the store's file grows: a pipe is read once.
         let file = inv.positionals[0]
-        let changes = try ChangeSet(decoding: try ExportFile.read(file), source: file)
+        let changes = try store.exportFileChanges(file)
         let r = try store.writing { try $0.apply(changes, from: file) }
         if inv.json {
             try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))

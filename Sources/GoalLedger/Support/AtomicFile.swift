@@ -40,28 +40,45 @@ package enum AtomicFile {
     /// Writes `bytes` to `path` as above, when `path` is new or a regular file
     /// (``checkReplaceable(_:)``); the error says which step failed.
     package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+        try write(to: path) { (file) throws(Failure) in try file.write(bytes) }
+    }
+
+    /// The new file, as `write(to:_:)` hands it to its body to write in pieces.
+    package struct Sink: ~Copyable {
+        fileprivate let fd: Int32
+
+        /// Appends `bytes` to the file.
+        package func write(_ bytes: [UInt8]) throws(Failure) {
+            let outcome = bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try write(raw) } }
+            try outcome.get()
+        }
+
+        package func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+            var written = 0
+            while written < bytes.count {
+                let n = systemWrite(fd, bytes.baseAddress! + written, bytes.count - written)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw AtomicFile.failure("writing") }
+                written += n
+            }
+        }
+    }
+
+    /// Writes the file `body` writes (in as many pieces as it likes, so that no more of it is
+    /// held in memory than a piece) to `path` as above; when `body` throws, nothing replaces
+    /// `path` and the new file is removed.
+    package static func write(to path: String, _ body: (borrowing Sink) throws(Failure) -> Void) throws(Failure) {
         try checkReplaceable(path)
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let temporary = directory + "/." + name + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        func failure(_ what: String) -> Failure { Failure(reason: "\(what) failed: \(String(cString: strerror(errno)))") }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure("creating \(temporary)") }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let error = failure("writing")
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            written += n
-        }
-        guard fsync(fd) == 0 else {
-            let error = failure("syncing")
+        do throws(Failure) {
+            try body(Sink(fd: fd))
+            guard fsync(fd) == 0 else { throw failure("syncing") }
+        } catch {
             close(fd)
             unlink(temporary)
             throw error
@@ -79,6 +96,9 @@ package enum AtomicFile {
             close(dir)
         }
     }
+
+    /// The step `what` failed, with the system's reason.
+    fileprivate static func failure(_ what: String) -> Failure { Failure(reason: "\(what) failed: \(String(cString: strerror(errno)))") }
 }
 
 /// The system's `write(2)` (the name `write` inside ``AtomicFile`` is its own).

@@ -24,3 +24,14 @@ extension ExportFile {
         return bytes
     }
 }
+
+extension LedgerStore {
+    /// The change set of the export file at `file`, refused as soon as its checksum holds and
+    /// its header names another ledger than this store's: before its records are decoded.
+    package func exportFileChanges(_ file: String) throws(LedgerError) -> ChangeSet {
+        let (ledger, events, records) = try ExportFile.decode(try ExportFile.read(file), name: file) { (ledger) throws(LedgerError) in
+            try self.checkSameLedger(ledger, source: file)
+        }
+        return ChangeSet(ledger: ledger, events: events, records: records)
+    }
+}

@@ -57,8 +57,47 @@ package enum ExportFile {
         }
     }
 
-    /// Reads a whole file; every problem is an invalid-input error naming what is wrong.
-    public static func decode(_ bytes: [UInt8], name: String) throws(LedgerError) -> (ledger: UUID, events: [Event], records: [[UInt8]]) {
+    /// The file written to a sink a piece at a time (about 1 MiB), hashed as it goes: the event
+    /// count is stated up front, so that the file is never held whole.
+    struct Writer {
+        private var w = ByteWriter(capacity: (1 << 20) + (64 << 10))
+        private var hash = SHA256()
+        /// The records appended.
+        private(set) var count: UInt64 = 0
+
+        init(ledger: UUID, count: UInt64) {
+            w.bytes.append(contentsOf: magic)
+            w.u8(version)
+            w.uuid(ledger)
+            w.u64BE(count)
+        }
+
+        mutating func append(_ record: UnsafeRawBufferPointer, to sink: borrowing AtomicFile.Sink) throws(AtomicFile.Failure) {
+            w.varint(UInt64(record.count))
+            w.bytes.append(contentsOf: record)
+            count += 1
+            if w.bytes.count >= 1 << 20 { try flush(to: sink) }
+        }
+
+        private mutating func flush(to sink: borrowing AtomicFile.Sink) throws(AtomicFile.Failure) {
+            hash.update(w.bytes)
+            try sink.write(w.bytes)
+            w.bytes.removeAll(keepingCapacity: true)
+        }
+
+        /// Writes what is left, the trailer and the hash.
+        mutating func finish(to sink: borrowing AtomicFile.Sink) throws(AtomicFile.Failure) {
+            try flush(to: sink)
+            try sink.write(trailer + hash.finalize())
+        }
+    }
+
+    /// Reads a whole file; every problem is an invalid-input error naming what is wrong. Once the
+    /// file's checksum holds, `ledger` may refuse the ledger its header names, before any record
+    /// is decoded.
+    public static func decode(
+        _ bytes: [UInt8], name: String, ledger check: ((UUID) throws(LedgerError) -> Void)? = nil
+    ) throws(LedgerError) -> (ledger: UUID, events: [Event], records: [[UInt8]]) {
         func bad(_ why: String) -> LedgerError { LedgerError(.invalidInput, "\(name) is not a usable export: \(why)") }
         guard bytes.count >= magic.count + 1 + 16 + 8 + trailer.count + 32, Array(bytes.prefix(magic.count)) == magic else {
             throw bad("it does not start like a ledger export, or is truncated")
@@ -69,6 +108,9 @@ package enum ExportFile {
         hash.update(bytes[..<bodyEnd])
         guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else {
             throw bad("its checksum does not match (altered or damaged)")
+        }
+        if let check {
+            try check(bytes[(magic.count + 1)..<(magic.count + 17)].withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
         }
         let result: Result<(UUID, [Event], [[UInt8]]), RecordDecodingError> = bytes.withUnsafeBytes { raw in
             do throws(RecordDecodingError) {

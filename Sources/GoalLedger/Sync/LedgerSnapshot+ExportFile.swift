@@ -5,17 +5,46 @@ extension LedgerSnapshot {
     /// (atomically: a new file beside it, synced, then renamed into place); the number of events
     /// written.
     public func export(to file: String) throws(LedgerError) -> Int {
-        // The change set since an empty state, its records encoded as they are read (each
-        // decoded on the way, so a damaged one is refused): no event is kept in memory.
-        var encoder = ExportFile.Encoder(ledger: ledgerID)
-        try visitRecords(missingFrom: [:], overlap: true) { (_, bytes) throws(LedgerError) in encoder.append(bytes) }
-        let bytes = encoder.finish()
-        do {
-            // A person's history: owner-only, like the store's own files.
-            try AtomicFile.write(bytes, to: file)
-        } catch {
-            throw LedgerError(.invalidInput, "cannot write \(file): \(error.reason)")
+        // The change set since an empty state, its records written as they are read (each
+        // decoded on the way, so a damaged one is refused) a piece of about 1 MiB at a time: no
+        // event, and no more of the file than a piece, is kept in memory. Every origin's events
+        // from its first to its head, or to its revocation's cut (as the change set reads
+        // them): the count the file states up front.
+        let count = try run {
+            var count: UInt64 = 0
+            for (origin, head) in try txn.originHeads() { count &+= min(head, try txn.revokedAfter(origin) ?? .max) }
+            return count
         }
-        return Int(encoder.count)
+        var written: UInt64 = 0
+        // What stopped the write, when it was not the file.
+        var stopped: LedgerError?
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.write(to: file) { (sink) throws(AtomicFile.Failure) in
+                var writer = ExportFile.Writer(ledger: ledgerID, count: count)
+                do throws(LedgerError) {
+                    try visitRecords(missingFrom: [:], overlap: true) { (_, bytes) throws(LedgerError) in
+                        do throws(AtomicFile.Failure) {
+                            try writer.append(bytes, to: sink)
+                            // The log's pages read are not kept resident either.
+                            if writer.count & 0xFFFF == 0 { store.releaseMappedPages(txn) }
+                        } catch {
+                            throw LedgerError(.invalidInput, "cannot write \(file): \(error.reason)")
+                        }
+                    }
+                    guard writer.count == count else {
+                        throw LedgerError.damaged("the origin heads count \(count) events and the log gave \(writer.count)")
+                    }
+                } catch {
+                    stopped = error
+                    throw AtomicFile.Failure(reason: error.message)
+                }
+                try writer.finish(to: sink)
+                written = writer.count
+            }
+        } catch {
+            // A person's history: owner-only, like the store's own files.
+            throw stopped ?? LedgerError(.invalidInput, "cannot write \(file): \(error.reason)")
+        }
+        return Int(written)
     }
 }

@@ -4,6 +4,6 @@ extension LedgerWriter {
     /// Imports the events of an export file that this store lacks; `file` may be a regular
     /// file, a pipe or a device, read once before the write.
     public func importFile(_ file: String) throws(LedgerError) -> ImportResult {
-        try apply(try ChangeSet(decoding: try ExportFile.read(file), source: file), from: file)
+        try apply(try store.exportFileChanges(file), from: file)
     }
 }

@@ -159,6 +159,38 @@ struct SyncTests {
         #expect(try r.a.verify().isClean)
     }
 
+    /// An export of several 1 MiB pieces (the file is written a piece at a time, hashed as it
+    /// goes) is byte for byte the change set since an empty state, and imports whole.
+    @Test func anExportOfManyPiecesIsTheWholeChangeSetAndImportsBack() throws {
+        let r = try Refusals()
+        var lines: [String] = []
+        for i in 0..<20_000 { lines.append(#"{"type":"progressRecorded","goal":"\#(runGoal)","amount":\#(i % 7 + 1)}"#) }
+        try r.b.append(try drafts(lines), now: instant("2026-11-06T13:00:00Z"))
+        let file = r.dir.path + "/b.export"
+        #expect(try r.b.export(to: file) == 20_010)
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(bytes.count > 2 << 20)
+        #expect(bytes == (try r.b.changeSet(since: SyncState(ledger: r.b.ledgerID)).encoded()))
+        #expect(try r.a.importFile(file) == ImportResult(imported: 20_002, alreadyPresent: 8))
+        #expect(try r.a.originHeads() == r.b.originHeads())
+        #expect(try r.a.verify().isClean)
+    }
+
+    /// A well-formed export of another ledger whose records could not even be decoded is refused
+    /// for its ledger, before any record is decoded; the same file of this ledger is refused for
+    /// the record.
+    @Test func anExportOfAnotherLedgerIsRefusedBeforeItsRecordsAreDecoded() throws {
+        let r = try Refusals()
+        let file = r.dir.path + "/other.export"
+        let garbage: [[UInt8]] = [[2, 0, 0, 0, 0, 1, 2, 3]]
+        try Data(ExportFile.encode(ledger: UUID(), records: garbage)).write(to: URL(fileURLWithPath: file))
+        let other = ledgerError { _ = try r.a.importFile(file) }
+        #expect(other?.code == .store && other?.message.contains("stores of different ledgers never exchange events") == true, "\(String(describing: other))")
+        try Data(ExportFile.encode(ledger: r.a.ledgerID, records: garbage)).write(to: URL(fileURLWithPath: file))
+        let own = ledgerError { _ = try r.a.importFile(file) }
+        #expect(own?.code == .invalidInput && own?.message.contains("record 1") == true, "\(String(describing: own))")
+    }
+
     @Test func truncatedOrDamagedExportFilesAreRefused() throws {
         let r = try Refusals()
         let file = r.dir.path + "/b.export"
