@@ -75,29 +75,27 @@ extension Hub {
                 // downloaded again and again, only counted.
                 let known = try knownOrigins(of: store, holding: local)
                 var wanted = known.map { k in Set(behind.keys.filter { k.contains($0) }) } ?? Set(behind.keys)
-                let unreadableNow = unreadable
                 let wantedFirst = wanted
                 // Each origin from the last event held here (so the import checks it is the same one).
-                func walk() -> HubWalk {
-                    var walk = HubWalk(ledger: store.ledgerID, pageEvents: pageEvents)
-                    for origin in wantedFirst { walk.add(origin, from: max(1, local[origin] ?? 1), through: behind[origin]!.sequence) }
-                    return walk
+                func read(_ origin: String, into walk: inout HubWalk) {
+                    walk.add(origin, from: max(1, local[origin] ?? 1), through: behind[origin]!.sequence)
                 }
                 pulled = try store.writing { (w) throws(LedgerError) in
                     // Made again if the write runs again (on a larger map).
-                    var pages = walk()
+                    var pages = HubWalk(ledger: store.ledgerID, pageEvents: pageEvents)
+                    for origin in wantedFirst { read(origin, into: &pages) }
                     wanted = wantedFirst
                     return try pull(
-                        &pages, unreadable: unreadableNow,
+                        &pages, unreadable: unreadable,
                         page: { (page, walk) in
                             // An enrolment fetched brings its device's events along.
                             guard known != nil else { return }
                             for e in page.events {
-                                guard case .deviceEnrolled(let p) = e.payload, let head = behind[p.device], !wanted.contains(p.device) else {
+                                guard case .deviceEnrolled(let p) = e.payload, behind[p.device] != nil, !wanted.contains(p.device) else {
                                     continue
                                 }
                                 wanted.insert(p.device)
-                                walk.add(p.device, from: max(1, local[p.device] ?? 1), through: head.sequence)
+                                read(p.device, into: &walk)
                             }
                         },
                         apply: { (changes, unreadable, last) throws(LedgerError) in

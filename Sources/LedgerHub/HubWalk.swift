@@ -106,6 +106,7 @@ struct HubWalk {
         // Takes stream `i`'s next `n` events (`n` at most what it holds read).
         func take(_ i: Int, _ n: Int) throws(LedgerError) {
             let t = streams[i].taken
+            for r in t..<(t + n) { bytes += streams[i].records[r].count }
             if events.isEmpty && t == 0 && n == streams[i].events.count {
                 // A whole chunk that starts the page (one origin, or one read ahead): moved, not copied.
                 swap(&events, &streams[i].events)
@@ -138,16 +139,12 @@ struct HubWalk {
                     n += 1
                 }
             }
-            for r in streams[i].taken..<(streams[i].taken + n) { bytes += streams[i].records[r].count }
             try take(i, n)
             if let e = streams[i].peek { heap.push(e.key, i) }
         }
         // Past the page's size: each open run on to its signature.
         for i in open.sorted(by: { String.bytesPrecede(streams[$0].origin, streams[$1].origin) }) {
-            while streams[i].peek != nil && open.contains(i) {
-                bytes += streams[i].records[streams[i].taken].count
-                try take(i, 1)
-            }
+            while streams[i].peek != nil && open.contains(i) { try take(i, 1) }
         }
         for i in streams.indices where streams[i].taken == streams[i].events.count {
             if let w = streams[i].unreadable, !streams[i].named {

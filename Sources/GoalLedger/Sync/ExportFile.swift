@@ -20,75 +20,50 @@ package enum ExportFile {
 
     /// The bytes of `records` (stored event records, as they are) of `ledger`.
     public static func encode(ledger: UUID, records: [[UInt8]]) -> [UInt8] {
-        var encoder = Encoder(ledger: ledger, capacity: 64 + records.reduce(0) { $0 + $1.count + 2 })
-        for record in records { record.withUnsafeBytes { encoder.append($0) } }
-        return encoder.finish()
+        var writer = Writer(
+            ledger: ledger, count: UInt64(records.count), piece: .max, capacity: 64 + records.reduce(0) { $0 + $1.count + 2 })
+        for record in records { record.withUnsafeBytes { writer.append($0) { _ in } } }
+        var file: [UInt8] = []
+        writer.finish { file = $0 }
+        return file
     }
 
-    /// The file's bytes, written record by record: one record need not be kept beside the next.
-    struct Encoder {
-        private var w: ByteWriter
-        private let countOffset: Int
-        private(set) var count: UInt64 = 0
-
-        init(ledger: UUID, capacity: Int = 64) {
-            w = ByteWriter(capacity: capacity)
-            w.bytes.append(contentsOf: magic)
-            w.u8(version)
-            w.uuid(ledger)
-            countOffset = w.bytes.count
-            w.u64BE(0)
-        }
-
-        mutating func append(_ record: UnsafeRawBufferPointer) {
-            w.varint(UInt64(record.count))
-            w.bytes.append(contentsOf: record)
-            count += 1
-        }
-
-        /// The whole file: the count written in its place, then the trailer and the hash.
-        mutating func finish() -> [UInt8] {
-            for i in 0..<8 { w.bytes[countOffset + i] = UInt8(truncatingIfNeeded: count >> UInt64(56 - 8 * i)) }
-            w.bytes.append(contentsOf: trailer)
-            var hash = SHA256()
-            hash.update(w.bytes.dropLast(trailer.count))
-            w.bytes.append(contentsOf: hash.finalize())
-            return w.bytes
-        }
-    }
-
-    /// The file written to a sink a piece at a time (about 1 MiB), hashed as it goes: the event
-    /// count is stated up front, so that the file is never held whole.
+    /// The file, handed to `write` a piece at a time (about `piece` bytes; the last with the
+    /// trailer and the hash), hashed as it goes: the event count is stated up front, so that the
+    /// file need not be held whole.
     struct Writer {
-        private var w = ByteWriter(capacity: (1 << 20) + (64 << 10))
+        private var w: ByteWriter
         private var hash = SHA256()
+        private let piece: Int
         /// The records appended.
         private(set) var count: UInt64 = 0
 
-        init(ledger: UUID, count: UInt64) {
+        init(ledger: UUID, count: UInt64, piece: Int = 1 << 20, capacity: Int? = nil) {
+            self.piece = piece
+            w = ByteWriter(capacity: capacity ?? piece + (64 << 10))
             w.bytes.append(contentsOf: magic)
             w.u8(version)
             w.uuid(ledger)
             w.u64BE(count)
         }
 
-        mutating func append(_ record: UnsafeRawBufferPointer, to sink: borrowing AtomicFile.Sink) throws(AtomicFile.Failure) {
+        mutating func append<E: Error>(_ record: UnsafeRawBufferPointer, _ write: ([UInt8]) throws(E) -> Void) throws(E) {
             w.varint(UInt64(record.count))
             w.bytes.append(contentsOf: record)
             count += 1
-            if w.bytes.count >= 1 << 20 { try flush(to: sink) }
-        }
-
-        private mutating func flush(to sink: borrowing AtomicFile.Sink) throws(AtomicFile.Failure) {
+            guard w.bytes.count >= piece else { return }
             hash.update(w.bytes)
-            try sink.write(w.bytes)
+            try write(w.bytes)
             w.bytes.removeAll(keepingCapacity: true)
         }
 
-        /// Writes what is left, the trailer and the hash.
-        mutating func finish(to sink: borrowing AtomicFile.Sink) throws(AtomicFile.Failure) {
-            try flush(to: sink)
-            try sink.write(trailer + hash.finalize())
+        /// Hands over what is left, with the trailer and the hash.
+        mutating func finish<E: Error>(_ write: ([UInt8]) throws(E) -> Void) throws(E) {
+            hash.update(w.bytes)
+            w.bytes.append(contentsOf: trailer)
+            w.bytes.append(contentsOf: hash.finalize())
+            try write(w.bytes)
+            w.bytes = []
         }
     }
 

@@ -5,13 +5,8 @@ extension LedgerSnapshot {
     /// revocation left out, as every exchange does).
     func cloneWalk() throws(LedgerError) -> CloneWalk {
         try run {
-            var next: [String: UInt64] = [:]
-            var last: [String: UInt64] = [:]
-            for (origin, head) in try txn.originHeads() {
-                next[origin] = 1
-                last[origin] = Swift.min(head, try txn.revokedAfter(origin) ?? .max)
-            }
-            return CloneWalk(next: next, last: last)
+            let last = try txn.exchangedHeads()
+            return CloneWalk(next: last.mapValues { _ in 1 }, last: last)
         }
     }
 

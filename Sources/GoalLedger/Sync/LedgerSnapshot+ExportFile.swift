@@ -10,11 +10,7 @@ extension LedgerSnapshot {
         // event, and no more of the file than a piece, is kept in memory. Every origin's events
         // from its first to its head, or to its revocation's cut (as the change set reads
         // them): the count the file states up front.
-        let count = try run {
-            var count: UInt64 = 0
-            for (origin, head) in try txn.originHeads() { count &+= min(head, try txn.revokedAfter(origin) ?? .max) }
-            return count
-        }
+        let count = try run { try txn.exchangedHeads().values.reduce(UInt64(0)) { $0 &+ $1 } }
         var written: UInt64 = 0
         // What stopped the write, when it was not the file.
         var stopped: LedgerError?
@@ -24,7 +20,7 @@ extension LedgerSnapshot {
                 do throws(LedgerError) {
                     try visitRecords(missingFrom: [:], overlap: true) { (_, bytes) throws(LedgerError) in
                         do throws(AtomicFile.Failure) {
-                            try writer.append(bytes, to: sink)
+                            try writer.append(bytes) { (piece) throws(AtomicFile.Failure) in try sink.write(piece) }
                             // The log's pages read are not kept resident either.
                             if writer.count & 0xFFFF == 0 { store.releaseMappedPages(txn) }
                         } catch {
@@ -38,7 +34,7 @@ extension LedgerSnapshot {
                     stopped = error
                     throw AtomicFile.Failure(reason: error.message)
                 }
-                try writer.finish(to: sink)
+                try writer.finish { (piece) throws(AtomicFile.Failure) in try sink.write(piece) }
                 written = writer.count
             }
         } catch {

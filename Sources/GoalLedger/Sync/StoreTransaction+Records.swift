@@ -21,4 +21,12 @@ extension StoreTransaction {
             return goOn
         }
     }
+
+    /// Each origin's last event an exchange reads (``scanRecords(of:from:_:)``): its head, or
+    /// its revocation's cut when that comes first.
+    func exchangedHeads() throws -> [String: UInt64] {
+        var last: [String: UInt64] = [:]
+        for (origin, head) in try originHeads() { last[origin] = min(head, try revokedAfter(origin) ?? .max) }
+        return last
+    }
 }
