@@ -9,10 +9,10 @@ enum ImportCommand {
 
     static func run(_ inv: inout Invocation) throws(LedgerError) {
         let store = try inv.openStore()
-        // Read before the write, which starts over when the store's file grows: a pipe is read once.
-        let file = inv.positionals[0]
-        let changes = try store.exportFileChanges(file)
-        let r = try store.writing { try $0.apply(changes, from: file) }
+        // Opened before the write, which starts over when the store's file grows: a pipe is read
+        // once. The events are read and imported a page at a time, in the one write.
+        let file = try store.openExportFile(inv.positionals[0])
+        let r = try store.writing { try $0.importFile(file) }
         if inv.json {
             try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
         } else {

@@ -77,16 +77,16 @@ extension Hub {
                 var wanted = known.map { k in Set(behind.keys.filter { k.contains($0) }) } ?? Set(behind.keys)
                 let wantedFirst = wanted
                 // Each origin from the last event held here (so the import checks it is the same one).
-                func read(_ origin: String, into walk: inout HubWalk) {
+                func read(_ origin: String, into walk: inout PageWalk<HubSource>) {
                     walk.add(origin, from: max(1, local[origin] ?? 1), through: behind[origin]!.sequence)
                 }
                 pulled = try store.writing { (w) throws(LedgerError) in
                     // Made again if the write runs again (on a larger map).
-                    var pages = HubWalk(ledger: store.ledgerID, pageEvents: pageEvents)
+                    var pages = PageWalk(hub: self, ledger: store.ledgerID, pageEvents: pageEvents)
                     for origin in wantedFirst { read(origin, into: &pages) }
                     wanted = wantedFirst
-                    return try pull(
-                        &pages, unreadable: unreadable,
+                    return try pages.importPages(
+                        unreadable: unreadable,
                         page: { (page, walk) in
                             // An enrolment fetched brings its device's events along.
                             guard known != nil else { return }
@@ -137,7 +137,7 @@ extension Hub {
     }
 
     /// Creates a store at `path` for a new device of `ledger`, holding all of the hub's events of
-    /// that ledger, read and written a page at a time (`HubWalk`), each page in a write
+    /// that ledger, read and written a page at a time (`PageWalk`), each page in a write
     /// transaction of its own. Nothing is left at `path` when it fails.
     public func clone(ledger: UUID, to path: String, device: String) throws(LedgerError) -> LedgerStore {
         let existed = FileManager.default.fileExists(atPath: path)
@@ -158,10 +158,10 @@ extension Hub {
                 let schemas = heads.values.compactMap { h in try? h.record.withUnsafeBytes { try EventCodec.decode($0).schema } }
                 let store = try LedgerStore.create(
                     at: path, device: device, ledger: ledger, schema: Int(schemas.max() ?? UInt8(LedgerStore.currentSchema)))
-                var walk = HubWalk(ledger: ledger, pageEvents: pageEvents)
+                var walk = PageWalk(hub: self, ledger: ledger, pageEvents: pageEvents)
                 for (origin, head) in heads { walk.add(origin, from: 1, through: head.sequence) }
-                _ = try pull(
-                    &walk, unreadable: [], page: { _, _ in },
+                _ = try walk.importPages(
+                    unreadable: [],
                     apply: { (changes, unreadable, _) throws(LedgerError) in
                         let result = try store.writing { try $0.apply(changes, from: "the hub at \(name)", unreadable: unreadable) }
                         try store.releaseMappedPages()
@@ -180,58 +180,6 @@ extension Hub {
             if !existed { try? FileManager.default.removeItem(atPath: path) }
             throw error
         }
-    }
-
-    /// Applies `walk`'s pages one after another through `apply` (`last`: the page after which
-    /// the walk is done; an empty one ends a walk whose last origins stopped), `unreadable` with
-    /// the first; `page` sees each page before it is applied, and may add origins to the walk.
-    /// What the pages did is added up as one import of everything would report it: an origin
-    /// whose events wait, or that holds no key, is read no further, and the events of it no page
-    /// gave are counted with what waits of it (`heads` tells from the store which origins a page
-    /// took nothing of; `rename` names the whole count in the store).
-    func pull(
-        _ walk: inout HubWalk, unreadable: [WaitingEvents], page: (ChangeSet, inout HubWalk) -> Void,
-        apply: (_ changes: ChangeSet, _ unreadable: [WaitingEvents], _ last: Bool) throws(LedgerError) -> ImportResult,
-        heads: () throws(LedgerError) -> [String: UInt64], rename: (WaitingEvents) throws(LedgerError) -> Void
-    ) throws(LedgerError) -> ImportResult {
-        var total = ImportResult()
-        var waiting: [String: WaitingEvents] = [:]
-        var revoked: [RevokedEvents] = []
-        var before = unreadable
-        while true {
-            let next = try walk.nextPage(self)
-            page(next.changes, &walk)
-            let last = walk.isDone
-            let r = try apply(next.changes, before + next.unreadable, last)
-            before = []
-            total.imported += r.imported
-            total.alreadyPresent += r.alreadyPresent
-            total.setAside += r.setAside
-            total.unknownOrigins += r.unknownOrigins
-            total.unknownOriginEvents += r.unknownOriginEvents
-            for e in r.revoked {
-                if let i = revoked.firstIndex(where: { $0.origin == e.origin }) { revoked[i].count += e.count } else { revoked.append(e) }
-            }
-            for w in r.waiting {
-                var merged = waiting[w.origin] ?? w
-                if waiting[w.origin] != nil { merged.count += w.count }
-                merged.count += walk.stop(w.origin)
-                waiting[w.origin] = merged
-                if merged.count != w.count { try rename(merged) }
-            }
-            if r.unknownOrigins > 0 {
-                // The origins the page offered that it took nothing of, and that do not wait.
-                let held = try heads()
-                for (origin, given) in next.given
-                where waiting[origin] == nil && !r.revoked.contains(where: { $0.origin == origin }) && (held[origin] ?? 0) < given {
-                    total.unknownOriginEvents += walk.stop(origin)
-                }
-            }
-            if last { break }
-        }
-        total.revoked = revoked
-        total.waiting = waiting.values.sorted { String.bytesPrecede($0.origin, $1.origin) }
-        return total
     }
 
     // MARK: Reading

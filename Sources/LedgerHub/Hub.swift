@@ -16,7 +16,7 @@ public final class Hub {
     /// How long any one statement of the hub's transactions may run (`statement_timeout`), in
     /// seconds: `$LEDGER_HUB_STATEMENT_TIMEOUT`, else 600.
     package var statementTimeout: Double
-    /// How many events a pull or a clone reads from the hub and imports at a time (`HubWalk`):
+    /// How many events a pull or a clone reads from the hub and imports at a time (`PageWalk`):
     /// `$LEDGER_HUB_PAGE_EVENTS`, else 100,000. Memory follows it; so does speed, since each
     /// page is an import of its own.
     package var pageEvents: Int

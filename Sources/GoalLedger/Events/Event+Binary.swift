@@ -136,6 +136,22 @@ package enum EventCodec {
             previousHash: previousHash, signature: signature, signer: signer)
     }
 
+    /// The origin and sequence a record names, read from its envelope alone: its checksum and
+    /// the rest are checked when it is decoded.
+    static func place(of bytes: UnsafeRawBufferPointer) throws(RecordDecodingError) -> (origin: String, sequence: UInt64) {
+        guard bytes.count >= 5 else { throw RecordDecodingError(reason: "record shorter than its header") }
+        guard (1...version).contains(bytes[0]) else { throw RecordDecodingError(reason: "unknown codec version \(bytes[0])") }
+        var r = ByteReader(bytes)
+        r.index = 5
+        try r.skip(16 + 8)
+        _ = try r.instant()
+        let sequence = try r.varint()
+        guard sequence <= Event.largestSequence else {
+            throw RecordDecodingError(reason: "origin sequence \(sequence) is past the largest a store holds (\(Event.largestSequence))")
+        }
+        return (try r.string(), sequence)
+    }
+
     public static func decode(_ bytes: [UInt8]) throws(RecordDecodingError) -> Event {
         do {
             return try bytes.withUnsafeBytes { try decode($0) }

@@ -26,12 +26,10 @@ extension ExportFile {
 }
 
 extension LedgerStore {
-    /// The change set of the export file at `file`, refused as soon as its checksum holds and
-    /// its header names another ledger than this store's: before its records are decoded.
-    package func exportFileChanges(_ file: String) throws(LedgerError) -> ChangeSet {
-        let (ledger, events, records) = try ExportFile.decode(try ExportFile.read(file), name: file) { (ledger) throws(LedgerError) in
-            try self.checkSameLedger(ledger, source: file)
-        }
-        return ChangeSet(ledger: ledger, events: events, records: records)
+    /// The export file at `file`, opened for an import (``LedgerWriter/importFile(_:)``) and
+    /// refused as soon as its checksum holds and its header names another ledger than this
+    /// store's: before its records are read.
+    package func openExportFile(_ file: String) throws(LedgerError) -> ExportFile.Opened {
+        try ExportFile.Opened(file) { (ledger) throws(LedgerError) in try self.checkSameLedger(ledger, source: file) }
     }
 }

@@ -67,12 +67,9 @@ package enum ExportFile {
         }
     }
 
-    /// Reads a whole file; every problem is an invalid-input error naming what is wrong. Once the
-    /// file's checksum holds, `ledger` may refuse the ledger its header names, before any record
-    /// is decoded.
-    public static func decode(
-        _ bytes: [UInt8], name: String, ledger check: ((UUID) throws(LedgerError) -> Void)? = nil
-    ) throws(LedgerError) -> (ledger: UUID, events: [Event], records: [[UInt8]]) {
+    /// Reads a whole file; every problem is an invalid-input error naming what is wrong.
+    /// (``Opened`` reads a file for an import without holding it.)
+    public static func decode(_ bytes: [UInt8], name: String) throws(LedgerError) -> (ledger: UUID, events: [Event], records: [[UInt8]]) {
         func bad(_ why: String) -> LedgerError { LedgerError(.invalidInput, "\(name) is not a usable export: \(why)") }
         guard bytes.count >= magic.count + 1 + 16 + 8 + trailer.count + 32, Array(bytes.prefix(magic.count)) == magic else {
             throw bad("it does not start like a ledger export, or is truncated")
@@ -83,9 +80,6 @@ package enum ExportFile {
         hash.update(bytes[..<bodyEnd])
         guard hash.finalize() == Array(bytes[(bodyEnd + trailer.count)...]) else {
             throw bad("its checksum does not match (altered or damaged)")
-        }
-        if let check {
-            try check(bytes[(magic.count + 1)..<(magic.count + 17)].withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
         }
         let result: Result<(UUID, [Event], [[UInt8]]), RecordDecodingError> = bytes.withUnsafeBytes { raw in
             do throws(RecordDecodingError) {

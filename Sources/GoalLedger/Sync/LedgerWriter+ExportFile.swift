@@ -1,9 +1,31 @@
 import Foundation
 
 extension LedgerWriter {
-    /// Imports the events of an export file that this store lacks; `file` may be a regular
-    /// file, a pipe or a device, read once before the write.
+    /// Imports the events of an export file that this store lacks, in this write: all of them
+    /// or, when any check refuses the file, none. `file` may be a regular file, a pipe or a
+    /// device. The file is read a page of events at a time (``LedgerStore/cloneChunkEvents``),
+    /// so that an import of any size holds one page of events, not the file: the result is the
+    /// one an import of everything at once gives.
     public func importFile(_ file: String) throws(LedgerError) -> ImportResult {
-        try apply(try store.exportFileChanges(file), from: file)
+        try importFile(try store.openExportFile(file))
+    }
+
+    /// Imports `file` (opened before the write, which may run again from its start) a page of
+    /// `pageEvents` events at a time, each page through the checks of an import, in this write.
+    package func importFile(_ file: ExportFile.Opened, pageEvents: Int = LedgerStore.cloneChunkEvents) throws(LedgerError)
+        -> ImportResult
+    {
+        var walk = PageWalk(ledger: file.ledger, source: ExportFile.Source(file), pageEvents: pageEvents)
+        for origin in file.origins.keys.sorted(by: String.bytesPrecede) { walk.add(origin) }
+        defer { file.release() }
+        return try walk.importPages(
+            unreadable: [],
+            apply: { (changes, unreadable, _) throws(LedgerError) in
+                let result = try apply(changes, from: file.name, unreadable: unreadable)
+                file.release()
+                return result
+            },
+            heads: { () throws(LedgerError) in try originHeads() },
+            rename: { (entry) throws(LedgerError) in try renameWaiting(entry) })
     }
 }

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@testable import GoalLedger
+
+/// An import of an export file reads and imports a page of events at a time, in one write, and
+/// ends as an import of everything at once: the same result, events, waiting entries and
+/// digest, whatever the page size, the file's order, or what in it is refused. Only where a
+/// page ends may the log's local order differ: a page takes each open signed run on to its
+/// signature, so events of other origins from before that signature follow in the next page.
+struct PagedImportTests {
+    let now = instant("2026-11-05T12:00:00Z")
+    let cloned = instant("2026-11-01T00:00:00Z")
+    /// Page sizes that cut the file's signed runs at every kind of place.
+    let pageSizes = [1, 2, 3, 5, 7, 16]
+
+    /// A signed ledger of four origins whose events interleave in clock order, and a store of
+    /// it (the laptop) that holds only its first day and its devices' enrolments.
+    func ledger(_ dir: TemporaryDirectory) throws -> (phone: LedgerStore, laptop: String) {
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
+        try phone.append(try drafts(dayOne), now: now)
+        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: cloned)
+        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: cloned)
+        _ = try phone.clone(to: dir.path + "/laptop", device: "laptop", now: cloned)
+        for round in 0..<3 {
+            for store in [phone, tablet, watch] {
+                let lines = (0..<4).map { i in
+                    #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":\#(round + i + 1),"at":"2026-11-0\#(round + 2)T0\#(i + 1):00:00Z"}"#
+                }
+                try store.append(try drafts(lines), now: now)
+            }
+            _ = try tablet.sync(with: phone)
+            _ = try watch.sync(with: phone)
+        }
+        _ = try tablet.sync(with: phone)
+        return (phone, dir.path + "/laptop")
+    }
+
+    /// The ids of a store's events, by position.
+    func log(_ store: LedgerStore) throws -> [UUID] {
+        try store.reading { s in try (1...max(s.lastPosition(), 1)).compactMap { try s.event(at: $0)?.id } }
+    }
+
+    /// Whether each origin's events lie in the log in sequence order.
+    func inSequenceOrder(_ store: LedgerStore) throws -> Bool {
+        var last: [String: UInt64] = [:]
+        return try store.reading { s in
+            try (1...max(s.lastPosition(), 1)).allSatisfy { p in
+                guard let e = try s.event(at: p) else { return false }
+                defer { last[e.origin] = e.sequence }
+                return e.sequence == (last[e.origin] ?? e.sequence - 1) + 1
+            }
+        }
+    }
+
+    /// Imports `file` into a copy of the store at `receiver` in one page, and into a copy for
+    /// each page size; expects every paged import to end as the one-page import did, and returns
+    /// that import's result.
+    func importsAlike(_ file: String, into receiver: String, _ dir: TemporaryDirectory) throws -> ImportResult {
+        func importing(pages: Int) throws -> (LedgerStore, ImportResult) {
+            let path = dir.path + "/import-\(pages)-\(UUID().uuidString)"
+            try FileManager.default.copyItem(atPath: receiver, toPath: path)
+            let store = try LedgerStore.open(at: path)
+            let opened = try store.openExportFile(file)
+            return (store, try store.writing { try $0.importFile(opened, pageEvents: pages) })
+        }
+        let (whole, expected) = try importing(pages: .max)
+        for pages in pageSizes {
+            let (paged, result) = try importing(pages: pages)
+            #expect(result == expected, "pages of \(pages): \(result) / \(expected)")
+            #expect(try Set(log(paged)) == Set(log(whole)), "pages of \(pages)")
+            #expect(try inSequenceOrder(paged), "pages of \(pages)")
+            #expect(try paged.waitingEvents() == whole.waitingEvents(), "pages of \(pages)")
+            #expect(try paged.originHeads() == whole.originHeads(), "pages of \(pages)")
+            #expect(try paged.digest() == whole.digest(), "pages of \(pages)")
+            #expect(try paged.verify().isClean, "pages of \(pages)")
+        }
+        return expected
+    }
+
+    /// The records of the export file at `file`, and its ledger.
+    func records(of file: String) throws -> (UUID, [[UInt8]]) {
+        let (ledger, _, records) = try ExportFile.decode(try ExportFile.read(file), name: file)
+        return (ledger, records)
+    }
+
+    @Test func anImportInPagesEndsAsAnImportOfEverything() throws {
+        let dir = TemporaryDirectory()
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        let count = try phone.export(to: file)
+        #expect(count > 40)
+        let result = try importsAlike(file, into: laptop, dir)
+        #expect(result.imported > 30 && result.waiting.isEmpty, "\(result)")
+        // Every event the phone holds, and its projection.
+        let whole = try LedgerStore.open(at: laptop)
+        _ = try whole.writing { try $0.importFile(try whole.openExportFile(file), pageEvents: 5) }
+        #expect(try whole.originHeads().filter { $0.key != "laptop" } == phone.originHeads().filter { $0.key != "laptop" })
+        #expect(try whole.digest() == phone.digest())
+    }
+
+    /// A file in another order than an export's (shuffled, with records given twice) imports
+    /// in pages as it does whole.
+    @Test func aFileInAnyOrderImportsInPagesAsItDoesWhole() throws {
+        let dir = TemporaryDirectory()
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        _ = try phone.export(to: file)
+        let (ledgerID, records) = try records(of: file)
+        var generator = SeededRandom(seed: 7)
+        let shuffled = (records + records.prefix(9)).shuffled(using: &generator)
+        try Data(ExportFile.encode(ledger: ledgerID, records: shuffled)).write(to: URL(fileURLWithPath: file))
+        let result = try importsAlike(file, into: laptop, dir)
+        #expect(result.waiting.isEmpty && result.alreadyPresent >= 9, "\(result)")
+    }
+
+    /// An event altered in the file (well-formed, its checksum made anew, so its signature no
+    /// longer holds): its run and every later event of its origin wait, counted whole, though
+    /// the pages after it were never read.
+    @Test func anAlteredEventWaitsCountedAsAnImportOfEverythingCountsIt() throws {
+        let dir = TemporaryDirectory()
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        _ = try phone.export(to: file)
+        let (ledgerID, records) = try records(of: file)
+        let tablet = records.indices.filter { try! EventCodec.decode(records[$0]).origin == "tablet" }
+        var altered = records
+        var event = try EventCodec.decode(records[tablet[tablet.count / 3]])
+        event.payload = .tagAdded(TagAdded(goal: UUID(uuidString: runGoal)!, tag: "altered"))
+        altered[tablet[tablet.count / 3]] = EventCodec.encode(event)
+        try Data(ExportFile.encode(ledger: ledgerID, records: altered)).write(to: URL(fileURLWithPath: file))
+        let result = try importsAlike(file, into: laptop, dir)
+        let waits = try #require(result.waiting.first { $0.origin == "tablet" }, "\(result)")
+        let tabletHead = try #require(try phone.originHeads()["tablet"])
+        #expect(waits.sequence <= event.sequence && UInt64(waits.count) + waits.sequence - 1 == tabletHead, "\(waits)")
+    }
+
+    /// Two events that claim one origin sequence are a fork, named as an import of everything
+    /// names it, wherever a page ends: the second never goes to the page after the first.
+    @Test func aForkInTheFileIsNamedWhereverAPageEnds() throws {
+        let dir = TemporaryDirectory()
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        _ = try phone.export(to: file)
+        let (ledgerID, records) = try records(of: file)
+        // The twin of an event whose signature closes a run of the watch's (not its last): a page
+        // may end right after it.
+        let watch = records.indices.filter { try! EventCodec.decode(records[$0]).origin == "watch" }
+        let twin = try #require(watch.dropLast().first { try! EventCodec.decode(records[$0]).signature != nil })
+        var other = try EventCodec.decode(records[twin])
+        other.id = UUID()
+        var forked = records
+        forked.insert(EventCodec.encode(other), at: twin + 1)
+        try Data(ExportFile.encode(ledger: ledgerID, records: forked)).write(to: URL(fileURLWithPath: file))
+        let result = try importsAlike(file, into: laptop, dir)
+        let waits = try #require(result.waiting.first { $0.origin == "watch" }, "\(result)")
+        #expect(waits.cause == .fork && waits.reason.contains("in what was offered"), "\(waits)")
+    }
+
+    /// A record whose bytes do not decode, late in the file, refuses the whole import: nothing
+    /// of the pages before it stays, and the error names the record.
+    @Test func aDamagedRecordInALaterPageRefusesTheWholeFile() throws {
+        let dir = TemporaryDirectory()
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        _ = try phone.export(to: file)
+        let (ledgerID, records) = try records(of: file)
+        var damaged = records
+        let last = records.count - 2
+        damaged[last][damaged[last].count - 1] ^= 0x20
+        try Data(ExportFile.encode(ledger: ledgerID, records: damaged)).write(to: URL(fileURLWithPath: file))
+        let store = try LedgerStore.open(at: laptop)
+        let before = try log(store)
+        let opened = try store.openExportFile(file)
+        let error = ledgerError { _ = try store.writing { try $0.importFile(opened, pageEvents: 3) } }
+        #expect(error?.code == .invalidInput && error?.message.contains("record \(last + 1): checksum mismatch") == true, "\(String(describing: error))")
+        #expect(try log(store) == before)
+        #expect(try store.verify().isClean)
+    }
+
+    /// A file read from a pipe is copied aside and imported in pages as a regular file is.
+    @Test func aFileFromAPipeImportsAsTheFileDoes() throws {
+        let dir = TemporaryDirectory()
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        _ = try phone.export(to: file)
+        let fifo = dir.path + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let writer = Thread { try? bytes.write(to: URL(fileURLWithPath: fifo)) }
+        writer.start()
+        let store = try LedgerStore.open(at: laptop)
+        let opened = try store.openExportFile(fifo)
+        #expect(opened.count == (try records(of: file)).1.count)
+        let result = try store.writing { try $0.importFile(opened, pageEvents: 5) }
+        #expect(result.imported > 30 && result.waiting.isEmpty, "\(result)")
+        #expect(try store.digest() == phone.digest())
+    }
+}
