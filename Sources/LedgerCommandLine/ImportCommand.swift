@@ -12,7 +12,9 @@ enum ImportCommand {
         // Opened before the write, which starts over when the store's file grows: a pipe is read
         // once. The events are read and imported a page at a time, in the one write.
         let file = try store.openExportFile(inv.positionals[0])
-        let r = try store.writing { try $0.importFile(file) }
+        try store.reserveRoom(forImportOf: file)
+        let pages = inv.environment["LEDGER_IMPORT_PAGE_EVENTS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? LedgerStore.cloneChunkEvents
+        let r = try store.writing { try $0.importFile(file, pageEvents: pages) }
         if inv.json {
             try inv.printJSON(.object([("imported", .number(Double(r.imported))), ("alreadyPresent", .number(Double(r.alreadyPresent)))]))
         } else {

@@ -47,6 +47,32 @@ struct EnvironmentTests {
         #expect(try env.read { try $0.count(db) } == 2000)
     }
 
+    /// Room reserved before a large write lets it run once; a reservation that fits already, or
+    /// one made while this thread holds a transaction, changes nothing.
+    @Test func roomReservedBeforeALargeWriteLetsItRunOnce() throws {
+        let dir = Directory()
+        var options = Environment.Options()
+        options.initialMapSize = 64 << 10
+        let env = try Environment(path: dir.path, options: options)
+        let db = try env.database(named: "data", create: true)
+        let value = [UInt8](repeating: 7, count: 1000)
+        try env.reserve(16 << 10)
+        #expect(env.mapSize == 64 << 10)
+        try env.reserve(8 << 20)
+        #expect(env.mapSize >= env.usedBytes + (8 << 20) && env.mapSize < 2 * (env.usedBytes + (8 << 20)))
+        var runs = 0
+        try env.write { txn in
+            runs += 1
+            for i in 0..<2000 { try txn.put(db, key: key(i), value: value) }
+        }
+        #expect(runs == 1)
+        let size = env.mapSize
+        #expect(throws: LMDBError.self) { try env.read { _ in try env.reserve(size * 4) } }
+        #expect(env.mapSize == size)
+        try env.reserve(.max)
+        #expect(env.mapSize == size)
+    }
+
     /// A writer opening an existing file maps twice its size, so a write as large as what the
     /// file holds (a rebuild writes a whole generation) is not run twice; a reader maps what
     /// it is given.

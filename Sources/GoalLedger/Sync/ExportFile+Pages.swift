@@ -15,7 +15,8 @@ extension ExportFile {
         /// Each origin's records, in sequence order (records of one sequence in file order).
         let origins: [String: [Entry]]
         private let base: UnsafeRawPointer?
-        private let size: Int
+        /// The file's size in bytes.
+        package let size: Int
 
         /// Where one record lies, and what it says of its place in its origin.
         struct Entry {

@@ -32,4 +32,11 @@ extension LedgerStore {
     package func openExportFile(_ file: String) throws(LedgerError) -> ExportFile.Opened {
         try ExportFile.Opened(file) { (ledger) throws(LedgerError) in try self.checkSameLedger(ledger, source: file) }
     }
+
+    /// Grows the store's map, outside any transaction, to hold an import of `file`: what the
+    /// import writes (its records, their indexes and the projection's rows) is about two and a
+    /// half times the file at most, and a write that fills the map runs again from its start.
+    package func reserveRoom(forImportOf file: ExportFile.Opened) throws(LedgerError) {
+        try reserveRoom(file.size > Int.max / 3 ? Int.max : file.size * 3)
+    }
 }

@@ -19,6 +19,9 @@ extension LedgerStore {
                 .invalidArgument, "device \(device) already belongs to this ledger (enrolled, revoked or writing); choose another name")
         }
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
+        // Room for the copy at once (about what the source uses), not by a chunk run again on
+        // each doubling of the map.
+        try store.reserveRoom(env.usedBytes / 4 * 5)
         // This device vouches for the new one: it enrols the new store's key, signed, before
         // the new store copies the log (a source that does not sign, a schema-1 store, does not).
         if enrolled, let key = try store.keys.key(ledger: ledgerID, device: device) {
@@ -43,5 +46,12 @@ extension LedgerStore {
     /// page cache): a copy in chunks keeps its resident memory flat however large the log.
     package func releaseMappedPages() throws(LedgerError) {
         try readTransaction { releaseMappedPages($0) }
+    }
+
+    /// Grows the store's map, outside any transaction, so that `bytes` more than the file uses
+    /// fit: a write that fills the map runs again from its start on a map twice the size, so a
+    /// write known to be large reserves its room first.
+    package func reserveRoom(_ bytes: Int) throws(LedgerError) {
+        try failing(as: "growing the map of \(path)") { try env.reserve(bytes) }
     }
 }
