@@ -3,9 +3,10 @@ import Foundation
 extension LedgerWriter {
     /// Imports the events of an export file that this store lacks, in this write: all of them
     /// or, when any check refuses the file, none. `file` may be a regular file, a pipe or a
-    /// device. The file is read a page of events at a time (``LedgerStore/cloneChunkEvents``),
-    /// so that an import of any size holds one page of events, not the file: the result is the
-    /// one an import of everything at once gives.
+    /// device. The file is read a page of 100,000 events at a time, so that an import of any
+    /// size holds one page of events, not the file: the result, the events held and the goals
+    /// are those an import of everything at once gives (only the log's local order may differ
+    /// where a page ends).
     public func importFile(_ file: String) throws(LedgerError) -> ImportResult {
         try importFile(try store.openExportFile(file))
     }
