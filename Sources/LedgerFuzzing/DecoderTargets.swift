@@ -154,13 +154,46 @@ enum ChangeSetTarget {
     }
 
     static func changeSet(_ bytes: [UInt8]) {
-        guard let set = try? ChangeSet(decoding: bytes) else { return }
+        let set = try? ChangeSet(decoding: bytes)
+        pagedRead(bytes, set)
+        guard let set else { return }
         let encoded = set.encoded()
         guard let back = try? ChangeSet(decoding: encoded) else { violated("a decoded change set encodes to bytes that do not decode") }
         guard back.records == set.records, back.ledger == set.ledger, back.encoded() == encoded else {
             violated("a change set reads back otherwise")
         }
         for event in set.events { RecordTarget.check(event) }
+    }
+
+    /// An import's read of the file a page at a time (`ExportFile.Opened`, each origin's records
+    /// through `ExportFile.Source`) takes the files the whole decode takes, and gives each
+    /// origin's records as the whole decode holds them, in sequence order.
+    static func pagedRead(_ bytes: [UInt8], _ set: ChangeSet?) {
+        var read: [String: [[UInt8]]]? = [:]
+        if let opened = try? ExportFile.Opened(bytes: bytes, name: "input") {
+            var source = ExportFile.Source(opened)
+            for origin in opened.origins.keys {
+                guard let chunk = try? source.read(origin, count: 64), let rest = try? source.read(origin, count: .max) else {
+                    read = nil
+                    break
+                }
+                guard (chunk.events + rest.events).allSatisfy({ $0.origin == origin }), rest.ended || opened.origins[origin]!.count == 0 else {
+                    violated("a paged read gives another origin's records, or does not end")
+                }
+                read?[origin] = chunk.records + rest.records
+            }
+        } else {
+            read = nil
+        }
+        guard (read != nil) == (set != nil) else {
+            violated(set == nil ? "a paged read takes a file the whole decode refuses" : "a paged read refuses a file the whole decode takes")
+        }
+        guard let set, let read else { return }
+        var whole: [String: [(UInt64, [UInt8])]] = [:]
+        for (event, record) in zip(set.events, set.records) { whole[event.origin, default: []].append((event.sequence, record)) }
+        guard Set(read.keys) == Set(whole.keys),
+            whole.allSatisfy({ origin, list in list.sorted { $0.0 < $1.0 }.map(\.1) == read[origin]! })
+        else { violated("a paged read gives the records otherwise than the whole decode") }
     }
 
     static func syncState(_ bytes: [UInt8]) {

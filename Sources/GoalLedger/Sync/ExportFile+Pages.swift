@@ -13,41 +13,61 @@ extension ExportFile {
         package let name: String
         package let ledger: UUID
         /// Each origin's records, in sequence order (records of one sequence in file order).
-        let origins: [String: [Entry]]
+        package let origins: [String: [Entry]]
         private let base: UnsafeRawPointer?
         /// The file's size in bytes.
         package let size: Int
 
         /// Where one record lies, and what it says of its place in its origin.
-        struct Entry {
-            let sequence: UInt64
+        package struct Entry {
+            package let sequence: UInt64
             let offset: Int
             let length: Int
             /// Its place in the file, from 0 (errors name it from 1).
-            let number: Int
+            package let number: Int
         }
 
         /// Opens `path` (a regular file, a pipe such as `/dev/stdin`, a FIFO, a device);
         /// `check` may refuse the ledger the header names, once the checksum holds and before
         /// any record is read.
-        package init(_ path: String, ledger check: ((UUID) throws(LedgerError) -> Void)? = nil) throws(LedgerError) {
-            name = path
-            (base, size) = try Self.map(path)
+        package convenience init(_ path: String, ledger check: ((UUID) throws(LedgerError) -> Void)? = nil) throws(LedgerError) {
+            let (base, size) = try Self.map(path)
+            try self.init(name: path, base: base, size: size, mapped: true, check: check)
+        }
+
+        /// The export file `bytes` (copied), read as a file is.
+        package convenience init(bytes: [UInt8], name: String) throws(LedgerError) {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+            copy.copyBytes(from: bytes)
+            try self.init(name: name, base: UnsafeRawPointer(copy.baseAddress!), size: bytes.count, mapped: false, check: nil)
+        }
+
+        /// Whether `base` is a mapping (else memory allocated for it).
+        private let mapped: Bool
+
+        private init(name: String, base: UnsafeRawPointer?, size: Int, mapped: Bool, check: ((UUID) throws(LedgerError) -> Void)?) throws(LedgerError) {
+            self.name = name
+            self.base = base
+            self.size = size
+            self.mapped = mapped
             do throws(LedgerError) {
                 let bytes = UnsafeRawBufferPointer(start: base, count: size)
-                let bodyEnd = try Self.checkFrame(bytes, name: path)
+                let bodyEnd = try Self.checkFrame(bytes, name: name, releasing: mapped)
                 ledger = UUID(uuid: bytes.loadUnaligned(fromByteOffset: magic.count + 1, as: uuid_t.self))
                 try check?(ledger)
-                origins = try Self.entries(UnsafeRawBufferPointer(rebasing: bytes[..<bodyEnd]), name: path)
+                origins = try Self.entries(UnsafeRawBufferPointer(rebasing: bytes[..<bodyEnd]), name: name)
                 release()
             } catch {
-                if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+                Self.free(base, size: size, mapped: mapped)
                 throw error
             }
         }
 
-        deinit {
-            if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+        deinit { Self.free(base, size: size, mapped: mapped) }
+
+        private static func free(_ base: UnsafeRawPointer?, size: Int, mapped: Bool) {
+            guard let base else { return }
+            if mapped { munmap(UnsafeMutableRawPointer(mutating: base), size) } else { base.deallocate() }
         }
 
         /// The number of records.
@@ -56,7 +76,7 @@ extension ExportFile {
         /// Gives back the pages of the file read so far (they are read again from the page
         /// cache if need be): they would otherwise count in the process's memory.
         package func release() {
-            guard let base, size > 0 else { return }
+            guard let base, size > 0, mapped else { return }
             madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_DONTNEED)
         }
 
@@ -97,9 +117,9 @@ extension ExportFile {
         }
 
         /// Checks the file's frame: its start, its trailer and the checksum over everything
-        /// before the trailer (hashed a piece at a time, each piece's pages given back); the
-        /// offset of the trailer.
-        private static func checkFrame(_ bytes: UnsafeRawBufferPointer, name: String) throws(LedgerError) -> Int {
+        /// before the trailer (hashed a piece at a time, each piece's pages given back when
+        /// `releasing` a mapping); the offset of the trailer.
+        private static func checkFrame(_ bytes: UnsafeRawBufferPointer, name: String, releasing: Bool) throws(LedgerError) -> Int {
             func bad(_ why: String) -> LedgerError { LedgerError(.invalidInput, "\(name) is not a usable export: \(why)") }
             guard bytes.count >= magic.count + 1 + 16 + 8 + trailer.count + 32, bytes.prefix(magic.count).elementsEqual(magic) else {
                 throw bad("it does not start like a ledger export, or is truncated")
@@ -116,7 +136,7 @@ extension ExportFile {
                 let pageSize = Int(getpagesize())
                 let from = start / pageSize * pageSize
                 let through = end / pageSize * pageSize
-                if through > from { madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + from), through - from, MADV_DONTNEED) }
+                if releasing && through > from { madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + from), through - from, MADV_DONTNEED) }
                 start = end
             }
             guard hash.finalize().elementsEqual(bytes[(bodyEnd + trailer.count)...]) else {
@@ -184,7 +204,7 @@ extension ExportFile {
             var chunk = PageChunk()
             let entries = file.origins[origin] ?? []
             let from = next[origin] ?? 0
-            let to = min(entries.count, from + count)
+            let to = from + min(max(0, count), entries.count - from)
             chunk.events.reserveCapacity(to - from)
             chunk.records.reserveCapacity(to - from)
             for entry in entries[from..<to] {
