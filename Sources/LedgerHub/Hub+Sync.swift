@@ -80,6 +80,10 @@ extension Hub {
                 func read(_ origin: String, into walk: inout PageWalk<HubSource>) {
                     walk.add(origin, from: max(1, local[origin] ?? 1), through: behind[origin]!.sequence)
                 }
+                // Room for what is behind, before the one write: a write that fills the map runs
+                // again from its start, and this one would read the hub again.
+                let events = behind.reduce(0) { $0 + Int(clamping: $1.value.sequence - (local[$1.key] ?? 0)) }
+                try store.reserveRoom(events > Int.max / LedgerStore.roomPerEvent ? Int.max : events * LedgerStore.roomPerEvent)
                 pulled = try store.writing { (w) throws(LedgerError) in
                     // Made again if the write runs again (on a larger map).
                     var pages = PageWalk(hub: self, ledger: store.ledgerID, pageEvents: pageEvents)
