@@ -12,7 +12,7 @@ struct HubSource: PageSource {
     let hub: Hub
     let ledger: UUID
     /// Each origin's range: the first sequence wanted, the next to read, and the last.
-    private var ranges: [String: (first: UInt64, next: UInt64, last: UInt64)] = [:]
+    private var ranges = SequenceRanges()
 
     init(hub: Hub, ledger: UUID) {
         self.hub = hub
@@ -21,18 +21,14 @@ struct HubSource: PageSource {
 
     /// Reads `origin` from sequence `first` through `last`.
     mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
-        ranges[origin] = (first, first, last)
+        ranges.add(origin, from: first, through: last)
     }
 
-    func remaining(_ origin: String, after given: UInt64?) -> Int {
-        guard let range = ranges[origin] else { return 0 }
-        let from = given.map { $0 + 1 } ?? range.first
-        return from > range.last ? 0 : Int(clamping: range.last - from + 1)
-    }
+    func remaining(_ origin: String, after given: UInt64?) -> Int { ranges.remaining(origin, after: given) }
 
     mutating func read(_ origin: String, count chunk: Int) throws(LedgerError) -> PageChunk {
         var s = PageChunk()
-        guard let (_, next, last) = ranges[origin], next <= last else {
+        guard let (next, last) = ranges.unread(origin) else {
             s.ended = true
             return s
         }
@@ -56,7 +52,7 @@ struct HubSource: PageSource {
                     s.events.append(try hub.decode(b, origin: origin, sequence: sequence, id: id, hlc: hlc))
                     s.records.append(Array(b))
                 }
-                ranges[origin]!.next = sequence &+ 1
+                ranges.read(origin, through: sequence)
             } catch {
                 let rest = sequence > last ? 1 : Int(clamping: last - sequence + 1)
                 s.unreadable = WaitingEvents(origin: origin, sequence: sequence, count: rest, cause: .malformed, reason: error.message)
@@ -64,7 +60,7 @@ struct HubSource: PageSource {
                 break
             }
         }
-        if ranges[origin]!.next > last { s.ended = true }
+        if ranges.unread(origin) == nil { s.ended = true }
         return s
     }
 }

@@ -25,6 +25,27 @@ extension LedgerSnapshot {
         }
     }
 
+    /// Up to `limit` of `origin`'s events from sequence `first` through `last` (none past its
+    /// revocation's cut), decoded, with their records as stored.
+    package func records(of origin: String, from first: UInt64, through last: UInt64, limit: Int) throws(LedgerError) -> PageChunk {
+        var chunk = PageChunk()
+        try run {
+            try txn.scanRecords(of: origin, from: first) { position, bytes in
+                let event = try LedgerStore.decodeRecord(bytes, position: position)
+                guard event.sequence <= last else { return false }
+                chunk.events.append(event)
+                chunk.records.append(Array(bytes))
+                return chunk.events.count < limit
+            }
+        }
+        return chunk
+    }
+
+    /// Each origin's last event an exchange reads: its head, or its revocation's cut.
+    package func exchangedHeads() throws(LedgerError) -> [String: UInt64] {
+        try run { try txn.exchangedHeads() }
+    }
+
     /// The event of `origin` with origin sequence `sequence`, if this store holds it.
     package func event(origin: String, sequence: UInt64) throws(LedgerError) -> Event? {
         try run { try txn.event(origin: origin, sequence: sequence) }

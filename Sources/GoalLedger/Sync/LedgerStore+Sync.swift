@@ -2,16 +2,22 @@ import Foundation
 
 extension LedgerStore {
     /// Exchanges events with `peer` both ways: each side receives exactly the events it lacks,
-    /// decided by comparing their last origin sequences. Each direction is one transaction.
+    /// decided by comparing their last origin sequences. Each direction is one transaction,
+    /// which reads the other store 100,000 events at a time: memory does not grow with how far
+    /// behind a side is.
     @available(*, noasync, message: "use the async form of sync(with:)")
     public func sync(with peer: LedgerStore) throws(LedgerError) -> SyncResult {
+        try sync(with: peer, pageEvents: Self.cloneChunkEvents)
+    }
+
+    /// `sync(with:)`, each way read and imported `pageEvents` events at a time.
+    package func sync(with peer: LedgerStore, pageEvents: Int) throws(LedgerError) -> SyncResult {
         try checkSameLedger(peer.ledgerID, source: peer.path)
         guard peer.device != device else {
             throw LedgerError(.store, "\(peer.path) is also device \(device): two stores of one ledger cannot share a device")
         }
-        // The one path every transport takes: a state one way, a change set the other.
-        let pulled = try exchange(from: peer, into: self)
-        let pushed = try exchange(from: self, into: peer)
+        let pulled = try exchange(from: peer, into: self, pageEvents: pageEvents)
+        let pushed = try exchange(from: self, into: peer, pageEvents: pageEvents)
         return SyncResult(pulled: pulled, pushed: pushed)
     }
 
@@ -23,11 +29,33 @@ extension LedgerStore {
         return try result.get()
     }
 
-    /// Applies to `target` what `source` holds that it lacks.
-    private func exchange(from source: LedgerStore, into target: LedgerStore) throws(LedgerError) -> ImportResult {
-        let state = try target.reading { try $0.syncState() }
-        let changes = try source.reading { try $0.changeSet(since: state) }
-        return try target.writing { try $0.apply(changes, from: source.path) }
+    /// Applies to `target` what `source` holds that it lacks, in one write of `target`'s, read
+    /// from `source` a page at a time (``PageWalk``): each origin from the last event `target`
+    /// holds of it (so that the import finds a fork), as a change set since `target`'s state
+    /// would hold them.
+    private func exchange(from source: LedgerStore, into target: LedgerStore, pageEvents: Int) throws(LedgerError) -> ImportResult {
+        let held = try target.reading { try $0.originHeads() }
+        let heads = try source.reading { try $0.exchangedHeads() }
+        var ranges: [(origin: String, first: UInt64, last: UInt64)] = []
+        for (origin, head) in heads.sorted(by: { String.bytesPrecede($0.key, $1.key) }) where head >= max(held[origin] ?? 0, 1) {
+            ranges.append((origin, max(held[origin] ?? 0, 1), head))
+        }
+        // Room for what is behind: a write that fills the map runs again from its start.
+        let behind = ranges.reduce(0) { $0 + Int(clamping: $1.last - $1.first + 1) }
+        try target.reserveRoom(behind > Int.max / Self.roomPerEvent ? Int.max : behind * Self.roomPerEvent)
+        return try target.writing { (w) throws(LedgerError) in
+            // Made again if the write runs again (on a larger map).
+            var walk = PageWalk(ledger: source.ledgerID, source: StoreSource(source), pageEvents: pageEvents)
+            for r in ranges {
+                walk.source.add(r.origin, from: r.first, through: r.last)
+                walk.add(r.origin)
+            }
+            return try walk.importPages(
+                unreadable: [],
+                apply: { (changes, unreadable, _) throws(LedgerError) in try w.apply(changes, from: source.path, unreadable: unreadable) },
+                heads: { () throws(LedgerError) in try w.originHeads() },
+                rename: { (entry) throws(LedgerError) in try w.renameWaiting(entry) })
+        }
     }
 
     /// Creates a store for this ledger at `path` for a new device, holding all of this store's events.

@@ -10,6 +10,37 @@ package protocol PageSource {
     func remaining(_ origin: String, after given: UInt64?) -> Int
 }
 
+/// Each origin's sequences a ``PageSource`` reads in order: the first wanted, the next to read
+/// and the last (a store's or a hub's head, read when the walk began).
+package struct SequenceRanges {
+    private var ranges: [String: (first: UInt64, next: UInt64, last: UInt64)] = [:]
+
+    package init() {}
+
+    /// Reads `origin` from sequence `first` through `last`.
+    package mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
+        ranges[origin] = (first, first, last)
+    }
+
+    /// The next sequence of `origin` to read and the last, unless all of it was read.
+    package func unread(_ origin: String) -> (next: UInt64, last: UInt64)? {
+        guard let r = ranges[origin], r.next <= r.last else { return nil }
+        return (r.next, r.last)
+    }
+
+    /// Notes that `origin` was read through `sequence`.
+    package mutating func read(_ origin: String, through sequence: UInt64) {
+        ranges[origin]?.next = sequence &+ 1
+    }
+
+    /// How many of `origin`'s sequences after `given` (nil: from its first) the range holds.
+    package func remaining(_ origin: String, after given: UInt64?) -> Int {
+        guard let range = ranges[origin] else { return 0 }
+        let from = given.map { $0 &+ 1 } ?? range.first
+        return from > range.last || from == 0 ? 0 : Int(clamping: range.last - from + 1)
+    }
+}
+
 /// A chunk of one origin's events read from a ``PageSource``.
 package struct PageChunk {
     package var events: [Event] = []

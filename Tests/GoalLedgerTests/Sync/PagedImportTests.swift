@@ -178,6 +178,41 @@ struct PagedImportTests {
         #expect(try store.verify().isClean)
     }
 
+    /// A sync between two stores reads the other store a page at a time, each way, and ends as a
+    /// sync in one page: the same results, events, waiting entries and digests on both sides.
+    @Test func aSyncBetweenStoresInPagesEndsAsOneInOnePage() throws {
+        let dir = TemporaryDirectory()
+        let (_, laptop) = try ledger(dir)
+        // The laptop writes too, so that both ways move events.
+        let own = try LedgerStore.open(at: laptop)
+        try own.append(try drafts([#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"laptop"}"#]), now: now)
+        func syncing(pages: Int) throws -> (SyncResult, LedgerStore, LedgerStore) {
+            let copy = dir.path + "/sync-\(pages)"
+            for side in ["laptop", "phone"] { try FileManager.default.copyItem(atPath: dir.path + "/" + side, toPath: copy + "-" + side) }
+            let (a, b) = (try LedgerStore.open(at: copy + "-laptop"), try LedgerStore.open(at: copy + "-phone"))
+            return (try a.sync(with: b, pageEvents: pages), a, b)
+        }
+        let (expected, wholeLaptop, wholePhone) = try syncing(pages: .max)
+        #expect(expected.pulled.imported > 30 && expected.pushed.imported == 1, "\(expected)")
+        // As the change sets since each side's state, applied each way, do.
+        for side in ["laptop", "phone"] { try FileManager.default.copyItem(atPath: dir.path + "/" + side, toPath: dir.path + "/sets-" + side) }
+        let (a, b) = (try LedgerStore.open(at: dir.path + "/sets-laptop"), try LedgerStore.open(at: dir.path + "/sets-phone"))
+        let pulled = try a.apply(try b.changeSet(since: a.syncState()), from: b.path)
+        let pushed = try b.apply(try a.changeSet(since: b.syncState()), from: a.path)
+        #expect(SyncResult(pulled: pulled, pushed: pushed) == expected)
+        #expect(try a.originHeads() == wholeLaptop.originHeads() && b.originHeads() == wholePhone.originHeads())
+        #expect(try a.digest() == wholeLaptop.digest() && b.digest() == wholePhone.digest())
+        for pages in pageSizes {
+            let (result, a, b) = try syncing(pages: pages)
+            #expect(result == expected, "pages of \(pages): \(result) / \(expected)")
+            for (paged, whole) in [(a, wholeLaptop), (b, wholePhone)] {
+                #expect(try Set(log(paged)) == Set(log(whole)) && inSequenceOrder(paged), "pages of \(pages)")
+                #expect(try paged.waitingEvents() == whole.waitingEvents() && paged.digest() == whole.digest(), "pages of \(pages)")
+                #expect(try paged.verify().isClean, "pages of \(pages)")
+            }
+        }
+    }
+
     /// A file read from a pipe is copied aside and imported in pages as a regular file is.
     @Test func aFileFromAPipeImportsAsTheFileDoes() throws {
         let dir = TemporaryDirectory()

@@ -1,0 +1,30 @@
+import Foundation
+
+/// A store's events as a ``PageWalk`` reads them for an exchange with another store: each
+/// origin in sequence order, a chunk at a time in a read transaction of its own, through the
+/// head (or the revocation's cut) read when the walk began.
+struct StoreSource: PageSource {
+    let store: LedgerStore
+    private var ranges = SequenceRanges()
+
+    init(_ store: LedgerStore) { self.store = store }
+
+    /// Reads `origin` from sequence `first` through `last`.
+    mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
+        ranges.add(origin, from: first, through: last)
+    }
+
+    mutating func read(_ origin: String, count: Int) throws(LedgerError) -> PageChunk {
+        guard let (next, last) = ranges.unread(origin) else {
+            var done = PageChunk()
+            done.ended = true
+            return done
+        }
+        var chunk = try store.reading { try $0.records(of: origin, from: next, through: last, limit: max(1, count)) }
+        if let read = chunk.events.last?.sequence { ranges.read(origin, through: read) }
+        chunk.ended = chunk.events.isEmpty || ranges.unread(origin) == nil
+        return chunk
+    }
+
+    func remaining(_ origin: String, after given: UInt64?) -> Int { ranges.remaining(origin, after: given) }
+}
