@@ -52,7 +52,11 @@ extension LedgerStore {
             }
             return try walk.importPages(
                 unreadable: [],
-                apply: { (changes, unreadable, _) throws(LedgerError) in try w.apply(changes, from: source.path, unreadable: unreadable) },
+                apply: { (changes, unreadable, _) throws(LedgerError) in
+                    // The pages of the source's file read for this page need not stay in memory.
+                    try source.releaseMappedPages()
+                    return try w.apply(changes, from: source.path, unreadable: unreadable)
+                },
                 heads: { () throws(LedgerError) in try w.originHeads() },
                 rename: { (entry) throws(LedgerError) in try w.renameWaiting(entry) })
         }
