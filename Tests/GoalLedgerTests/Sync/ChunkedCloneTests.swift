@@ -10,24 +10,7 @@ struct ChunkedCloneTests {
     let cloned = instant("2026-11-01T00:00:00Z")
 
     /// A signed ledger of three origins whose events interleave in clock order.
-    func source(_ dir: TemporaryDirectory) throws -> LedgerStore {
-        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
-        try phone.append(try drafts(dayOne), now: now)
-        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: cloned)
-        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: cloned)
-        for round in 0..<4 {
-            for store in [phone, tablet, watch] {
-                let lines = (0..<3).map { i in
-                    #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":\#(round + i + 1),"at":"2026-11-0\#(round + 2)T0\#(i + 1):00:00Z"}"#
-                }
-                try store.append(try drafts(lines), now: now)
-            }
-            _ = try tablet.sync(with: phone)
-            _ = try watch.sync(with: phone)
-        }
-        _ = try tablet.sync(with: phone)
-        return phone
-    }
+    func source(_ dir: TemporaryDirectory) throws -> LedgerStore { try interleavedLedger(dir, rounds: 4, perRound: 3) }
 
     /// The ids of a store's events, by position.
     func log(_ store: LedgerStore) throws -> [UUID] {

@@ -10,30 +10,38 @@ import Testing
 /// signature, so events of other origins from before that signature follow in the next page.
 struct PagedImportTests {
     let now = instant("2026-11-05T12:00:00Z")
-    let cloned = instant("2026-11-01T00:00:00Z")
     /// Page sizes that cut the file's signed runs at every kind of place.
     let pageSizes = [1, 2, 3, 5, 7, 16]
 
     /// A signed ledger of four origins whose events interleave in clock order, and a store of
     /// it (the laptop) that holds only its first day and its devices' enrolments.
     func ledger(_ dir: TemporaryDirectory) throws -> (phone: LedgerStore, laptop: String) {
-        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
-        try phone.append(try drafts(dayOne), now: now)
-        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: cloned)
-        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: cloned)
-        _ = try phone.clone(to: dir.path + "/laptop", device: "laptop", now: cloned)
-        for round in 0..<3 {
-            for store in [phone, tablet, watch] {
-                let lines = (0..<4).map { i in
-                    #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":\#(round + i + 1),"at":"2026-11-0\#(round + 2)T0\#(i + 1):00:00Z"}"#
-                }
-                try store.append(try drafts(lines), now: now)
-            }
-            _ = try tablet.sync(with: phone)
-            _ = try watch.sync(with: phone)
+        (try interleavedLedger(dir, rounds: 3, perRound: 4, alsoCloned: ["laptop"]), dir.path + "/laptop")
+    }
+
+    /// The scenario's phone exported to a file, with the file's records, to write back altered.
+    struct Exported {
+        let phone: LedgerStore
+        let laptop: String
+        let file: String
+        let ledgerID: UUID
+        let records: [[UInt8]]
+
+        /// Makes the file hold `records` instead.
+        func write(_ records: [[UInt8]]) throws {
+            try Data(ExportFile.encode(ledger: ledgerID, records: records)).write(to: URL(fileURLWithPath: file))
         }
-        _ = try tablet.sync(with: phone)
-        return (phone, dir.path + "/laptop")
+
+        /// The places in the file of `origin`'s records.
+        func places(of origin: String) -> [Int] { records.indices.filter { try! EventCodec.decode(records[$0]).origin == origin } }
+    }
+
+    func exported(_ dir: TemporaryDirectory) throws -> Exported {
+        let (phone, laptop) = try ledger(dir)
+        let file = dir.path + "/phone.export"
+        _ = try phone.export(to: file)
+        let (ledgerID, _, records) = try ExportFile.decode(try ExportFile.read(file), name: file)
+        return Exported(phone: phone, laptop: laptop, file: file, ledgerID: ledgerID, records: records)
     }
 
     /// The ids of a store's events, by position.
@@ -78,12 +86,6 @@ struct PagedImportTests {
         return expected
     }
 
-    /// The records of the export file at `file`, and its ledger.
-    func records(of file: String) throws -> (UUID, [[UInt8]]) {
-        let (ledger, _, records) = try ExportFile.decode(try ExportFile.read(file), name: file)
-        return (ledger, records)
-    }
-
     @Test func anImportInPagesEndsAsAnImportOfEverything() throws {
         let dir = TemporaryDirectory()
         let (phone, laptop) = try ledger(dir)
@@ -103,14 +105,10 @@ struct PagedImportTests {
     /// in pages as it does whole.
     @Test func aFileInAnyOrderImportsInPagesAsItDoesWhole() throws {
         let dir = TemporaryDirectory()
-        let (phone, laptop) = try ledger(dir)
-        let file = dir.path + "/phone.export"
-        _ = try phone.export(to: file)
-        let (ledgerID, records) = try records(of: file)
+        let e = try exported(dir)
         var generator = SeededRandom(seed: 7)
-        let shuffled = (records + records.prefix(9)).shuffled(using: &generator)
-        try Data(ExportFile.encode(ledger: ledgerID, records: shuffled)).write(to: URL(fileURLWithPath: file))
-        let result = try importsAlike(file, into: laptop, dir)
+        try e.write((e.records + e.records.prefix(9)).shuffled(using: &generator))
+        let result = try importsAlike(e.file, into: e.laptop, dir)
         #expect(result.waiting.isEmpty && result.alreadyPresent >= 9, "\(result)")
     }
 
@@ -119,19 +117,16 @@ struct PagedImportTests {
     /// the pages after it were never read.
     @Test func anAlteredEventWaitsCountedAsAnImportOfEverythingCountsIt() throws {
         let dir = TemporaryDirectory()
-        let (phone, laptop) = try ledger(dir)
-        let file = dir.path + "/phone.export"
-        _ = try phone.export(to: file)
-        let (ledgerID, records) = try records(of: file)
-        let tablet = records.indices.filter { try! EventCodec.decode(records[$0]).origin == "tablet" }
-        var altered = records
-        var event = try EventCodec.decode(records[tablet[tablet.count / 3]])
+        let e = try exported(dir)
+        let tablet = e.places(of: "tablet")
+        var altered = e.records
+        var event = try EventCodec.decode(e.records[tablet[tablet.count / 3]])
         event.payload = .tagAdded(TagAdded(goal: UUID(uuidString: runGoal)!, tag: "altered"))
         altered[tablet[tablet.count / 3]] = EventCodec.encode(event)
-        try Data(ExportFile.encode(ledger: ledgerID, records: altered)).write(to: URL(fileURLWithPath: file))
-        let result = try importsAlike(file, into: laptop, dir)
+        try e.write(altered)
+        let result = try importsAlike(e.file, into: e.laptop, dir)
         let waits = try #require(result.waiting.first { $0.origin == "tablet" }, "\(result)")
-        let tabletHead = try #require(try phone.originHeads()["tablet"])
+        let tabletHead = try #require(try e.phone.originHeads()["tablet"])
         #expect(waits.sequence <= event.sequence && UInt64(waits.count) + waits.sequence - 1 == tabletHead, "\(waits)")
     }
 
@@ -139,20 +134,16 @@ struct PagedImportTests {
     /// names it, wherever a page ends: the second never goes to the page after the first.
     @Test func aForkInTheFileIsNamedWhereverAPageEnds() throws {
         let dir = TemporaryDirectory()
-        let (phone, laptop) = try ledger(dir)
-        let file = dir.path + "/phone.export"
-        _ = try phone.export(to: file)
-        let (ledgerID, records) = try records(of: file)
+        let e = try exported(dir)
         // The twin of an event whose signature closes a run of the watch's (not its last): a page
         // may end right after it.
-        let watch = records.indices.filter { try! EventCodec.decode(records[$0]).origin == "watch" }
-        let twin = try #require(watch.dropLast().first { try! EventCodec.decode(records[$0]).signature != nil })
-        var other = try EventCodec.decode(records[twin])
+        let twin = try #require(e.places(of: "watch").dropLast().first { try! EventCodec.decode(e.records[$0]).signature != nil })
+        var other = try EventCodec.decode(e.records[twin])
         other.id = UUID()
-        var forked = records
+        var forked = e.records
         forked.insert(EventCodec.encode(other), at: twin + 1)
-        try Data(ExportFile.encode(ledger: ledgerID, records: forked)).write(to: URL(fileURLWithPath: file))
-        let result = try importsAlike(file, into: laptop, dir)
+        try e.write(forked)
+        let result = try importsAlike(e.file, into: e.laptop, dir)
         let waits = try #require(result.waiting.first { $0.origin == "watch" }, "\(result)")
         #expect(waits.cause == .fork && waits.reason.contains("in what was offered"), "\(waits)")
     }
@@ -161,17 +152,14 @@ struct PagedImportTests {
     /// of the pages before it stays, and the error names the record.
     @Test func aDamagedRecordInALaterPageRefusesTheWholeFile() throws {
         let dir = TemporaryDirectory()
-        let (phone, laptop) = try ledger(dir)
-        let file = dir.path + "/phone.export"
-        _ = try phone.export(to: file)
-        let (ledgerID, records) = try records(of: file)
-        var damaged = records
-        let last = records.count - 2
+        let e = try exported(dir)
+        var damaged = e.records
+        let last = e.records.count - 2
         damaged[last][damaged[last].count - 1] ^= 0x20
-        try Data(ExportFile.encode(ledger: ledgerID, records: damaged)).write(to: URL(fileURLWithPath: file))
-        let store = try LedgerStore.open(at: laptop)
+        try e.write(damaged)
+        let store = try LedgerStore.open(at: e.laptop)
         let before = try log(store)
-        let opened = try store.openExportFile(file)
+        let opened = try store.openExportFile(e.file)
         let error = ledgerError { _ = try store.writing { try $0.importFile(opened, pageEvents: 3) } }
         #expect(error?.code == .invalidInput && error?.message.contains("record \(last + 1): checksum mismatch") == true, "\(String(describing: error))")
         #expect(try log(store) == before)
@@ -216,19 +204,17 @@ struct PagedImportTests {
     /// A file read from a pipe is copied aside and imported in pages as a regular file is.
     @Test func aFileFromAPipeImportsAsTheFileDoes() throws {
         let dir = TemporaryDirectory()
-        let (phone, laptop) = try ledger(dir)
-        let file = dir.path + "/phone.export"
-        _ = try phone.export(to: file)
+        let e = try exported(dir)
         let fifo = dir.path + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: e.file))
         let writer = Thread { try? bytes.write(to: URL(fileURLWithPath: fifo)) }
         writer.start()
-        let store = try LedgerStore.open(at: laptop)
+        let store = try LedgerStore.open(at: e.laptop)
         let opened = try store.openExportFile(fifo)
-        #expect(opened.count == (try records(of: file)).1.count)
+        #expect(opened.count == e.records.count)
         let result = try store.writing { try $0.importFile(opened, pageEvents: 5) }
         #expect(result.imported > 30 && result.waiting.isEmpty, "\(result)")
-        #expect(try store.digest() == phone.digest())
+        #expect(try store.digest() == e.phone.digest())
     }
 }
