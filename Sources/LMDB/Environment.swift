@@ -324,12 +324,15 @@ public final class Environment: @unchecked Sendable {
     /// Doubles the map, up to the maximum.
     /// Grows the map, by doublings, until `bytes` more than the file uses fit in it, before a
     /// write known to be that large: a write that fills the map is run again from its start on
-    /// a map twice the size, so a large write would otherwise run several times. Call it outside
-    /// any transaction of this process; a map at its largest is left as it is.
-    public func reserve(_ bytes: Int) throws(LMDBError) {
+    /// a map twice the size, so a large write would otherwise run several times. Like a write
+    /// that fills the map, it waits for the other threads' transactions to end. A map at its
+    /// largest is left as it is; so is the map when the calling thread holds a transaction of
+    /// this environment (false: the write then grows the map as it fills it).
+    @discardableResult
+    public func reserve(_ bytes: Int) throws(LMDBError) -> Bool {
         let needed = usedBytes.addingReportingOverflow(max(0, bytes))
-        guard !needed.overflow, mapSize < needed.partialValue, mapSize < maximumMapSize else { return }
-        try resize { () throws(LMDBError) in
+        guard !needed.overflow, mapSize < needed.partialValue, mapSize < maximumMapSize else { return true }
+        return try gate.exclusively { () throws(LMDBError) in
             var size = self.mapSize
             while size < needed.partialValue && size < self.maximumMapSize { size = min(size * 2, self.maximumMapSize) }
             if size > self.mapSize { try LMDBError.check(mdb_env_set_mapsize(self.env, size)) }

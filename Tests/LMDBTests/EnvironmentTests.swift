@@ -58,7 +58,7 @@ struct EnvironmentTests {
     }
 
     /// Room reserved before a large write lets it run once; a reservation that fits already, or
-    /// one made while this thread holds a transaction, changes nothing.
+    /// one made while this thread holds a transaction (which says so), changes nothing.
     @Test func roomReservedBeforeALargeWriteLetsItRunOnce() throws {
         let dir = Directory()
         let (env, db) = try smallMap(dir)
@@ -68,7 +68,7 @@ struct EnvironmentTests {
         #expect(env.mapSize >= env.usedBytes + (8 << 20) && env.mapSize < 2 * (env.usedBytes + (8 << 20)))
         #expect(try putTwoThousand(env, db) == 1)
         let size = env.mapSize
-        #expect(throws: LMDBError.self) { try env.read { _ in try env.reserve(size * 4) } }
+        #expect(try env.read { _ in try env.reserve(size * 4) } == false)
         #expect(env.mapSize == size)
         try env.reserve(.max)
         #expect(env.mapSize == size)

@@ -53,10 +53,11 @@ extension LedgerStore {
     /// events of the benchmark's).
     package static let roomPerEvent = 512
 
-    /// Grows the store's map, outside any transaction, so that `bytes` more than the file uses
-    /// fit: a write that fills the map runs again from its start on a map twice the size, so a
-    /// write known to be large reserves its room first.
+    /// Grows the store's map so that `bytes` more than the file uses fit: a write that fills the
+    /// map runs again from its start on a map twice the size, so a write known to be large
+    /// reserves its room first. Called inside a transaction of this thread, it does nothing
+    /// (the write grows the map as it fills it).
     package func reserveRoom(_ bytes: Int) throws(LedgerError) {
-        try failing(as: "growing the map of \(path)") { try env.reserve(bytes) }
+        _ = try failing(as: "growing the map of \(path)") { try env.reserve(bytes) }
     }
 }
