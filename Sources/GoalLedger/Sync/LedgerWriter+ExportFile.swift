@@ -18,14 +18,9 @@ extension LedgerWriter {
     {
         var walk = PageWalk(ledger: file.ledger, source: ExportFile.Source(file), pageEvents: pageEvents)
         for origin in file.origins.keys.sorted(by: String.bytesPrecede) { walk.add(origin) }
-        defer { file.release() }
         return try walk.importPages(
             unreadable: [],
-            apply: { (changes, unreadable, _) throws(LedgerError) in
-                let result = try apply(changes, from: file.name, unreadable: unreadable)
-                file.release()
-                return result
-            },
+            apply: { (changes, unreadable, _) throws(LedgerError) in try apply(changes, from: file.name, unreadable: unreadable) },
             heads: { () throws(LedgerError) in try originHeads() },
             rename: { (entry) throws(LedgerError) in try renameWaiting(entry) })
     }

@@ -201,6 +201,21 @@ struct PagedImportTests {
         }
     }
 
+    /// A file that another process shortens after it was opened: the import stops with an error
+    /// that says so, and leaves the store as it was (the file is read, not mapped, so the
+    /// process does not fault).
+    @Test func aFileShortenedWhileItIsReadIsAnErrorThatSaysSo() throws {
+        let dir = TemporaryDirectory()
+        let e = try exported(dir)
+        let store = try LedgerStore.open(at: e.laptop)
+        let before = try log(store)
+        let opened = try store.openExportFile(e.file)
+        #expect(truncate(e.file, off_t(opened.size / 2)) == 0)
+        let error = ledgerError { _ = try store.writing { try $0.importFile(opened, pageEvents: 5) } }
+        #expect(error?.code == .invalidInput && error?.message.contains("changed while it was read") == true, "\(String(describing: error))")
+        #expect(try log(store) == before)
+    }
+
     /// A file read from a pipe is copied aside and imported in pages as a regular file is.
     @Test func aFileFromAPipeImportsAsTheFileDoes() throws {
         let dir = TemporaryDirectory()
