@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where a ``PageWalk`` reads each origin's events from: a hub's table, an export file.
+/// Where a ``PageWalk`` reads each origin's events from: a hub's table, an export file,
+/// another store.
 package protocol PageSource {
     /// `origin`'s next events in sequence order, at most `count` (at least one unless the
     /// chunk ends the origin's read).
@@ -54,8 +55,8 @@ package struct PageChunk {
     package init() {}
 }
 
-/// A read of a ledger's events a page at a time, so that a pull, a clone or an import of any
-/// size holds one page in memory, never the whole backlog.
+/// A read of a ledger's events a page at a time, so that a pull, a clone, a sync or an import
+/// of any size holds one page in memory, never the whole backlog.
 ///
 /// Each origin is read in sequence order, in chunks. A page takes the origins' events in
 /// canonical order (clock, then origin): the order one import of everything writes, in which
