@@ -21,8 +21,6 @@ extension LedgerSnapshot {
                     try visitRecords(missingFrom: [:], overlap: true) { (_, bytes) throws(LedgerError) in
                         do throws(AtomicFile.Failure) {
                             try writer.append(bytes) { (piece) throws(AtomicFile.Failure) in try sink.write(piece) }
-                            // The log's pages read are not kept resident either.
-                            if writer.count & 0xFFFF == 0 { store.releaseMappedPages(txn) }
                         } catch {
                             throw LedgerError(.invalidInput, "cannot write \(file): \(error.reason)")
                         }

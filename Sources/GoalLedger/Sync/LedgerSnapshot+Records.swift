@@ -9,9 +9,13 @@ extension LedgerSnapshot {
     /// With `overlap`, each origin starts at the peer's last event instead of the one after it:
     /// the peer compares that one with its own copy, so two histories of one origin are found
     /// even when both have the same length.
+    ///
+    /// The pages of the log read are let go every 65,536 records (they stay in the file cache):
+    /// a visit of a large log (an export, a push to a hub) does not keep it resident.
     package func visitRecords(
         missingFrom heads: [String: UInt64], overlap: Bool = false, _ body: (Event, UnsafeRawBufferPointer) throws(LedgerError) -> Void
     ) throws(LedgerError) {
+        var visited = 0
         try run {
             for (origin, head) in try txn.originHeads().sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
                 let theirs = heads[origin] ?? 0
@@ -19,6 +23,8 @@ extension LedgerSnapshot {
                 guard head >= first else { continue }
                 try txn.scanRecords(of: origin, from: first) { position, bytes in
                     try body(try LedgerStore.decodeRecord(bytes, position: position), bytes)
+                    visited += 1
+                    if visited & 0xFFFF == 0 { store.releaseMappedPages(txn) }
                     return true
                 }
             }
