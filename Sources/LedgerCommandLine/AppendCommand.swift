@@ -43,7 +43,7 @@ enum AppendCommand {
         // A regular file's events take about twice its size in the store: room for them at once,
         // not by the whole append run again on each doubling of the map.
         if let file = try inv.value(Self.file), let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int {
-            try store.reserveRoom(size > Int.max / 2 ? Int.max : size * 2)
+            try store.reserveRoom(size, times: 2)
         }
         try printLines(of: try append(&input, to: store, expectedVersion: expected, now: try inv.now()), &inv)
     }

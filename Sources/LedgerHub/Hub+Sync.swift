@@ -83,7 +83,7 @@ extension Hub {
                 // Room for what is behind, before the one write: a write that fills the map runs
                 // again from its start, and this one would read the hub again.
                 let events = behind.reduce(0) { $0 + Int(clamping: $1.value.sequence - (local[$1.key] ?? 0)) }
-                try store.reserveRoom(events > Int.max / LedgerStore.roomPerEvent ? Int.max : events * LedgerStore.roomPerEvent)
+                try store.reserveRoom(events, times: LedgerStore.roomPerEvent)
                 pulled = try store.writing { (w) throws(LedgerError) in
                     // Made again if the write runs again (on a larger map).
                     var pages = PageWalk(hub: self, ledger: store.ledgerID, pageEvents: pageEvents)

@@ -8,23 +8,16 @@ import PostgreSQL
 ///
 /// A record that is damaged, or that contradicts the columns the hub files it under, ends its
 /// origin's read: it and the rest of its origin are named in the page's `unreadable`.
-struct HubSource: PageSource {
+struct HubSource: RangedPageSource {
     let hub: Hub
     let ledger: UUID
     /// Each origin's range: the first sequence wanted, the next to read, and the last.
-    private var ranges = SequenceRanges()
+    var ranges = SequenceRanges()
 
     init(hub: Hub, ledger: UUID) {
         self.hub = hub
         self.ledger = ledger
     }
-
-    /// Reads `origin` from sequence `first` through `last`.
-    mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
-        ranges.add(origin, from: first, through: last)
-    }
-
-    func remaining(_ origin: String, after given: UInt64?) -> Int { ranges.remaining(origin, after: given) }
 
     mutating func read(_ origin: String, count chunk: Int) throws(LedgerError) -> PageChunk {
         var s = PageChunk()
@@ -69,11 +62,5 @@ extension PageWalk where Source == HubSource {
     /// A walk of the hub's events of `ledger`, `pageEvents` a page.
     init(hub: Hub, ledger: UUID, pageEvents: Int) {
         self.init(ledger: ledger, source: HubSource(hub: hub, ledger: ledger), pageEvents: pageEvents)
-    }
-
-    /// Reads `origin` from sequence `first` through `last`.
-    mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
-        source.add(origin, from: first, through: last)
-        add(origin)
     }
 }

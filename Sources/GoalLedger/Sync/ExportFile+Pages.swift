@@ -197,7 +197,7 @@ extension ExportFile {
             var run: [Opened.Entry] = []
             var offset = magic.count + 1 + 16 + 8
             for i in 0..<Int(count) {
-                let (length, width) = try window.varint(at: offset, record: i + 1)
+                let (length, width) = try window.varint(at: offset)
                 offset += width
                 guard length <= bodyEnd - offset else { throw bad("record \(i + 1) is truncated") }
                 try window.hold(offset, length)
@@ -260,7 +260,7 @@ extension ExportFile {
             }
 
             /// The record length at `offset` and how many bytes it takes.
-            mutating func varint(at offset: Int, record: Int) throws(LedgerError) -> (Int, Int) {
+            mutating func varint(at offset: Int) throws(LedgerError) -> (Int, Int) {
                 try hold(offset, min(10, end - offset))
                 let available = min(10, end - offset)
                 let read: Result<(UInt64, Int), RecordDecodingError> = withBytes(offset, available) { raw in

@@ -37,6 +37,6 @@ extension LedgerStore {
     /// import writes (its records, their indexes and the projection's rows) is about two and a
     /// half times the file at most, and a write that fills the map runs again from its start.
     package func reserveRoom(forImportOf file: ExportFile.Opened) throws(LedgerError) {
-        try reserveRoom(file.size > Int.max / 3 ? Int.max : file.size * 3)
+        try reserveRoom(file.size, times: 3)
     }
 }

@@ -21,7 +21,7 @@ extension LedgerStore {
         let store = try LedgerStore.create(at: path, device: device, ledger: ledgerID, schema: schema)
         // Room for the copy at once (about what the source uses), not by a chunk run again on
         // each doubling of the map.
-        try store.reserveRoom(env.usedBytes / 4 * 5)
+        try store.reserveRoom(env.usedBytes / 4, times: 5)
         // This device vouches for the new one: it enrols the new store's key, signed, before
         // the new store copies the log (a source that does not sign, a schema-1 store, does not).
         if enrolled, let key = try store.keys.key(ledger: ledgerID, device: device) {
@@ -53,11 +53,12 @@ extension LedgerStore {
     /// events of the benchmark's).
     package static let roomPerEvent = 512
 
-    /// Grows the store's map so that `bytes` more than the file uses fit: a write that fills the
-    /// map runs again from its start on a map twice the size, so a write known to be large
-    /// reserves its room first. Called inside a transaction of this thread, it does nothing
-    /// (the write grows the map as it fills it).
-    package func reserveRoom(_ bytes: Int) throws(LedgerError) {
-        _ = try failing(as: "growing the map of \(path)") { try env.reserve(bytes) }
+    /// Grows the store's map so that `count` times `factor` bytes more than the file uses fit
+    /// (the product clamped): a write that fills the map runs again from its start on a map
+    /// twice the size, so a write known to be large reserves its room first. Called inside a
+    /// transaction of this thread, it does nothing (the write grows the map as it fills it).
+    package func reserveRoom(_ count: Int, times factor: Int = 1) throws(LedgerError) {
+        let (bytes, overflow) = max(0, count).multipliedReportingOverflow(by: max(0, factor))
+        _ = try failing(as: "growing the map of \(path)") { try env.reserve(overflow ? .max : bytes) }
     }
 }

@@ -42,14 +42,11 @@ extension LedgerStore {
         }
         // Room for what is behind: a write that fills the map runs again from its start.
         let behind = ranges.reduce(0) { $0 + Int(clamping: $1.last - $1.first + 1) }
-        try target.reserveRoom(behind > Int.max / Self.roomPerEvent ? Int.max : behind * Self.roomPerEvent)
+        try target.reserveRoom(behind, times: Self.roomPerEvent)
         return try target.writing { (w) throws(LedgerError) in
             // Made again if the write runs again (on a larger map).
             var walk = PageWalk(ledger: source.ledgerID, source: StoreSource(source), pageEvents: pageEvents)
-            for r in ranges {
-                walk.source.add(r.origin, from: r.first, through: r.last)
-                walk.add(r.origin)
-            }
+            for r in ranges { walk.add(r.origin, from: r.first, through: r.last) }
             return try walk.importPages(
                 unreadable: [],
                 apply: { (changes, unreadable, _) throws(LedgerError) in

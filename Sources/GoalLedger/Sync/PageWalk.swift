@@ -42,6 +42,24 @@ package struct SequenceRanges {
     }
 }
 
+/// A source that reads each origin from a first sequence through a last (a hub's table, another
+/// store), keeping its ranges in `ranges`.
+package protocol RangedPageSource: PageSource {
+    var ranges: SequenceRanges { get set }
+}
+
+extension RangedPageSource {
+    package func remaining(_ origin: String, after given: UInt64?) -> Int { ranges.remaining(origin, after: given) }
+}
+
+extension PageWalk where Source: RangedPageSource {
+    /// Reads `origin` from sequence `first` through `last`.
+    package mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
+        source.ranges.add(origin, from: first, through: last)
+        add(origin)
+    }
+}
+
 /// A chunk of one origin's events read from a ``PageSource``.
 package struct PageChunk {
     package var events: [Event] = []
@@ -101,7 +119,7 @@ package struct PageWalk<Source: PageSource> {
     /// which reads and writes the state of every goal it touches, so a page is large), and its
     /// record bytes.
     package let pageEvents: Int
-    package var pageBytes = 32 << 20
+    package let pageBytes = 32 << 20
 
     package init(ledger: UUID, source: Source, pageEvents: Int) {
         self.ledger = ledger

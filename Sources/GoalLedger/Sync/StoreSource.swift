@@ -3,16 +3,11 @@ import Foundation
 /// A store's events as a ``PageWalk`` reads them for an exchange with another store: each
 /// origin in sequence order, a chunk at a time in a read transaction of its own, through the
 /// head (or the revocation's cut) read when the walk began.
-struct StoreSource: PageSource {
+struct StoreSource: RangedPageSource {
     let store: LedgerStore
-    private var ranges = SequenceRanges()
+    var ranges = SequenceRanges()
 
     init(_ store: LedgerStore) { self.store = store }
-
-    /// Reads `origin` from sequence `first` through `last`.
-    mutating func add(_ origin: String, from first: UInt64, through last: UInt64) {
-        ranges.add(origin, from: first, through: last)
-    }
 
     mutating func read(_ origin: String, count: Int) throws(LedgerError) -> PageChunk {
         guard let (next, last) = ranges.unread(origin) else {
@@ -25,6 +20,4 @@ struct StoreSource: PageSource {
         chunk.ended = chunk.events.isEmpty || ranges.unread(origin) == nil
         return chunk
     }
-
-    func remaining(_ origin: String, after given: UInt64?) -> Int { ranges.remaining(origin, after: given) }
 }
