@@ -9,6 +9,9 @@ import Synchronization
 /// the events), so the chain can trail the batch and be waited for only then. The events are
 /// handed over in runs (`runLength`), one lock and one wake-up a run. A batch that is abandoned
 /// (a draft refused) drops its encoder, which stops the thread.
+///
+/// The thread also hashes each progress entry for the digest (`ProjectionDigest.entryHash`,
+/// a SHA-256 the fold would otherwise compute on the batch's thread), for the flush.
 final class ChainEncoder {
     /// What the two threads share: the runs handed over, and what the encoding thread made,
     /// which the batch's thread reads only once that thread has ended (`done`).
@@ -23,12 +26,14 @@ final class ChainEncoder {
         let done = DispatchSemaphore(value: 0)
         var records: [[UInt8]] = []
         var previousHashes: [[UInt8]] = []
+        var entryHashes: [DigestSum?] = []
         var last: [UInt8]
 
         init(after previous: [UInt8], capacity: Int) {
             last = previous
             records.reserveCapacity(capacity)
             previousHashes.reserveCapacity(capacity)
+            entryHashes.reserveCapacity(capacity)
         }
 
         /// The encoding thread's work: each run as it comes, until the batch finishes or stops.
@@ -43,6 +48,11 @@ final class ChainEncoder {
                 if stopped { return }
                 for run in runs {
                     for var event in run {
+                        if case .progressRecorded(let p) = event.payload {
+                            entryHashes.append(ProjectionDigest.entryHash(ProgressEntry(event, p)))
+                        } else {
+                            entryHashes.append(nil)
+                        }
                         event.previousHash = last
                         let record = EventCodec.encode(event)
                         previousHashes.append(last)
@@ -94,15 +104,16 @@ final class ChainEncoder {
     }
 
     /// Waits for every event added to be encoded: their records in order, the chain hash each
-    /// names as its previous one, and the hash of the last (which the next event names).
-    func finish() -> (records: [[UInt8]], previousHashes: [[UInt8]], last: [UInt8]) {
+    /// names as its previous one, the hash of the last (which the next event names), and the
+    /// digest hash of each event's progress entry (nil for an event of another type).
+    func finish() -> (records: [[UInt8]], previousHashes: [[UInt8]], last: [UInt8], entryHashes: [DigestSum?]) {
         precondition(!finished, "a chain encoder finishes once")
         handOver()
         shared.queue.withLock { $0.finishing = true }
         shared.wake.signal()
         shared.done.wait()
         finished = true
-        return (shared.records, shared.previousHashes, shared.last)
+        return (shared.records, shared.previousHashes, shared.last, shared.entryHashes)
     }
 
     deinit {

@@ -181,7 +181,8 @@ struct LocalBatch {
             if previous != nil { previous = EventChain.hash(record: record) }
             newRecords.append(record)
         }
-        try projection.apply(event, at: position, checked: true, txn)
+        // With an encoder, its thread hashes the entry for the digest, by the event's index.
+        try projection.apply(event, at: position, checked: true, entryHashLater: chain == nil ? nil : newEvents.count, txn)
         if event.payload.goal == nil { authorZone = nil }
         newEvents.append(event)
         return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
@@ -302,6 +303,7 @@ struct LocalBatch {
             newRecords = linked.records
             for i in newEvents.indices { newEvents[i].previousHash = linked.previousHashes[i] }
             previous = linked.last
+            projection.supplyEntryHashes(linked.entryHashes)
         }
         sign()
         try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)

@@ -74,6 +74,12 @@ struct SignedEventsTests {
         let result = try tablet.sync(with: phone)
         #expect(result.pulled.imported == long + 3 && result.pulled.waiting.isEmpty)
         #expect(try tablet.verify().isClean)
+        // The long batch's entries are hashed for the digest on the chain's thread: the same
+        // digest as the tablet's import and a rebuild compute.
+        let appended = try phone.digest()
+        #expect(try tablet.digest() == appended)
+        try phone.rebuild()
+        #expect(try phone.digest() == appended)
     }
 
     /// A long batch refused at its last draft writes nothing, and the next batch chains from

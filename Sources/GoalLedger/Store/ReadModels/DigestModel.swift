@@ -14,11 +14,18 @@ struct DigestModel: ReadModel {
     private var entryDeltas = GoalSlots<DigestSum>()
     /// Per goal whose entries are not additive, its entry sum computed from its whole state.
     private var recomputedSums: [UUID: DigestSum] = [:]
+    /// Live entries whose hash another thread computes meanwhile (`FoldState.entryHashLater`):
+    /// their goal's slot, where the hash will be, and the entry (to hash it here if it is not).
+    private var hashedLater: [(slot: Int, index: Int, entry: ProgressEntry)] = []
 
     init() {}
 
     mutating func apply(_ e: Event, at position: UInt64, _ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
         guard let entry = state.liveEntry else { return }
+        if state.entryHash == nil, let later = state.entryHashLater {
+            hashedLater.append((state.progressSlot, later, entry))
+            return
+        }
         let hash = state.entryHash ?? ProjectionDigest.entryHash(entry)
         entryDeltas.update(state.progressSlot, default: .zero) { $0 += hash }
     }
@@ -30,6 +37,13 @@ struct DigestModel: ReadModel {
     /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
     /// header hash, in key order, then the ledger's totals.
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
+        for h in hashedLater {
+            let supplied = state.suppliedEntryHashes.indices.contains(h.index) ? state.suppliedEntryHashes[h.index] : nil
+            let hash = supplied ?? ProjectionDigest.entryHash(h.entry)
+            entryDeltas.update(h.slot, default: .zero) { $0 += hash }
+        }
+        hashedLater.removeAll()
+        state.suppliedEntryHashes = []
         for r in state.removedEntries where r.counted {
             let hash = ProjectionDigest.entryHash(r.entry)
             entryDeltas.update(state.slot(of: r.goal), default: .zero) { $0 -= hash }

@@ -107,12 +107,15 @@ extension StoredProjection {
 
         /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
         /// and the result says so (`checked`: the caller has passed it through the gate already;
-        /// `entryHash`: the digest hash of its entry, computed already, see `LogDecoder`).
+        /// `entryHash`: the digest hash of its entry, computed already, see `LogDecoder`;
+        /// `entryHashLater`: where ``supplyEntryHashes(_:)`` will hand it over before the flush).
         @discardableResult
         mutating func apply(
-            _ e: Event, at position: UInt64, checked: Bool = false, entryHash: DigestSum? = nil, _ txn: borrowing StoreTransaction
+            _ e: Event, at position: UInt64, checked: Bool = false, entryHash: DigestSum? = nil, entryHashLater: Int? = nil,
+            _ txn: borrowing StoreTransaction
         ) throws -> Bool {
             state.entryHash = entryHash
+            state.entryHashLater = entryHashLater
             if !checked {
                 do throws(FieldError) {
                     try e.checkContent()
@@ -144,6 +147,10 @@ extension StoredProjection {
         }
 
         /// Writes what the batch changed, model by model in their order.
+        /// The digest hashes of the entries folded with `entryHashLater`, by that index (nil:
+        /// none was computed for it; the flush computes it).
+        mutating func supplyEntryHashes(_ hashes: [DigestSum?]) { state.suppliedEntryHashes = hashes }
+
         mutating func flush(_ txn: borrowing StoreTransaction) throws {
             try entries.flush(&state, txn)
             try goalHeaders.flush(&state, txn)
