@@ -88,31 +88,29 @@ enum AppendCommand {
         return try store.writing { writer in
             // The write runs again from its start when the store's file has to grow: so does the input.
             try input.rewind()
-            var results: [AppendResult] = []
             var before = 0
-            // An expected version is checked against the whole batch, so its drafts are gathered
-            // and appended in one call; the input is still read chunk by chunk, and the first
-            // line that is not an event stops the read.
-            var gathered: (drafts: [EventDraft], lines: [Int]) = ([], [])
             // Each chunk is parsed on other threads while the one before it is appended.
             var ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
             defer { ahead?.wait() }
-            while let current = ahead {
+            // The next chunk's drafts, numbered by their lines in the input; the first line that
+            // is not an event stops the read.
+            func next() throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])? {
+                guard let current = ahead else { return nil }
                 let chunk = current.piece()
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
                 ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
-                if expectedVersion == nil {
-                    results += try writer.append(chunk.drafts, lines: chunk.lines.map { before + $0 }, expectedVersion: nil, now: now)
-                } else {
-                    gathered.drafts += chunk.drafts
-                    gathered.lines += chunk.lines.map { before + $0 }
-                }
-                before += chunk.lineCount
+                defer { before += chunk.lineCount }
+                return (chunk.drafts, chunk.lines.map { before + $0 })
             }
-            if expectedVersion != nil {
-                results = try writer.append(gathered.drafts, lines: gathered.lines, expectedVersion: expectedVersion, now: now)
+            guard expectedVersion != nil else { return try writer.append(chunks: next, now: now) }
+            // An expected version is checked against the whole batch, so its drafts are gathered
+            // and appended in one call; the input is still read chunk by chunk.
+            var gathered: (drafts: [EventDraft], lines: [Int]) = ([], [])
+            while let chunk = try next() {
+                gathered.drafts += chunk.drafts
+                gathered.lines += chunk.lines
             }
-            return results
+            return try writer.append(gathered.drafts, lines: gathered.lines, expectedVersion: expectedVersion, now: now)
         }
     }
 

@@ -24,4 +24,39 @@ extension LedgerStore {
         return try batch.commit(txn)
     }
 
+    /// The drafts a chunked append folds before it writes the projection's rows (see
+    /// `appendChunks`): about 16 MiB of entry rows and their digest terms held.
+    package static let chunkedAppendProjectionEvents = 262_144
+
+    /// The body of ``LedgerWriter/append(chunks:now:flushingEvery:)``: each chunk `next` hands
+    /// over becomes a `LocalBatch` of its own, checked, signed, written and indexed as `append`
+    /// does, but the batches fold into one projection batch, flushed once `flushEvents` drafts
+    /// have been folded into it and at the end. Each goal's rows (its header, digest, days,
+    /// pending) are then written once, not once per chunk: a long input touches every goal in
+    /// every chunk.
+    func appendChunks(
+        _ next: () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])?, now: Instant, signingKey: SigningKey?, schema: Int,
+        flushEvents: Int, _ txn: borrowing StoreTransaction
+    ) throws -> [AppendResult] {
+        try checkBeforeWriting(txn)
+        var results: [AppendResult] = []
+        var held: StoredProjection.Batch?
+        var folded = 0
+        while let chunk = try next() {
+            var batch = try LocalBatch(
+                store: self, drafts: chunk.drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(), txn)
+            for index in chunk.drafts.indices {
+                let line = index < chunk.lines.count ? chunk.lines[index] : index + 1
+                try batch.add(chunk.drafts[index], index: index, line: line, now: now, txn)
+            }
+            folded += chunk.drafts.count
+            let flushing = folded >= flushEvents
+            results += try batch.commit(txn, flushing: flushing)
+            if flushing { folded = 0 } else { held = batch.takeProjection() }
+        }
+        // The rows still held (none after an empty input, which writes nothing).
+        if folded > 0, var projection = held { try txn.finish(&projection, clock: try txn.clock(), through: try txn.lastPosition()) }
+        return results
+    }
+
 }

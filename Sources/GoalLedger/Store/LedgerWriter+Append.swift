@@ -23,6 +23,22 @@ extension LedgerWriter {
         try append(drafts, lines: lines, expectedVersion: expectedVersion, now: now, enrolling: false, signingKey: nil)
     }
 
+    /// Appends the drafts `next` hands over, chunk after chunk until it hands nil, as one
+    /// atomic batch: a long input read a chunk at a time (`ledger append`), so that only a
+    /// chunk of drafts is held. Each chunk is checked and written as ``append(_:lines:expectedVersion:now:)``
+    /// writes a batch (its results in order, its lines numbering its drafts); the projection's
+    /// rows of every goal are written once `flushEvents` drafts have been folded, and at the
+    /// end, instead of once a chunk. An error `next` throws ends the write as a refused draft
+    /// does.
+    package func append(
+        chunks next: () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])?, now: Instant,
+        flushingEvery flushEvents: Int = LedgerStore.chunkedAppendProjectionEvents
+    ) throws(LedgerError) -> [AppendResult] {
+        try run("appending to \(store.path)") {
+            try store.appendChunks(next, now: now, signingKey: effects.rotatedKey, schema: schema, flushEvents: flushEvents, txn)
+        }
+    }
+
     /// `append`, also for the store's own enrolments (`enrolling`), signed with `signingKey`
     /// when given (the founder's first event, before its key is enrolled), else with a key this
     /// write rotated to, else with the device's key once it is enrolled.

@@ -58,8 +58,11 @@ struct LocalBatch {
     private var renumbered: [AppendResult] = []
     private var projection: StoredProjection.Batch
 
+    /// A batch of `drafts`; `projection`: the rows the batches before it in this transaction
+    /// folded and did not flush (`commit(_:flushing:)`), which this one goes on from.
     init(
-        store: LedgerStore, drafts: [EventDraft], schema: Int, enrolling: Bool, signingKey: SigningKey?, _ txn: borrowing StoreTransaction
+        store: LedgerStore, drafts: [EventDraft], schema: Int, enrolling: Bool, signingKey: SigningKey?,
+        projection: StoredProjection.Batch? = nil, _ txn: borrowing StoreTransaction
     ) throws {
         let layout = store.layout
         self.store = store
@@ -78,7 +81,7 @@ struct LocalBatch {
         // The chain continues from this device's last event.
         previous = try signer.map { [device, sequence] _ in try txn.chainHash(device, sequence) }
         if let previous, ChainEncoder.pays(for: drafts.count) { chain = ChainEncoder(after: previous, events: drafts.count) }
-        projection = StoredProjection.Batch(tables: tables, layout: layout)
+        self.projection = projection ?? StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
         (stored, repeated) = try txn.storedIDs(among: drafts.compactMap(\.id))
@@ -288,8 +291,11 @@ struct LocalBatch {
     }
 
     /// Signs, indexes and folds the batch's new events (a batch of duplicates writes nothing)
-    /// and returns every draft's result, the renumbering moves last.
-    mutating func commit(_ txn: borrowing StoreTransaction) throws -> [AppendResult] {
+    /// and returns every draft's result, the renumbering moves last. Unless `flushing`, the
+    /// projection's rows stay in the batch's fold for the next batch of the transaction to go
+    /// on from (`takeProjection()`), and its checkpoint is not moved: the next batch, or the
+    /// caller, flushes them before the transaction commits.
+    mutating func commit(_ txn: borrowing StoreTransaction, flushing: Bool = true) throws -> [AppendResult] {
         results += renumbered
         guard !newEvents.isEmpty else { return results }
         if let chain {
@@ -307,11 +313,19 @@ struct LocalBatch {
         }
         sign()
         try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
-        try txn.finish(&projection, clock: clock, through: position)
+        if flushing {
+            try txn.finish(&projection, clock: clock, through: position)
+        } else {
+            try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+        }
         try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
         if writesTrust { try store.recomputeTrust(txn) }
         return results
     }
+
+    /// The batch's fold, for the next batch of the transaction (after `commit(_:flushing:)`
+    /// without flushing).
+    consuming func takeProjection() -> StoredProjection.Batch { projection }
 
     /// One signature per batch, on its last event: it vouches for the chain. A long batch is
     /// also signed every `signedRunLength` events, so that no run a peer must take whole (a page

@@ -34,16 +34,21 @@ struct DigestModel: ReadModel {
         recomputedSums[goal.id] = try ProjectionDigest.entrySum(of: goal)
     }
 
+    /// Adds the entries hashed later (`hashedLater`) with the hashes `hashes` holds at their
+    /// index; one that is missing is computed here.
+    mutating func absorbHashes(_ hashes: [DigestSum?]) {
+        for h in hashedLater {
+            let hash = (hashes.indices.contains(h.index) ? hashes[h.index] : nil) ?? ProjectionDigest.entryHash(h.entry)
+            entryDeltas.update(h.slot, default: .zero) { $0 += hash }
+        }
+        hashedLater.removeAll(keepingCapacity: true)
+    }
+
     /// Brings the digest's rows in line with the batch: each changed goal's entry sum and
     /// header hash, in key order, then the ledger's totals.
     mutating func flush(_ state: inout FoldState, _ txn: borrowing StoreTransaction) throws {
-        for h in hashedLater {
-            let supplied = state.suppliedEntryHashes.indices.contains(h.index) ? state.suppliedEntryHashes[h.index] : nil
-            let hash = supplied ?? ProjectionDigest.entryHash(h.entry)
-            entryDeltas.update(h.slot, default: .zero) { $0 += hash }
-        }
-        hashedLater.removeAll()
-        state.suppliedEntryHashes = []
+        // Hashes never supplied are computed now.
+        absorbHashes([])
         for r in state.removedEntries where r.counted {
             let hash = ProjectionDigest.entryHash(r.entry)
             entryDeltas.update(state.slot(of: r.goal), default: .zero) { $0 -= hash }

@@ -24,13 +24,10 @@ struct FoldState {
     /// The digest hash of the entry of the `progressRecorded` being folded, when the driver
     /// was handed it with the event (nil: `DigestModel` computes it).
     var entryHash: DigestSum?
-    /// Where the digest hash of the entry being folded will be among `suppliedEntryHashes`,
-    /// when another thread computes it meanwhile (a local batch's chain encoder): `DigestModel`
-    /// adds it at flush instead of computing it now.
+    /// Where the digest hash of the entry being folded will be among the hashes the driver
+    /// supplies later (`StoredProjection.Batch.supplyEntryHashes`), when another thread
+    /// computes it meanwhile (a local batch's chain encoder): `DigestModel` adds it then.
     var entryHashLater: Int?
-    /// The hashes the batch's driver supplied before its flush (see `entryHashLater`); one
-    /// that is missing is computed at flush.
-    var suppliedEntryHashes: [DigestSum?] = []
     /// Found by `EntryModel` at flush: the recorded entries the batch's new removals removed,
     /// each with whether it counted until then (an entry recorded after its removal never did).
     var removedEntries: [(goal: UUID, entry: ProgressEntry, counted: Bool)] = []

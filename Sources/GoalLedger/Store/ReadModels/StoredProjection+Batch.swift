@@ -147,9 +147,9 @@ extension StoredProjection {
         }
 
         /// Writes what the batch changed, model by model in their order.
-        /// The digest hashes of the entries folded with `entryHashLater`, by that index (nil:
-        /// none was computed for it; the flush computes it).
-        mutating func supplyEntryHashes(_ hashes: [DigestSum?]) { state.suppliedEntryHashes = hashes }
+        /// The digest hashes of the entries folded with `entryHashLater` since the last call, by
+        /// that index (nil: none was computed for it; it is computed here).
+        mutating func supplyEntryHashes(_ hashes: [DigestSum?]) { digest.absorbHashes(hashes) }
 
         mutating func flush(_ txn: borrowing StoreTransaction) throws {
             try entries.flush(&state, txn)

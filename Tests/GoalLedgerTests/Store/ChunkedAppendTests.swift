@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import GoalLedger
+
+/// An append in chunks (`LedgerWriter.append(chunks:now:flushingEvery:)`, what `ledger append`
+/// does with a long input) writes each chunk's events as a batch of their own but holds the
+/// projection's rows across chunks: the store it leaves is the one a single batch of the same
+/// drafts leaves, whatever the chunks' size and however often the rows are written.
+struct ChunkedLibraryAppendTests {
+    let now = instant("2026-11-20T12:00:00Z")
+    static let other = "8D2E3F40-5B6C-4D7E-8F90-A1B2C3D4E5F6"
+
+    /// Drafts whose rules and fold read what earlier drafts left: goals created then recorded,
+    /// edited, tagged and untagged; an entry removed long after it was recorded; a goal deleted
+    /// and restored; the author's time zone changed between entries that carry no day; an id
+    /// given twice (a duplicate of the first).
+    func history() throws -> [EventDraft] {
+        var lines = [
+            #"{"type":"deviceConfigured","timeZone":"Europe/Berlin","firstWeekday":2,"locale":"de_DE","at":"2026-11-02T07:00:00Z"}"#,
+            #"{"type":"goalCreated","goal":"\#(runGoal)","title":"Run","cadence":"daily","progress":{"kind":"measurable","target":5,"unit":"km"},"reminder":{"hour":7},"tags":["sport"],"at":"2026-11-02T07:05:00Z"}"#,
+            #"{"type":"goalCreated","goal":"\#(callGoal)","title":"Call","cadence":"weekly","reminder":{},"at":"2026-11-02T07:06:00Z"}"#,
+            #"{"type":"goalCreated","goal":"\#(Self.other)","title":"Read","cadence":"daily","progress":{"kind":"measurable","target":30},"at":"2026-11-02T07:07:00Z"}"#,
+        ]
+        for n in 1...12 {
+            lines.append(
+                #"{"id":"E1000000-0000-4000-8000-0000000000\#(10 + n)","type":"progressRecorded","goal":"\#(runGoal)","amount":\#(n % 4 + 1),"at":"2026-11-\#(10 + n)T18:00:00Z"}"#)
+            lines.append(#"{"type":"progressRecorded","goal":"\#(Self.other)","amount":\#(n * 3),"at":"2026-11-\#(10 + n)T21:30:00Z"}"#)
+        }
+        lines += [
+            #"{"type":"goalEdited","goal":"\#(runGoal)","title":"Run more","target":6,"at":"2026-11-14T06:00:00Z"}"#,
+            #"{"type":"tagAdded","goal":"\#(callGoal)","tag":"family","at":"2026-11-14T06:01:00Z"}"#,
+            #"{"type":"progressRecorded","goal":"\#(callGoal)","completed":true,"at":"2026-11-14T19:00:00Z"}"#,
+            #"{"type":"progressRemoved","goal":"\#(runGoal)","entry":"E1000000-0000-4000-8000-000000000012","at":"2026-11-15T08:00:00Z"}"#,
+            #"{"type":"tagRemoved","goal":"\#(callGoal)","tag":"family","at":"2026-11-15T08:01:00Z"}"#,
+            #"{"type":"deviceConfigured","timeZone":"Asia/Tokyo","firstWeekday":1,"locale":"ja_JP","at":"2026-11-16T07:00:00Z"}"#,
+            #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":2,"at":"2026-11-16T16:30:00Z"}"#,
+            #"{"type":"goalDeleted","goal":"\#(callGoal)","at":"2026-11-17T19:00:00Z"}"#,
+            #"{"type":"goalRestored","goal":"\#(callGoal)","at":"2026-11-18T19:00:00Z"}"#,
+            #"{"type":"progressRecorded","goal":"\#(callGoal)","completed":true,"at":"2026-11-18T20:00:00Z"}"#,
+            #"{"type":"reminderSet","goal":"\#(Self.other)","hour":21,"at":"2026-11-19T07:00:00Z"}"#,
+            // The id of the first entry again: a duplicate, reported with the first's position.
+            #"{"id":"E1000000-0000-4000-8000-000000000011","type":"progressRecorded","goal":"\#(runGoal)","amount":9,"at":"2026-11-19T18:00:00Z"}"#,
+            #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":3,"at":"2026-11-19T23:30:00Z"}"#,
+        ]
+        // Every draft with an id of its own (the digest covers the entries' ids), but the
+        // duplicate, which names the first entry's.
+        return try drafts(
+            lines.enumerated().map { n, line in
+                line.contains(#""id":"#) ? line : line.replacingOccurrences(of: "{", with: #"{"id":"E2000000-0000-4000-8000-\#(String(format: "%012d", n))","#, options: [], range: line.startIndex..<line.index(after: line.startIndex))
+            })
+    }
+
+    /// The drafts appended in chunks of `size`, the rows written every `flushEvents` drafts.
+    func appendInChunks(_ drafts: [EventDraft], size: Int, flushEvents: Int, to store: LedgerStore) throws -> [AppendResult] {
+        var next = 0
+        return try store.writing { writer in
+            try writer.append(
+                chunks: { () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])? in
+                    guard next < drafts.count else { return nil }
+                    let chunk = next..<min(drafts.count, next + size)
+                    next = chunk.upperBound
+                    return (Array(drafts[chunk]), chunk.map { $0 + 1 })
+                }, now: now, flushingEvery: flushEvents)
+        }
+    }
+
+    @Test(arguments: [(1, 1), (2, 5), (3, 1_000), (5, 7), (7, 2), (64, 1_000)])
+    func chunksLeaveTheStoreOneBatchLeaves(_ size: Int, _ flushEvents: Int) throws {
+        let drafts = try history()
+        let whole = try TemporaryStore()
+        let expected = try whole.store.append(drafts, now: now)
+        #expect(expected.filter(\.duplicate).count == 1)
+        let chunked = try TemporaryStore()
+        let results = try appendInChunks(drafts, size: size, flushEvents: flushEvents, to: chunked.store)
+        #expect(results == expected, "chunks of \(size)")
+        let what = "chunks of \(size), rows written every \(flushEvents)"
+        for store in [whole.store, chunked.store] { #expect(try store.read { try $0.verify() }.isClean, "\(what)") }
+        #expect(try chunked.store.read { try $0.digest() } == whole.store.read { try $0.digest() }, "\(what)")
+        let goals = { (s: LedgerStore) in try s.read { try $0.goals(now: now, includingDeleted: true) } }
+        #expect(try goals(chunked.store) == goals(whole.store), "\(what)")
+        let pending = { (s: LedgerStore) in try s.read { try $0.pendingPlan(device: "phone", now: now).1 } }
+        #expect(try pending(chunked.store) == pending(whole.store), "\(what)")
+    }
+
+    /// A draft refused in a later chunk leaves nothing of the earlier ones, their rows held or
+    /// written: the store is as it was.
+    @Test(arguments: [1, 1_000])
+    func aRefusalInALaterChunkLeavesNothing(_ flushEvents: Int) throws {
+        var drafts = try history()
+        drafts.append(try draft(#"{"type":"progressRecorded","goal":"F0000000-0000-4000-8000-000000000001","amount":1}"#))
+        let t = try TemporaryStore()
+        let before = try t.store.snapshot()
+        #expect(throws: LedgerError.self) { try appendInChunks(drafts, size: 4, flushEvents: flushEvents, to: t.store) }
+        #expect(try t.store.snapshot() == before)
+    }
+}
