@@ -83,6 +83,34 @@ struct ChunkedLibraryAppendTests {
         #expect(try pending(chunked.store) == pending(whole.store), "\(what)")
     }
 
+    /// The rules for progress read a goal the batch holds as they read a stored one: progress
+    /// on a goal deleted earlier in the batch, or of the wrong kind for it, is refused, in one
+    /// batch as in chunks whose rows are held.
+    @Test(arguments: [0, 1, 3])
+    func progressOnAGoalTheBatchHoldsFollowsItsRules(_ size: Int) throws {
+        let created = #"{"type":"goalCreated","goal":"\#(runGoal)","title":"Run","cadence":"daily","progress":{"kind":"measurable","target":5}}"#
+        let cases: [(lines: [String], message: String)] = [
+            ([created, #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1}"#, #"{"type":"goalDeleted","goal":"\#(runGoal)"}"#,
+              #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":2}"#], "is deleted"),
+            ([created, #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1}"#,
+              #"{"type":"progressRecorded","goal":"\#(runGoal)","completed":true}"#], "the goal is measurable"),
+        ]
+        for c in cases {
+            let t = try TemporaryStore()
+            let drafts = try drafts(c.lines)
+            do {
+                if size == 0 {
+                    try t.store.append(drafts, now: now)
+                } else {
+                    _ = try appendInChunks(drafts, size: size, flushEvents: 1_000, to: t.store)
+                }
+                Issue.record("accepted: \(c.message)")
+            } catch let error as LedgerError {
+                #expect(error.message.contains(c.message), "\(error.message)")
+            }
+        }
+    }
+
     /// A draft refused in a later chunk leaves nothing of the earlier ones, their rows held or
     /// written: the store is as it was.
     @Test(arguments: [1, 1_000])

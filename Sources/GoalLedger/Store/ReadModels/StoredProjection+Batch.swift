@@ -88,10 +88,16 @@ extension StoredProjection {
 
         /// What `status` gives, as the three facts the rules for recording progress read
         /// (`LocalRules.prepareProgress`), without making a `GoalState`; nil where those rules
-        /// read the goal's header instead: the batch holds it already, or the goal was ever
-        /// deleted or restored.
+        /// read the goal's header instead: the goal was ever deleted or restored. A header the
+        /// batch holds (read, or folded: a long append holds every goal's) gives the facts its
+        /// status bytes would (`ProjectionCodec.encodeHeader`).
         mutating func progressFacts(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProgressGoalFacts? {
-            guard state.headers.index(forKey: goal) == nil else { return nil }
+            if let held = state.headers.index(forKey: goal) {
+                let h = state.headers.values[held]
+                guard h.deletionHeads.isEmpty else { return nil }
+                guard h.exists else { return ProgressGoalFacts(exists: false, deleted: false, kind: .outcome) }
+                return ProgressGoalFacts(exists: true, deleted: h.isDeleted, kind: h.kind)
+            }
             let status = try storedStatus(goal, txn)
             if status?.deletionHistory == true { return nil }
             return ProgressGoalFacts(exists: status != nil, deleted: status?.deleted ?? false, kind: status?.kind ?? .outcome)
