@@ -33,7 +33,9 @@ extension LedgerStore {
     /// does, but the batches fold into one projection batch, flushed once `flushEvents` drafts
     /// have been folded into it and at the end. Each goal's rows (its header, digest, days,
     /// pending) are then written once, not once per chunk: a long input touches every goal in
-    /// every chunk.
+    /// every chunk. From the second chunk on, the id index's rows go straight to `ids` (the
+    /// rows `recentIds` held join them once): in one transaction each page of `ids` is written
+    /// once however many chunks land on it, where `recentIds` would take every row twice.
     func appendChunks(
         _ next: () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])?, now: Instant, signingKey: SigningKey?, schema: Int,
         flushEvents: Int, _ txn: borrowing StoreTransaction
@@ -42,7 +44,9 @@ extension LedgerStore {
         var results: [AppendResult] = []
         var held: StoredProjection.Batch?
         var folded = 0
+        var chunks = 0
         while let chunk = try next() {
+            chunks += 1
             var batch = try LocalBatch(
                 store: self, drafts: chunk.drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(), txn)
             for index in chunk.drafts.indices {
@@ -51,7 +55,7 @@ extension LedgerStore {
             }
             folded += chunk.drafts.count
             let flushing = folded >= flushEvents
-            results += try batch.commit(txn, flushing: flushing)
+            results += try batch.commit(txn, flushing: flushing, recentIDLimit: chunks == 1 ? IDIndex.recentRows : 1)
             if flushing { folded = 0 } else { held = batch.takeProjection() }
         }
         // The rows still held (none after an empty input, which writes nothing).

@@ -294,8 +294,11 @@ struct LocalBatch {
     /// and returns every draft's result, the renumbering moves last. Unless `flushing`, the
     /// projection's rows stay in the batch's fold for the next batch of the transaction to go
     /// on from (`takeProjection()`), and its checkpoint is not moved: the next batch, or the
-    /// caller, flushes them before the transaction commits.
-    mutating func commit(_ txn: borrowing StoreTransaction, flushing: Bool = true) throws -> [AppendResult] {
+    /// caller, flushes them before the transaction commits. `recentIDLimit`: see
+    /// `StoreTransaction.index`.
+    mutating func commit(
+        _ txn: borrowing StoreTransaction, flushing: Bool = true, recentIDLimit: Int = IDIndex.recentRows
+    ) throws -> [AppendResult] {
         results += renumbered
         guard !newEvents.isEmpty else { return results }
         if let chain {
@@ -312,7 +315,7 @@ struct LocalBatch {
             projection.supplyEntryHashes(linked.entryHashes)
         }
         sign()
-        try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
+        try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, recentIDLimit: recentIDLimit)
         if flushing {
             try txn.finish(&projection, clock: clock, through: position)
         } else {

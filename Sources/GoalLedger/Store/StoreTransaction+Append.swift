@@ -14,7 +14,9 @@ extension StoreTransaction {
     /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at
     /// position `first + k`: the log appended at its end, and each index's entries written in
     /// its key order, so that a large batch visits each B-tree page once instead of at random.
-    func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64) throws {
+    /// The id index's rows go to `recentIds` for a batch of fewer than `recentIDLimit` (see
+    /// `putIDs`).
+    func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64, recentIDLimit: Int = IDIndex.recentRows) throws {
         var ids: [(key: IDWords, position: UInt64)] = []
         var goals: [(key: IDWords, position: UInt64)] = []
         var origins: [(at: Int, position: UInt64)] = []
@@ -42,7 +44,7 @@ extension StoreTransaction {
                 }
             }
         }
-        try putIDs(&ids)
+        try putIDs(&ids, recentLimit: recentIDLimit)
         try putGoalPositions(&goals)
         try putOrigins(&origins, of: events)
     }
