@@ -66,12 +66,14 @@ enum AppendCommand {
             DispatchQueue.concurrentPerform(iterations: pieces) { p in
                 let lower = first + p * linesPerPiece
                 let made = Result { () throws(LedgerError) -> String in
-                    var text = ""
+                    // The piece's lines into one buffer, made one text at its end.
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(linesPerPiece * 112)
                     for r in results[lower..<min(end, lower + linesPerPiece)] {
-                        text += try line(r)
-                        text += "\n"
+                        try writeLine(r, into: &bytes)
+                        bytes.append(UInt8(ascii: "\n"))
                     }
-                    return text
+                    return String(decoding: bytes, as: UTF8.self)
                 }
                 texts.withLock { $0[p] = made }
             }
@@ -288,8 +290,18 @@ enum AppendCommand {
     /// A result as its JSON line (the bytes `JSONWriter` gives its `json`), written directly:
     /// an append of many events prints as many lines.
     static func line(_ r: AppendResult) throws(LedgerError) -> String {
-        guard r.position < 1_000_000_000_000_000 else { return try JSONWriter.string(r.json) }
-        return r.jsonLine
+        var bytes: [UInt8] = []
+        try writeLine(r, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``line(_:)``'s bytes to `out`.
+    static func writeLine(_ r: AppendResult, into out: inout [UInt8]) throws(LedgerError) {
+        guard r.position < 1_000_000_000_000_000 else {
+            out.append(contentsOf: try JSONWriter.string(r.json).utf8)
+            return
+        }
+        r.writeJSONLine(into: &out)
     }
 
     /// One event per non-blank line, with its line number; errors name the line number in the

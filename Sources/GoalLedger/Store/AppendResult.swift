@@ -19,12 +19,11 @@ public struct AppendResult: Equatable, Sendable {
         ])
     }
 
-    /// `json` as one line of compact JSON (its members in that order), written byte by byte
-    /// without a JSON tree or intermediate strings: `ledger append` prints one per event. The
-    /// position is written in whole digits, as `JSONWriter` writes it below 10^18.
-    package var jsonLine: String {
-        var out: [UInt8] = []
-        out.reserveCapacity(112)
+    /// Appends `json` as one line of compact JSON (its members in that order, no line end) to
+    /// `out`, written byte by byte without a JSON tree or intermediate strings: `ledger append`
+    /// prints one per event, many into one buffer. The position is written in whole digits, as
+    /// `JSONWriter` writes it below 10^18.
+    package func writeJSONLine(into out: inout [UInt8]) {
         out.append(contentsOf: #"{"id":""#.utf8)
         id.writeUpper(into: &out)
         out.append(contentsOf: #"","position":"#.utf8)
@@ -39,6 +38,5 @@ public struct AppendResult: Equatable, Sendable {
         hlc.writeHex(into: &out)
         out.append(contentsOf: #"","duplicate":"#.utf8)
         out.append(contentsOf: (duplicate ? "true}" : "false}").utf8)
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -93,10 +93,8 @@ extension StoredProjection {
         /// status bytes would (`ProjectionCodec.encodeHeader`).
         mutating func progressFacts(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProgressGoalFacts? {
             if let held = state.headers.index(forKey: goal) {
-                let h = state.headers.values[held]
-                guard h.deletionHeads.isEmpty else { return nil }
-                guard h.exists else { return ProgressGoalFacts(exists: false, deleted: false, kind: .outcome) }
-                return ProgressGoalFacts(exists: true, deleted: h.isDeleted, kind: h.kind)
+                // Read in place: a copy of a header retains each of its tables.
+                return state.headers.values[held].readProgressFacts()
             }
             let status = try storedStatus(goal, txn)
             if status?.deletionHistory == true { return nil }
