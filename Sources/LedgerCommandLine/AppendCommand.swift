@@ -94,25 +94,24 @@ enum AppendCommand {
             // Each chunk is parsed on other threads while the one before it is appended.
             var ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
             defer { ahead?.wait() }
-            // The next chunk's drafts, numbered by their lines in the input; the first line that
-            // is not an event stops the read.
-            func next() throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])? {
+            // The next chunk's drafts, each with its line in the input; the first line that is
+            // not an event stops the read.
+            func next() throws(LedgerError) -> [EventDraft]? {
                 guard let current = ahead else { return nil }
                 let chunk = current.piece()
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
                 ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
-                defer { before += chunk.lineCount }
-                return (chunk.drafts, chunk.lines.map { before + $0 })
+                var drafts = chunk.drafts
+                for i in drafts.indices { drafts[i].line = before + chunk.lines[i] }
+                before += chunk.lineCount
+                return drafts
             }
             guard expectedVersion != nil else { return try writer.append(chunks: next, now: now) }
             // An expected version is checked against the whole batch, so its drafts are gathered
             // and appended in one call; the input is still read chunk by chunk.
-            var gathered: (drafts: [EventDraft], lines: [Int]) = ([], [])
-            while let chunk = try next() {
-                gathered.drafts += chunk.drafts
-                gathered.lines += chunk.lines
-            }
-            return try writer.append(gathered.drafts, lines: gathered.lines, expectedVersion: expectedVersion, now: now)
+            var gathered: [EventDraft] = []
+            while let drafts = try next() { gathered += drafts }
+            return try writer.append(gathered, expectedVersion: expectedVersion, now: now)
         }
     }
 

@@ -28,7 +28,7 @@ extension LedgerStore {
     /// `appendChunks`): about 16 MiB of entry rows and their digest terms held.
     package static let chunkedAppendProjectionEvents = 262_144
 
-    /// The body of ``LedgerWriter/append(chunks:now:flushingEvery:)``: each chunk `next` hands
+    /// The body of `LedgerWriter.append(chunks:now:flushingEvery:)`: each chunk `next` hands
     /// over becomes a `LocalBatch` of its own, checked, signed, written and indexed as `append`
     /// does, but the batches fold into one projection batch, flushed once `flushEvents` drafts
     /// have been folded into it and at the end. Each goal's rows (its header, digest, days,
@@ -37,7 +37,7 @@ extension LedgerStore {
     /// rows `recentIds` held join them once): in one transaction each page of `ids` is written
     /// once however many chunks land on it, where `recentIds` would take every row twice.
     func appendChunks(
-        _ next: () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])?, now: Instant, signingKey: SigningKey?, schema: Int,
+        _ next: () throws(LedgerError) -> [EventDraft]?, now: Instant, signingKey: SigningKey?, schema: Int,
         flushEvents: Int, _ txn: borrowing StoreTransaction
     ) throws -> [AppendResult] {
         try checkBeforeWriting(txn)
@@ -45,15 +45,17 @@ extension LedgerStore {
         var held: StoredProjection.Batch?
         var folded = 0
         var chunks = 0
-        while let chunk = try next() {
+        // The drafts of the chunks before: a draft without a line is named by its place in all.
+        var before = 0
+        while let drafts = try next() {
             chunks += 1
             var batch = try LocalBatch(
-                store: self, drafts: chunk.drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(), txn)
-            for index in chunk.drafts.indices {
-                let line = index < chunk.lines.count ? chunk.lines[index] : index + 1
-                try batch.add(chunk.drafts[index], index: index, line: line, now: now, txn)
+                store: self, drafts: drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(), txn)
+            for index in drafts.indices {
+                try batch.add(drafts[index], index: before + index, line: drafts[index].line, now: now, txn)
             }
-            folded += chunk.drafts.count
+            before += drafts.count
+            folded += drafts.count
             let flushing = folded >= flushEvents
             results += try batch.commit(txn, flushing: flushing, recentIDLimit: chunks == 1 ? IDIndex.recentRows : 1)
             if flushing { folded = 0 } else { held = batch.takeProjection() }

@@ -24,15 +24,24 @@ extension LedgerWriter {
     }
 
     /// Appends the drafts `next` hands over, chunk after chunk until it hands nil, as one
-    /// atomic batch: a long input read a chunk at a time (`ledger append`), so that only a
-    /// chunk of drafts is held. Each chunk is checked and written as ``append(_:lines:expectedVersion:now:)``
-    /// writes a batch (its results in order, its lines numbering its drafts); the projection's
-    /// rows of every goal are written once `flushEvents` drafts have been folded, and at the
-    /// end, instead of once a chunk. An error `next` throws ends the write as a refused draft
-    /// does.
+    /// atomic batch: for a long input read a chunk at a time (what `ledger append` does), so
+    /// that only a chunk of drafts and of their events is held.
+    ///
+    /// Each chunk is checked, signed and written as ``append(_:lines:expectedVersion:now:)``
+    /// writes a batch, and the results are those of the whole input, in order (an id given
+    /// again in a later chunk is a duplicate of its first event). The rows the projection keeps
+    /// per goal are written once for many chunks (every 262,144 drafts, and at the end), not
+    /// once a chunk: a long input touches its goals in every chunk. An error names a draft by
+    /// its ``EventDraft/line`` when it has one, else by its place in the whole batch. A refused
+    /// draft, or an error `next` throws, ends the write: nothing of any chunk is committed.
+    public func append(chunks next: () throws(LedgerError) -> [EventDraft]?, now: Instant) throws(LedgerError) -> [AppendResult] {
+        try append(chunks: next, now: now, flushingEvery: LedgerStore.chunkedAppendProjectionEvents)
+    }
+
+    /// `append(chunks:now:)`, writing the projection's rows once `flushEvents` drafts have
+    /// been folded since they were last written.
     package func append(
-        chunks next: () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])?, now: Instant,
-        flushingEvery flushEvents: Int = LedgerStore.chunkedAppendProjectionEvents
+        chunks next: () throws(LedgerError) -> [EventDraft]?, now: Instant, flushingEvery flushEvents: Int
     ) throws(LedgerError) -> [AppendResult] {
         try run("appending to \(store.path)") {
             try store.appendChunks(next, now: now, signingKey: effects.rotatedKey, schema: schema, flushEvents: flushEvents, txn)

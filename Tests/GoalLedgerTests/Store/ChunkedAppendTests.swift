@@ -44,11 +44,16 @@ struct ChunkedLibraryAppendTests {
             #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":3,"at":"2026-11-19T23:30:00Z"}"#,
         ]
         // Every draft with an id of its own (the digest covers the entries' ids), but the
-        // duplicate, which names the first entry's.
+        // duplicate, which names the first entry's; none with a line (as an app's).
         return try drafts(
             lines.enumerated().map { n, line in
                 line.contains(#""id":"#) ? line : line.replacingOccurrences(of: "{", with: #"{"id":"E2000000-0000-4000-8000-\#(String(format: "%012d", n))","#, options: [], range: line.startIndex..<line.index(after: line.startIndex))
-            })
+            }
+        ).map { d in
+            var d = d
+            d.line = nil
+            return d
+        }
     }
 
     /// The drafts appended in chunks of `size`, the rows written every `flushEvents` drafts.
@@ -56,11 +61,11 @@ struct ChunkedLibraryAppendTests {
         var next = 0
         return try store.writing { writer in
             try writer.append(
-                chunks: { () throws(LedgerError) -> (drafts: [EventDraft], lines: [Int])? in
+                chunks: { () throws(LedgerError) -> [EventDraft]? in
                     guard next < drafts.count else { return nil }
                     let chunk = next..<min(drafts.count, next + size)
                     next = chunk.upperBound
-                    return (Array(drafts[chunk]), chunk.map { $0 + 1 })
+                    return Array(drafts[chunk])
                 }, now: now, flushingEvery: flushEvents)
         }
     }
@@ -116,10 +121,14 @@ struct ChunkedLibraryAppendTests {
     @Test(arguments: [1, 1_000])
     func aRefusalInALaterChunkLeavesNothing(_ flushEvents: Int) throws {
         var drafts = try history()
-        drafts.append(try draft(#"{"type":"progressRecorded","goal":"F0000000-0000-4000-8000-000000000001","amount":1}"#))
+        var unknown = try draft(#"{"type":"progressRecorded","goal":"F0000000-0000-4000-8000-000000000001","amount":1}"#)
+        unknown.line = nil
+        drafts.append(unknown)
         let t = try TemporaryStore()
         let before = try t.store.snapshot()
-        #expect(throws: LedgerError.self) { try appendInChunks(drafts, size: 4, flushEvents: flushEvents, to: t.store) }
+        // Drafts without lines are named by their place in the whole batch, not in their chunk.
+        let error = #expect(throws: LedgerError.self) { try appendInChunks(drafts, size: 4, flushEvents: flushEvents, to: t.store) }
+        #expect(error?.message.hasPrefix("event \(drafts.count) of the batch") == true, "\(error?.message ?? "")")
         #expect(try t.store.snapshot() == before)
     }
 }
