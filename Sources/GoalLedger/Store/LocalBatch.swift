@@ -57,6 +57,9 @@ struct LocalBatch {
     /// The renumbering moves the store wrote, reported after the drafts' results.
     private var renumbered: [AppendResult] = []
     private var projection: StoredProjection.Batch
+    /// Whether the batch goes on from the rows of batches before it (`init(projection:)`),
+    /// which its commit writes even when it has no event of its own.
+    private let carriesRows: Bool
 
     /// A batch of `drafts`; `projection`: the rows the batches before it in this transaction
     /// folded and did not flush (`commit(_:flushing:)`), which this one goes on from.
@@ -81,6 +84,7 @@ struct LocalBatch {
         // The chain continues from this device's last event.
         previous = try signer.map { [device, sequence] _ in try txn.chainHash(device, sequence) }
         if let previous, ChainEncoder.pays(for: drafts.count) { chain = ChainEncoder(after: previous, events: drafts.count) }
+        carriesRows = projection != nil
         self.projection = projection ?? StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
@@ -300,7 +304,11 @@ struct LocalBatch {
         _ txn: borrowing StoreTransaction, flushing: Bool = true, recentIDLimit: Int = IDIndex.recentRows
     ) throws -> [AppendResult] {
         results += renumbered
-        guard !newEvents.isEmpty else { return results }
+        guard !newEvents.isEmpty else {
+            // Only duplicates: the rows carried from the batches before are written all the same.
+            if flushing && carriesRows { try txn.finish(&projection, clock: clock, through: position) }
+            return results
+        }
         if let chain {
             let linked = chain.finish()
             self.chain = nil

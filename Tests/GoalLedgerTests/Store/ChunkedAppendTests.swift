@@ -116,6 +116,29 @@ struct ChunkedLibraryAppendTests {
         }
     }
 
+    /// A chunk of duplicates only, where the held rows are to be written, writes them: the
+    /// store is the one a single batch leaves, and the next append finds it consistent.
+    @Test func aChunkOfDuplicatesWritesTheRowsHeldBeforeIt() throws {
+        let drafts = try history()
+        let again = Array(drafts.prefix(6))
+        let whole = try TemporaryStore()
+        let expected = try whole.store.append(drafts + again, now: now)
+        let chunked = try TemporaryStore()
+        // The history in one chunk, its rows held; then a chunk of duplicates only, after
+        // which the rows are to be written.
+        var chunks = [drafts, again]
+        let results = try chunked.store.writing { writer in
+            try writer.append(
+                chunks: { () throws(LedgerError) -> [EventDraft]? in chunks.isEmpty ? nil : chunks.removeFirst() }, now: now,
+                flushingEvery: drafts.count + 1)
+        }
+        #expect(results == expected)
+        #expect(try chunked.store.read { try $0.verify() }.isClean)
+        #expect(try chunked.store.read { try $0.digest() } == whole.store.read { try $0.digest() })
+        let more = try draft(#"{"type":"tagAdded","goal":"\#(runGoal)","tag":"more"}"#)
+        #expect(throws: Never.self) { try chunked.store.append([more], now: now) }
+    }
+
     /// A draft refused in a later chunk leaves nothing of the earlier ones, their rows held or
     /// written: the store is as it was.
     @Test(arguments: [1, 1_000])
