@@ -2,8 +2,8 @@
 // records progress, shows its list screen in the person's order, observes changes made by
 // another task and by another process (a goal and any read of its own), reconciles reminders
 // with its own notification center, syncs a second device, then three devices through a relay
-// of blobs with the outbox, guards an edit per field, and shows each error with its text for
-// people. Every step checks what it expects; any miss exits 1.
+// of blobs with the outbox, appends a long input in chunks, guards an edit per field, and shows
+// each error with its text for people. Every step checks what it expects; any miss exits 1.
 import Foundation
 import GoalLedger
 import LedgerSync
@@ -258,6 +258,27 @@ func runExample() async throws {
     check(relayedDigests.count == 1, "the three devices converge through the relay")
     let relayedOrder = try await tablet.read { try $0.goals(now: now) }.map(\.id)
     check(relayedOrder.first == stretch, "the laptop's move reached the tablet through the relay")
+
+    // 5c. A long input appended a chunk at a time, as one atomic batch (what `ledger append`
+    //     does): the sample of the store's article, here from async code.
+    let imported = try LedgerStore.create(at: directory + "/import", device: "import")
+    let steps = try await imported.write {
+        try $0.createGoal(title: "Steps", cadence: .daily, progress: .measurable(target: try .target(10_000)), now: now)
+    }
+    let half = try Amount(0.5)
+    let drafts = (0..<2_500).map { _ in EventDraft(payload: .progressRecorded(ProgressRecorded(goal: steps, amount: half))) }
+    let results = try await imported.write { writer in
+        var rest = drafts[...]                          // the app's long input
+        return try writer.append(chunks: { () throws(LedgerError) -> [EventDraft]? in
+            guard !rest.isEmpty else { return nil }     // nil: the input has ended
+            defer { rest = rest.dropFirst(1_000) }
+            return Array(rest.prefix(1_000))
+        }, now: now)
+    }
+    check(results.count == 2_500 && !results.contains { $0.duplicate }, "a long input in chunks appends every draft")
+    let stepsToday = try await imported.read { try $0.goal(steps, now: now) }?.view.value?.description
+    check(stepsToday == "1250", "its chunks make one batch: today's steps are 1250 (\(stepsToday ?? "none"))")
+    check(try await imported.read { try $0.verify() }.isClean, "the store the chunks wrote verifies clean")
 
     // 6. Errors an app shows, by kind: each reason the app can meet, made to happen, and
     //    `shown(_:)` shows the error's text for people (no ids, paths or keys).

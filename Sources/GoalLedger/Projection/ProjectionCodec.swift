@@ -138,6 +138,12 @@ enum ProjectionCodec {
         return (bytes[1] & 2 != 0, bytes[1] & 4 != 0 ? .measurable : .outcome, bytes[1] & 8 != 0)
     }
 
+    /// What `decodeStatus` gives for the header `encodeHeader` writes of `g`, without writing it.
+    static func status(of g: GoalState) -> GoalStatus? {
+        guard g.exists else { return nil }
+        return (g.isDeleted, g.kind == .measurable ? .measurable : .outcome, !g.deletionHeads.isEmpty)
+    }
+
     // MARK: Devices
 
     static func encodeDevice(_ d: DeviceState) -> [UInt8] {
@@ -266,4 +272,11 @@ extension Stamp {
         self.key = key
         self.event = event
     }
+}
+
+extension GoalState {
+    /// ``ProjectionCodec/status(of:)`` of this state, read in place: mutating only so that a
+    /// caller can read it through a dictionary's element (`_modify`) without copying the state
+    /// and retaining each of its tables. It changes nothing.
+    mutating func readStatus() -> ProjectionCodec.GoalStatus? { ProjectionCodec.status(of: self) }
 }

@@ -327,7 +327,7 @@ struct LocalBatch {
         if flushing {
             try txn.finish(&projection, clock: clock, through: position)
         } else {
-            try txn.put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+            try txn.putClock(clock)
         }
         try txn.put(layout.originHeads, key: Array(device.utf8), value: sequence.bigEndianBytes)
         if writesTrust { try store.recomputeTrust(txn) }

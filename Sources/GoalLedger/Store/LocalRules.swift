@@ -64,14 +64,3 @@ struct ProgressGoalFacts {
     var kind: ProgressKind
 }
 
-extension GoalState {
-    /// The facts the rules for recording progress read, as the header's status bytes give them
-    /// (`ProjectionCodec.encodeHeader`); nil for a goal ever deleted or restored, whose rules
-    /// read the whole header. Mutating only so that a caller can read it in place, through a
-    /// dictionary's element (`_modify`), without copying the state: it changes nothing.
-    mutating func readProgressFacts() -> ProgressGoalFacts? {
-        guard deletionHeads.isEmpty else { return nil }
-        guard exists else { return ProgressGoalFacts(exists: false, deleted: false, kind: .outcome) }
-        return ProgressGoalFacts(exists: true, deleted: isDeleted, kind: kind)
-    }
-}

@@ -7,8 +7,13 @@ extension StoreTransaction {
     /// the clock, and the projection's checkpoint at the batch's last position.
     func finish(_ batch: inout StoredProjection.Batch, clock: HLC, through position: UInt64) throws {
         try batch.flush(self)
-        try put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
+        try putClock(clock)
         try put(layout.meta, key: MetaKey.projectionCheckpoint, value: position.bigEndianBytes)
+    }
+
+    /// Keeps the store's clock reading (`MetaKey.hlc`), which the next batch goes on from.
+    func putClock(_ clock: HLC) throws {
+        try put(layout.meta, key: MetaKey.hlc, value: clock.rawValue.bigEndianBytes)
     }
 
     /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at

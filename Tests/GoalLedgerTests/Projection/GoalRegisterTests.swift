@@ -96,6 +96,27 @@ struct GoalRegisterTests {
         #expect(ProjectionCodec.encodeHeader(decoded) == bytes)
     }
 
+    /// A header's status as read from a state (a header the batch holds) is what its stored
+    /// bytes give: before the goal exists, created, deleted, and restored.
+    @Test func theStatusOfAStateIsTheStatusItsStoredBytesGive() {
+        var state = GoalState(id: Self.goal)
+        let deletion = event(2, .goalDeleted(GoalDeleted(goal: Self.goal)))
+        let steps: [Event?] = [
+            nil, event(1, Self.creation), deletion, event(3, .goalRestored(GoalRestored(goal: Self.goal, replaces: deletion.id))),
+        ]
+        var seen: [String] = []
+        for step in steps {
+            if let step { state.apply(step) }
+            let stored = ProjectionCodec.encodeHeader(state).withUnsafeBytes { ProjectionCodec.decodeStatus($0) }
+            let read = state.readStatus()
+            #expect(read?.deleted == stored?.deleted && read?.kind == stored?.kind && read?.deletionHistory == stored?.deletionHistory)
+            #expect((read == nil) == (stored == nil))
+            seen.append(read.map { "\($0.deleted) \($0.kind) \($0.deletionHistory)" } ?? "none")
+        }
+        // The steps reach every status they should (not one state four times).
+        #expect(seen == ["none", "false measurable false", "true measurable true", "false measurable true"], "\(seen)")
+    }
+
     /// Each register has its own stored bit, clear of the progress kind's, the reminder
     /// devices' and the creation time's; each field `goalEdited` changes is the register of the same name.
     @Test func storedBitsAreDistinctAndFieldsAreTheirRegisters() {

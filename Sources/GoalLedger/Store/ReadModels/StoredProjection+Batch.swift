@@ -92,11 +92,13 @@ extension StoredProjection {
         /// batch holds (read, or folded: a long append holds every goal's) gives the facts its
         /// status bytes would (`ProjectionCodec.encodeHeader`).
         mutating func progressFacts(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProgressGoalFacts? {
+            let status: ProjectionCodec.GoalStatus?
             if let held = state.headers.index(forKey: goal) {
                 // Read in place: a copy of a header retains each of its tables.
-                return state.headers.values[held].readProgressFacts()
+                status = state.headers.values[held].readStatus()
+            } else {
+                status = try storedStatus(goal, txn)
             }
-            let status = try storedStatus(goal, txn)
             if status?.deletionHistory == true { return nil }
             return ProgressGoalFacts(exists: status != nil, deleted: status?.deleted ?? false, kind: status?.kind ?? .outcome)
         }
@@ -150,11 +152,11 @@ extension StoredProjection {
             try views.apply(e, at: position, &state, txn)
         }
 
-        /// Writes what the batch changed, model by model in their order.
         /// The digest hashes of the entries folded with `entryHashLater` since the last call, by
         /// that index (nil: none was computed for it; it is computed here).
         mutating func supplyEntryHashes(_ hashes: [DigestSum?]) { digest.absorbHashes(hashes) }
 
+        /// Writes what the batch changed, model by model in their order.
         mutating func flush(_ txn: borrowing StoreTransaction) throws {
             try entries.flush(&state, txn)
             try goalHeaders.flush(&state, txn)
