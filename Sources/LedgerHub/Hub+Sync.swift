@@ -82,7 +82,7 @@ extension Hub {
                 }
                 // Room for what is behind, before the one write: a write that fills the map runs
                 // again from its start, and this one would read the hub again.
-                let events = behind.reduce(0) { $0 + Int(clamping: $1.value.sequence - (local[$1.key] ?? 0)) }
+                let events = behind.saturatingSum { Int(clamping: $0.value.sequence - (local[$0.key] ?? 0)) }
                 try store.reserveRoom(events, times: LedgerStore.roomPerEvent)
                 pulled = try store.writing { (w) throws(LedgerError) in
                     // Made again if the write runs again (on a larger map).
@@ -110,7 +110,8 @@ extension Hub {
                 }
                 let skipped = behind.filter { !wanted.contains($0.key) }
                 pulled.unknownOrigins += skipped.count
-                pulled.unknownOriginEvents += skipped.reduce(0) { $0 + Int(clamping: $1.value.sequence - (local[$1.key] ?? 0)) }
+                let skippedEvents = skipped.saturatingSum { Int(clamping: $0.value.sequence - (local[$0.key] ?? 0)) }
+                pulled.unknownOriginEvents = [pulled.unknownOriginEvents, skippedEvents].saturatingSum { $0 }
             } else {
                 // Nothing to pull still completes an exchange (a restored store may append again).
                 pulled = try store.writing {
@@ -199,9 +200,10 @@ extension Hub {
             let rows = try run { () throws(PostgreSQLError) in
                 try connection.query(Self.headQuery, [.uuid(ledger), .text(origin), .int64(head)])
             }
-            guard rows.rowCount == 1, rows.int64(0, 0) == head else { continue }
+            // A head that is no sequence (below 1) names no event the hub may hold.
+            guard rows.rowCount == 1, rows.int64(0, 0) == head, let sequence = UInt64(exactly: head), sequence > 0 else { continue }
             heads[origin] = Head(
-                sequence: UInt64(head), eventID: rows.uuid(0, 1) ?? UUID(), hlc: rows.int64(0, 2), record: rows.bytes(0, 3))
+                sequence: sequence, eventID: rows.uuid(0, 1) ?? UUID(), hlc: rows.int64(0, 2), record: rows.bytes(0, 3))
         }
         return heads
     }

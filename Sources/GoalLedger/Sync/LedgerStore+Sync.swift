@@ -41,7 +41,7 @@ extension LedgerStore {
             ranges.append((origin, max(held[origin] ?? 0, 1), head))
         }
         // Room for what is behind: a write that fills the map runs again from its start.
-        let behind = ranges.reduce(0) { $0 + Int(clamping: $1.last - $1.first + 1) }
+        let behind = ranges.saturatingSum { Int(clamping: $0.last - $0.first + 1) }
         try target.reserveRoom(behind, times: Self.roomPerEvent)
         return try target.writing { (w) throws(LedgerError) in
             // Made again if the write runs again (on a larger map).

@@ -328,3 +328,16 @@ struct EventIDTests {
         #expect(bytes[0].lexicographicallyPrecedes(bytes[1]) && bytes[1].lexicographicallyPrecedes(bytes[2]))
     }
 }
+
+/// Counts a peer's numbers make are summed without overflowing: a hub that says it is ahead
+/// by `Int.max` events on two origins asks for room for `Int.max`, not for a crash.
+struct SaturatingSumTests {
+    @Test func sumsStopAtTheLargestIntAndCountNothingBelowZero() {
+        #expect([1, 2, 3].saturatingSum { $0 } == 6)
+        #expect([Int]().saturatingSum { $0 } == 0)
+        #expect([Int.max, 1].saturatingSum { $0 } == .max)
+        #expect([Int.max - 1, 1].saturatingSum { $0 } == .max)
+        #expect([UInt64.max, UInt64.max].saturatingSum { Int(clamping: $0) } == .max)
+        #expect([5, -3].saturatingSum { $0 } == 5)
+    }
+}
