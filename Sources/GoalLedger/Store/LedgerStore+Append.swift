@@ -33,9 +33,9 @@ extension LedgerStore {
     /// does, but the batches fold into one projection batch, flushed once `flushEvents` drafts
     /// have been folded into it and at the end. Each goal's rows (its header, digest, days,
     /// pending) are then written once, not once per chunk: a long input touches every goal in
-    /// every chunk. From the second chunk on, the id index's rows go straight to `ids` (the
-    /// rows `recentIds` held join them once): in one transaction each page of `ids` is written
-    /// once however many chunks land on it, where `recentIds` would take every row twice.
+    /// every chunk. The id index's rows are held the same way (`HeldIDRows`) and put in one pass
+    /// in key order when the projection's rows are written: each page of the index is then
+    /// written once a flush, not once for every chunk whose random ids land on it.
     func appendChunks(
         _ next: () throws(LedgerError) -> [EventDraft]?, now: Instant, signingKey: SigningKey?, schema: Int,
         flushEvents: Int, _ txn: borrowing StoreTransaction
@@ -43,24 +43,29 @@ extension LedgerStore {
         try checkBeforeWriting(txn)
         var results: [AppendResult] = []
         var held: StoredProjection.Batch?
+        var heldIDs: HeldIDRows?
         var folded = 0
-        var chunks = 0
         // The drafts of the chunks before: a draft without a line is named by its place in all.
         var before = 0
         while let drafts = try next() {
-            chunks += 1
             var batch = try LocalBatch(
-                store: self, drafts: drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(), txn)
+                store: self, drafts: drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(),
+                heldIDs: heldIDs.take() ?? HeldIDRows(), txn)
             for index in drafts.indices {
                 try batch.add(drafts[index], index: before + index, line: drafts[index].line, now: now, txn)
             }
             before += drafts.count
             folded += drafts.count
             let flushing = folded >= flushEvents
-            results += try batch.commit(txn, flushing: flushing, recentIDLimit: chunks == 1 ? IDIndex.recentRows : 1)
-            if flushing { folded = 0 } else { held = batch.takeProjection() }
+            results += try batch.commit(txn, flushing: flushing)
+            let taken = batch.takeHeld()
+            heldIDs = taken.ids
+            if flushing { folded = 0 } else { held = taken.projection }
         }
-        // The rows still held (none after an empty input, which writes nothing).
+        // The rows still held (none after an empty input, which writes nothing), the id index's
+        // first: the projection's upkeep looks events up by id.
+        var ids = heldIDs?.take(adding: []) ?? []
+        try txn.putIDs(&ids)
         if folded > 0, var projection = held { try txn.finish(&projection, clock: try txn.clock(), through: try txn.lastPosition()) }
         return results
     }

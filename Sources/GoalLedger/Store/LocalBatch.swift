@@ -60,12 +60,16 @@ struct LocalBatch {
     /// Whether the batch goes on from the rows of batches before it (`init(projection:)`),
     /// which its commit writes even when it has no event of its own.
     private let carriesRows: Bool
+    /// The id index's rows of the batches before it and its own, held until the projection's
+    /// rows are written (`init(heldIDs:)`); nil: the batch puts its rows at its commit.
+    private var heldIDs: HeldIDRows?
 
     /// A batch of `drafts`; `projection`: the rows the batches before it in this transaction
-    /// folded and did not flush (`commit(_:flushing:)`), which this one goes on from.
+    /// folded and did not flush (`commit(_:flushing:)`), which this one goes on from;
+    /// `heldIDs`: their id rows, not yet in the index, which this one holds its own with.
     init(
         store: LedgerStore, drafts: [EventDraft], schema: Int, enrolling: Bool, signingKey: SigningKey?,
-        projection: StoredProjection.Batch? = nil, _ txn: borrowing StoreTransaction
+        projection: StoredProjection.Batch? = nil, heldIDs: HeldIDRows? = nil, _ txn: borrowing StoreTransaction
     ) throws {
         let layout = store.layout
         self.store = store
@@ -88,7 +92,11 @@ struct LocalBatch {
         self.projection = projection ?? StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
-        (stored, repeated) = try txn.storedIDs(among: drafts.compactMap(\.id))
+        let ids = drafts.compactMap(\.id)
+        var (stored, repeated) = try txn.storedIDs(among: ids)
+        if let heldIDs, !heldIDs.isEmpty { stored.merge(heldIDs.positions(of: ids)) { old, _ in old } }
+        (self.stored, self.repeated) = (stored, repeated)
+        self.heldIDs = heldIDs
         newEvents.reserveCapacity(drafts.count)
         newRecords.reserveCapacity(drafts.count)
         results.reserveCapacity(drafts.count)
@@ -267,7 +275,7 @@ struct LocalBatch {
         case .progressHistoryReplaced(let p):
             // The rules need the base write only: look it up by id, not the history.
             var s = try projection.header(id, txn)
-            if let base = p.base, let e = try batchEvent(base) ?? txn.event(id: base),
+            if let base = p.base, let e = try batchEvent(base) ?? storedEvent(base, txn),
                 case .progressHistoryReplaced(let b) = e.payload, b.goal == id
             {
                 s.record(e)
@@ -278,14 +286,20 @@ struct LocalBatch {
         }
     }
 
+    /// The stored event with id `id`, held rows of the id index asked first.
+    private func storedEvent(_ id: UUID, _ txn: borrowing StoreTransaction) throws -> Event? {
+        if let p = heldIDs?.position(of: id) { return try txn.event(at: p) }
+        return try txn.event(id: id)
+    }
+
     /// The goal's header with the one entry a removal names, and whether it is removed already.
     private mutating func removalState(_ id: UUID, entry: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
         var s = try projection.header(id, txn)
-        let inBatch: ProgressEntry? = batchEvent(entry).flatMap { e in
+        let recordedEntry: ProgressEntry? = try (batchEvent(entry) ?? storedEvent(entry, txn)).flatMap { e in
             guard case .progressRecorded(let r) = e.payload, r.goal == id else { return nil }
             return ProgressEntry(e, r)
         }
-        if let recorded = try inBatch ?? txn.entry(entry, of: id) {
+        if let recorded = recordedEntry {
             s.recordedEntries[entry] = recorded
             if try txn.get(tables.removed, key: id.bytes + entry.bytes) != nil { s.removedEntries.insert(entry) }
             return s
@@ -298,15 +312,16 @@ struct LocalBatch {
     /// and returns every draft's result, the renumbering moves last. Unless `flushing`, the
     /// projection's rows stay in the batch's fold for the next batch of the transaction to go
     /// on from (`takeProjection()`), and its checkpoint is not moved: the next batch, or the
-    /// caller, flushes them before the transaction commits. `recentIDLimit`: see
-    /// `StoreTransaction.index`.
-    mutating func commit(
-        _ txn: borrowing StoreTransaction, flushing: Bool = true, recentIDLimit: Int = IDIndex.recentRows
-    ) throws -> [AppendResult] {
+    /// caller, flushes them before the transaction commits. A batch that holds id rows
+    /// (`init(heldIDs:)`) puts them, with the ones before it, when it flushes.
+    mutating func commit(_ txn: borrowing StoreTransaction, flushing: Bool = true) throws -> [AppendResult] {
         results += renumbered
         guard !newEvents.isEmpty else {
             // Only duplicates: the rows carried from the batches before are written all the same.
-            if flushing && carriesRows { try txn.finish(&projection, clock: clock, through: position) }
+            if flushing && carriesRows {
+                try putIDs([], txn)
+                try txn.finish(&projection, clock: clock, through: position)
+            }
             return results
         }
         if let chain {
@@ -323,7 +338,13 @@ struct LocalBatch {
             projection.supplyEntryHashes(linked.entryHashes)
         }
         sign()
-        try txn.index(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew, recentIDLimit: recentIDLimit)
+        let ids = try txn.indexHoldingIDs(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
+        if flushing || heldIDs == nil {
+            // Before the projection's rows: their upkeep looks events up by id.
+            try putIDs(ids, txn)
+        } else {
+            heldIDs!.hold(ids)
+        }
         if flushing {
             try txn.finish(&projection, clock: clock, through: position)
         } else {
@@ -334,9 +355,15 @@ struct LocalBatch {
         return results
     }
 
-    /// The batch's fold, for the next batch of the transaction (after `commit(_:flushing:)`
-    /// without flushing).
-    consuming func takeProjection() -> StoredProjection.Batch { projection }
+    /// Puts `rows` into the id index, with every row held.
+    private mutating func putIDs(_ rows: [(key: IDWords, position: UInt64)], _ txn: borrowing StoreTransaction) throws {
+        var all = heldIDs?.take(adding: rows) ?? rows
+        try txn.putIDs(&all)
+    }
+
+    /// The batch's fold and held id rows, for the next batch of the transaction (after
+    /// `commit(_:flushing:)` without flushing).
+    consuming func takeHeld() -> (projection: StoredProjection.Batch, ids: HeldIDRows?) { (projection, heldIDs) }
 
     /// One signature per batch, on its last event: it vouches for the chain. A long batch is
     /// also signed every `signedRunLength` events, so that no run a peer must take whole (a page

@@ -19,9 +19,17 @@ extension StoreTransaction {
     /// Writes `events[order[k]]` (stored as `records[order[k]]`) and its index entries at
     /// position `first + k`: the log appended at its end, and each index's entries written in
     /// its key order, so that a large batch visits each B-tree page once instead of at random.
-    /// The id index's rows go to `recentIds` for a batch of fewer than `recentIDLimit` (see
-    /// `putIDs`).
-    func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64, recentIDLimit: Int = IDIndex.recentRows) throws {
+    /// The id index's rows go to `recentIds`, or to `ids` for a large batch (see `putIDs`).
+    func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64) throws {
+        var ids = try indexHoldingIDs(events, records: records, order: order, from: first)
+        try putIDs(&ids)
+    }
+
+    /// What `index` writes but the id index's rows, which it returns for the caller to put
+    /// (`putIDs`) before the transaction commits: a long append holds them (`HeldIDRows`).
+    func indexHoldingIDs(
+        _ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64
+    ) throws -> [(key: IDWords, position: UInt64)] {
         var ids: [(key: IDWords, position: UInt64)] = []
         var goals: [(key: IDWords, position: UInt64)] = []
         var origins: [(at: Int, position: UInt64)] = []
@@ -49,8 +57,8 @@ extension StoreTransaction {
                 }
             }
         }
-        try putIDs(&ids, recentLimit: recentIDLimit)
         try putGoalPositions(&goals)
         try putOrigins(&origins, of: events)
+        return ids
     }
 }

@@ -155,3 +155,38 @@ struct ChunkedLibraryAppendTests {
         #expect(try t.store.snapshot() == before)
     }
 }
+
+/// The id rows a chunked append holds between writes of the projection's rows: each chunk's
+/// rows a run in key order, looked up one by one and a chunk at a time, and all handed over.
+struct HeldIDRowsTests {
+    @Test func heldRowsAreFoundInEveryRunAndHandedOverOnce() {
+        var random = SeededRandom(seed: 37)
+        // Three chunks of random ids (one of them a single row), positions in write order.
+        let sizes = [500, 1, 300]
+        var position: UInt64 = 0
+        var chunks: [[(id: UUID, position: UInt64)]] = []
+        for size in sizes {
+            chunks.append((0..<size).map { _ in
+                position += 1
+                return (random.uuid(), position)
+            })
+        }
+        var held = HeldIDRows()
+        #expect(held.isEmpty)
+        for chunk in chunks { held.hold(chunk.map { (IDWords($0.id), $0.position) }) }
+        let all = chunks.flatMap { $0 }
+        for row in all { #expect(held.position(of: row.id) == row.position) }
+        let strangers = (0..<50).map { _ in random.uuid() }
+        for id in strangers { #expect(held.position(of: id) == nil) }
+        // A later chunk's ids: some held (from each run), some not, in no order.
+        let asked = (strangers + [all[0].id, all[499].id, all[500].id, all[777].id, all[250].id]).shuffled(using: &random)
+        let found = held.positions(of: asked)
+        #expect(found == [all[0].id: 1, all[499].id: 500, all[500].id: 501, all[777].id: 778, all[250].id: 251])
+        // Handed over with the rows of the batch that writes them, each once.
+        let taken = held.take(adding: [(IDWords(strangers[0]), 1_000)])
+        #expect(taken.count == all.count + 1)
+        #expect(Set(taken.map(\.position)) == Set(all.map(\.position) + [1_000]))
+        #expect(held.isEmpty)
+        #expect(held.position(of: all[0].id) == nil)
+    }
+}
