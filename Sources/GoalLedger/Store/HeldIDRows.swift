@@ -35,12 +35,8 @@ struct HeldIDRows {
         return nil
     }
 
-    /// The positions of those of `ids` that held rows name.
-    func positions(of ids: [UUID]) -> [UUID: UInt64] {
-        var found: [UUID: UInt64] = [:]
-        guard !runs.isEmpty, !ids.isEmpty else { return found }
-        var wanted = ids.map { (key: IDWords($0), id: $0) }
-        wanted.sortStably(byIDWords: \.key)
+    /// Adds to `found` the position of each of `wanted` (in key order) that a held row names.
+    func positions(ofSorted wanted: [(key: IDWords, id: UUID)], into found: inout [UUID: UInt64]) {
         for run in runs {
             // Both in key order: one walk of each.
             var j = 0
@@ -50,7 +46,6 @@ struct HeldIDRows {
                 if run[j].key == w.key { found[w.id] = run[j].position }
             }
         }
-        return found
     }
 
     /// Holds a written chunk's rows (ids new to the store: the chunk's check found none held).

@@ -92,10 +92,7 @@ struct LocalBatch {
         self.projection = projection ?? StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
-        let ids = drafts.compactMap(\.id)
-        var (stored, repeated) = try txn.storedIDs(among: ids)
-        if let heldIDs, !heldIDs.isEmpty { stored.merge(heldIDs.positions(of: ids)) { old, _ in old } }
-        (self.stored, self.repeated) = (stored, repeated)
+        (stored, repeated) = try txn.storedIDs(among: drafts.compactMap(\.id), held: heldIDs)
         self.heldIDs = heldIDs
         newEvents.reserveCapacity(drafts.count)
         newRecords.reserveCapacity(drafts.count)

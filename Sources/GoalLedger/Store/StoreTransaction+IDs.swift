@@ -66,15 +66,16 @@ extension StoreTransaction {
     /// those that `ids` names more than once. The ids are looked up in key order through one cursor of each
     /// table, each lookup starting where the last one left the cursor, instead of a search from
     /// each table's root per id: a batch's ids, checked for duplicates before its events are
-    /// written.
-    func storedIDs(among ids: [UUID]) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>) {
+    /// written. `held`: rows of this transaction not yet in the index, asked as well.
+    func storedIDs(among ids: [UUID], held: HeldIDRows? = nil) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>) {
         var found: [UUID: UInt64] = [:]
         var repeated = Set<UUID>()
         guard !ids.isEmpty else { return (found, repeated) }
         var wanted = ids.map { (key: IDWords($0), id: $0) }
         wanted.sortStably(byIDWords: \.key)
         for i in wanted.indices.dropFirst() where wanted[i].key == wanted[i - 1].key { repeated.insert(wanted[i].id) }
-        for table in [layout.recentIDs, layout.ids] {
+        if let held, !held.isEmpty { held.positions(ofSorted: wanted, into: &found) }
+        for table in [layout.recentIDs, layout.ids] where try count(table) > 0 {
             try lmdb.withLookupCursor(table) { cursor in
                 for (words, id) in wanted where found.isEmpty || found[id] == nil {
                     try withUnsafeBytes(of: IDIndex.key(words).bigEndian) { k in

@@ -180,7 +180,10 @@ struct HeldIDRowsTests {
         for id in strangers { #expect(held.position(of: id) == nil) }
         // A later chunk's ids: some held (from each run), some not, in no order.
         let asked = (strangers + [all[0].id, all[499].id, all[500].id, all[777].id, all[250].id]).shuffled(using: &random)
-        let found = held.positions(of: asked)
+        var wanted = asked.map { (key: IDWords($0), id: $0) }
+        wanted.sortStably(byIDWords: \.key)
+        var found: [UUID: UInt64] = [:]
+        held.positions(ofSorted: wanted, into: &found)
         #expect(found == [all[0].id: 1, all[499].id: 500, all[500].id: 501, all[777].id: 778, all[250].id: 251])
         // Handed over with the rows of the batch that writes them, each once.
         let taken = held.take(adding: [(IDWords(strangers[0]), 1_000)])
