@@ -30,8 +30,9 @@ extension LedgerWriter {
     /// Each chunk is checked, signed and written as ``append(_:lines:expectedVersion:now:)``
     /// writes a batch, and the results are those of the whole input, in order (an id given
     /// again in a later chunk is a duplicate of its first event). The rows the projection keeps
-    /// per goal are written once for many chunks (every 262,144 drafts, and at the end), not
-    /// once a chunk: a long input touches its goals in every chunk. An error names a draft by
+    /// per goal, and the id index's rows (24 bytes a draft), are written once for many chunks
+    /// (every 262,144 drafts, and at the end), not once a chunk: a long input touches its goals
+    /// in every chunk, and its ids land all over the index. An error names a draft by
     /// its ``EventDraft/line`` when it has one, else by its place in the whole batch. A refused
     /// draft, or an error `next` throws, ends the write: nothing of any chunk is committed.
     public func append(chunks next: () throws(LedgerError) -> [EventDraft]?, now: Instant) throws(LedgerError) -> [AppendResult] {

@@ -139,6 +139,41 @@ struct ChunkedLibraryAppendTests {
         #expect(throws: Never.self) { try chunked.store.append([more], now: now) }
     }
 
+    /// A schema-1 history write names its base by id: a base written in an earlier chunk, whose
+    /// id row is held and not yet in the index, is found as a stored one is.
+    @Test func aHistoryWritesBaseInAnEarlierChunkIsFound() throws {
+        let goal = UUID(uuidString: "3D2C1B0A-9F8E-4D7C-8B6A-5F4E3D2C1B0A")!
+        func entry(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
+        func write(_ n: Int) -> UUID { UUID(uuidString: String(format: "F0000000-0000-4000-8000-%012d", n))! }
+        func history(_ id: UUID, _ entries: [Int], base: UUID?, at: String) -> EventDraft {
+            EventDraft(
+                id: id, at: instant(at),
+                payload: .progressHistoryReplaced(
+                    ProgressHistoryReplaced(
+                        goal: goal,
+                        entries: entries.map { HistoryEntry(id: entry($0), amount: try! Amount(whole: Int64($0)), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
+                        base: base)))
+        }
+        let drafts = [
+            EventDraft(
+                id: write(0), at: instant("2026-10-01T08:00:00Z"),
+                payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .daily, progressKind: .measurable, target: try Amount("20")))),
+            history(write(1), [1, 2, 3], base: nil, at: "2026-10-03T21:00:00Z"),
+            // Entry 2 removed on purpose: the base says the writer had seen it.
+            history(write(2), [1, 3], base: write(1), at: "2026-10-04T21:00:00Z"),
+        ]
+        let dir = TemporaryDirectory()
+        let whole = try LedgerStore.create(at: dir.path + "/whole", device: "phone", schema: 1)
+        let expected = try whole.append(drafts, now: now)
+        let chunked = try LedgerStore.create(at: dir.path + "/chunked", device: "phone", schema: 1)
+        let results = try appendInChunks(drafts, size: 1, flushEvents: 1_000, to: chunked)
+        #expect(results == expected)
+        #expect(try chunked.goalState(goal).entries.map(\.id) == whole.goalState(goal).entries.map(\.id))
+        #expect(Set(try chunked.goalState(goal).entries.map(\.id)) == [entry(1), entry(3)])
+        #expect(try chunked.read { try $0.digest() } == whole.read { try $0.digest() })
+        #expect(try chunked.read { try $0.verify() }.isClean)
+    }
+
     /// A draft refused in a later chunk leaves nothing of the earlier ones, their rows held or
     /// written: the store is as it was.
     @Test(arguments: [1, 1_000])
