@@ -143,16 +143,9 @@ struct ChunkedLibraryAppendTests {
     /// id row is held and not yet in the index, is found as a stored one is.
     @Test func aHistoryWritesBaseInAnEarlierChunkIsFound() throws {
         let goal = UUID(uuidString: "3D2C1B0A-9F8E-4D7C-8B6A-5F4E3D2C1B0A")!
-        func entry(_ n: Int) -> UUID { UUID(uuidString: String(format: "E0000000-0000-4000-8000-%012d", n))! }
         func write(_ n: Int) -> UUID { UUID(uuidString: String(format: "F0000000-0000-4000-8000-%012d", n))! }
         func history(_ id: UUID, _ entries: [Int], base: UUID?, at: String) -> EventDraft {
-            EventDraft(
-                id: id, at: instant(at),
-                payload: .progressHistoryReplaced(
-                    ProgressHistoryReplaced(
-                        goal: goal,
-                        entries: entries.map { HistoryEntry(id: entry($0), amount: try! Amount(whole: Int64($0)), occurredAt: instant("2026-10-0\($0)T20:00:00Z")) },
-                        base: base)))
+            DigestTests.legacyHistory(id, goal: goal, entries, base: base, at: at)
         }
         let drafts = [
             EventDraft(
@@ -169,7 +162,7 @@ struct ChunkedLibraryAppendTests {
         let results = try appendInChunks(drafts, size: 1, flushEvents: 1_000, to: chunked)
         #expect(results == expected)
         #expect(try chunked.goalState(goal).entries.map(\.id) == whole.goalState(goal).entries.map(\.id))
-        #expect(Set(try chunked.goalState(goal).entries.map(\.id)) == [entry(1), entry(3)])
+        #expect(Set(try chunked.goalState(goal).entries.map(\.id)) == [DigestTests.legacyEntry(1), DigestTests.legacyEntry(3)])
         #expect(try chunked.read { try $0.digest() } == whole.read { try $0.digest() })
         #expect(try chunked.read { try $0.verify() }.isClean)
     }
