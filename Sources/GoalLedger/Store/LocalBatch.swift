@@ -325,16 +325,18 @@ struct LocalBatch {
             let linked = chain.finish()
             self.chain = nil
             // One record a new event, or nothing is written (the transaction is abandoned).
-            guard linked.records.count == newEvents.count else {
+            guard linked.records.count == newEvents.count, linked.previousHashes.count == newEvents.count else {
                 throw LedgerError(
                     .store, "the batch's chain holds \(linked.records.count) records for \(newEvents.count) events; nothing was appended")
             }
             newRecords = linked.records
-            for i in newEvents.indices { newEvents[i].previousHash = linked.previousHashes[i] }
             previous = linked.last
             projection.supplyEntryHashes(linked.entryHashes)
+            // Only the events signed below are encoded again: they alone need their link.
+            sign(previousHashes: linked.previousHashes)
+        } else {
+            sign(previousHashes: nil)
         }
-        sign()
         let ids = try txn.indexHoldingIDs(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
         if flushing || heldIDs == nil {
             // Before the projection's rows: their upkeep looks events up by id.
@@ -364,18 +366,21 @@ struct LocalBatch {
 
     /// One signature per batch, on its last event: it vouches for the chain. A long batch is
     /// also signed every `signedRunLength` events, so that no run a peer must take whole (a page
-    /// of a pull, a part of a push) is longer than that.
-    private mutating func sign() {
+    /// of a pull, a part of a push) is longer than that. `previousHashes`: each event's link,
+    /// when the chain encoder made them (the events do not hold them then).
+    private mutating func sign(previousHashes: [[UInt8]]?) {
         guard let signer, let last = newEvents.last, let hash = previous else { return }
         let ledger = store.ledgerID
         for i in stride(from: LedgerStore.signedRunLength - 1, to: newEvents.count - 1, by: LedgerStore.signedRunLength) {
             var signed = newEvents[i]
+            if let previousHashes { signed.previousHash = previousHashes[i] }
             signed.signature = signer.sign(
                 EventChain.message(ledger: ledger, origin: device, sequence: signed.sequence, hash: EventChain.hash(record: newRecords[i])))
             signed.signer = signer.publicKey
             newRecords[i] = EventCodec.encode(signed)
         }
         var signed = last
+        if let previousHashes { signed.previousHash = previousHashes[previousHashes.count - 1] }
         signed.signature = signer.sign(EventChain.message(ledger: ledger, origin: device, sequence: last.sequence, hash: hash))
         signed.signer = signer.publicKey
         newRecords[newRecords.count - 1] = EventCodec.encode(signed)
