@@ -308,7 +308,7 @@ struct LocalBatch {
     /// Signs, indexes and folds the batch's new events (a batch of duplicates writes nothing)
     /// and returns every draft's result, the renumbering moves last. Unless `flushing`, the
     /// projection's rows stay in the batch's fold for the next batch of the transaction to go
-    /// on from (`takeProjection()`), and its checkpoint is not moved: the next batch, or the
+    /// on from (`takeHeld()`), and its checkpoint is not moved: the next batch, or the
     /// caller, flushes them before the transaction commits. A batch that holds id rows
     /// (`init(heldIDs:)`) puts them, with the ones before it, when it flushes.
     mutating func commit(_ txn: borrowing StoreTransaction, flushing: Bool = true) throws -> [AppendResult] {
@@ -327,7 +327,9 @@ struct LocalBatch {
             // One record a new event, or nothing is written (the transaction is abandoned).
             guard linked.records.count == newEvents.count, linked.previousHashes.count == newEvents.count else {
                 throw LedgerError(
-                    .store, "the batch's chain holds \(linked.records.count) records for \(newEvents.count) events; nothing was appended")
+                    .store,
+                    "the batch's chain holds \(linked.records.count) records and \(linked.previousHashes.count) links for \(newEvents.count) events; nothing was appended"
+                )
             }
             newRecords = linked.records
             previous = linked.last
