@@ -12,36 +12,55 @@ import Foundation
 /// are held, whatever the append looks up by id asks them first (`LocalBatch`); they are put
 /// before the projection's rows, whose upkeep reads the index, and before the transaction
 /// commits, so no other reader ever misses them.
+///
+/// An app may hand over chunks of any size, a draft at a time among them. So the runs are kept
+/// few: a run is merged with the one before it once it is as long, as in a binary counter (at
+/// most about log₂ of the rows held, each row moved about as often); and a chunk much shorter
+/// than a run looks its ids up in it by bisection instead of walking it.
 struct HeldIDRows {
     typealias Row = (key: IDWords, position: UInt64)
 
-    /// Each held chunk's rows, in key order.
+    /// Runs of held rows, each in key order, each shorter than the one before it.
     private var runs: [[Row]] = []
 
     var isEmpty: Bool { runs.isEmpty }
+
+    /// How many runs the rows are held in (for tests: about log₂ of the rows at most).
+    var runCount: Int { runs.count }
 
     /// The position of the held event with id `id`; nil when no held row names it.
     func position(of id: UUID) -> UInt64? {
         let key = IDWords(id)
         for run in runs {
-            // The first row whose key is not below `key`.
-            var (low, high) = (0, run.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if run[middle].key < key { low = middle + 1 } else { high = middle }
-            }
-            if low < run.count, run[low].key == key { return run[low].position }
+            let i = Self.firstIndex(notBelow: key, in: run, from: 0)
+            if i < run.count, run[i].key == key { return run[i].position }
         }
         return nil
+    }
+
+    /// The index of the first row of `run` from `start` on whose key is not below `key`.
+    private static func firstIndex(notBelow key: IDWords, in run: [Row], from start: Int) -> Int {
+        var (low, high) = (start, run.count)
+        while low < high {
+            let middle = low + (high - low) / 2
+            if run[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Adds to `found` the position of each of `wanted` (in key order) that a held row names.
     func positions(ofSorted wanted: [(key: IDWords, id: UUID)], into found: inout [UUID: UInt64]) {
         for run in runs {
-            // Both in key order: one walk of each.
+            // Both in key order: one walk of each, or, for a few ids against a long run, a
+            // bisection for each from where the last one ended.
+            let bisecting = wanted.count * 16 < run.count
             var j = 0
             for w in wanted {
-                while j < run.count, run[j].key < w.key { j += 1 }
+                if bisecting {
+                    j = Self.firstIndex(notBelow: w.key, in: run, from: j)
+                } else {
+                    while j < run.count, run[j].key < w.key { j += 1 }
+                }
                 guard j < run.count else { break }
                 if run[j].key == w.key { found[w.id] = run[j].position }
             }
@@ -53,7 +72,30 @@ struct HeldIDRows {
         guard !rows.isEmpty else { return }
         var run = rows
         run.sortStably(byIDWords: \.key)
+        while let last = runs.last, last.count <= run.count {
+            run = Self.merged(runs.removeLast(), run)
+        }
         runs.append(run)
+    }
+
+    /// The rows of two runs in one, in key order (the older's first among equal keys, which a
+    /// store's ids never are).
+    private static func merged(_ older: [Row], _ newer: [Row]) -> [Row] {
+        var out: [Row] = []
+        out.reserveCapacity(older.count + newer.count)
+        var (i, j) = (0, 0)
+        while i < older.count, j < newer.count {
+            if newer[j].key < older[i].key {
+                out.append(newer[j])
+                j += 1
+            } else {
+                out.append(older[i])
+                i += 1
+            }
+        }
+        out += older[i...]
+        out += newer[j...]
+        return out
     }
 
     /// Every held row and `rows`, in no order, for the index; nothing is held after.

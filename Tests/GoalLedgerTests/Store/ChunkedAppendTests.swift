@@ -220,4 +220,31 @@ struct HeldIDRowsTests {
         #expect(held.isEmpty)
         #expect(held.position(of: all[0].id) == nil)
     }
+
+    /// Chunks of one draft each (an app may hand over any size): the runs stay few, merged as
+    /// a binary counter, and every row is found, one by one and a chunk at a time.
+    @Test func rowsHeldADraftAtATimeStayInFewRuns() {
+        var random = SeededRandom(seed: 38)
+        var held = HeldIDRows()
+        var rows: [(id: UUID, position: UInt64)] = []
+        for position in UInt64(1)...5_000 {
+            let id = random.uuid()
+            // Each new id is checked against those held, as a chunk's would be.
+            var found: [UUID: UInt64] = [:]
+            held.positions(ofSorted: [(IDWords(id), id)], into: &found)
+            #expect(found.isEmpty)
+            held.hold([(IDWords(id), position)])
+            rows.append((id, position))
+            // A binary counter of 5,000 single rows holds at most 13 runs.
+            #expect(held.runCount <= 13)
+        }
+        #expect(held.runCount == 5_000.nonzeroBitCount)
+        for row in rows { #expect(held.position(of: row.id) == row.position) }
+        var wanted = rows.prefix(64).map { (key: IDWords($0.id), id: $0.id) }
+        wanted.sortStably(byIDWords: \.key)
+        var found: [UUID: UInt64] = [:]
+        held.positions(ofSorted: wanted, into: &found)
+        #expect(found == Dictionary(uniqueKeysWithValues: rows.prefix(64).map { ($0.id, $0.position) }))
+        #expect(held.take(adding: []).count == 5_000)
+    }
 }
