@@ -43,28 +43,22 @@ extension Benchmark {
             .object([("type", .string("progressRecorded")), ("goal", .string(goal.uuidString)), ("amount", .number(1))]))
     }
 
-    /// The peer's run on `file`: its append and rebuild each the better of `Self.peerRounds`
-    /// runs into a fresh database (the peer waits on the disk, whose speed moves between runs;
-    /// the ledger's side is timed the same way).
-    func peerRun(lines file: String) throws -> PeerRun {
+    /// The peer, compiled into the benchmark's directory.
+    func peerExecutable() throws -> String {
         let peer = try fresh("sqlite-peer") + "/sqlite-peer"
         try run("/usr/bin/cc", ["-O2", "-o", peer, Self.peerSource, "-lsqlite3"])
-        var append = Double.infinity
-        var rebuild = Double.infinity
-        var db = ""
-        for _ in 0..<Self.peerRounds {
-            db = try fresh("peer-db") + "/events.db"
-            let output = try run(peer, [db, file, "10000"])
-            guard let parsed = try? JSONParser.parse(Array(output.utf8)), case .number(let a)? = parsed["append"],
-                case .number(let r)? = parsed["rebuild"]
-            else { throw LedgerError(.internal, "the SQLite peer printed \(output)") }
-            append = min(append, a)
-            rebuild = min(rebuild, r)
-        }
-        let read = try Self.median(5) { try measure(peer, ["--read", db]).seconds }
-        let line = try oneLine()
-        let insertOne = try Self.median(5) { try measure(peer, ["--insert-one", db, line]).seconds }
-        return PeerRun(append: append, rebuild: rebuild, read: read, insertOne: insertOne)
+        return peer
+    }
+
+    /// One run of the peer on `file` into a fresh database: its append's and rebuild's seconds,
+    /// as it times them, and the database.
+    func peerOnce(_ peer: String, lines file: String) throws -> (append: Double, rebuild: Double, db: String) {
+        let db = try fresh("peer-db") + "/events.db"
+        let output = try run(peer, [db, file, "10000"])
+        guard let parsed = try? JSONParser.parse(Array(output.utf8)), case .number(let a)? = parsed["append"],
+            case .number(let r)? = parsed["rebuild"]
+        else { throw LedgerError(.internal, "the SQLite peer printed \(output)") }
+        return (a, r, db)
     }
 
     /// `ledger append --file` of `sizes.lines` lines and `rebuild` beside the peer; then one
@@ -78,18 +72,28 @@ extension Benchmark {
         }
         log("SQLite peer and the command line: \(sizes.lines) lines")
         let file = try linesFile(count: sizes.lines, name: "lines")
-        let peer = try peerRun(lines: file)
+        let peerProgram = try peerExecutable()
         let peerName = "SQLite peer, same lines"
         var figures: [Figure] = []
 
-        // Each side's better of two runs, as the peer's (`peerRun`).
+        // Each side's best of `peerRounds` runs, the two sides taking turns (the peer, then the
+        // ledger's append and rebuild), so that a machine whose speed drifts during the run
+        // (the peer waits on the disk, the ledger on the processors) weighs on both alike.
         var store = ""
-        var cli = Double.infinity
+        var db = ""
+        var (cli, rebuild, peerAppend, peerRebuild) = (Double.infinity, Double.infinity, Double.infinity, Double.infinity)
         for _ in 0..<Self.peerRounds {
+            let p = try peerOnce(peerProgram, lines: file)
+            (peerAppend, peerRebuild, db) = (min(peerAppend, p.append), min(peerRebuild, p.rebuild), p.db)
             store = try fresh("cli-append") + "/s"
             try run(ledger, ["--store", store, "init", "--device", "bench"])
             cli = min(cli, try measure(ledger, ["--store", store, "--now", Self.now.rfc3339, "append", "--file", file]).seconds)
+            rebuild = min(rebuild, try measure(ledger, ["--store", store, "rebuild"]).seconds)
         }
+        let read = try Self.median(5) { try measure(peerProgram, ["--read", db]).seconds }
+        let line = try oneLine()
+        let insertOne = try Self.median(5) { try measure(peerProgram, ["--insert-one", db, line]).seconds }
+        let peer = PeerRun(append: peerAppend, rebuild: peerRebuild, read: read, insertOne: insertOne)
         let n = Double(sizes.lines)
         figures.append(
             Figure(
@@ -98,8 +102,6 @@ extension Benchmark {
                 note: "higher is better", peer: n / peer.append, peerName: peerName + ", 10000/commit",
                 target: .peerRatio(2, higher: true, "≥ 2× the peer")))
         let scan = try scanProcess(store)
-        var rebuild = Double.infinity
-        for _ in 0..<Self.peerRounds { rebuild = min(rebuild, try measure(ledger, ["--store", store, "rebuild"]).seconds) }
         figures.append(
             Figure(
                 name: "rebuild (\(sizes.lines) events, one process)", unit: "events/s", value: n / rebuild, baseline: n / scan.seconds,
@@ -195,8 +197,8 @@ extension Benchmark {
     }
 
     /// How many times the figures judged against the peer (`append --file`, `rebuild`) are
-    /// run on each side, the better kept.
-    static let peerRounds = 2
+    /// run on each side, the sides taking turns, the best kept.
+    static let peerRounds = 3
 
     /// The median of `count` measurements.
     static func median(_ count: Int, _ body: () throws -> Double) rethrows -> Double {
