@@ -104,13 +104,17 @@ public final class Hub {
     }
 
     /// Begins a transaction whose lock waits and statements are bounded (`lock_timeout`,
-    /// `statement_timeout`), so that no other session can stall it for ever.
+    /// `statement_timeout`), so that no other session can stall it for ever, and whose commit
+    /// returns only once it is in the server's write-ahead log (`synchronous_commit`), whatever
+    /// the server's default: a push the hub has acknowledged survives a crash of the server, so
+    /// no device pulls from a hub that later forgets what it was told.
     package func begin() throws(LedgerError) {
         let lockMilliseconds = max(1, Int((lockTimeout * 1000).rounded()))
         let statementMilliseconds = max(1, Int((statementTimeout * 1000).rounded()))
         try run { () throws(PostgreSQLError) in
             try connection.execute(
-                "BEGIN; SET LOCAL lock_timeout = \(lockMilliseconds); SET LOCAL statement_timeout = \(statementMilliseconds)")
+                "BEGIN; SET LOCAL lock_timeout = \(lockMilliseconds); SET LOCAL statement_timeout = \(statementMilliseconds); SET LOCAL synchronous_commit = on"
+            )
         }
     }
 

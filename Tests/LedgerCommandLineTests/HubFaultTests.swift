@@ -131,6 +131,29 @@ struct HubFaultTests {
         #expect(interrupted > 0, "no stop landed inside a sync")
     }
 
+    /// A push the hub acknowledged survives a crash of the server right after it. The
+    /// throwaway server runs with `synchronous_commit = off` (a commit reaches its write-ahead
+    /// log up to a fraction of a second later, and a crash in between loses it); each hub
+    /// transaction asks for it on. Before, a device's push could be gone from the hub after a
+    /// crash though its sync had reported it, and the devices pulling from the hub went without
+    /// it until that device synced again.
+    @Test func aPushTheHubAcknowledgedSurvivesACrashRightAfterIt() throws {
+        try requireBinary()
+        let directory = try TestServer.script(["start", "--owner", String(getpid())])
+        defer { _ = try? TestServer.script(["stop", directory]) }
+        let hub = try HubFixture(socketDirectory: directory)
+        hub.seed("phone")
+        for round in 0..<3 {
+            #expect(hub.run("phone", ["append"], input: HubFixture.progress(200, from: round * 200)).exitCode == 0)
+            let synced = hub.run("phone", ["sync", hub.url])
+            #expect(synced.exitCode == 0, "\(synced.stderr)")
+            try TestServer.script(["halt", directory])
+            try TestServer.script(["start", directory])
+            let held = try LedgerStore.open(at: hub.path("phone")).lastPosition()
+            #expect(try hub.count() == Int(held), "round \(round): the phone holds \(held) events")
+        }
+    }
+
     @Test func killedPullsLeaveAStoreThatOpensAndVerifies() throws {
         try requireBinary()
         let hub = try HubFixture()
