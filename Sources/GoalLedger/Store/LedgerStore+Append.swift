@@ -48,6 +48,8 @@ extension LedgerStore {
         // The drafts of the chunks before: a draft without a line is named by its place in all.
         var before = 0
         while let drafts = try next() {
+            // What the batches before held is moved into this one, not copied: a copy would be
+            // copied whole again on its first change.
             var batch = try LocalBatch(
                 store: self, drafts: drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(),
                 heldIDs: heldIDs.take() ?? HeldIDRows(), txn)

@@ -63,4 +63,3 @@ struct ProgressGoalFacts {
     var deleted: Bool
     var kind: ProgressKind
 }
-
