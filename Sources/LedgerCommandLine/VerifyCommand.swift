@@ -90,6 +90,10 @@ enum VerifyCommand {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        // Told of the child's exit as it happens: `waitUntilExit` polls every 50 ms, which a
+        // verify of a small store would spend mostly waiting.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
@@ -98,11 +102,15 @@ enum VerifyCommand {
         }
         // Both pipes drained while the child runs, so that neither fills and blocks it.
         nonisolated(unsafe) var errorBytes = Data()
-        let reader = Thread { errorBytes = err.fileHandleForReading.readDataToEndOfFile() }
+        let read = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errorBytes = err.fileHandleForReading.readDataToEndOfFile()
+            read.signal()
+        }
         reader.start()
         let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
+        exited.wait()
+        read.wait()
         inv.write(String(decoding: output, as: UTF8.self))
         var lines = String(decoding: errorBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         // Where the walk was last: the check, and the log position it had reached.
