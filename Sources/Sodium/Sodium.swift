@@ -92,6 +92,16 @@ public enum BLAKE2b {
     }
 
     public static func hash(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { hash($0) } }
+
+    /// The 32-byte BLAKE2b hash of `bytes`, written to the first 32 bytes of `out` (no array
+    /// made: for a hash per record of a long read).
+    public static func hash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= hashBytes, "a BLAKE2b hash needs \(hashBytes) bytes")
+        Sodium.check()
+        _ = crypto_generichash(
+            out.baseAddress!.assumingMemoryBound(to: UInt8.self), hashBytes, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            UInt64(bytes.count), nil, 0)
+    }
 }
 
 extension Sodium {

@@ -1,4 +1,5 @@
 import Foundation
+import Sodium
 
 /// 32 bytes as four integers (a BLAKE2b hash; a value of another length compares unequal to
 /// every hash, as its bytes would).
@@ -12,6 +13,14 @@ struct Hash32: Equatable {
             (b.loadUnaligned(as: UInt64.self), b.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
              b.loadUnaligned(fromByteOffset: 16, as: UInt64.self), b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         } : (0, 0, 0, 0)
+    }
+
+    /// `EventChain.hash(record:)` of `record`, without the array it makes.
+    init(hashOfRecord record: UnsafeRawBufferPointer) {
+        var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &w) { BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: record[5...]), into: $0) }
+        words = w
+        valid = true
     }
 
     var bytes: [UInt8] {

@@ -111,7 +111,13 @@ struct LogStream {
     var events: UInt64 = 0
     var goalEvents = 0
     var deviceEvents = 0
+    /// Each origin's stream, but the one `currentStream` holds while its events come.
     var origins: [String: OriginStream] = [:]
+    /// The origin read last, and its stream, out of `origins`: a log holds long runs of one
+    /// origin's events, each then found by a comparison of names instead of a lookup (hashing
+    /// the name). Where origins alternate, each change costs a removal and an insertion.
+    var currentOrigin: String?
+    var currentStream = OriginStream()
     /// The trust events, each with whether it is chained (for the signature covering it).
     var trustEvents: [(origin: String, sequence: UInt64, key: CanonicalKey, change: TrustChange, chained: Bool)] = []
     /// A fresh replay of the device events only (the goals are folded one at a time).
@@ -121,6 +127,23 @@ struct LogStream {
 }
 
 extension LogStream {
+    /// Runs `body` on the stream of `origin` (a new one for an origin not read before).
+    mutating func withOrigin<R>(_ origin: String, _ body: (inout OriginStream) -> R) -> R {
+        if currentOrigin != origin {
+            settleOrigins()
+            currentStream = origins.removeValue(forKey: origin) ?? OriginStream()
+            currentOrigin = origin
+        }
+        return body(&currentStream)
+    }
+
+    /// Puts the stream of the origin read last back among `origins`, once the log is read.
+    mutating func settleOrigins() {
+        if let origin = currentOrigin { origins[origin] = currentStream }
+        currentOrigin = nil
+        currentStream = OriginStream()
+    }
+
     /// Adds `origin`'s complete `run` to the rows the origin index should hold.
     mutating func addOriginRow(_ origin: String, _ run: OriginRun) {
         keyBuffer.removeAll(keepingCapacity: true)
@@ -189,6 +212,7 @@ extension LedgerStore {
         let stored = StoredSums(self, snapshot: txn.snapshotID)
         defer { stored.stop() }
         guard try streamLog(&s, plan, txn) else { return nil }
+        s.settleOrigins()
         for (origin, o) in s.origins { if let run = o.run { s.addOriginRow(origin, run) } }
         progress?(.indexes, s.events)
         let logged = Int(s.events)
@@ -312,7 +336,7 @@ extension LedgerStore {
     /// The hash the next event of `event`'s chain names: an unsigned record hashes as stored;
     /// a signed one without its signature.
     private static func chainHash(_ event: Event, _ record: UnsafeRawBufferPointer) -> Hash32 {
-        Hash32(event.signature == nil ? EventChain.hash(record: record) : EventChain.hash(event))
+        event.signature == nil ? Hash32(hashOfRecord: record) : Hash32(EventChain.hash(event))
     }
 
     /// Takes in the record read at `position` (nil: its key is not a position), which must be
@@ -348,9 +372,9 @@ extension LedgerStore {
         } else {
             s.goalEvents += 1
         }
-        // The origin's stream is changed in place: one lookup, and its lists are not copied.
+        // The origin's stream is changed in place, its lists not copied.
         var completed: OriginRun?
-        guard streamOrigin(&s.origins[event.origin, default: OriginStream()], event, hash, at: position, completed: &completed) else {
+        guard s.withOrigin(event.origin, { streamOrigin(&$0, event, hash, at: position, completed: &completed) }) else {
             return false
         }
         if let completed { s.addOriginRow(event.origin, completed) }
