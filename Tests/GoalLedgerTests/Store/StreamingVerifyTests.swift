@@ -363,4 +363,55 @@ struct StreamingVerifyTests {
         let direct = depths.withLock { $0 }.map(\.depth)
         #expect(direct.count == 2 && direct[0] == direct[1], "\(direct)")
     }
+
+    /// The log's read keeps the stream of the origin read last apart from the others: a log
+    /// whose origins alternate event by event verifies as the full check does, and an event of
+    /// one origin put in place of another of the same origin (its sequence then out of place)
+    /// stops it, however often the origins changed in between.
+    @Test func originsAlternatingEventByEventAgreeWithTheFullCheckAndKeepTheirSequences() throws {
+        let dir = TemporaryDirectory()
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
+        try phone.append(try drafts(dayOne), now: now)
+        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: now)
+        let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1}"#
+        for _ in 0..<20 {
+            try phone.append(try drafts([entry]), now: now)
+            try tablet.append(try drafts([entry]), now: now)
+            _ = try phone.sync(with: tablet)
+        }
+        try streamed(phone, "alternating")
+        // The tablet's events in the phone's log, by position: two of them with one of the
+        // phone's between.
+        let events = phone.layout.events
+        let (earlier, later) = try phone.writeTransaction { txn in
+            var tablets: [(position: UInt64, sequence: UInt64)] = []
+            for position in 1...(try txn.lastPosition()) {
+                let e = try #require(try txn.event(at: position))
+                if e.origin == "tablet" { tablets.append((position, e.sequence)) }
+            }
+            let pair = try #require(
+                zip(tablets, tablets.dropFirst()).dropFirst(5).first { $0.1.position > $0.0.position + 1 && $0.1.sequence == $0.0.sequence + 1 })
+            return pair
+        }
+        try phone.writeTransaction { txn in
+            let record = try #require(try txn.get(events, key: later.position.bigEndianBytes))
+            try txn.put(events, key: earlier.position.bigEndianBytes, value: record)
+        }
+        for plan in [LogDecodingPlan(minimumEvents: .max), LogDecodingPlan(minimumEvents: 1, runLength: 2, decoders: 2)] {
+            #expect(try phone.reading { try $0.streamingVerification(decoding: plan) } == nil, "runs of \(plan.runLength)")
+        }
+        #expect(try !phone.verify().isClean)
+    }
+
+    /// An unsigned record's chain hash made into the hash's words directly is the chain's own
+    /// hash of the record, for records of every length around BLAKE2b's 128-byte blocks.
+    @Test func aRecordsChainHashMadeInPlaceIsTheChainsOwn() {
+        var rng = SeededRandom(seed: 11)
+        for length in [5, 6, 37, 132, 133, 134, 261, 262, 400] {
+            let record = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let own = EventChain.hash(record: record)
+            let made = record.withUnsafeBytes { Hash32(hashOfRecord: $0) }
+            #expect(made == Hash32(own) && made.bytes == own, "a record of \(length) bytes")
+        }
+    }
 }
