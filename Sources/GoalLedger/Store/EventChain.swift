@@ -27,7 +27,17 @@ public enum EventChain {
     }
 
     static func hash(record: UnsafeRawBufferPointer) -> [UInt8] {
-        BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: record[5...]))
+        BLAKE2b.hash(hashed(record))
+    }
+
+    /// `hash(record:)` written to the first 32 bytes of `out`, without an array.
+    static func hash(record: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        BLAKE2b.hash(hashed(record), into: out)
+    }
+
+    /// What a record's hash covers: all but its version and checksum.
+    private static func hashed(_ record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: record[5...])
     }
 
     /// What a device signs: a domain tag, the ledger, the event's origin and sequence, and its

@@ -1,5 +1,4 @@
 import Foundation
-import Sodium
 
 /// 32 bytes as four integers (a BLAKE2b hash; a value of another length compares unequal to
 /// every hash, as its bytes would).
@@ -18,7 +17,7 @@ struct Hash32: Equatable {
     /// `EventChain.hash(record:)` of `record`, without the array it makes.
     init(hashOfRecord record: UnsafeRawBufferPointer) {
         var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &w) { BLAKE2b.hash(UnsafeRawBufferPointer(rebasing: record[5...]), into: $0) }
+        withUnsafeMutableBytes(of: &w) { EventChain.hash(record: record, into: $0) }
         words = w
         valid = true
     }
