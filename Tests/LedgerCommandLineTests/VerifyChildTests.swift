@@ -9,11 +9,18 @@ import Testing
 /// child (a shell script) that says where it is and then dies as LMDB would make it die, or
 /// ends as the real one does.
 struct VerifyChildTests {
-    /// A stand-in child: `body` as a shell script, executable.
+    /// A stand-in child: `body` as a shell script, executable. Written through a descriptor
+    /// closed on exec: a process another test starts meanwhile would otherwise inherit it open
+    /// for writing, and running the script would fail ("text file busy") for as long as that
+    /// process lives.
     func child(_ body: String, in dir: CLIFixture) throws -> String {
         let path = dir.root + "/child-\(UUID().uuidString)"
-        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let bytes = Array(("#!/bin/sh\n" + body + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
         return path
     }
 
