@@ -118,7 +118,7 @@ let package = Package(
             dependencies: ["GoalLedger", "LedgerReport", "GoalLedgerTesting", "LedgerFileCenter", "LedgerTestSupport", "Sodium"],
             exclude: ["Golden/records.golden", "Golden/wire.golden", "Fixtures"]),
         .testTarget(name: "LedgerFuzzingTests", dependencies: ["LedgerFuzzing", "GoalLedger", "RequestSigning", "LedgerFileCenter"]),
-        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport"]),
+        .testTarget(name: "LedgerBenchmarksTests", dependencies: ["LedgerBenchmarks", "HubTestSupport", "GoalLedger", "LMDB"]),
         .testTarget(
             name: "LedgerCommandLineTests",
             dependencies: [

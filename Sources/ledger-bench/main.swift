@@ -8,7 +8,8 @@ import LedgerBenchmarks
 // With --hub-dir (a server `Tools/hub start` runs; `Tools/bench` passes it), the hub's figures too.
 // Child modes (used for peak memory and whole-process times): --child-replay STORE,
 // --child-scan STORE, --child-put STORE (one record put and committed: the raw cost of a
-// process that appends one event).
+// process that appends one event), --child-rebuild-limit STORE OUT KEYS (the storage work of a
+// rebuild alone, into a new environment at OUT: `Benchmark.rebuildLimit`).
 setlocale(LC_ALL, "C")
 let args = Array(CommandLine.arguments.dropFirst())
 
@@ -43,6 +44,11 @@ while index < args.count {
         guard index + 1 < args.count else { usage("\(a) needs a value") }
         if numbers.contains(a), Int(args[index + 1]).map({ $0 > 0 }) != true { usage("\(a) needs a positive whole number, not \(args[index + 1])") }
         index += 2
+    } else if a == "--child-rebuild-limit" {
+        guard index + 3 < args.count, Int(args[index + 3]).map({ $0 > 0 }) == true else {
+            usage("--child-rebuild-limit needs a store, a directory and a positive number of keys")
+        }
+        index += 4
     } else if a == "--only-read" {
         guard index + 2 < args.count, ["goals", "pending", "status"].contains(args[index + 2]) else {
             usage("--only-read needs a store and one of goals, pending, status")
@@ -76,6 +82,10 @@ do {
             }
         }
         exit(total >= 0 ? 0 : 1)
+    }
+    if let i = args.firstIndex(of: "--child-rebuild-limit") {
+        _ = try Benchmark.rebuildLimit(store: args[i + 1], into: args[i + 2], keys: Int(args[i + 3])!)
+        exit(0)
     }
     if let store = value("--child-put") {
         let env = try Environment(path: store)

@@ -1,5 +1,7 @@
 import Foundation
+import GoalLedger
 import HubTestSupport
+import LMDB
 import Testing
 
 @testable import LedgerBenchmarks
@@ -19,7 +21,8 @@ struct BenchmarkTests {
             "reconcile full (20 goals)", "reconcile incremental (20 goals)", "reconcile full (200 goals)",
             "reconcile incremental (200 goals)", "pending (3000 events)", "reconcile after a change (3000 events)",
             "append with signatures (10000/commit)", "import with signature checks (1000 events)", "one-event append, signed",
-            "append --file (2000 lines, one process)", "rebuild (2000 events, one process)", "append --file (3000 lines) peak memory",
+            "append --file (2000 lines, one process)", "rebuild (2000 events, one process)",
+            "rebuild's storage alone (2000 events, one process)", "append --file (3000 lines) peak memory",
             "replay (3000 events, one process)", "verify (3000 events, one process)", "goals command (3000 events)",
             "status command (3000 events)", "pending command (3000 events)", "show command (3000 events)",
             "one-event append, new process",
@@ -51,6 +54,36 @@ struct BenchmarkTests {
             #expect(targets[name] == text, "\(name): \(targets[name] ?? "no target")")
         }
         #expect(figures.allSatisfy { $0.target == nil || $0.verdict(judged: false) == "not judged" })
+    }
+
+    /// The rebuild's storage alone writes a row per event of the log, made of its clock reading,
+    /// under as many keys as asked.
+    @Test func theRebuildsStorageAloneWritesARowPerEventByKey() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-limit-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/limit", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bench = Benchmark(sizes: .quick, directory: dir, executable: nil)
+        let store = try LedgerStore.create(at: dir + "/s", device: "bench")
+        try Benchmark.append(bench.workload(count: 700, goals: 9, seed: 3), to: store, batch: 250)
+        var clocks: [[UInt8]] = []
+        try store.scanRawValues(of: "events") { clocks.append(Array($0[21..<29])) }
+        #expect(try Benchmark.rebuildLimit(store: dir + "/s", into: dir + "/limit", keys: 5) == 700)
+
+        let out = try Environment(path: dir + "/limit")
+        let table = try out.existingDatabase(named: "entries", duplicates: .anySize)
+        var rows: [(key: [UInt8], value: [UInt8])] = []
+        try out.read { txn in
+            try txn.scan(table) { k, v in
+                rows.append((Array(k), Array(v)))
+                return true
+            }
+        }
+        #expect(rows.count == 700)
+        #expect(Set(rows.map(\.key)).count == 5)
+        #expect(rows.allSatisfy { $0.key.count == 16 && $0.value.count == Benchmark.limitRowSize })
+        // Every record's clock reading is in one row, after the day made of its high half.
+        #expect(rows.map { Array($0.value[4..<12]) }.sorted { $0.lexicographicallyPrecedes($1) } == clocks.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(rows.allSatisfy { $0.value[0..<4].elementsEqual($0.value[4..<8]) })
     }
 
     /// A target is met or missed by the figure's value, its ratios and its process's peak memory.
@@ -137,6 +170,7 @@ struct BenchmarkArgumentTests {
         (["--help"], "unknown option --help"), (["--events", "lots"], "--events needs a positive whole number, not lots"),
         (["--quick", "--goals", "0"], "--goals needs a positive whole number, not 0"), (["--dir"], "--dir needs a value"),
         (["--only-read", "/nowhere", "everything"], "--only-read needs a store and one of goals, pending, status"),
+        (["--child-rebuild-limit", "/nowhere", "/elsewhere", "0"], "--child-rebuild-limit needs a store, a directory and a positive number of keys"),
     ])
     func aBadArgumentStopsItBeforeAnythingRuns(_ arguments: [String], _ message: String) throws {
         let bench = try #require(executable(), "ledger-bench is built with the tests")
