@@ -114,7 +114,7 @@ extension Benchmark {
         // how far any rebuild that keeps a row per entry could go.
         figures.append(
             Figure(
-                name: "rebuild's storage alone (\(sizes.lines) events, one process)", unit: "events/s", value: n / limit,
+                name: "a rebuild's storage (\(sizes.lines) events, one process)", unit: "events/s", value: n / limit,
                 baseline: n / scan.seconds, baselineName: "raw cursor scan, one process",
                 note: "higher is better; raw LMDB: the log scanned and a \(Self.limitRowSize)-byte row per event written by key as the "
                     + "ledger writes its entries, nothing decoded or folded; the ledger's rebuild takes "

@@ -22,7 +22,7 @@ struct BenchmarkTests {
             "reconcile incremental (200 goals)", "pending (3000 events)", "reconcile after a change (3000 events)",
             "append with signatures (10000/commit)", "import with signature checks (1000 events)", "one-event append, signed",
             "append --file (2000 lines, one process)", "rebuild (2000 events, one process)",
-            "rebuild's storage alone (2000 events, one process)", "append --file (3000 lines) peak memory",
+            "a rebuild's storage (2000 events, one process)", "append --file (3000 lines) peak memory",
             "replay (3000 events, one process)", "verify (3000 events, one process)", "goals command (3000 events)",
             "status command (3000 events)", "pending command (3000 events)", "show command (3000 events)",
             "one-event append, new process",
