@@ -281,6 +281,8 @@ public struct PutCursor: ~Copyable {
 /// A cursor that looks keys up (see `Transaction.withLookupCursor`).
 public struct LookupCursor: ~Copyable {
     fileprivate var cursor: Cursor
+    /// Whether the cursor is on an entry (`value(at:steps:)` steps only from one).
+    private var positioned = false
 
     fileprivate init(_ cursor: consuming Cursor) { self.cursor = cursor }
 
@@ -291,13 +293,38 @@ public struct LookupCursor: ~Copyable {
         var k = MDB_val(key)
         // A range seek leaves the cursor on the page where the key would be, found or not, so
         // the next lookup starts from there.
-        guard var entry = try cursor.get(MDB_SET_RANGE, key: &k), entry.key.elementsEqual(key) else { return }
+        let found = try cursor.get(MDB_SET_RANGE, key: &k)
+        positioned = found != nil
+        guard var entry = found, entry.key.elementsEqual(key) else { return }
         // In a database without duplicates LMDB's next duplicate is the next key: each value
         // is taken only while its key is the one asked for.
         while try body(entry.value) {
             guard let next = try cursor.get(MDB_NEXT_DUP), next.key.elementsEqual(key) else { return }
             entry = next
         }
+    }
+
+    /// The value stored under `key`, in a database without duplicates, or nil. With `steps`
+    /// above zero the caller expects the key `steps` entries after the cursor's (as in a table
+    /// whose keys run without gaps, a log's positions): the cursor steps there, reading the
+    /// entries in between from the pages it is on, where a lookup would search from a branch
+    /// page; for a few entries, a step costs a fraction of a search. Should the key found
+    /// there differ (or the cursor be on no entry), it is looked up as `values(at:)` does. The
+    /// bytes live in the memory map and are valid until the transaction ends or writes.
+    public mutating func value(at key: UnsafeRawBufferPointer, steps: Int) throws -> UnsafeRawBufferPointer? {
+        if steps > 0, positioned {
+            var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+            for _ in 0..<steps {
+                entry = try cursor.get(MDB_NEXT)
+                if entry == nil { break }
+            }
+            if let entry, entry.key.elementsEqual(key) { return entry.value }
+        }
+        var k = MDB_val(key)
+        let entry = try cursor.get(MDB_SET_RANGE, key: &k)
+        positioned = entry != nil
+        guard let entry, entry.key.elementsEqual(key) else { return nil }
+        return entry.value
     }
 }
 

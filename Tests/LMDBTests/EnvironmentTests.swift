@@ -304,6 +304,50 @@ struct EnvironmentTests {
         #expect(first == [[0] + key(20)])
     }
 
+    /// A read that steps finds the value of the key it was told lies that many entries ahead,
+    /// and, when the key there is another (a gap in the keys, a wrong count, a cursor on no
+    /// entry, the end passed), the one a lookup finds: nil for a key not stored.
+    @Test func aSteppingReadFindsTheKeyWhereverTheStepsLand() throws {
+        let dir = Directory()
+        let env = try Environment(path: dir.path)
+        let db = try env.database(named: "data", create: true)
+        // Keys 1…3000 but for a gap at 1500…1509; values long enough to span many pages.
+        let stored = Array(1...3000).filter { !(1500..<1510).contains($0) }
+        try env.write { txn in
+            for i in stored { try txn.put(db, key: key(i), value: key(i) + [UInt8](repeating: UInt8(i & 0xFF), count: 100)) }
+        }
+        func want(_ i: Int) -> [UInt8]? { stored.contains(i) ? key(i) + [UInt8](repeating: UInt8(i & 0xFF), count: 100) : nil }
+        var rng = SystemRandomNumberGenerator()
+        try env.read { txn in
+            try txn.withLookupCursor(db) { cursor in
+                var last = 0
+                var i = 1
+                var reads = 0
+                // Ascending keys, each stepped to by its distance from the last (a gap makes it wrong).
+                while i <= 3010 {
+                    let got = try key(i).withUnsafeBytes { try cursor.value(at: $0, steps: i - last) }.map(Array.init)
+                    #expect(got == want(i), "key \(i), \(i - last) steps")
+                    last = i
+                    i += Int.random(in: 1...40, using: &rng)
+                    reads += 1
+                }
+                #expect(reads > 100)
+                // Steps that land short, too far, or backwards; and none.
+                for (k, steps) in [(100, 3), (90, 5), (2999, 1), (200, 0), (1505, 1), (1510, 2), (5, 7)] {
+                    let got = try key(k).withUnsafeBytes { try cursor.value(at: $0, steps: steps) }.map(Array.init)
+                    #expect(got == want(k), "key \(k), \(steps) steps")
+                }
+            }
+        }
+        // A fresh cursor (on no entry) told to step still finds the key.
+        try env.read { txn in
+            try txn.withLookupCursor(db) { cursor in
+                let got = try key(42).withUnsafeBytes { try cursor.value(at: $0, steps: 5) }.map(Array.init)
+                #expect(got == want(42))
+            }
+        }
+    }
+
     @Test func aScanFromTheFloorStartsAtTheLastKeyAtOrBeforeTheStart() throws {
         let dir = Directory()
         let env = try Environment(path: dir.path)

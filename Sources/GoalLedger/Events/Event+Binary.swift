@@ -70,13 +70,17 @@ package enum EventCodec {
 
     /// `decode`, checking the chain fields (previous hash, signer, signature) but, unless
     /// `keepingChain`, leaving them out of the event: a fold never reads them, and each would be
-    /// an allocation per event.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, keepingChain: Bool) throws(RecordDecodingError) -> Event {
+    /// an allocation per event. With `checksumKnownGood`, the checksum is not checked again: for
+    /// bytes whose checksum the caller has already checked in the same snapshot (`verify`'s
+    /// second read of a record); everything else is checked as ever.
+    package static func decode(
+        _ bytes: UnsafeRawBufferPointer, keepingChain: Bool, checksumKnownGood: Bool = false
+    ) throws(RecordDecodingError) -> Event {
         guard bytes.count >= 5 else { throw RecordDecodingError(reason: "record shorter than its header") }
         let recordVersion = bytes[0]
         guard (1...version).contains(recordVersion) else { throw RecordDecodingError(reason: "unknown codec version \(bytes[0])") }
         let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[1 + $1]) << UInt32(8 * $1) }
-        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[5...])) == stored else {
+        guard checksumKnownGood || CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[5...])) == stored else {
             throw RecordDecodingError(reason: "checksum mismatch")
         }
         var r = ByteReader(bytes)

@@ -646,8 +646,9 @@ extension LedgerStore {
             if walk.indexed & 4095 == 0 { progress?(.projections, read.position) }
             // Every run reads pages of its own, so each lets them go twice as often as one would.
             if walk.indexed & 0x7FFF == 0 { releaseMappedPages(txn) }
-            // The log's read checked every chain: the fold needs no hash or signature.
-            guard let record, let event = try? EventCodec.decode(record, keepingChain: false),
+            // The log's read checked every chain and every record's checksum, in this snapshot:
+            // the fold needs no hash or signature, and the bytes are those it checked.
+            guard let record, let event = try? EventCodec.decode(record, keepingChain: false, checksumKnownGood: true),
                 event.payload.goal == batch.goals[Int(read.goal)]
             else {
                 sound = false
