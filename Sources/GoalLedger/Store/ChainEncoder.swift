@@ -39,6 +39,8 @@ final class ChainEncoder {
         /// The encoding thread's work: each run as it comes, until the batch finishes or stops.
         func run() {
             defer { done.signal() }
+            // The entries are hashed two at a time, each hash put in its event's place.
+            var hashing = EntryHashing()
             while true {
                 wake.wait()
                 let (runs, finishing, stopped) = queue.withLock { q in
@@ -48,10 +50,9 @@ final class ChainEncoder {
                 if stopped { return }
                 for run in runs {
                     for var event in run {
+                        entryHashes.append(nil)
                         if case .progressRecorded(let p) = event.payload {
-                            entryHashes.append(ProjectionDigest.entryHash(ProgressEntry(event, p)))
-                        } else {
-                            entryHashes.append(nil)
+                            hashing.add(ProgressEntry(event, p), entryHashes.count - 1) { i, h in entryHashes[i] = h }
                         }
                         event.previousHash = last
                         let record = EventCodec.encode(event)
@@ -60,7 +61,10 @@ final class ChainEncoder {
                         records.append(record)
                     }
                 }
-                if finishing { return }
+                if finishing {
+                    hashing.finish { i, h in entryHashes[i] = h }
+                    return
+                }
             }
         }
     }

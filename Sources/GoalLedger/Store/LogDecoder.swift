@@ -73,17 +73,28 @@ final class LogDecoder<Item>: @unchecked Sendable {
     /// on its own thread: decoder `index` of `of` makes runs `index`, `index + of`, … (counted
     /// from 0; it steps over the others' records without reading them), and the caller takes
     /// run `r` from decoder `r % of` (see ``SharedLogDecoders``). Not with `runByRun`.
+    ///
+    /// `completing`, when given, has each run's items to change in place once the run is read
+    /// and before it is handed over: for work done best on many records at once (the entries'
+    /// digest hashes, two at a time).
     init(
         _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, snapshot: Int? = nil,
         runByRun: Bool = false, runsAhead: Int = 4, share: (index: Int, of: Int) = (0, 1),
-        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item,
+        completing: (@Sendable (UnsafeMutableBufferPointer<Run.Element>) -> Void)? = nil
     ) {
         precondition(share.of >= 1 && (0..<share.of).contains(share.index) && (share.of == 1 || !runByRun), "a share of the runs")
         self.runsAhead = max(1, runsAhead)
         let thread = Thread { [self] in
             defer { exited.signal() }
             do {
-                if runByRun { return try readRunByRun(env, layout: layout, from: start, through: end, runLength: runLength, read: read) }
+                let hand = { (run: Run) -> Bool in
+                    if let completing { run.withRecords(completing) }
+                    return self.hand(run)
+                }
+                if runByRun {
+                    return try readRunByRun(env, layout: layout, from: start, through: end, runLength: runLength, read: read, hand: hand)
+                }
                 let done: Bool? = try env.withReadTransactionIfAvailable { raw in
                     let txn = StoreTransaction(raw, layout: layout)
                     if let snapshot, txn.snapshotID != snapshot { return nil }
@@ -118,7 +129,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
     /// after the runs before it: the caller reads the rest.
     private func readRunByRun(
         _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int,
-        read: (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+        read: (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item, hand: (Run) -> Bool
     ) throws {
         var next = start
         while true {
@@ -257,6 +268,13 @@ final class DecodedRun<Item>: @unchecked Sendable {
         precondition(count < capacity, "a decoded run holds at most \(capacity) records")
         (storage + count).initialize(to: record)
         count += 1
+    }
+
+    /// Lets `body` change the records appended, in place, on the decoder's side before the run
+    /// is handed over.
+    func withRecords(_ body: (UnsafeMutableBufferPointer<Element>) -> Void) {
+        precondition(taken == 0, "a run is completed before any of it is taken")
+        body(UnsafeMutableBufferPointer(start: storage, count: count))
     }
 
     /// Whether every record was taken.

@@ -106,9 +106,15 @@ final class FoldFeed {
         return LogDecoder<FoldedRecord>(
             env, layout: layout, from: start, through: end, runLength: runLength, runByRun: true, runsAhead: runsAheadAcrossChunks
         ) { position, record in
-            let event = try LedgerStore.decodeForFolding(record, position: position ?? 0)
-            guard case .progressRecorded(let p) = event.payload else { return (event, nil) }
-            return (event, ProjectionDigest.entryHash(ProgressEntry(event, p)))
+            (try LedgerStore.decodeForFolding(record, position: position ?? 0), nil)
+        } completing: { records in
+            // The entries' hashes, two at a time, once the run is decoded.
+            var hashing = EntryHashing()
+            for i in records.indices {
+                guard case .progressRecorded(let p) = records[i].item.event.payload else { continue }
+                hashing.add(ProgressEntry(records[i].item.event, p), i) { j, h in records[j].item.entryHash = h }
+            }
+            hashing.finish { j, h in records[j].item.entryHash = h }
         }
     }
 

@@ -40,6 +40,23 @@ struct SHA256 {
         }
     }
 
+    /// `hash` of two messages, `a` into `outA` and `b` into `outB`: with the CPU's SHA
+    /// extensions, both at once (their rounds interleaved, when they are as many blocks long),
+    /// else one after the other.
+    static func hashPair(
+        _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, into outA: UnsafeMutableRawBufferPointer,
+        _ outB: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(outA.count >= 32 && outB.count >= 32)
+        let done = ledger_sha256_pair(
+            a.baseAddress, a.count, b.baseAddress, b.count, outA.baseAddress!.assumingMemoryBound(to: UInt8.self),
+            outB.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        if done == 0 {
+            Sodium.SHA256Hash.hash(a, into: outA)
+            Sodium.SHA256Hash.hash(b, into: outB)
+        }
+    }
+
     /// libsodium's SHA-256 alone (for tests that compare the two paths).
     static func portableHash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         Sodium.SHA256Hash.hash(bytes, into: out)

@@ -134,6 +134,38 @@ struct DigestTests {
         }
     }
 
+    /// Hashed two at a time, every entry's hash is its own (`entryHash`'s), handed over once
+    /// with its entry's tag, whatever the count (one left over or none) and whether the two
+    /// of a pair are as many blocks long or not (device names from 1 to 300 bytes).
+    @Test func entriesHashedInPairsGetTheirOwnHashes() throws {
+        var rng = SeededRandom(seed: 2)
+        let lengths = [1, 5, 20, 40, 64, 100, 300]
+        for count in [0, 1, 2, 3, 8, 41] {
+            let entries = try (0..<count).map { i -> ProgressEntry in
+                let device = String(repeating: "d", count: lengths[Int(rng.next() % UInt64(lengths.count))])
+                let amount = i % 3 == 0 ? nil : try Amount("\(i).25")
+                return ProgressEntry(
+                    id: rng.uuid(), amount: amount, completed: i % 3 == 0 ? i % 2 == 0 : nil, occurredAt: now,
+                    day: Day(iso: "2026-11-05")!, device: device, hlc: HLC(rawValue: UInt64(i)))
+            }
+            var hashing = EntryHashing()
+            var got: [Int: DigestSum] = [:]
+            var handed = 0
+            for (i, e) in entries.enumerated() {
+                hashing.add(e, i) { tag, h in
+                    got[tag] = h
+                    handed += 1
+                }
+            }
+            hashing.finish { tag, h in
+                got[tag] = h
+                handed += 1
+            }
+            #expect(handed == count, "\(count) entries")
+            #expect(got == Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.offset, ProjectionDigest.entryHash($0.element)) }))
+        }
+    }
+
     @Test func anEmptyLedgerHasTheDocumentedDigest() throws {
         let computed = SHA256.hex(Array("goal-ledger.digest.2.ledger:".utf8) + [UInt8](repeating: 0, count: 40))
         #expect(computed == Self.emptyDigest)

@@ -190,9 +190,9 @@ import Testing
         #expect(try t.store.verify().isClean)
     }
 
-    /// A rebuild's feed hands each chunk its records and keeps the rest of a run for the next;
-    /// a chunk taken again (its transaction run again after the map grew) starts it anew there;
-    /// records beyond its range are left to the caller.
+    /// A rebuild's feed hands each chunk its records, each entry with its digest hash, and keeps
+    /// the rest of a run for the next; a chunk taken again (its transaction run again after the
+    /// map grew) starts it anew there; records beyond its range are left to the caller.
     @Test func aFeedHandsEachChunkItsRecordsAndStartsAgainWhereAsked() throws {
         let (t, _) = try storeWithEntries(60)
         let feed = FoldFeed(t.store.env, layout: t.store.layout, from: 1, through: 50, runLength: 7)
@@ -202,7 +202,12 @@ import Testing
             let rest = try feed.take(from: start, through: last) { position, record in
                 positions.append(try #require(position))
                 #expect(record.event.type == (position == 1 ? .goalCreated : .progressRecorded))
-                #expect((record.entryHash != nil) == (record.event.type == .progressRecorded))
+                // Each entry's own hash (they are hashed two at a time, runs of 7 leaving one over).
+                if case .progressRecorded(let p) = record.event.payload {
+                    #expect(record.entryHash == ProjectionDigest.entryHash(ProgressEntry(record.event, p)))
+                } else {
+                    #expect(record.entryHash == nil)
+                }
             }
             return (positions, rest)
         }

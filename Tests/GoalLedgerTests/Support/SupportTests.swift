@@ -214,6 +214,33 @@ struct ChecksumTests {
         print("SHA-256 one-call path: \(SHA256.usesHardware ? "CPU SHA extensions" : "libsodium")")
     }
 
+    /// Two messages hashed at once give each its own SHA-256 (libsodium's), of equal or
+    /// unequal lengths in blocks, across the padding boundaries.
+    @Test func pairedSHA256MatchesLibsodium() {
+        func portable(_ bytes: [UInt8]) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 32)
+            out.withUnsafeMutableBytes { o in bytes.withUnsafeBytes { SHA256.portableHash($0, into: o) } }
+            return out
+        }
+        var rng = SeededRandom(seed: 257)
+        let lengths = Array(0...130) + [183, 191, 192, 250, 256, 1_000]
+        for la in lengths {
+            for lb in [0, 1, 55, 56, 63, 64, 81, 119, 120, 128, la, la + 1] {
+                let a = (0..<la).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                let b = (0..<lb).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                var outA = [UInt8](repeating: 0, count: 32)
+                var outB = [UInt8](repeating: 0, count: 32)
+                outA.withUnsafeMutableBytes { oa in
+                    outB.withUnsafeMutableBytes { ob in
+                        a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in SHA256.hashPair(pa, pb, into: oa, ob) } }
+                    }
+                }
+                #expect(outA == portable(a), "lengths \(la), \(lb): the first")
+                #expect(outB == portable(b), "lengths \(la), \(lb): the second")
+            }
+        }
+    }
+
     @Test func knownVectors() {
         #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.checksum($0) } == 0xE306_9283)
         #expect(SHA256.hex("abc".utf8) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
