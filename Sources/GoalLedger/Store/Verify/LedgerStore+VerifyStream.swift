@@ -193,6 +193,53 @@ struct GoalWalkTotals {
     }
 }
 
+/// What the streaming check's read of the log takes in of one event: made from its record on a
+/// decoder's thread (decoded, its chain hash taken, put through the gate), so that the thread
+/// taking the events in handles no more than it reads, and an event is freed where it was made.
+struct StreamedEvent {
+    let id: UUID
+    let origin: String
+    let sequence: UInt64
+    let isGoalEvent: Bool
+    let previousHash: Hash32?
+    /// The hash the next event of its chain names: an unsigned record hashes as stored; a
+    /// signed one without its signature.
+    let hash: Hash32
+    /// A signed event's signature and key.
+    let signed: (signature: [UInt8], signer: [UInt8])?
+    /// A trust event's change, with its key (none for one the gate refuses).
+    let trust: (key: CanonicalKey, change: TrustChange)?
+    /// Why every fold sets it aside (the gate's reason); nil when it passes.
+    let setAsideReason: String?
+    /// The event itself when it is of no goal and passes the gate: the devices' replay folds it.
+    let deviceEvent: Event?
+
+    /// Nil when the record cannot be decoded.
+    init?(_ record: UnsafeRawBufferPointer) {
+        guard let event = try? EventCodec.decode(record) else { return nil }
+        id = event.id
+        origin = event.origin
+        sequence = event.sequence
+        isGoalEvent = event.payload.goal != nil
+        previousHash = event.previousHash.map { Hash32($0) }
+        if let signature = event.signature, let signer = event.signer {
+            signed = (signature, signer)
+            hash = Hash32(EventChain.hash(event))
+        } else {
+            signed = nil
+            hash = Hash32(hashOfRecord: record)
+        }
+        trust = event.trustChange.map { (event.key, $0) }
+        do throws(FieldError) {
+            try event.checkContent()
+            setAsideReason = nil
+        } catch {
+            setAsideReason = SetAsideEvent.reason(error)
+        }
+        deviceEvent = isGoalEvent || setAsideReason != nil ? nil : event
+    }
+}
+
 extension LedgerStore {
     /// `verify` of a sound store in memory that does not grow with the log: one read of the log
     /// in position order (each record's checksum, its index entries by lookup, each origin's
@@ -282,27 +329,23 @@ extension LedgerStore {
     }
 
     /// Reads the log in order into `s` (`streamRecord`), its count into `s.events`; false at the
-    /// first record out of place or out of form. A log of `plan`'s length or more is
-    /// read, decoded and hashed for its chains by `plan`'s decoders (`SharedLogDecoders`), in
-    /// this transaction's snapshot, while this thread takes the events in.
+    /// first record out of place or out of form. A log of `plan`'s length or more is read and
+    /// made into `StreamedEvent`s (decoded, hashed for its chain, put through the gate) by
+    /// `plan`'s decoders (`SharedLogDecoders`), in this transaction's snapshot, while this
+    /// thread takes them in.
     private func streamLog(_ s: inout LogStream, _ plan: LogDecodingPlan, _ txn: borrowing StoreTransaction) throws -> Bool {
         var expected: UInt64 = 1
         defer { s.events = expected - 1 }
         if try txn.lastPosition() >= plan.minimumEvents {
-            var decoders = SharedLogDecoders<(event: Event?, hash: Hash32?)>(
+            var decoders = SharedLogDecoders<StreamedEvent?>(
                 plan.decoders, env, layout: layout, from: 1, through: .max, runLength: plan.runLength, snapshot: txn.snapshotID
-            ) { _, record in
-                let event = try? EventCodec.decode(record)
-                return (event, event.map { Self.chainHash($0, record) })
-            }
+            ) { _, record in StreamedEvent(record) }
             defer { decoders.stop() }
             while true {
                 switch try decoders.next() {
                 case .run(let run):
                     while let record = run.take() {
-                        guard let event = record.item.event, let hash = record.item.hash,
-                            try streamRecord(at: record.position, event, hash, &expected, &s, txn)
-                        else { return false }
+                        guard let event = record.item, try streamRecord(at: record.position, event, &expected, &s, txn) else { return false }
                     }
                 case .end:
                     return true
@@ -321,9 +364,8 @@ extension LedgerStore {
     private func streamLogHere(_ expected: inout UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction) throws -> Bool {
         var sound = true
         try txn.scan(layout.events) { key, value in
-            guard let event = try? EventCodec.decode(value),
-                try streamRecord(
-                    at: key.count == 8 ? UInt64(bigEndianBytes: key) : nil, event, Self.chainHash(event, value), &expected, &s, txn)
+            guard let event = StreamedEvent(value),
+                try streamRecord(at: key.count == 8 ? UInt64(bigEndianBytes: key) : nil, event, &expected, &s, txn)
             else {
                 sound = false
                 return false
@@ -333,62 +375,50 @@ extension LedgerStore {
         return sound
     }
 
-    /// The hash the next event of `event`'s chain names: an unsigned record hashes as stored;
-    /// a signed one without its signature.
-    private static func chainHash(_ event: Event, _ record: UnsafeRawBufferPointer) -> Hash32 {
-        event.signature == nil ? Hash32(hashOfRecord: record) : Hash32(EventChain.hash(event))
-    }
-
     /// Takes in the record read at `position` (nil: its key is not a position), which must be
-    /// `expected`: its event, with the hash its chain continues from; false when it is out of
-    /// place or `streamEvent` refuses it.
+    /// `expected`; false when it is out of place or `streamEvent` refuses it.
     private func streamRecord(
-        at position: UInt64?, _ event: Event, _ hash: Hash32, _ expected: inout UInt64, _ s: inout LogStream,
+        at position: UInt64?, _ event: borrowing StreamedEvent, _ expected: inout UInt64, _ s: inout LogStream,
         _ txn: borrowing StoreTransaction
     ) throws -> Bool {
         guard position == expected else { return false }
         if (expected - 1) & 255 == 0 { verifyProgress?(.log, expected) }
         // What was read is not kept resident: memory stays flat however large the log.
         if expected & 0xFFFF == 0 { releaseMappedPages(txn) }
-        guard try streamEvent(event, hash, at: expected, &s, txn) else { return false }
+        guard try streamEvent(event, at: expected, &s, txn) else { return false }
         expected += 1
         return true
     }
 
-    /// Takes in the event read at `position`, `hash` the hash of its record for its chain:
-    /// checks its index entries, its place in its origin's sequence and chain and its
-    /// signature; false when any differs.
+    /// Takes in the event read at `position`: checks its index entries, its place in its
+    /// origin's sequence and chain and its signature; false when any differs.
     private func streamEvent(
-        _ event: Event, _ hash: Hash32, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
+        _ event: borrowing StreamedEvent, at position: UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
         // The row the id index should hold for this event (compared once the whole log is read).
         IDIndex.withValue(position) { p in
             withUnsafeBytes(of: IDIndex.key(IDWords(event.id)).bigEndian) { s.idRows.add(key: $0, value: p) }
         }
-        let goal = event.payload.goal
-        if goal == nil {
+        if event.isGoalEvent {
+            s.goalEvents += 1
+        } else {
             guard try txn.get(layout.deviceEvents, key: position.bigEndianBytes) != nil else { return false }
             s.deviceEvents += 1
-        } else {
-            s.goalEvents += 1
         }
         // The origin's stream is changed in place, its lists not copied.
         var completed: OriginRun?
-        guard s.withOrigin(event.origin, { streamOrigin(&$0, event, hash, at: position, completed: &completed) }) else {
+        guard s.withOrigin(event.origin, { streamOrigin(&$0, event, at: position, completed: &completed) }) else {
             return false
         }
         if let completed { s.addOriginRow(event.origin, completed) }
-        if let change = event.trustChange {
-            s.trustEvents.append((event.origin, event.sequence, event.key, change, event.previousHash != nil))
+        if let trust = event.trust {
+            s.trustEvents.append((event.origin, event.sequence, trust.key, trust.change, event.previousHash != nil))
         }
-        do throws(FieldError) {
-            try event.checkContent()
-            if goal == nil { s.devices.fold(event) }
-        } catch {
-            let reason = SetAsideEvent.reason(error)
-            s.setAside.append(
-                SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
+        if let reason = event.setAsideReason {
+            s.setAside.append(SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
             s.setAsidePositions.insert(position)
+        } else if let device = event.deviceEvent {
+            s.devices.fold(device)
         }
         return true
     }
@@ -398,7 +428,7 @@ extension LedgerStore {
     /// (`completed`: the run before it, when the event starts a new one). False when any
     /// differs.
     private func streamOrigin(
-        _ o: inout OriginStream, _ event: Event, _ hash: Hash32, at position: UInt64, completed: inout OriginRun?
+        _ o: inout OriginStream, _ event: borrowing StreamedEvent, at position: UInt64, completed: inout OriginRun?
     ) -> Bool {
         guard event.sequence == o.head + 1, event.sequence <= UInt64(Int32.max) else { return false }
         o.head = event.sequence
@@ -411,7 +441,7 @@ extension LedgerStore {
             o.run = OriginRun(first: event.sequence, position: position, count: 1)
         }
         if let h = event.previousHash {
-            guard Hash32(h) == o.previous else { return false }
+            guard h == o.previous else { return false }
             o.chained += 1
             if o.firstChained == nil { o.firstChained = event.sequence }
         } else if let last = o.unchained.last, last.upperBound + 1 == event.sequence {
@@ -419,11 +449,11 @@ extension LedgerStore {
         } else {
             o.unchained.append(event.sequence...event.sequence)
         }
-        o.previous = hash
-        if let signature = event.signature, let signer = event.signer {
-            let message = EventChain.message(ledger: ledgerID, origin: event.origin, sequence: event.sequence, hash: hash.bytes)
-            guard Ed25519.verify(signature: signature, message: message, publicKey: signer) else { return false }
-            o.signed.append((event.sequence, signer, event.previousHash != nil))
+        o.previous = event.hash
+        if let signed = event.signed {
+            let message = EventChain.message(ledger: ledgerID, origin: event.origin, sequence: event.sequence, hash: event.hash.bytes)
+            guard Ed25519.verify(signature: signed.signature, message: message, publicKey: signed.signer) else { return false }
+            o.signed.append((event.sequence, signed.signer, event.previousHash != nil))
         }
         return true
     }
