@@ -196,6 +196,8 @@ struct GoalWalkTotals {
 /// What the streaming check's read of the log takes in of one event: made from its record on a
 /// decoder's thread (decoded, its chain hash taken, put through the gate), so that the thread
 /// taking the events in handles no more than it reads, and an event is freed where it was made.
+/// What only some events have is kept apart (`Rare`): a run of them is copied from thread to
+/// thread, and a whole event inline would make each copy several times larger.
 struct StreamedEvent {
     let id: UUID
     let origin: String
@@ -205,14 +207,29 @@ struct StreamedEvent {
     /// The hash the next event of its chain names: an unsigned record hashes as stored; a
     /// signed one without its signature.
     let hash: Hash32
-    /// A signed event's signature and key.
-    let signed: (signature: [UInt8], signer: [UInt8])?
-    /// A trust event's change, with its key (none for one the gate refuses).
-    let trust: (key: CanonicalKey, change: TrustChange)?
     /// Why every fold sets it aside (the gate's reason); nil when it passes.
     let setAsideReason: String?
-    /// The event itself when it is of no goal and passes the gate: the devices' replay folds it.
-    let deviceEvent: Event?
+    let rare: Rare?
+
+    final class Rare: Sendable {
+        /// A signed event's signature and key.
+        let signed: (signature: [UInt8], signer: [UInt8])?
+        /// A trust event's change, with its key (none for one the gate refuses).
+        let trust: (key: CanonicalKey, change: TrustChange)?
+        /// The event itself when it is of no goal and passes the gate: the devices' replay folds it.
+        let deviceEvent: Event?
+
+        init?(signed: (signature: [UInt8], signer: [UInt8])?, trust: (key: CanonicalKey, change: TrustChange)?, deviceEvent: Event?) {
+            guard signed != nil || trust != nil || deviceEvent != nil else { return nil }
+            self.signed = signed
+            self.trust = trust
+            self.deviceEvent = deviceEvent
+        }
+    }
+
+    var signed: (signature: [UInt8], signer: [UInt8])? { rare?.signed }
+    var trust: (key: CanonicalKey, change: TrustChange)? { rare?.trust }
+    var deviceEvent: Event? { rare?.deviceEvent }
 
     /// Nil when the record cannot be decoded.
     init?(_ record: UnsafeRawBufferPointer) {
@@ -222,21 +239,22 @@ struct StreamedEvent {
         sequence = event.sequence
         isGoalEvent = event.payload.goal != nil
         previousHash = event.previousHash.map { Hash32($0) }
+        var signed: (signature: [UInt8], signer: [UInt8])?
         if let signature = event.signature, let signer = event.signer {
             signed = (signature, signer)
             hash = Hash32(EventChain.hash(event))
         } else {
-            signed = nil
             hash = Hash32(hashOfRecord: record)
         }
-        trust = event.trustChange.map { (event.key, $0) }
         do throws(FieldError) {
             try event.checkContent()
             setAsideReason = nil
         } catch {
             setAsideReason = SetAsideEvent.reason(error)
         }
-        deviceEvent = isGoalEvent || setAsideReason != nil ? nil : event
+        rare = Rare(
+            signed: signed, trust: event.trustChange.map { (event.key, $0) },
+            deviceEvent: isGoalEvent || setAsideReason != nil ? nil : event)
     }
 }
 
