@@ -111,11 +111,18 @@ final class FoldFeed {
             // The entries' hashes, two at a time, once the run is decoded.
             var hashing = EntryHashing()
             for i in records.indices {
-                guard case .progressRecorded(let p) = records[i].item.event.payload else { continue }
-                hashing.add(ProgressEntry(records[i].item.event, p), i) { j, h in records[j].item.entryHash = h }
+                guard let entry = progressEntry(&records[i].item.event) else { continue }
+                hashing.add(entry, i) { j, h in records[j].item.entryHash = h }
             }
             hashing.finish { j, h in records[j].item.entryHash = h }
         }
+    }
+
+    /// The progress entry `event` records, if it records one (read in place: a run's records
+    /// are not copied out to be looked at).
+    private static func progressEntry(_ event: inout Event) -> ProgressEntry? {
+        guard case .progressRecorded(let p) = event.payload else { return nil }
+        return ProgressEntry(event, p)
     }
 
     /// Hands `body` each record from position `start` through `last`, in log order, with its
