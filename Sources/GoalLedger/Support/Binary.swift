@@ -194,24 +194,39 @@ extension UUID {
     /// Parses the 36-character form `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` (hex digits in either
     /// case), as `UUID(uuidString:)` does, without its formatted scanning.
     package static func parse(_ text: String) -> UUID? {
-        var text = text
-        return text.withUTF8 { s -> UUID? in
-            guard s.count == 36 else { return nil }
-            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let ok = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
-                var i = 0
-                for j in 0..<16 {
-                    if i == 8 || i == 13 || i == 18 || i == 23 {
-                        guard s[i] == UInt8(ascii: "-") else { return false }
-                        i += 1
-                    }
-                    guard let high = Hex.digit(s[i]), let low = Hex.digit(s[i + 1]) else { return false }
-                    out[j] = high << 4 | low
-                    i += 2
+        if let parsed = text.utf8.withContiguousStorageIfAvailable(parse(utf8:)) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer(parse(utf8:))
+    }
+
+    /// `parse` of a text's UTF-8 bytes. Each digit's value comes from a table (`Hex.values`),
+    /// without a branch on whether it is a digit or a letter, which random ids mispredict.
+    private static func parse(utf8 s: UnsafeBufferPointer<UInt8>) -> UUID? {
+        let dash = UInt8(ascii: "-")
+        guard s.count == 36, s[8] == dash, s[13] == dash, s[18] == dash, s[23] == dash else { return nil }
+        return Hex.values.withUnsafeBufferPointer { values -> UUID? in
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            // Any byte that is not a hex digit has its table value's high bit set.
+            var notDigits: UInt8 = 0
+            var i = 0
+            for n in 0..<32 {
+                if i == 8 || i == 13 || i == 18 || i == 23 { i += 1 }
+                let value = values[Int(s[i])]
+                notDigits |= value
+                if n < 16 {
+                    high = high << 4 | UInt64(value & 0xF)
+                } else {
+                    low = low << 4 | UInt64(value & 0xF)
                 }
-                return true
+                i += 1
             }
-            return ok ? UUID(uuid: bytes) : nil
+            guard notDigits & 0x80 == 0 else { return nil }
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { out in
+                out.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+                out.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            }
+            return UUID(uuid: bytes)
         }
     }
 
@@ -223,6 +238,9 @@ extension UUID {
 
 /// Lower-case hexadecimal, for keys, hashes and signatures in JSON.
 package enum Hex {
+    /// Each byte's value as a hexadecimal digit (either case), and 0xFF for every other byte.
+    static let values: [UInt8] = (0...255).map { c in digit(UInt8(c)) ?? 0xFF }
+
     /// The value of one hexadecimal digit, in either case; nil for any other byte.
     public static func digit(_ c: UInt8) -> UInt8? {
         switch c {
