@@ -33,11 +33,10 @@ enum ProjectionDigest {
             // The prefix, an entry's fixed fields and a device name of up to 64 bytes (what a
             // device name may be) fit on the stack: no array grown field by field. Only a
             // longer name (a damaged or hostile record's) takes room on the heap.
-            let size = entryPrefix.count + e.digestFormSize(deviceBytes: name.count)
-            return withUnsafeTemporaryAllocation(byteCount: max(size, Self.entryStackBytes), alignment: 8) { raw in
-                entryPrefix.withUnsafeBytes { raw.copyMemory(from: $0) }
-                let form = e.writeDigestForm(device: name, into: UnsafeMutableRawBufferPointer(rebasing: raw[entryPrefix.count...]))
-                return DigestSum(sha256: UnsafeRawBufferPointer(rebasing: raw[..<(entryPrefix.count + form)]))
+            withUnsafeTemporaryAllocation(byteCount: max(entryMessageSize(e, deviceBytes: name.count), Self.entryStackBytes), alignment: 8) {
+                raw in
+                let count = writeEntryMessage(e, device: name, into: raw)
+                return DigestSum(sha256: UnsafeRawBufferPointer(rebasing: raw[..<count]))
             }
         }
     }
@@ -45,18 +44,28 @@ enum ProjectionDigest {
     /// Room on the stack for an entry's hashed bytes.
     private static let entryStackBytes = 192
 
-    /// Writes `entryPrefix` and `e`'s binary form at the start of `buffer` (grown when short);
-    /// how many bytes.
+    /// The length of the message an entry's hash is taken of, for a device name of `deviceBytes`.
+    private static func entryMessageSize(_ e: ProgressEntry, deviceBytes: Int) -> Int {
+        entryPrefix.count + e.digestFormSize(deviceBytes: deviceBytes)
+    }
+
+    /// Writes the message an entry's hash is taken of, `entryPrefix` and `e`'s binary form (its
+    /// device name given as `name`, its UTF-8), at the start of `out`, which has room for
+    /// `entryMessageSize`; how many bytes.
+    private static func writeEntryMessage(
+        _ e: ProgressEntry, device name: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer
+    ) -> Int {
+        entryPrefix.withUnsafeBytes { out.copyMemory(from: $0) }
+        return entryPrefix.count + e.writeDigestForm(device: name, into: UnsafeMutableRawBufferPointer(rebasing: out[entryPrefix.count...]))
+    }
+
+    /// `writeEntryMessage` into `buffer`, grown when short (reused entry after entry).
     fileprivate static func writeEntryMessage(_ e: ProgressEntry, into buffer: inout [UInt8]) -> Int {
         var device = e.device
         return device.withUTF8 { name in
-            let size = entryPrefix.count + e.digestFormSize(deviceBytes: name.count)
+            let size = entryMessageSize(e, deviceBytes: name.count)
             if buffer.count < size { buffer += repeatElement(0, count: max(size, entryStackBytes) - buffer.count) }
-            return buffer.withUnsafeMutableBytes { raw in
-                entryPrefix.withUnsafeBytes { raw.copyMemory(from: $0) }
-                return entryPrefix.count
-                    + e.writeDigestForm(device: name, into: UnsafeMutableRawBufferPointer(rebasing: raw[entryPrefix.count...]))
-            }
+            return buffer.withUnsafeMutableBytes { writeEntryMessage(e, device: name, into: $0) }
         }
     }
 

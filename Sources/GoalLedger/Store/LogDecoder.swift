@@ -88,12 +88,13 @@ final class LogDecoder<Item>: @unchecked Sendable {
         let thread = Thread { [self] in
             defer { exited.signal() }
             do {
-                let hand = { (run: Run) -> Bool in
+                // Each run, completed, to the caller.
+                let handOver = { (run: Run) -> Bool in
                     if let completing { run.withRecords(completing) }
                     return self.hand(run)
                 }
                 if runByRun {
-                    return try readRunByRun(env, layout: layout, from: start, through: end, runLength: runLength, read: read, hand: hand)
+                    return try readRunByRun(env, layout: layout, from: start, through: end, runLength: runLength, read: read, handOver: handOver)
                 }
                 let done: Bool? = try env.withReadTransactionIfAvailable { raw in
                     let txn = StoreTransaction(raw, layout: layout)
@@ -109,9 +110,9 @@ final class LogDecoder<Item>: @unchecked Sendable {
                         run.append((position, try read(position, value)))
                         guard run.count == runLength else { return true }
                         defer { run = Run(capacity: runLength) }
-                        return hand(run)
+                        return handOver(run)
                     }
-                    if run.count > 0 { _ = hand(run) }
+                    if run.count > 0 { _ = handOver(run) }
                     return true
                 } ?? nil
                 finish(unavailable: done == nil, failure: nil)
@@ -129,7 +130,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
     /// after the runs before it: the caller reads the rest.
     private func readRunByRun(
         _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int,
-        read: (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item, hand: (Run) -> Bool
+        read: (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item, handOver: (Run) -> Bool
     ) throws {
         var next = start
         while true {
@@ -152,7 +153,7 @@ final class LogDecoder<Item>: @unchecked Sendable {
                 return (run, after)
             }
             guard let got else { return finish(unavailable: true, failure: nil) }
-            if got.run.count > 0, !hand(got.run) { break }
+            if got.run.count > 0, !handOver(got.run) { break }
             guard let after = got.next else { break }
             next = after
         }
