@@ -113,7 +113,7 @@ public enum GoalAudit {
         }
         let schema1 = Set(state.entries(under: .lastWriteWins).map(\.id))
         return state.entries.map { entry in
-            let recovered = !state.historyWrites.isEmpty && state.recordedEntries[entry.id] == nil && !schema1.contains(entry.id)
+            let recovered = !state.historyWrites.isEmpty && !state.recordedEntries.contains(entry.id) && !schema1.contains(entry.id)
             return (entry, byKey[entry.key] ?? entry.id, recovered)
         }
     }

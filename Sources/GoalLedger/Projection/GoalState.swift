@@ -141,7 +141,7 @@ public struct GoalState: Equatable, Sendable {
     /// Adds cancelled by a `tagRemoved` whose author had seen them.
     public internal(set) var removedTagAdds: Set<UUID> = []
     /// The entries of `progressRecorded` events, by id, removed ones included.
-    public internal(set) var recordedEntries: [UUID: ProgressEntry] = [:]
+    public internal(set) var recordedEntries = RecordedEntries()
     /// The entries `progressRemoved` events removed: a removal wins over the entry, whatever the
     /// order they arrive in.
     public internal(set) var removedEntries: Set<UUID> = []
@@ -232,7 +232,7 @@ public struct GoalState: Equatable, Sendable {
 
     /// The live entries under `rule`, in no particular order.
     func liveEntries(under rule: HistoryRule) -> [ProgressEntry] {
-        var live = removedEntries.isEmpty ? Array(recordedEntries.values) : recordedEntries.values.filter { !removedEntries.contains($0.id) }
+        var live = removedEntries.isEmpty ? recordedEntries.values : recordedEntries.values.filter { !removedEntries.contains($0.id) }
         if !historyWrites.isEmpty { live += historyEntries(under: rule) }
         return live
     }
@@ -263,7 +263,7 @@ public struct GoalState: Equatable, Sendable {
     /// Whether `id` is a live entry of the goal: recorded and not removed, or in the schema-1
     /// history in effect.
     public func isLiveEntry(_ id: UUID) -> Bool {
-        if recordedEntries[id] != nil { return !removedEntries.contains(id) }
+        if recordedEntries.contains(id) { return !removedEntries.contains(id) }
         return !historyWrites.isEmpty && entries.contains { $0.id == id }
     }
 
@@ -281,7 +281,7 @@ public struct GoalState: Equatable, Sendable {
     mutating func record(_ e: Event) {
         switch e.payload {
         case .progressRecorded(let p):
-            recordedEntries[e.id] = ProgressEntry(e, p)
+            recordedEntries.record(ProgressEntry(e, p))
         case .progressHistoryReplaced(let p):
             historyWrites[e.id] = HistoryWrite(
                 event: e.id, key: e.key,

@@ -67,7 +67,8 @@ package struct ReminderFacts: Equatable, Sendable {
         g.progressKind = Register(kind, stamp)
         g.target = Register(target, stamp)
         g.cadence = Register(cadence, stamp)
-        for e in recorded { g.recordedEntries[e.id] = e }
+        g.recordedEntries.reserveCapacity(recorded.count)
+        for e in recorded { g.recordedEntries.record(e) }
         g.removedEntries = removed
         return g
     }

@@ -297,7 +297,7 @@ struct LocalBatch {
             return ProgressEntry(e, r)
         }
         if let recorded = recordedEntry {
-            s.recordedEntries[entry] = recorded
+            s.recordedEntries.record(recorded)
             if try txn.get(tables.removed, key: id.bytes + entry.bytes) != nil { s.removedEntries.insert(entry) }
             return s
         }

@@ -56,7 +56,7 @@ extension StoreTransaction {
         try scanEntries(t.entries, from: prefix) { k, v in
             guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }
             if let entry = try StoredProjection.decoded({ () throws(RecordDecodingError) in try PendingTable.entry(key: k, value: v) }) {
-                state.recordedEntries[entry.id] = entry
+                state.recordedEntries.record(entry)
             } else {
                 let id = StoredProjection.uuid(UnsafeRawBufferPointer(rebasing: k[20...]))
                 guard lastOnly else {
