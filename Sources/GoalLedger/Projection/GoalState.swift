@@ -276,6 +276,14 @@ public struct GoalState: Equatable, Sendable {
     /// write records as the value it replaced.
     public func stamp(of register: GoalRegister) -> Stamp? { lastWrite(of: register) ?? progressKind?.stamp }
 
+    /// Folds the entry of a `progressRecorded` event as ``apply(_:)`` folds the event: for
+    /// `verify`, which reads a goal's entries from the stored projection once it has checked
+    /// them against the log.
+    mutating func foldEntry(_ entry: ProgressEntry) {
+        version += 1
+        recordedEntries.record(entry)
+    }
+
     /// Adds the entry a `progressRecorded` event is, or the history a `progressHistoryReplaced`
     /// event wrote.
     mutating func record(_ e: Event) {

@@ -2,8 +2,9 @@ import Foundation
 
 /// The stored rows of one goal, made from a fold of that goal's events alone: what the
 /// goal-at-a-time `verify` takes into its sums of the rows a sound projection holds. The rows
-/// come in no particular order (the sums do not depend on it); the entries' rows, the most
-/// numerous, are not kept but visited one at a time as they are stored (`forEachEntry`).
+/// come in no particular order (the sums do not depend on it). The entries' rows, the most
+/// numerous, are not made here: each is a function of its event alone, and `verify` sums them
+/// as it reads the log (`StreamedEvent.entriesRow`).
 ///
 /// The rows that depend on more than the goal (its pending requests, which depend on every
 /// device; the digest's ledger totals) are left to the caller, which gets the goal's reminder
@@ -22,15 +23,12 @@ struct GoalRows {
     let goalHash: DigestSum?
     /// The goal's reminder facts, for the pending rows of every device; nil without a reminder.
     let facts: ReminderFacts?
-    /// The goal's state, whose entries' rows `forEachEntry` makes.
-    private let state: GoalState
 
     /// The rows of `goal` in `replay`, a fold of that goal's events (and of other goals', which
     /// do not change its state); nil when the fold holds nothing of it. `firstWeekday`: the
     /// store device's, which the weekly views count from.
     init?(_ goal: UUID, in replay: GoalProjection, firstWeekday: Int) throws(LedgerError) {
         guard let g = replay.goals[goal] else { return nil }
-        state = g
         exists = g.exists
         let id = goal.bytes
         if g.hasHeader { rows.append((Table.goals, id, ProjectionCodec.encodeHeader(g))) }
@@ -43,26 +41,6 @@ struct GoalRows {
         let views = ViewTables.rows(of: g, firstWeekday: firstWeekday)
         for (table, made) in [(Table.days, views.days), (Table.periods, views.periods), (Table.runs, views.runs)] {
             for (key, value) in made { rows.append((table, key, value)) }
-        }
-    }
-
-    /// Visits the goal's rows of `entries` as the table stores them (`StoreTransaction.scanEntries`):
-    /// the goal's id as the key, and as the value a duplicate (the row's day, clock reading and
-    /// event, then the rest of its value); one for each recorded entry, removed or not, and
-    /// each history write, in no particular order. `buffer` is reused row after row.
-    func forEachEntry(_ buffer: inout ByteWriter, _ body: (_ key: UnsafeRawBufferPointer, _ duplicate: UnsafeRawBufferPointer) -> Void) {
-        let goal = state.id
-        withUnsafeBytes(of: goal.uuid) { key in
-            for e in state.recordedEntries.values {
-                buffer.bytes.removeAll(keepingCapacity: true)
-                PendingTable.writeEntryDuplicate(goal: goal, e, into: &buffer)
-                buffer.bytes.withUnsafeBytes { body(key, $0) }
-            }
-            for w in state.historyWrites.values {
-                buffer.bytes.removeAll(keepingCapacity: true)
-                PendingTable.writeHistoryDuplicate(goal: goal, event: w.event, w.key, into: &buffer)
-                buffer.bytes.withUnsafeBytes { body(key, $0) }
-            }
         }
     }
 }

@@ -215,14 +215,17 @@ struct SharedLogDecoders<Item>: ~Copyable {
     /// The run to give next, counted from 0.
     private var turn = 0
 
-    /// `count` decoders of the records `start` through `end`; see `LogDecoder.init`.
+    /// `count` decoders of the records `start` through `end`; see `LogDecoder.init`. Each
+    /// decoder reads with a `read` of its own, made by `reader` (which may keep buffers that
+    /// only that decoder's thread uses).
     init(
         _ count: Int, _ env: Environment, layout: StoreLayout, from start: UInt64, through end: UInt64, runLength: Int, snapshot: Int?,
-        read: @escaping @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
+        reader: () -> @Sendable (_ position: UInt64?, _ record: UnsafeRawBufferPointer) throws -> Item
     ) {
         let n = max(1, count)
         decoders = (0..<n).map {
-            LogDecoder(env, layout: layout, from: start, through: end, runLength: runLength, snapshot: snapshot, share: ($0, n), read: read)
+            LogDecoder(
+                env, layout: layout, from: start, through: end, runLength: runLength, snapshot: snapshot, share: ($0, n), read: reader())
         }
     }
 

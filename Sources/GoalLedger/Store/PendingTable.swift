@@ -187,15 +187,35 @@ enum PendingTable {
             throw RecordDecodingError(reason: "an entry row of a \(k.count)-byte key and a \(v.count)-byte value")
         }
         guard key.day != historyDay else { return nil }
-        var r = ByteReader(v)
-        let hlc = HLC(rawValue: try r.u64BE())
+        return try entry(event: key.event, day: key.day, hlc: key.hlc, afterClock: UnsafeRawBufferPointer(rebasing: v[8...]))
+    }
+
+    /// The entry a duplicate of `entries` holds as stored (day, clock reading, event, then the
+    /// rest of the row's value; see `StoreTransaction.scanEntries`), read in place; nil for a
+    /// history write's.
+    static func entry(duplicate d: UnsafeRawBufferPointer) throws(RecordDecodingError) -> ProgressEntry? {
+        guard d.count >= EntryKey.headSize else { throw RecordDecodingError(reason: "an entry row of a \(d.count)-byte duplicate") }
+        let day = UInt32(bigEndian: d.loadUnaligned(as: UInt32.self))
+        guard day != historyDay else { return nil }
+        let hlc = UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
+        let event = IDWords(UnsafeRawBufferPointer(rebasing: d[12..<28]))
+        return try entry(event: event, day: day, hlc: hlc, afterClock: UnsafeRawBufferPointer(rebasing: d[28...]))
+    }
+
+    /// The entry of the row of `event` on `day` whose value after its clock reading `hlc` is
+    /// `rest`.
+    private static func entry(
+        event: IDWords, day: UInt32, hlc clock: UInt64, afterClock rest: UnsafeRawBufferPointer
+    ) throws(RecordDecodingError) -> ProgressEntry {
+        var r = ByteReader(rest)
+        let hlc = HLC(rawValue: clock)
         let flags = try r.u8()
         let occurredAt = Instant(milliseconds: hlc.milliseconds &+ (try r.signed()))
         let amount = flags & 1 == 0 ? nil : try r.amount()
-        let device = String(decoding: UnsafeRawBufferPointer(rebasing: v[r.index...]), as: UTF8.self)
+        let device = String(decoding: UnsafeRawBufferPointer(rebasing: rest[r.index...]), as: UTF8.self)
         return ProgressEntry(
-            id: key.event.uuid, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt,
-            day: key.calendarDay, device: device, hlc: hlc)
+            id: event.uuid, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt,
+            day: EntryKey.day(day), device: device, hlc: hlc)
     }
 
     // MARK: Changes a batch makes

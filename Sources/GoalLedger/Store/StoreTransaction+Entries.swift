@@ -33,6 +33,16 @@ extension StoreTransaction {
         }
     }
 
+    /// Calls `body` with each recorded entry the table holds for `goal`, in stored order, read
+    /// in place from its duplicate (a history write's row is passed over); throws at a row out
+    /// of form.
+    func forEachRecordedEntry(_ db: Database, goal: UUID, _ body: (ProgressEntry) throws -> Void) throws {
+        try lmdb.scanDuplicates(db, key: goal.bytes) { dup in
+            if let entry = try PendingTable.entry(duplicate: dup) { try body(entry) }
+            return true
+        }
+    }
+
     /// Visits every entry row of the table, in stored order, as ``scanEntries(_:from:_:)``
     /// gives them.
     func scanAllEntries(_ db: Database, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {

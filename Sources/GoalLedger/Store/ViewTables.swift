@@ -197,7 +197,21 @@ enum ViewTables {
     /// The day rows of `goal`'s live entries, in day order.
     static func days(of goal: GoalState) -> [(day: Day, summary: DaySummary)] {
         var days: [Day: DaySummary] = [:]
-        goal.forEachLiveEntry(under: goal.historyRule) { e in days[e.day, default: DaySummary()].add(e) }
+        // Entries of one day often come one after another (those read from the stored
+        // projection come in day order): each such run is summed apart and taken into its day's
+        // summary once, not looked up entry by entry.
+        var run: (day: Day, summary: DaySummary)?
+        goal.forEachLiveEntry(under: goal.historyRule) { e in
+            if run?.day == e.day {
+                run?.summary.add(e)
+                return
+            }
+            if let done = run { days[done.day, default: DaySummary()].add(done.summary) }
+            var summary = DaySummary()
+            summary.add(e)
+            run = (e.day, summary)
+        }
+        if let done = run { days[done.day, default: DaySummary()].add(done.summary) }
         return days.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { (day: $0.key, summary: $0.value) }
     }
 

@@ -139,9 +139,15 @@ import Testing
     func sharedDecodersGiveEveryRecordOnceInOrder(_ decoders: Int, _ runLength: Int) throws {
         let (t, _) = try storeWithEntries(21)
         for start in [UInt64(1), 5] {
+            // Each decoder reads with a reader of its own.
+            var readers = 0
             var shared = SharedLogDecoders<UInt64?>(
                 decoders, t.store.env, layout: t.store.layout, from: start, through: 21, runLength: runLength, snapshot: nil
-            ) { position, _ in position }
+            ) {
+                readers += 1
+                return { position, _ in position }
+            }
+            #expect(readers == decoders)
             var all: [UInt64?] = []
             var runs = 0
             reading: while true {

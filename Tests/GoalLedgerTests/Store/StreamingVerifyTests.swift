@@ -335,6 +335,114 @@ struct StreamingVerifyTests {
         }
     }
 
+    /// The walk takes each goal's entries from the stored `entries` table, and the read of the
+    /// log sums the rows that table must hold: a row missing, a row of another goal's, or one
+    /// whose goal is another, each stops the check (with every batch size), and the full check
+    /// names the damage.
+    @Test(arguments: ["missing", "extra", "moved"])
+    func entryRowsTheLogDoesNotCallForStopTheWalk(_ damage: String) throws {
+        let t = try TemporaryStore()
+        let (a, b) = (UUID(), UUID())
+        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
+        try t.store.append(
+            try drafts(created + (0..<10).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
+            now: now)
+        try streamed(t.store)
+        try t.store.writeTransaction { txn in
+            let entries = try txn.activeProjection().entries
+            var row: ([UInt8], [UInt8])?
+            try txn.scanEntries(entries, from: a.bytes) { k, v in
+                row = (Array(k), Array(v))
+                return false
+            }
+            let (key, value) = try #require(row)
+            switch damage {
+            case "missing":
+                #expect(try txn.deleteEntry(entries, key: key))
+            case "extra":
+                // The row again under goal b, goal a's kept.
+                try txn.putEntry(entries, key: b.bytes + key[16...], value: value)
+            default:
+                #expect(try txn.deleteEntry(entries, key: key))
+                try txn.putEntry(entries, key: b.bytes + key[16...], value: value)
+            }
+        }
+        for batch in [LogDecodingPlan().goalBatchEvents, 1] {
+            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(damage) \(batch)")
+        }
+        #expect(try !t.store.verify().isClean, "\(damage)")
+    }
+
+    /// One entry's position moved from goal a's row of the goal index to goal b's and one of
+    /// b's to a's (the rows' counts unchanged): the walk reads neither event (their entries come
+    /// from `entries`), and the sum of the index's pairs against the log's stops the check.
+    @Test func anEntrysPositionUnderAnotherGoalInTheGoalIndexStopsTheWalk() throws {
+        let t = try TemporaryStore()
+        let (a, b) = (UUID(), UUID())
+        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
+        try t.store.append(
+            try drafts(created + (0..<10).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
+            now: now)
+        try streamed(t.store)
+        try t.store.writeTransaction { txn in
+            var rows: [(goal: [UInt8], positions: [UInt64], total: UInt64)] = []
+            try txn.scan(txn.layout.goalPositions) { k, v in
+                var row = GoalPositionRow.Decoded()
+                let read = row.read(key: k, value: v)
+                #expect(read)
+                rows.append((Array(k.prefix(16)), row.positions, row.total))
+                return true
+            }
+            // One row a goal: its creation first, then its entries.
+            #expect(rows.count == 2 && rows.allSatisfy { $0.positions.count == 6 })
+            for row in rows { _ = try txn.delete(txn.layout.goalPositions, key: row.goal + row.positions[0].bigEndianBytes) }
+            // Each goal's last entry swapped with the other's.
+            var swapped = rows
+            swapped[0].positions[5] = rows[1].positions[5]
+            swapped[1].positions[5] = rows[0].positions[5]
+            for row in swapped {
+                let positions = row.positions.sorted()
+                var w = ByteWriter()
+                for (p, q) in zip(positions, positions.dropFirst()) { w.varint(q - p) }
+                try txn.put(
+                    txn.layout.goalPositions, key: row.goal + positions[0].bigEndianBytes,
+                    value: GoalPositionRow.value(total: row.total, distances: w.bytes))
+            }
+        }
+        for batch in [LogDecodingPlan().goalBatchEvents, 1] {
+            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(batch)")
+        }
+        #expect(try !t.store.verify().isClean)
+    }
+
+    /// A device revoked after it recorded entries it had not yet learned of the revocation:
+    /// once it learns, its own log keeps those entries, no fold reads them, and `entries` holds
+    /// no row of them; the read of the log leaves them out of the rows it sums as the fold does.
+    @Test func entriesOfARevokedDeviceAfterItsCutoffAreNotRowsTheLogCallsFor() throws {
+        let dir = TemporaryDirectory()
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
+        try phone.append(try drafts(dayOne), now: now)
+        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: now)
+        let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":2}"#
+        try watch.append(try drafts([entry, entry]), now: now)
+        _ = try watch.sync(with: phone)
+        try phone.revoke(device: "watch", now: now)
+        try watch.append(try drafts([entry, entry, entry]), now: now)
+        _ = try watch.sync(with: phone)
+        var recorded: [Event] = []
+        try watch.reading { snapshot in
+            try snapshot.scanEvents { _, e in
+                if case .progressRecorded = e.payload, e.origin == "watch" { recorded.append(e) }
+                return true
+            }
+        }
+        let counted = try watch.reading { try $0.goalState(UUID(uuidString: runGoal)!) }.recordedEntries.values.filter { $0.device == "watch" }
+        #expect(recorded.count == 5)
+        #expect(counted.count == 2)
+        try streamed(watch)
+        try streamed(phone)
+    }
+
     /// The progress hook is called at the same depth however often it was read: reading it must
     /// not wrap it (a hook re-wrapped on every read was called through thousands of thunks by
     /// the end of a million-event `verify`, and a longer log would overflow the stack).

@@ -124,6 +124,24 @@ struct LogStream {
     var devices: GoalProjection
     var setAside: [SetAsideEvent] = []
     var setAsidePositions: Set<UInt64> = []
+    /// The rows `entries` should hold (`StreamedEvent.entriesRow` of each event folded): their
+    /// sum and their number.
+    var entriesRows = RowSum()
+    var entriesRowCount = 0
+    /// The sum of the goal index's pairs of goal and position the log calls for (see
+    /// `GoalIndexPair`).
+    var goalIndexRows = RowSum()
+    /// The positions of the events that record an entry, which the goal walk does not read
+    /// (one bit per event of the log).
+    var entryPositions = PositionSet()
+}
+
+/// A pair of the goal index, as `verify` sums it: the goal's 16 bytes as the key and the
+/// position's 8 big-endian bytes as the value.
+enum GoalIndexPair {
+    static func add(goal: UnsafeRawBufferPointer, _ position: UInt64, to sum: inout RowSum) {
+        withUnsafeBytes(of: position.bigEndian) { sum.add(key: goal, value: $0) }
+    }
 }
 
 extension LogStream {
@@ -165,7 +183,11 @@ struct GoalWalkTotals {
     var totals = LedgerDigest()
     var facts: [ReminderFacts] = []
     var existing = 0
+    /// The goal index's pairs walked: their number and sum (see `GoalIndexPair`).
     var indexed = 0
+    var goalIndexRows = RowSum()
+    /// Records and rows read since the pages read were last let go.
+    var read = 0
 
     /// Counts a row of `table` (an index in `ProjectionTables.tableNames`) and adds it to the table's sum.
     mutating func add(_ table: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
@@ -190,6 +212,7 @@ struct GoalWalkTotals {
         facts += other.facts
         existing += other.existing
         indexed += other.indexed
+        goalIndexRows = goalIndexRows + other.goalIndexRows
     }
 }
 
@@ -202,7 +225,14 @@ struct StreamedEvent {
     let id: UUID
     let origin: String
     let sequence: UInt64
-    let isGoalEvent: Bool
+    /// The event's goal; nil for a device event.
+    let goal: UUID?
+    /// Whether it records a progress entry: the goal walk takes the entry from the `entries`
+    /// table (whose rows this read sums, `entriesRow`) instead of reading the event again.
+    let recordsEntry: Bool
+    /// The term (see `RowSum`) of the row `entries` holds for the event once it is folded: a
+    /// recorded entry's or a history write's (`GoalRows.forEachEntry`); nil for other events.
+    let entriesRow: RowSum?
     let previousHash: Hash32?
     /// The hash the next event of its chain names: an unsigned record hashes as stored; a
     /// signed one without its signature.
@@ -231,13 +261,33 @@ struct StreamedEvent {
     var trust: (key: CanonicalKey, change: TrustChange)? { rare?.trust }
     var deviceEvent: Event? { rare?.deviceEvent }
 
-    /// Nil when the record cannot be decoded.
-    init?(_ record: UnsafeRawBufferPointer) {
-        guard let event = try? EventCodec.decode(record) else { return nil }
+    /// Nil when the record cannot be decoded. `rows`: a buffer for its row of `entries`.
+    init?(_ record: UnsafeRawBufferPointer, rows: inout ByteWriter) {
+        let event: Event
+        do {
+            event = try EventCodec.decode(record)
+        } catch {
+            return nil
+        }
         id = event.id
         origin = event.origin
         sequence = event.sequence
-        isGoalEvent = event.payload.goal != nil
+        goal = event.payload.goal
+        rows.bytes.removeAll(keepingCapacity: true)
+        switch event.payload {
+        case .progressRecorded(let p):
+            recordsEntry = true
+            let entry = ProgressEntry(event, p)
+            PendingTable.writeEntryDuplicate(goal: p.goal, entry, into: &rows)
+            entriesRow = Self.entriesRow(of: p.goal, rows)
+        case .progressHistoryReplaced(let p):
+            recordsEntry = false
+            PendingTable.writeHistoryDuplicate(goal: p.goal, event: event.id, event.key, into: &rows)
+            entriesRow = Self.entriesRow(of: p.goal, rows)
+        default:
+            recordsEntry = false
+            entriesRow = nil
+        }
         previousHash = event.previousHash.map { Hash32($0) }
         var signed: (signature: [UInt8], signer: [UInt8])?
         if let signature = event.signature, let signer = event.signer {
@@ -252,9 +302,20 @@ struct StreamedEvent {
         } catch {
             setAsideReason = SetAsideEvent.reason(error)
         }
-        rare = Rare(
-            signed: signed, trust: event.trustChange.map { (event.key, $0) },
-            deviceEvent: isGoalEvent || setAsideReason != nil ? nil : event)
+        var trust: (key: CanonicalKey, change: TrustChange)?
+        if let change = event.trustChange { trust = (event.key, change) }
+        let folded = goal == nil && setAsideReason == nil
+        // Most events have none of it: no object is made for them, and the event is not copied.
+        rare = signed == nil && trust == nil && !folded ? nil : Rare(signed: signed, trust: trust, deviceEvent: folded ? event : nil)
+    }
+
+    var isGoalEvent: Bool { goal != nil }
+
+    /// The term of the row of `entries` under `goal` whose duplicate `duplicate` holds.
+    private static func entriesRow(of goal: UUID, _ duplicate: ByteWriter) -> RowSum {
+        var term = RowSum()
+        withUnsafeBytes(of: goal.uuid) { key in duplicate.bytes.withUnsafeBytes { term.add(key: key, value: $0) } }
+        return term
     }
 }
 
@@ -357,7 +418,11 @@ extension LedgerStore {
         if try txn.lastPosition() >= plan.minimumEvents {
             var decoders = SharedLogDecoders<StreamedEvent?>(
                 plan.decoders, env, layout: layout, from: 1, through: .max, runLength: plan.runLength, snapshot: txn.snapshotID
-            ) { _, record in StreamedEvent(record) }
+            ) {
+                // A buffer for the events' rows of `entries`, used by one decoder's thread only.
+                nonisolated(unsafe) var rows = ByteWriter(capacity: 128)
+                return { _, record in StreamedEvent(record, rows: &rows) }
+            }
             defer { decoders.stop() }
             while true {
                 switch try decoders.next() {
@@ -381,8 +446,9 @@ extension LedgerStore {
     /// `streamLog`, decoding each record in this thread.
     private func streamLogHere(_ expected: inout UInt64, _ s: inout LogStream, _ txn: borrowing StoreTransaction) throws -> Bool {
         var sound = true
+        var rows = ByteWriter(capacity: 128)
         try txn.scan(layout.events) { key, value in
-            guard let event = StreamedEvent(value),
+            guard let event = StreamedEvent(value, rows: &rows),
                 try streamRecord(at: key.count == 8 ? UInt64(bigEndianBytes: key) : nil, event, &expected, &s, txn)
             else {
                 sound = false
@@ -417,8 +483,10 @@ extension LedgerStore {
         IDIndex.withValue(position) { p in
             withUnsafeBytes(of: IDIndex.key(IDWords(event.id)).bigEndian) { s.idRows.add(key: $0, value: p) }
         }
-        if event.isGoalEvent {
+        if let goal = event.goal {
             s.goalEvents += 1
+            withUnsafeBytes(of: goal.uuid) { GoalIndexPair.add(goal: $0, position, to: &s.goalIndexRows) }
+            if event.recordsEntry { s.entryPositions.insert(position) }
         } else {
             guard try txn.get(layout.deviceEvents, key: position.bigEndianBytes) != nil else { return false }
             s.deviceEvents += 1
@@ -435,8 +503,15 @@ extension LedgerStore {
         if let reason = event.setAsideReason {
             s.setAside.append(SetAsideEvent(position: position, id: event.id, origin: event.origin, sequence: event.sequence, reason: reason))
             s.setAsidePositions.insert(position)
-        } else if let device = event.deviceEvent {
-            s.devices.fold(device)
+        } else {
+            // Folded, unless its device's events are revoked from before it (as
+            // `GoalProjection.fold` decides): its row of `entries` is then due.
+            let revoked = s.devices.revokedAfter
+            if let row = event.entriesRow, revoked.isEmpty || !(revoked[event.origin].map { event.sequence > $0 } ?? false) {
+                s.entriesRows = s.entriesRows + row
+                s.entriesRowCount += 1
+            }
+            if let device = event.deviceEvent { s.devices.fold(device) }
         }
         return true
     }
@@ -574,7 +649,7 @@ extension LedgerStore {
         guard status.version == StoredProjection.version, status.checkpoint == s.events else { return nil }
         let setup = GoalWalkSetup(
             tables: layout.projections[status.generation], firstWeekday: s.devices.device(device).calendar.firstWeekday, rule: rule,
-            revokedAfter: s.devices.revokedAfter, setAside: s.setAsidePositions, snapshot: txn.snapshotID,
+            revokedAfter: s.devices.revokedAfter, setAside: s.setAsidePositions, entryPositions: s.entryPositions, snapshot: txn.snapshotID,
             batchEvents: max(1, plan.goalBatchEvents))
         // Where each run of goals starts: the goals of the goal index's keys, split evenly.
         var goals: [[UInt8]] = []
@@ -604,7 +679,11 @@ extension LedgerStore {
             guard let result, let part = try result.get() else { return nil }
             walk.merge(part)
         }
-        guard walk.indexed == s.goalEvents else { return nil }
+        // The goal index holds exactly the log's pairs of goal and position; `entries` exactly
+        // the rows of the entries folded (which the walk took from it, instead of from the log).
+        guard walk.indexed == s.goalEvents, walk.goalIndexRows == s.goalIndexRows else { return nil }
+        walk.rows[GoalRows.Table.entries] = s.entriesRowCount
+        walk.sums[GoalRows.Table.entries] = s.entriesRows
         guard try ledgerRowsVerify(s, setup.firstWeekday, &walk, setup.tables, txn) else { return nil }
         for (db, want) in zip(setup.tables.all, walk.rows) where try txn.count(db) != want { return nil }
         guard let sums = try stored.projection(generation: status.generation) ?? projectionSums(setup.tables, txn), sums == walk.sums
@@ -619,6 +698,9 @@ extension LedgerStore {
         let rule: HistoryRule
         let revokedAfter: [String: UInt64]
         let setAside: Set<UInt64>
+        /// The positions of the events that record an entry: the walk takes their entries from
+        /// `entries` (see `StreamedEvent.recordsEntry`).
+        let entryPositions: PositionSet
         let snapshot: Int
         /// See `LogDecodingPlan.goalBatchEvents`.
         let batchEvents: Int
@@ -630,6 +712,7 @@ extension LedgerStore {
     private func walkGoals(from start: [UInt8]?, below end: [UInt8]?, _ setup: GoalWalkSetup, _ txn: borrowing StoreTransaction) throws
         -> GoalWalkTotals?
     {
+        let progress = verifyProgress
         var walk = GoalWalkTotals()
         var batch = GoalBatch(setup)
         var sound = true
@@ -637,7 +720,7 @@ extension LedgerStore {
             if let end, !k.lexicographicallyPrecedes(end) { return false }
             let id = StoredProjection.uuid(k)
             if id != batch.goals.last {
-                if batch.reads.count >= setup.batchEvents {
+                if batch.events >= setup.batchEvents {
                     guard try walkBatch(&batch, setup, &walk, txn) else {
                         sound = false
                         return false
@@ -647,7 +730,13 @@ extension LedgerStore {
                 batch.counts.append(0)
             }
             batch.counts[batch.counts.count - 1] += 1
-            batch.reads.append(GoalBatch.Read(position: position, goal: Int32(truncatingIfNeeded: batch.goals.count - 1)))
+            batch.events += 1
+            walk.indexed += 1
+            if walk.indexed & 4095 == 0 { progress?(.projections, position) }
+            GoalIndexPair.add(goal: UnsafeRawBufferPointer(rebasing: k.prefix(16)), position, to: &walk.goalIndexRows)
+            if !setup.entryPositions.contains(position) {
+                batch.reads.append(GoalBatch.Read(position: position, goal: Int32(truncatingIfNeeded: batch.goals.count - 1)))
+            }
             return true
         }
         guard sound, complete, try walkBatch(&batch, setup, &walk, txn) else { return nil }
@@ -666,12 +755,13 @@ extension LedgerStore {
         var goals: [UUID] = []
         /// How many events each goal has in the goal index (the room its fold makes for entries).
         var counts: [Int] = []
-        /// Their events, from the goal index.
+        /// How many events the goals have in all.
+        var events = 0
+        /// Their events to read from the log (from the goal index): all but those that record
+        /// an entry.
         var reads: [Read] = []
         /// A fold of the batch's events.
         var replay: GoalProjection
-        /// The entry rows' buffer, reused row after row.
-        var buffer = ByteWriter(capacity: 96)
 
         init(_ setup: GoalWalkSetup) {
             replay = GoalProjection(historyRule: setup.rule)
@@ -681,19 +771,17 @@ extension LedgerStore {
 
     /// Reads the events of `batch` in position order through one cursor (each read starts from
     /// the page the last one left it on), each of which must be of the goal the goal index
-    /// names; folds them, compares each goal's rows with the stored ones, and empties the batch.
-    /// False when anything differs.
+    /// names, and folds them; folds each goal's entries, read from `entries`; sums each goal's
+    /// rows, and empties the batch. False when anything differs.
     private func walkBatch(_ batch: inout GoalBatch, _ setup: GoalWalkSetup, _ walk: inout GoalWalkTotals, _ txn: borrowing StoreTransaction)
         throws -> Bool
     {
-        let progress = verifyProgress
         batch.reads.sort { $0.position < $1.position }
         var sound = true
         try txn.records(batch.reads, at: \.position) { read, record in
-            walk.indexed += 1
-            if walk.indexed & 4095 == 0 { progress?(.projections, read.position) }
-            // Every run reads pages of its own, so each lets them go twice as often as one would.
-            if walk.indexed & 0x7FFF == 0 { releaseMappedPages(txn) }
+            // The kernel maps the pages around a page read (up to 16): reads this far apart each
+            // bring in as many pages as a run of entries does rows.
+            readSome(&walk, txn, 16)
             // The log's read checked every chain and every record's checksum, in this snapshot:
             // the fold needs no hash or signature, and the bytes are those it checked.
             guard let record, let event = try? EventCodec.decode(record, keepingChain: false, checksumKnownGood: true),
@@ -708,9 +796,14 @@ extension LedgerStore {
             return true
         }
         guard sound else { return false }
-        for goal in batch.goals { try sumGoal(goal, batch.replay, setup.firstWeekday, &walk, &batch.buffer) }
+        for (goal, events) in zip(batch.goals, batch.counts) {
+            guard try foldEntries(of: goal, events: events, into: &batch.replay, setup, txn) else { return false }
+            readSome(&walk, txn, events)
+        }
+        for goal in batch.goals { try sumGoal(goal, batch.replay, setup.firstWeekday, &walk) }
         batch.goals.removeAll(keepingCapacity: true)
         batch.counts.removeAll(keepingCapacity: true)
+        batch.events = 0
         batch.reads.removeAll(keepingCapacity: true)
         batch.replay.goals.removeAll(keepingCapacity: true)
         return true
@@ -743,18 +836,43 @@ extension LedgerStore {
         return true
     }
 
+    /// Counts `count` rows read (or their worth), letting the pages read go every 32,768 (every
+    /// run reads pages of its own, so each lets them go twice as often as one would).
+    private func readSome(_ walk: inout GoalWalkTotals, _ txn: borrowing StoreTransaction, _ count: Int) {
+        walk.read += count
+        if walk.read >= 0x8000 {
+            releaseMappedPages(txn)
+            walk.read = 0
+        }
+    }
+
+    /// Folds the entries `entries` holds for `goal` into `replay` (`events`: the goal's events
+    /// in the goal index, the room its state makes for entries), as the fold of their events
+    /// would: the read of the log summed the rows `entries` must hold, and the sums are compared
+    /// once the walk ends, so the entries taken here are those of the log's events. A history
+    /// write's row is passed over (its event is read from the log). False at a row out of form.
+    private func foldEntries(
+        of goal: UUID, events: Int, into replay: inout GoalProjection, _ setup: GoalWalkSetup, _ txn: borrowing StoreTransaction
+    ) throws -> Bool {
+        do {
+            try txn.forEachRecordedEntry(setup.tables.entries, goal: goal) { entry in
+                replay.goals[goal, default: GoalState(id: goal, rule: setup.rule, entries: events)].foldEntry(entry)
+            }
+        } catch is RecordDecodingError {
+            return false
+        }
+        return true
+    }
+
     /// Counts and sums the rows of `goal` that `replay`, a fresh replay of its batch's goals,
-    /// gives (no other goal's events change its state): its rows in every table, its entries'
-    /// as `entries` stores them (written into `buffer`, reused row after row).
-    private func sumGoal(
-        _ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals, _ buffer: inout ByteWriter
-    ) throws {
+    /// gives (no other goal's events change its state): its rows in every table but `entries`,
+    /// whose rows the read of the log summed.
+    private func sumGoal(_ goal: UUID, _ replay: GoalProjection, _ firstWeekday: Int, _ walk: inout GoalWalkTotals) throws {
         guard let made = try GoalRows(goal, in: replay, firstWeekday: firstWeekday) else { return }
         if made.exists { walk.existing += 1 }
         walk.totals.replace(nil, with: made.goalHash)
         if let f = made.facts { walk.facts.append(f) }
         for row in made.rows { walk.add(row.table, key: row.key, value: row.value) }
-        made.forEachEntry(&buffer) { key, duplicate in walk.add(GoalRows.Table.entries, key: key, value: duplicate) }
     }
 }
 
