@@ -854,9 +854,23 @@ extension LedgerStore {
     private func foldEntries(
         of goal: UUID, events: Int, into replay: inout GoalProjection, _ setup: GoalWalkSetup, _ txn: borrowing StoreTransaction
     ) throws -> Bool {
+        // The goal's state taken out of the fold while its entries go in: looked up once, not
+        // once an entry, and changed in place.
+        var state: GoalState
+        var keep = true
+        if let held = replay.goals.removeValue(forKey: goal) {
+            state = held
+        } else {
+            state = GoalState(id: goal, rule: setup.rule, entries: events)
+            // A goal whose every event was set aside has no state: none is made for it unless
+            // an entry is folded.
+            keep = false
+        }
+        defer { if keep { replay.goals[goal] = state } }
         do {
             try txn.forEachRecordedEntry(setup.tables.entries, goal: goal) { entry in
-                replay.goals[goal, default: GoalState(id: goal, rule: setup.rule, entries: events)].foldEntry(entry)
+                state.foldEntry(entry)
+                keep = true
             }
         } catch is RecordDecodingError {
             return false
