@@ -124,9 +124,15 @@ enum PendingTable {
 
         /// Appends the head of the row's duplicate in `entries`: day, clock reading, event.
         func writeHead(into w: inout ByteWriter) {
-            w.u32BE(day)
-            w.u64BE(hlc)
-            event.write(into: &w.bytes)
+            // Made on the stack and appended at once (one append, not one a field).
+            var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { b in
+                b.storeBytes(of: day.bigEndian, toByteOffset: 0, as: UInt32.self)
+                b.storeBytes(of: hlc.bigEndian, toByteOffset: 4, as: UInt64.self)
+                b.storeBytes(of: event.high.bigEndian, toByteOffset: 12, as: UInt64.self)
+                b.storeBytes(of: event.low.bigEndian, toByteOffset: 20, as: UInt64.self)
+                w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(b)[0..<Self.headSize]))
+            }
         }
 
         var bytes: [UInt8] {
