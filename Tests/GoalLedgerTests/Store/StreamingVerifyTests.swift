@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import Synchronization
 import Testing
 
@@ -39,6 +40,45 @@ struct StreamingVerifyTests {
             "\(store.device) \(comment), small batches")
         #expect(Self.same(batched, full), "\(store.device) \(comment), small batches")
         return streamed
+    }
+
+    /// A store holding goals a and b, created, then `entries` progress entries taking turns
+    /// between them; the goal-at-a-time check agrees with the full one.
+    func twoGoals(entries: Int) throws -> (TemporaryStore, UUID, UUID) {
+        let t = try TemporaryStore()
+        let (a, b) = (UUID(), UUID())
+        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
+        try t.store.append(
+            try drafts(created + (0..<entries).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
+            now: now)
+        try streamed(t.store)
+        return (t, a, b)
+    }
+
+    /// The first row `entries` (the table `db`) holds for `goal`: its 36-byte key and its value.
+    static func firstEntryRow(of goal: UUID, _ db: Database, _ txn: borrowing StoreTransaction) throws -> (key: [UInt8], value: [UInt8])? {
+        var row: (key: [UInt8], value: [UInt8])?
+        try txn.scanEntries(db, from: goal.bytes) { k, v in
+            row = (Array(k), Array(v))
+            return false
+        }
+        return row
+    }
+
+    /// A store of device "phone" holding `dayOne`, and a clone of it for `device`, in a
+    /// directory that lasts as long as the caller keeps it.
+    func phoneAndClone(_ device: String) throws -> (TemporaryDirectory, LedgerStore, LedgerStore) {
+        let dir = TemporaryDirectory()
+        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
+        try phone.append(try drafts(dayOne), now: now)
+        return (dir, phone, try phone.clone(to: dir.path + "/\(device)", device: device, now: now))
+    }
+
+    /// The goal-at-a-time check of `store` gives up (to the full check) in batches of each size.
+    func expectStops(_ store: LedgerStore, _ comment: String = "", batches: [Int] = [LogDecodingPlan().goalBatchEvents, 1]) throws {
+        for batch in batches {
+            #expect(try store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(comment) \(batch)")
+        }
     }
 
     /// A record that does not decode, a gap in the positions and a record whose chain breaks
@@ -110,10 +150,8 @@ struct StreamingVerifyTests {
     }
 
     @Test func signedDevicesWithARevocationAgreeWithTheFullCheck() throws {
-        let dir = TemporaryDirectory()
-        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
-        try phone.append(try drafts(dayOne), now: now)
-        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: now)
+        let (dir, phone, tablet) = try phoneAndClone("tablet")
+        defer { withExtendedLifetime(dir) {} }
         let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: now)
         let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":2}"#
         for store in [phone, tablet, watch] { try store.append(try drafts([entry, entry]), now: now) }
@@ -146,12 +184,7 @@ struct StreamingVerifyTests {
         for goal in [sorted.first!, sorted.last!] {
             let (key, value) = try t.store.writeTransaction { txn in
                 let entries = try txn.activeProjection().entries
-                var row: ([UInt8], [UInt8])?
-                try txn.scanEntries(entries, from: goal.bytes) { k, v in
-                    row = (Array(k), Array(v))
-                    return false
-                }
-                let (key, value) = try #require(row)
+                let (key, value) = try #require(try Self.firstEntryRow(of: goal, entries, txn))
                 try txn.putEntry(entries, key: key, value: value + [0])
                 return (key, value)
             }
@@ -168,13 +201,7 @@ struct StreamingVerifyTests {
     /// still agree): the walk reads an event of the other goal where it expects one of its own,
     /// in one batch or in many, and stops; the full check names the damage.
     @Test func goalIndexRowsNamingAnotherGoalsEventsStopTheWalkInAnyBatch() throws {
-        let t = try TemporaryStore()
-        let (a, b) = (UUID(), UUID())
-        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
-        try t.store.append(
-            try drafts(created + (0..<12).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
-            now: now)
-        try streamed(t.store)
+        let (t, a, b) = try twoGoals(entries: 12)
         try t.store.writeTransaction { txn in
             var rows: [(key: [UInt8], value: [UInt8])] = []
             try txn.scan(txn.layout.goalPositions) { k, v in
@@ -188,9 +215,7 @@ struct StreamingVerifyTests {
                 try txn.put(txn.layout.goalPositions, key: other + row.key[16...], value: row.value)
             }
         }
-        for batch in [LogDecodingPlan.init().goalBatchEvents, 1, 3] {
-            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(batch)")
-        }
+        try expectStops(t.store, batches: [LogDecodingPlan().goalBatchEvents, 1, 3])
         #expect(try !t.store.verify().isClean)
     }
 
@@ -341,21 +366,10 @@ struct StreamingVerifyTests {
     /// names the damage.
     @Test(arguments: ["missing", "extra", "moved"])
     func entryRowsTheLogDoesNotCallForStopTheWalk(_ damage: String) throws {
-        let t = try TemporaryStore()
-        let (a, b) = (UUID(), UUID())
-        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
-        try t.store.append(
-            try drafts(created + (0..<10).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
-            now: now)
-        try streamed(t.store)
+        let (t, a, b) = try twoGoals(entries: 10)
         try t.store.writeTransaction { txn in
             let entries = try txn.activeProjection().entries
-            var row: ([UInt8], [UInt8])?
-            try txn.scanEntries(entries, from: a.bytes) { k, v in
-                row = (Array(k), Array(v))
-                return false
-            }
-            let (key, value) = try #require(row)
+            let (key, value) = try #require(try Self.firstEntryRow(of: a, entries, txn))
             switch damage {
             case "missing":
                 #expect(try txn.deleteEntry(entries, key: key))
@@ -367,9 +381,7 @@ struct StreamingVerifyTests {
                 try txn.putEntry(entries, key: b.bytes + key[16...], value: value)
             }
         }
-        for batch in [LogDecodingPlan().goalBatchEvents, 1] {
-            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(damage) \(batch)")
-        }
+        try expectStops(t.store, damage)
         #expect(try !t.store.verify().isClean, "\(damage)")
     }
 
@@ -377,13 +389,7 @@ struct StreamingVerifyTests {
     /// b's to a's (the rows' counts unchanged): the walk reads neither event (their entries come
     /// from `entries`), and the sum of the index's pairs against the log's stops the check.
     @Test func anEntrysPositionUnderAnotherGoalInTheGoalIndexStopsTheWalk() throws {
-        let t = try TemporaryStore()
-        let (a, b) = (UUID(), UUID())
-        let created = [a, b].map { #"{"type":"goalCreated","goal":"\#($0)","title":"G","progress":{"kind":"measurable","target":5}}"# }
-        try t.store.append(
-            try drafts(created + (0..<10).map { #"{"type":"progressRecorded","goal":"\#($0 % 2 == 0 ? a : b)","amount":\#($0 + 1)}"# }),
-            now: now)
-        try streamed(t.store)
+        let (t, _, _) = try twoGoals(entries: 10)
         try t.store.writeTransaction { txn in
             var rows: [(goal: [UInt8], positions: [UInt64], total: UInt64)] = []
             try txn.scan(txn.layout.goalPositions) { k, v in
@@ -409,9 +415,7 @@ struct StreamingVerifyTests {
                     value: GoalPositionRow.value(total: row.total, distances: w.bytes))
             }
         }
-        for batch in [LogDecodingPlan().goalBatchEvents, 1] {
-            #expect(try t.store.reading { try $0.streamingVerification(decoding: LogDecodingPlan(goalBatchEvents: batch)) } == nil, "\(batch)")
-        }
+        try expectStops(t.store)
         #expect(try !t.store.verify().isClean)
     }
 
@@ -419,10 +423,8 @@ struct StreamingVerifyTests {
     /// once it learns, its own log keeps those entries, no fold reads them, and `entries` holds
     /// no row of them; the read of the log leaves them out of the rows it sums as the fold does.
     @Test func entriesOfARevokedDeviceAfterItsCutoffAreNotRowsTheLogCallsFor() throws {
-        let dir = TemporaryDirectory()
-        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
-        try phone.append(try drafts(dayOne), now: now)
-        let watch = try phone.clone(to: dir.path + "/watch", device: "watch", now: now)
+        let (dir, phone, watch) = try phoneAndClone("watch")
+        defer { withExtendedLifetime(dir) {} }
         let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":2}"#
         try watch.append(try drafts([entry, entry]), now: now)
         _ = try watch.sync(with: phone)
@@ -477,10 +479,8 @@ struct StreamingVerifyTests {
     /// one origin put in place of another of the same origin (its sequence then out of place)
     /// stops it, however often the origins changed in between.
     @Test func originsAlternatingEventByEventAgreeWithTheFullCheckAndKeepTheirSequences() throws {
-        let dir = TemporaryDirectory()
-        let phone = try LedgerStore.create(at: dir.path + "/phone", device: "phone")
-        try phone.append(try drafts(dayOne), now: now)
-        let tablet = try phone.clone(to: dir.path + "/tablet", device: "tablet", now: now)
+        let (dir, phone, tablet) = try phoneAndClone("tablet")
+        defer { withExtendedLifetime(dir) {} }
         let entry = #"{"type":"progressRecorded","goal":"\#(runGoal)","amount":1}"#
         for _ in 0..<20 {
             try phone.append(try drafts([entry]), now: now)
