@@ -122,6 +122,37 @@ struct PendingTableTests {
         #expect(try t.store.verify().isClean)
     }
 
+    /// An entry's stored duplicate read in place (`verify`'s walk) gives the entry back, as the
+    /// row's key and value read apart do; a history write's duplicate gives none; any shorter
+    /// duplicate is refused with an error, never read past its end.
+    @Test(arguments: 0..<6)
+    func anEntrysDuplicateReadInPlaceIsTheEntry(_ seed: Int) throws {
+        var rng = SeededRandom(seed: UInt64(seed) &+ 311)
+        let goal = rng.uuid()
+        for n in 0..<200 {
+            let hlc = HLC(rawValue: rng.next() >> UInt64(n % 40))
+            let amount: Amount? = n % 3 == 0 ? nil : Amount(unchecked: Int128(Int64(bitPattern: rng.next()) % 1_000_000_000_000))
+            let e = ProgressEntry(
+                id: rng.uuid(), amount: amount, completed: n % 3 == 0 ? n % 2 == 0 : (n % 5 == 0 ? true : nil),
+                occurredAt: Instant(milliseconds: hlc.milliseconds &+ Int64(bitPattern: rng.next()) % 86_400_000),
+                day: Day(daysSinceEpoch: Int32(truncatingIfNeeded: rng.next())), device: String(repeating: "d", count: n % 70), hlc: hlc)
+            var w = ByteWriter()
+            PendingTable.writeEntryDuplicate(goal: goal, e, into: &w)
+            let read = try w.bytes.withUnsafeBytes { try PendingTable.entry(duplicate: $0) }
+            #expect(read == e)
+            let apart = try PendingTable.entryKey(goal: goal, e).withUnsafeBytes { k in
+                try PendingTable.entryValue(e).withUnsafeBytes { v in try PendingTable.entry(key: k, value: v) }
+            }
+            #expect(apart == e)
+            for cut in [0, 1, PendingTable.EntryKey.headSize - 1, PendingTable.EntryKey.headSize] {
+                #expect(throws: RecordDecodingError.self) { try w.bytes.prefix(cut).withUnsafeBytes { try PendingTable.entry(duplicate: $0) } }
+            }
+        }
+        var history = ByteWriter()
+        PendingTable.writeHistoryDuplicate(goal: goal, event: rng.uuid(), CanonicalKey(hlc: HLC(rawValue: 9), device: "phone"), into: &history)
+        #expect(try history.bytes.withUnsafeBytes { try PendingTable.entry(duplicate: $0) } == nil)
+    }
+
     @Test func routingFollowsTheNamedDevicesAndFallsBackWhenNoneIsAuthorized() throws {
         let t = try TemporaryStore(device: "laptop", signed: false)
         let now = instant("2026-11-05T12:00:00Z")
