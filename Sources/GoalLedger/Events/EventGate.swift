@@ -62,7 +62,7 @@ extension Event {
     /// Whether the fold counts the event: it passes the gate and its device was not revoked
     /// before it (`revokedAfter`: the last counted sequence of each revoked device).
     func isCounted(revokedAfter: [String: UInt64]) -> Bool {
-        if let after = revokedAfter[origin], sequence > after { return false }
+        if GoalProjection.isRevoked(origin: origin, sequence: sequence, revokedAfter) { return false }
         return isFoldable
     }
 

@@ -20,6 +20,13 @@ public struct GoalProjection: Equatable, Sendable {
     /// events whatever it received before it learned of the revocation.
     public var revokedAfter: [String: UInt64] = [:]
 
+    /// Whether `revokedAfter` (see ``revokedAfter``) leaves out event `sequence` of `origin`:
+    /// its device was revoked before it. Every fold, and `verify`'s sums, decide by it.
+    static func isRevoked(origin: String, sequence: UInt64, _ revokedAfter: [String: UInt64]) -> Bool {
+        guard !revokedAfter.isEmpty, let after = revokedAfter[origin] else { return false }
+        return sequence > after
+    }
+
     /// An empty projection that reads schema-1 history writes by `historyRule`.
     public init(historyRule: HistoryRule = .recordLevel) { self.historyRule = historyRule }
 
@@ -36,7 +43,7 @@ public struct GoalProjection: Equatable, Sendable {
     /// for its first one makes room for that many entries at once, rather than growing its
     /// table of entries again and again).
     mutating func fold(_ e: Event, goalEvents: Int = 0) {
-        if let after = revokedAfter[e.origin], e.sequence > after { return }
+        if Self.isRevoked(origin: e.origin, sequence: e.sequence, revokedAfter) { return }
         if let goal = e.payload.goal {
             goals[goal, default: GoalState(id: goal, rule: historyRule, entries: goalEvents)].apply(e)
         } else {

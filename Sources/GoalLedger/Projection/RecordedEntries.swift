@@ -44,21 +44,12 @@ public struct RecordedEntries: Equatable, Sendable {
     /// Adds `entry`, or replaces the entry of the same id (which keeps its place).
     mutating func record(_ entry: ProgressEntry) {
         if (values.count + 1) * 2 > slots.count { grow(to: values.count + 1) }
-        let words = Self.words(entry.id)
-        var slot = hash(words) & (slots.count - 1)
-        while true {
-            let held = slots[slot]
-            if held == 0 {
-                slots[slot] = UInt32(values.count + 1)
-                values.append(entry)
-                return
-            }
-            let place = Int(held) - 1
-            if Self.words(values[place].id) == words {
-                values[place] = entry
-                return
-            }
-            slot = (slot + 1) & (slots.count - 1)
+        let found = probe(Self.words(entry.id))
+        if let place = found.place {
+            values[place] = entry
+        } else {
+            slots[found.slot] = UInt32(values.count + 1)
+            values.append(entry)
         }
     }
 
@@ -75,14 +66,18 @@ public struct RecordedEntries: Equatable, Sendable {
 
     /// The place in `values` of the entry of event `id`.
     private func place(of id: UUID) -> Int? {
-        guard !slots.isEmpty else { return nil }
-        let words = Self.words(id)
+        slots.isEmpty ? nil : probe(Self.words(id)).place
+    }
+
+    /// Where the index holds the entry whose id has `words`: its slot and its place in
+    /// `values`; or, when it holds none, the empty slot it would take. The index is not empty.
+    private func probe(_ words: (UInt64, UInt64)) -> (slot: Int, place: Int?) {
         var slot = hash(words) & (slots.count - 1)
         while true {
             let held = slots[slot]
-            if held == 0 { return nil }
+            if held == 0 { return (slot, nil) }
             let place = Int(held) - 1
-            if Self.words(values[place].id) == words { return place }
+            if Self.words(values[place].id) == words { return (slot, place) }
             slot = (slot + 1) & (slots.count - 1)
         }
     }
@@ -94,11 +89,8 @@ public struct RecordedEntries: Equatable, Sendable {
         var size = max(16, slots.count)
         while size < count * 2 { size *= 2 }
         slots = [UInt32](repeating: 0, count: size)
-        for place in values.indices {
-            var slot = hash(Self.words(values[place].id)) & (size - 1)
-            while slots[slot] != 0 { slot = (slot + 1) & (size - 1) }
-            slots[slot] = UInt32(place + 1)
-        }
+        // The entries' ids differ: each finds an empty slot.
+        for place in values.indices { slots[probe(Self.words(values[place].id)).slot] = UInt32(place + 1) }
     }
 
     /// The id's 16 bytes as two words.

@@ -201,17 +201,15 @@ enum ViewTables {
         // projection come in day order): each such run is summed apart and taken into its day's
         // summary once, not looked up entry by entry.
         var run: (day: Day, summary: DaySummary)?
+        func takeRun() { if let done = run { days[done.day, default: DaySummary()].add(done.summary) } }
         goal.forEachLiveEntry(under: goal.historyRule) { e in
-            if run?.day == e.day {
-                run?.summary.add(e)
-                return
+            if run?.day != e.day {
+                takeRun()
+                run = (e.day, DaySummary())
             }
-            if let done = run { days[done.day, default: DaySummary()].add(done.summary) }
-            var summary = DaySummary()
-            summary.add(e)
-            run = (e.day, summary)
+            run?.summary.add(e)
         }
-        if let done = run { days[done.day, default: DaySummary()].add(done.summary) }
+        takeRun()
         return days.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { (day: $0.key, summary: $0.value) }
     }
 

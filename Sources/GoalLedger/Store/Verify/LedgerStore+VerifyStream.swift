@@ -309,8 +309,6 @@ struct StreamedEvent {
         rare = signed == nil && trust == nil && !folded ? nil : Rare(signed: signed, trust: trust, deviceEvent: folded ? event : nil)
     }
 
-    var isGoalEvent: Bool { goal != nil }
-
     /// The term of the row of `entries` under `goal` whose duplicate `duplicate` holds.
     private static func entriesRow(of goal: UUID, _ duplicate: ByteWriter) -> RowSum {
         var term = RowSum()
@@ -506,8 +504,7 @@ extension LedgerStore {
         } else {
             // Folded, unless its device's events are revoked from before it (as
             // `GoalProjection.fold` decides): its row of `entries` is then due.
-            let revoked = s.devices.revokedAfter
-            if let row = event.entriesRow, revoked.isEmpty || !(revoked[event.origin].map { event.sequence > $0 } ?? false) {
+            if let row = event.entriesRow, !GoalProjection.isRevoked(origin: event.origin, sequence: event.sequence, s.devices.revokedAfter) {
                 s.entriesRows = s.entriesRows + row
                 s.entriesRowCount += 1
             }
