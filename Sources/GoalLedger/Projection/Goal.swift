@@ -125,9 +125,9 @@ extension LedgerSnapshot {
                 snapshots.append(GoalSnapshot(goal: goal, view: view))
             }
         }
-        // The indices are sorted (stable: equal keys keep their id order), so that a sort moves
-        // integers rather than snapshots with their strings and entries.
-        return keys.indices.sorted { keys[$0] < keys[$1] }.map { snapshots[$0] }
+        // The indices are sorted, so that a sort moves integers rather than snapshots with
+        // their strings and entries.
+        return GoalOrderKey.sortedIndices(keys).map { snapshots[$0] }
     }
 
     /// One goal with its view for this store's device at `now`; nil for a goal the store does

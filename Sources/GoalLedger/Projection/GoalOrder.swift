@@ -19,6 +19,29 @@ public struct GoalOrderKey: Comparable, Hashable, Sendable {
     }
 }
 
+extension GoalOrderKey {
+    /// The indices of `keys` in the order of their keys (equal keys in index order).
+    ///
+    /// Each key's first 8 bytes, read as a big-endian integer with zeros after a shorter key,
+    /// order two keys whenever they differ (a key is a prefix of any key it pads equal to), so
+    /// most comparisons are of two integers; the whole keys are compared only when those agree.
+    static func sortedIndices(_ keys: [GoalOrderKey]) -> [Int] {
+        var order: [(prefix: UInt64, index: Int)] = keys.indices.map { i in
+            var prefix: UInt64 = 0
+            let bytes = keys[i].key.bytes
+            for j in 0..<8 { prefix = prefix << 8 | UInt64(j < bytes.count ? bytes[j] : 0) }
+            return (prefix, i)
+        }
+        order.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            if keys[a.index] < keys[b.index] { return true }
+            if keys[b.index] < keys[a.index] { return false }
+            return a.index < b.index
+        }
+        return order.map(\.index)
+    }
+}
+
 extension GoalState {
     /// The goal's place in the person's order; nil before its `goalCreated` has been folded.
     public var orderKey: GoalOrderKey? {

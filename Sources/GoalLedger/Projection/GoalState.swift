@@ -151,6 +151,10 @@ public struct GoalState: Equatable, Sendable {
     public internal(set) var historyWrites: [UUID: HistoryWrite] = [:]
     /// How history writes count (the store's schema decides).
     public internal(set) var historyRule: HistoryRule = .recordLevel
+    /// The tags in effect, when a read that lists goals took them as stored instead of
+    /// folding `tagAdds` (left empty then; `ProjectionCodec.decodeHeader` with `allTagAdds`
+    /// false). Such a state is for showing the goal, never for folding into.
+    var listedTags: [String]?
 
     /// The state of goal `id` before any of its events is folded.
     public init(id: UUID) { self.id = id }
@@ -187,6 +191,7 @@ public struct GoalState: Equatable, Sendable {
 
     /// The tags in effect, in NFC, sorted by their UTF-8 bytes.
     public var tags: [String] {
+        if let listedTags { return listedTags }
         // Without removals every tag with an add is live (no subset test per tag).
         let live = removedTagAdds.isEmpty ? tagAdds.compactMap { $1.isEmpty ? nil : $0 } : tagAdds.compactMap { tag, adds in adds.isSubset(of: removedTagAdds) ? nil : tag }
         return live.sorted().map(\.value)

@@ -75,9 +75,10 @@ enum ProjectionCodec {
     }
 
     ///
-    /// With `allTagAdds` false (a read that shows goals, not one that folds or removes tags), a
-    /// tag's adds hold only the first of them when the goal has no tag removals: enough for
-    /// ``GoalState/tags``, without hashing every add's id into a set (most of a list's cost).
+    /// With `allTagAdds` false (a read that shows goals, not one that folds or removes tags),
+    /// a goal without tag removals gets its tags in effect as stored (`GoalState.listedTags`,
+    /// already in order) and no `tagAdds`: enough for ``GoalState/tags``, without a set of ids
+    /// per tag, a table of them, and a sort (most of a list's cost).
     static func decodeHeader(_ bytes: UnsafeRawBufferPointer, id: UUID, allTagAdds: Bool = true) throws(RecordDecodingError) -> GoalState {
         var r = ByteReader(bytes)
         guard try r.u8() == version else { throw RecordDecodingError(reason: "unknown projection row version") }
@@ -108,7 +109,7 @@ enum ProjectionCodec {
         }
         let tagsAt = r.index
         var light = false
-        if !allTagAdds { light = try firstTagAdds(&r, into: &g) }
+        if !allTagAdds { light = try listedTags(&r, into: &g) }
         if !light {
             r.index = tagsAt
             let tagCount = try r.varint()
@@ -237,23 +238,28 @@ enum ProjectionCodec {
         for id in set.map(\.bytes).sorted(by: { $0.lexicographicallyPrecedes($1) }) { w.bytes.append(contentsOf: id) }
     }
 
-    /// Each tag with the first of its adds, when the goal has no tag removals (true; `r` is
-    /// then past the removals); false, having read as far as the removals, when it has some.
-    private static func firstTagAdds(_ r: inout ByteReader, into g: inout GoalState) throws(RecordDecodingError) -> Bool {
+    /// The tags in effect, in their stored order, into `g.listedTags` when the goal has no tag
+    /// removals and the row's tags are in strictly increasing order, as `encodeHeader` writes
+    /// them (true; `r` is then past the removals); false, having read as far as the removals,
+    /// otherwise (the full decode then sorts out whatever the row holds).
+    private static func listedTags(_ r: inout ByteReader, into g: inout GoalState) throws(RecordDecodingError) -> Bool {
         let tagCount = try r.varint()
         guard tagCount <= UInt64(r.bytes.count - r.index) else { throw RecordDecodingError(reason: "truncated tags") }
-        var firsts: [(NormalizedText, UUID?)] = []
-        firsts.reserveCapacity(Int(tagCount))
+        var live: [String] = []
+        live.reserveCapacity(Int(tagCount))
+        var previous: NormalizedText?
+        var ordered = true
         for _ in 0..<tagCount {
-            let tag = try r.string()
+            let tag = NormalizedText(try r.string())
             let n = try r.varint()
             guard n <= UInt64(r.bytes.count - r.index) / 16 else { throw RecordDecodingError(reason: "truncated id set") }
-            firsts.append((NormalizedText(tag), n == 0 ? nil : try r.uuid()))
-            if n > 1 { try r.skip(Int(n - 1) * 16) }
+            try r.skip(Int(n) * 16)
+            if let previous, !(previous < tag) { ordered = false }
+            previous = tag
+            if n > 0 { live.append(tag.value) }
         }
-        guard try r.varint() == 0 else { return false }
-        g.tagAdds.reserveCapacity(firsts.count)
-        for (tag, first) in firsts { g.tagAdds[tag] = first.map { [$0] } ?? [] }
+        guard ordered, try r.varint() == 0 else { return false }
+        g.listedTags = live
         return true
     }
 
