@@ -22,22 +22,27 @@ struct DaySummary: Equatable {
 
     var isEmpty: Bool { amounts == 0 && outcomes == 0 }
 
+    // The sums and counts wrap rather than trap: a summary read from a damaged row can hold any
+    // value, and an append or a read that adds to it must go on (`verify` names the row). Counts
+    // and sums the fold makes stay far from the limits: 2^32 entries in one day of one goal,
+    // amounts of at most 2^63 millionths each.
+
     mutating func add(_ e: ProgressEntry) {
         if let a = e.amount {
-            micro += a.micros
-            amounts += 1
+            micro &+= a.micros
+            amounts &+= 1
         }
         if let c = e.completed {
-            outcomes += 1
+            outcomes &+= 1
             let o = Outcome(occurredAt: e.occurredAt, key: e.key, completed: c)
             if latest.map({ o.isAfter($0) }) ?? true { latest = o }
         }
     }
 
     mutating func add(_ s: DaySummary) {
-        micro += s.micro
-        amounts += s.amounts
-        outcomes += s.outcomes
+        micro &+= s.micro
+        amounts &+= s.amounts
+        outcomes &+= s.outcomes
         if let o = s.latest, latest.map({ o.isAfter($0) }) ?? true { latest = o }
     }
 

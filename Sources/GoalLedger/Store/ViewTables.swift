@@ -305,7 +305,7 @@ enum ViewTables {
         let n = cadence.periodNumber(of: day, firstWeekday: fw)
         guard old != new else { return n }
         var p = try period(n, of: goal, txn, t)
-        p.micro += new.micro - old.micro
+        p.micro = p.micro &+ new.micro &- old.micro
         p.amounts = p.amounts &+ new.amounts &- old.amounts
         p.outcomes = p.outcomes &+ new.outcomes &- old.outcomes
         if let o = new.latest, p.latest.map({ o == $0 || o.isAfter($0) }) ?? true {

@@ -282,4 +282,42 @@ struct KeptViewsTests {
             #expect(try store.goal(goal, now: instant("2026-10-03T20:00:00Z"))?.view.streak == Streak(current: 3, best: 3))
         }
     }
+
+    /// A day or period row damaged to hold the largest sums and counts does not stop the store:
+    /// an append that adds to them, and the reads that sum them, go on (the sums wrap); `verify`
+    /// names the rows and `rebuild` repairs them.
+    @Test func aViewRowAtTheLimitsStopsNeitherAnAppendNorARead() throws {
+        let t = try TemporaryStore(device: "phone")
+        let store = t.store
+        let goal = UUID()
+        let now = instant("2026-10-10T12:00:00Z")
+        func record(_ at: String, _ amount: String) -> EventDraft {
+            EventDraft(payload: .progressRecorded(ProgressRecorded(goal: goal, amount: try! Amount(amount), completed: nil, occurredAt: instant(at))))
+        }
+        try store.append(
+            [
+                EventDraft(
+                    payload: .goalCreated(GoalCreated(goal: goal, title: "Read", cadence: .weekly, progressKind: .measurable, target: try! Amount("1")))),
+                record("2026-10-02T09:00:00Z", "1"),
+            ], now: now)
+        var full = DaySummary()
+        full.micro = Int128.max
+        full.amounts = UInt32.max
+        full.outcomes = UInt32.max
+        try store.writeTransaction("damaging") { txn in
+            let t = try txn.activeProjection()
+            try txn.put(t.days, key: ViewTables.dayKey(goal, day("2026-10-02")), value: full.bytes)
+            try txn.put(t.periods, key: ViewTables.periodKey(goal, Cadence.weekly.periodNumber(of: day("2026-10-02"), firstWeekday: try #require(try ViewTables.firstWeekday(txn, t)))), value: full.bytes)
+        }
+        // The same day again, and the day after (the same week): each adds to a damaged row.
+        try store.append([record("2026-10-02T10:00:00Z", "1000000000000"), record("2026-10-03T10:00:00Z", "-1000000000000")], now: now)
+        _ = try store.read { try $0.goals(now: now, includingEntries: false) }
+        _ = try store.goal(goal, now: now)
+        let findings = try store.verify().findings
+        #expect(findings.contains { $0.message.hasPrefix("projection days: ") && $0.goal == goal }, "\(findings)")
+        #expect(findings.contains { $0.message.hasPrefix("projection periods: ") && $0.goal == goal }, "\(findings)")
+        try store.rebuild()
+        #expect(try store.verify().isClean)
+        #expect(try store.goal(goal, now: instant("2026-10-03T12:00:00Z"))?.view.value == (try! Amount("1")))
+    }
 }
