@@ -45,47 +45,100 @@ enum AppendCommand {
         if let file = try inv.value(Self.file), let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int {
             try store.reserveRoom(size, times: 2)
         }
-        try printLines(of: try append(&input, to: store, expectedVersion: expected, now: try inv.now()), &inv)
+        var ahead: FormattedLines?
+        let results = try append(&input, to: store, expectedVersion: expected, now: try inv.now()) { ahead = $0 }
+        try printLines(of: results, formattedAhead: ahead, &inv)
     }
 
     /// The results formatted a piece of this many at a time.
     static let linesPerPiece = 4096
 
+    /// How many results' lines are made while the write finishes (`FormattedLines`): about
+    /// 28 MiB of text at most, held until the write commits.
+    static let linesAhead = 262_144
+
     /// Prints each result's line, in order: the lines are made in pieces, as many at a time as
     /// the machine has processors (each piece one text), and written piece by piece. An append
     /// of a million events no longer makes its million lines on one thread, and no more than
-    /// one round of pieces is held at a time.
-    static func printLines(of results: [AppendResult], _ inv: inout Invocation) throws(LedgerError) {
-        let threads = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+    /// one round of pieces is held at a time, besides the lines made ahead (`formattedAhead`,
+    /// the first ones, taken when they are of these results).
+    static func printLines(of results: [AppendResult], formattedAhead: FormattedLines? = nil, _ inv: inout Invocation) throws(LedgerError) {
         var start = 0
+        if let ahead = formattedAhead, ahead.results.count <= results.count, ahead.results == results[..<ahead.results.count] {
+            for text in ahead.texts() { inv.write(try text.get()) }
+            start = ahead.results.count
+        }
+        let threads = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
         while start < results.count {
             let end = min(results.count, start + linesPerPiece * threads)
-            let pieces = (end - start + linesPerPiece - 1) / linesPerPiece
-            let texts = Mutex<[Result<String, LedgerError>?]>(Array(repeating: nil, count: pieces))
-            let first = start
-            DispatchQueue.concurrentPerform(iterations: pieces) { p in
-                let lower = first + p * linesPerPiece
-                let made = Result { () throws(LedgerError) -> String in
-                    // The piece's lines into one buffer, made one text at its end.
-                    var bytes: [UInt8] = []
-                    bytes.reserveCapacity(linesPerPiece * 112)
-                    for r in results[lower..<min(end, lower + linesPerPiece)] {
-                        try writeLine(r, into: &bytes)
-                        bytes.append(UInt8(ascii: "\n"))
-                    }
-                    return String(decoding: bytes, as: UTF8.self)
-                }
-                texts.withLock { $0[p] = made }
-            }
-            for text in texts.withLock({ $0 }) { inv.write(try text!.get()) }
+            for text in lineTexts(results[start..<end]) { inv.write(try text.get()) }
             start = end
         }
     }
 
+    /// The lines of `results`, in pieces of `linesPerPiece` made on as many threads as there
+    /// are processors (each piece one text, or the error its first failed line gave).
+    static func lineTexts(_ results: ArraySlice<AppendResult>) -> [Result<String, LedgerError>] {
+        let pieces = (results.count + linesPerPiece - 1) / linesPerPiece
+        let texts = Mutex<[Result<String, LedgerError>?]>(Array(repeating: nil, count: pieces))
+        DispatchQueue.concurrentPerform(iterations: pieces) { p in
+            let lower = results.startIndex + p * linesPerPiece
+            let made = Result { () throws(LedgerError) -> String in
+                // The piece's lines into one buffer, made one text at its end.
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(linesPerPiece * 112)
+                for r in results[lower..<min(results.endIndex, lower + linesPerPiece)] {
+                    try writeLine(r, into: &bytes)
+                    bytes.append(UInt8(ascii: "\n"))
+                }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            texts.withLock { $0[p] = made }
+        }
+        return texts.withLock { $0.map { $0! } }
+    }
+
+    /// The lines of the first `linesAhead` results, made on other threads from the moment it
+    /// is created: while the append writes its last rows and commits, the lines it will print
+    /// are made on the processors that are otherwise idle then.
+    final class FormattedLines: Sendable {
+        let results: ArraySlice<AppendResult>
+        private let box = Box()
+        private let done = DispatchGroup()
+
+        /// The texts, filled in once by the thread that makes them, read after `done`.
+        private final class Box: @unchecked Sendable { var texts: [Result<String, LedgerError>] = [] }
+
+        init(_ all: [AppendResult]) {
+            let results = all[..<min(all.count, AppendCommand.linesAhead)]
+            self.results = results
+            done.enter()
+            // The work holds the box, not `self`, so that `self` can be dropped (and wait) first.
+            DispatchQueue.global(qos: .userInitiated).async { [box, done] in
+                box.texts = AppendCommand.lineTexts(results)
+                done.leave()
+            }
+        }
+
+        /// The texts, waiting for them.
+        func texts() -> [Result<String, LedgerError>] {
+            done.wait()
+            return box.texts
+        }
+
+        deinit {
+            // A formatter dropped unread (the write ran again, or failed) still finishes first.
+            done.wait()
+        }
+    }
+
     /// Appends the lines of `input` as one atomic batch, chunk by chunk in one write.
-    static func append(_ input: inout ChunkedInput, to store: LedgerStore, expectedVersion: Int?, now: Instant) throws(LedgerError)
-        -> [AppendResult]
-    {
+    /// `formatting` is handed a `FormattedLines` of the results once the last line has been
+    /// written, before the write's last rows and its commit (again if the write runs again).
+    static func append(
+        _ input: inout ChunkedInput, to store: LedgerStore, expectedVersion: Int?, now: Instant,
+        formatting: (FormattedLines) -> Void = { _ in }
+    ) throws(LedgerError) -> [AppendResult] {
         let schema = try store.reading { $0.schema }
         return try store.writing { writer in
             // The write runs again from its start when the store's file has to grow: so does the input.
@@ -106,7 +159,11 @@ enum AppendCommand {
                 before += chunk.lineCount
                 return drafts
             }
-            guard expectedVersion != nil else { return try writer.append(chunks: next, now: now) }
+            guard expectedVersion != nil else {
+                return try writer.append(chunks: next, now: now, flushingEvery: LedgerStore.chunkedAppendProjectionEvents) {
+                    formatting(FormattedLines($0))
+                }
+            }
             // An expected version is checked against the whole batch, so its drafts are gathered
             // and appended in one call; the input is still read chunk by chunk.
             var gathered: [EventDraft] = []

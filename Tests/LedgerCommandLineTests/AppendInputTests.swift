@@ -102,11 +102,17 @@ struct AppendInputTests {
             results.append(AppendResult(id: UUID(), position: UInt64(i + 1), hlc: clock, duplicate: i % 5 == 0))
         }
         if count > 1 { results[count / 2] = AppendResult(id: UUID(), position: 1_000_000_000_000_001, hlc: HLC(rawValue: 7), duplicate: false) }
-        var inv = Invocation(environment: [:], readInput: { Data() })
-        try AppendCommand.printLines(of: results, &inv)
         var expected = ""
         for r in results { expected += try AppendCommand.line(r) + "\n" }
-        #expect(inv.out == expected)
+        // Made as printed, or ahead (the first lines while the write finishes): lines made
+        // ahead of other results, or of more, are not printed.
+        let others = results.map { AppendResult(id: UUID(), position: $0.position, hlc: $0.hlc, duplicate: $0.duplicate) }
+        let more = results + [AppendResult(id: UUID(), position: 1, hlc: HLC(rawValue: 1), duplicate: false)]
+        for ahead in [nil, results, others, more, Array(results.prefix(count / 3))] {
+            var inv = Invocation(environment: [:], readInput: { Data() })
+            try AppendCommand.printLines(of: results, formattedAhead: ahead.map(AppendCommand.FormattedLines.init), &inv)
+            #expect(inv.out == expected, "ahead: \(ahead?.count ?? -1) lines")
+        }
     }
 
     @Test(arguments: [[29_001], [2, 29_001], [15_000, 15_001], [30_000]])

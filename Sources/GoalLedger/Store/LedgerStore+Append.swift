@@ -38,7 +38,7 @@ extension LedgerStore {
     /// written once a flush, not once for every chunk whose random ids land on it.
     func appendChunks(
         _ next: () throws(LedgerError) -> [EventDraft]?, now: Instant, signingKey: SigningKey?, schema: Int,
-        flushEvents: Int, _ txn: borrowing StoreTransaction
+        flushEvents: Int, resultsKnown: ([AppendResult]) -> Void = { _ in }, _ txn: borrowing StoreTransaction
     ) throws -> [AppendResult] {
         try checkBeforeWriting(txn)
         var results: [AppendResult] = []
@@ -64,6 +64,8 @@ extension LedgerStore {
             heldIDs = taken.ids
             if flushing { folded = 0 } else { held = taken.projection }
         }
+        // Every draft has its result: what is left writes rows, and changes none of them.
+        resultsKnown(results)
         // The rows still held (none after an empty input, which writes nothing), the id index's
         // first: the projection's upkeep looks events up by id.
         var ids = heldIDs?.take(adding: []) ?? []

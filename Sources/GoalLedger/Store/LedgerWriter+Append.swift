@@ -40,12 +40,17 @@ extension LedgerWriter {
     }
 
     /// `append(chunks:now:)`, writing the projection's rows once `flushEvents` drafts have
-    /// been folded since they were last written.
+    /// been folded since they were last written. `resultsKnown` is handed the results as soon
+    /// as the last draft has been written, before the last rows are (they are the results this
+    /// returns): a caller can start on them while the write finishes. The write may still fail,
+    /// or run again from its start, after it is called.
     package func append(
-        chunks next: () throws(LedgerError) -> [EventDraft]?, now: Instant, flushingEvery flushEvents: Int
+        chunks next: () throws(LedgerError) -> [EventDraft]?, now: Instant, flushingEvery flushEvents: Int,
+        resultsKnown: ([AppendResult]) -> Void = { _ in }
     ) throws(LedgerError) -> [AppendResult] {
         try run("appending to \(store.path)") {
-            try store.appendChunks(next, now: now, signingKey: effects.rotatedKey, schema: schema, flushEvents: flushEvents, txn)
+            try store.appendChunks(
+                next, now: now, signingKey: effects.rotatedKey, schema: schema, flushEvents: flushEvents, resultsKnown: resultsKnown, txn)
         }
     }
 

@@ -57,17 +57,26 @@ struct ChunkedLibraryAppendTests {
     }
 
     /// The drafts appended in chunks of `size`, the rows written every `flushEvents` drafts.
+    /// The results handed over early (`resultsKnown`) are, once, those returned, handed over
+    /// after the last chunk was taken.
     func appendInChunks(_ drafts: [EventDraft], size: Int, flushEvents: Int, to store: LedgerStore) throws -> [AppendResult] {
         var next = 0
-        return try store.writing { writer in
+        var known: [[AppendResult]] = []
+        var chunksTaken = 0
+        let results = try store.writing { writer in
             try writer.append(
                 chunks: { () throws(LedgerError) -> [EventDraft]? in
+                    #expect(known.isEmpty, "results handed over before the last chunk")
+                    chunksTaken += 1
                     guard next < drafts.count else { return nil }
                     let chunk = next..<min(drafts.count, next + size)
                     next = chunk.upperBound
                     return Array(drafts[chunk])
-                }, now: now, flushingEvery: flushEvents)
+                }, now: now, flushingEvery: flushEvents, resultsKnown: { known.append($0) })
         }
+        #expect(known == [results], "chunks of \(size)")
+        #expect(chunksTaken == (drafts.count + size - 1) / size + 1)
+        return results
     }
 
     @Test(arguments: [(1, 1), (2, 5), (3, 1_000), (5, 7), (7, 2), (64, 1_000)])
