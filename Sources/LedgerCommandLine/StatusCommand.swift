@@ -76,7 +76,7 @@ enum StatusCommand {
         for w in status.waiting.prefix(SyncCommand.namedWaiting) { inv.print("waiting  \(w.description)") }
         if status.waiting.count > SyncCommand.namedWaiting {
             let more = status.waiting.dropFirst(SyncCommand.namedWaiting)
-            inv.print("waiting  and \(more.reduce(0) { $0 + $1.count }) event(s) of \(more.count) more origin(s) (`status --json` lists them)")
+            inv.print("waiting  and \(SyncCommand.eventCount(more)) event(s) of \(more.count) more origin(s) (`status --json` lists them)")
         }
     }
 }

@@ -67,10 +67,19 @@ enum SyncCommand {
         if waiting.count > Self.namedWaiting {
             let more = waiting.dropFirst(Self.namedWaiting)
             inv.err +=
-                "ledger: \(here ? "" : "the peer: ")and \(more.reduce(0) { $0 + $1.count }) event(s) of \(more.count) more origin(s) wait; the rest was exchanged\n"
+                "ledger: \(here ? "" : "the peer: ")and \(Self.eventCount(more)) event(s) of \(more.count) more origin(s) wait; the rest was exchanged\n"
         }
     }
 
     /// The most origins whose waiting events a command names one per line; the rest are summed.
     static let namedWaiting = 20
+
+    /// How many events `waiting` holds, saturating: a stored count is read clamped, so a damaged
+    /// one can be as large as `Int.max`.
+    static func eventCount(_ waiting: some Sequence<WaitingEvents>) -> Int {
+        waiting.reduce(0) { sum, w in
+            let (total, overflow) = sum.addingReportingOverflow(max(0, w.count))
+            return overflow ? .max : total
+        }
+    }
 }

@@ -465,6 +465,15 @@ extension SyncServiceClient {
                 "the sync service at \(serviceName) answered the push with \(Self.quoted(reply.body)), not {\"inserted\":N,\"waiting\":[…]}; whether it stored the events is unknown: sync again"
             )
         }
+        // A part holds at most `pushPartEvents` events: a count outside what a push can have
+        // stored or set aside is not an answer to it (and must not reach the sums).
+        guard (0...Self.pushPartEvents).contains(answer.inserted), (answer.waiting ?? []).allSatisfy({ (0...Int(UInt32.max)).contains($0.count) })
+        else {
+            throw LedgerError(
+                .store,
+                "the sync service at \(serviceName) answered the push with counts no push of at most \(Self.pushPartEvents) events can have (\(Self.quoted(reply.body))); whether it stored the events is unknown: sync again"
+            )
+        }
         var result = ImportResult(imported: answer.inserted)
         result.waiting = (answer.waiting ?? []).map {
             WaitingEvents(

@@ -191,7 +191,7 @@ extension LedgerStore {
                 "device \(device) was revoked after its sequence \(after): its new events would be refused; nothing was written",
                 reason: .deviceRevoked(device: device, after: after))
         }
-        let head = try txn.u64(layout.originHeads, Array(device.utf8)) ?? 0
+        let head = try txn.ownHead(device)
         if let cut = try txn.revokedAfter(device), cut < head {
             throw LedgerError(
                 "device \(device)'s events after its sequence \(cut) are signed by a key the ledger does not trust for it; nothing was written",
@@ -240,7 +240,7 @@ extension LedgerStore {
         guard let staged = try keys.stagedKey(ledger: ledgerID, device: device) else { return }
         let enrolled = try failing(as: "reading \(path)") {
             try readTransaction { txn in
-                let head = try txn.u64(layout.originHeads, Array(device.utf8)) ?? 0
+                let head = try txn.ownHead(device)
                 return try txn.trustState().devices[device]?.key(at: head + 1)
             }
         }
@@ -252,6 +252,17 @@ extension LedgerStore {
         }
     }
 
+    /// `head`, the last sequence of the store device's own events, which its next events are
+    /// numbered after; refused as damage from 2^62 on, far past any chain a device can write,
+    /// so that `head + 1` and the like cannot overflow.
+    @discardableResult
+    static func checkedOwnHead(_ head: UInt64, device: String) throws(LedgerError) -> UInt64 {
+        guard head < 1 << 62 else {
+            throw LedgerError.damaged("the store holds \(head) as the last sequence of \(device)'s own events, past any chain; the store is damaged")
+        }
+        return head
+    }
+
     /// In a ledger founded before signing, once the store is on the current schema: gives the
     /// device a key (kept if a previous run made one) and appends its enrolment, from its next
     /// sequence on. Idempotent: a device already enrolled is left alone.
@@ -259,6 +270,7 @@ extension LedgerStore {
         let (schema, enrolled, head) = try reading { s in
             (s.schema, try s.trustState().devices[device] != nil, try s.originHeads()[device] ?? 0)
         }
+        try Self.checkedOwnHead(head, device: device)
         guard schema == Self.currentSchema, !isSignedLedger, !enrolled else { return }
         let key: SigningKey
         if let existing = try keys.key(ledger: ledgerID, device: device) {

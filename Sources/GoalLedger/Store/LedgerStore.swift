@@ -205,7 +205,8 @@ public final class LedgerStore: @unchecked Sendable {
             throw LedgerError(
                 .store, "the store at \(path) has format \(storeFormat), newer than this ledger (\(Self.format)); upgrade the ledger")
         }
-        let schemaValue = Int(UInt64(bigEndianBytes: schema))
+        // Clamped: a damaged value past `Int.max` is refused below as newer, not trapped on.
+        let schemaValue = Int(clamping: UInt64(bigEndianBytes: schema))
         guard schemaValue <= currentSchema else {
             throw LedgerError(
                 .store,

@@ -76,7 +76,7 @@ extension LedgerWriter {
         // The new key is durable before the rotation commits: a process that dies after the
         // commit leaves it staged, and the store adopts it when it opens.
         try keys.stage(next, ledger: store.ledgerID, device: device)
-        let head = try run("reading \(store.path)") { try txn.originHeads()[device] ?? 0 }
+        let head = try run("reading \(store.path)") { try txn.ownHead(device) }
         let result = try enrol(device: device, key: next.publicKey, from: head + 2, signingKey: effects.rotatedKey, now: now)
         effects.rotatedKey = next
         return result

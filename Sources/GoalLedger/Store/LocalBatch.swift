@@ -79,7 +79,7 @@ struct LocalBatch {
         rule = HistoryRule(schema: schema)
         self.enrolling = enrolling
         clock = try txn.clock()
-        sequence = try txn.u64(layout.originHeads, Array(device.utf8)) ?? 0
+        sequence = try txn.ownHead(device)
         position = try txn.lastPosition()
         firstNew = position + 1
         tables = try txn.activeProjection()

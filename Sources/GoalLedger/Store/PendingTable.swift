@@ -99,6 +99,14 @@ enum PendingTable {
         /// The calendar day a key's day bytes (`dayBytes`) stand for.
         static func day(_ bytes: UInt32) -> Day { Day(daysSinceEpoch: Int32(bitPattern: bytes ^ 0x8000_0000)) }
 
+        /// `day(_:)` of a stored key's day bytes, refused unless it is a day an event can be on
+        /// (``Day/supported``): a damaged row's day must not reach the calendar arithmetic.
+        static func storedDay(_ bytes: UInt32) throws(RecordDecodingError) -> Day {
+            let d = day(bytes)
+            guard Day.supported.contains(d) else { throw RecordDecodingError(reason: "a stored day out of range (\(d.daysSinceEpoch))") }
+            return d
+        }
+
         static func < (a: EntryKey, b: EntryKey) -> Bool {
             if a.goal != b.goal { return a.goal < b.goal }
             if a.day != b.day { return a.day < b.day }
@@ -213,6 +221,7 @@ enum PendingTable {
     private static func entry(
         event: IDWords, day: UInt32, hlc clock: UInt64, afterClock rest: UnsafeRawBufferPointer
     ) throws(RecordDecodingError) -> ProgressEntry {
+        let entryDay = try EntryKey.storedDay(day)
         var r = ByteReader(rest)
         let hlc = HLC(rawValue: clock)
         let flags = try r.u8()
@@ -221,7 +230,7 @@ enum PendingTable {
         let device = String(decoding: UnsafeRawBufferPointer(rebasing: rest[r.index...]), as: UTF8.self)
         return ProgressEntry(
             id: event.uuid, amount: amount, completed: flags & 2 != 0 ? flags & 4 != 0 : nil, occurredAt: occurredAt,
-            day: EntryKey.day(day), device: device, hlc: hlc)
+            day: entryDay, device: device, hlc: hlc)
     }
 
     // MARK: Changes a batch makes
@@ -463,6 +472,9 @@ enum PendingTable {
         let cadence = try Cadence.decode(try r.u8(), "cadence")
         let targetDate = try r.u8() == 1 ? try r.day() : nil
         let (hour, minute, weekday) = (Int(try r.u8()), Int(try r.u8()), Int(try r.u8()))
+        // A time the gate lets through, or the row is damaged: a weekday past 7 would make weeks
+        // that never start.
+        guard hour < 24, minute < 60, weekday <= 7 else { throw RecordDecodingError(reason: "a reminder time out of range") }
         let time = ReminderTime(unchecked: hour, minute, weekday: weekday == 0 ? nil : weekday)
         var devices: [String]?
         if try r.u8() == 1 {
@@ -534,6 +546,12 @@ enum PendingTable {
         }
         let fireAt = try r.u8() == 1 ? try r.instant() : nil
         guard r.isAtEnd else { throw RecordDecodingError(reason: "trailing bytes in a pending row") }
+        // The parts `ReminderPlan.row` always writes together: a one-time goal's row has its
+        // fire time (and the goal its date), a recurring one's has none, and a repeating
+        // strategy's row has its trigger. The planning relies on them.
+        guard (facts.cadence == .once) == (fireAt != nil), facts.cadence != .once || facts.targetDate != nil,
+            strategy != .repeating || trigger != nil
+        else { throw RecordDecodingError(reason: "a pending row whose parts disagree") }
         return PendingRow(
             facts: facts, id: ReminderPlan.idPrefix + facts.goal.upperString, strategy: strategy, body: body,
             trigger: trigger, fireAt: fireAt)

@@ -5,7 +5,8 @@ extension StoreTransaction {
     /// The stored projection's active generation, version and checkpoint.
     func projectionStatus() throws -> StoredProjection.Status {
         StoredProjection.Status(
-            generation: Int(try u64(layout.meta, MetaKey.projectionActive) ?? 0) & 1,
+            // The low bit alone: a damaged row of any value still names one of the two generations.
+            generation: Int(truncatingIfNeeded: (try u64(layout.meta, MetaKey.projectionActive) ?? 0) & 1),
             version: try u64(layout.meta, MetaKey.projectionVersion) ?? 0,
             checkpoint: try u64(layout.meta, MetaKey.projectionCheckpoint) ?? 0)
     }
@@ -51,7 +52,9 @@ extension StoreTransaction {
         // `historyInEffectOnly`, the others are left unread (their rows hold their keys).
         let lastOnly = historyInEffectOnly && rule == .lastWriteWins
         var last: (key: CanonicalKey, id: UUID)?
-        state.recordedEntries.reserveCapacity(state.version)
+        // Room for the entries at once, up to a bound: the count is read from the goal index, and
+        // a damaged one must not ask for any amount of memory (past it, the table grows).
+        state.recordedEntries.reserveCapacity(min(state.version, 1 << 20))
         let prefix = goal.bytes
         try scanEntries(t.entries, from: prefix) { k, v in
             guard k.count == 36, k.prefix(16).elementsEqual(prefix) else { return false }

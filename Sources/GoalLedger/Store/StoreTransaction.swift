@@ -103,6 +103,12 @@ struct StoreTransaction: ~Copyable {
         }
     }
 
+    /// The last origin sequence of `device`'s events the log holds (0: none), the one the
+    /// device's next event follows (`checkedOwnHead`).
+    func ownHead(_ device: String) throws -> UInt64 {
+        try LedgerStore.checkedOwnHead(try u64(layout.originHeads, Array(device.utf8)) ?? 0, device: device)
+    }
+
     /// For each origin device, the last origin sequence the log holds.
     func originHeads() throws -> [String: UInt64]{
         var heads: [String: UInt64] = [:]
@@ -121,7 +127,7 @@ struct StoreTransaction: ~Copyable {
 
 extension StoreTransaction {
     /// The event schema recorded in the store (1 when the record is missing, as in the oldest stores).
-    func schema() throws -> Int { Int(try u64(layout.meta, MetaKey.schema) ?? 1) }
+    func schema() throws -> Int { Int(clamping: try u64(layout.meta, MetaKey.schema) ?? 1) }
 
     /// How schema-1 history writes count: the old rule until migration.
     func historyRule() throws -> HistoryRule { HistoryRule(schema: try schema()) }

@@ -125,13 +125,18 @@ enum ViewTables {
         // The current run ends with the current period if it is complete, else with the previous one.
         let cursor = s.completed ? n : n - 1
         let run = try run(containing: cursor, of: goal.id, txn, t)
-        let currentRun = run.map { Int(cursor - $0.lowerBound) + 1 } ?? 0
+        // In `Int`: a damaged run row can start anywhere in `Int32`.
+        let currentRun = run.map { Int(cursor) - Int($0.lowerBound) + 1 } ?? 0
         return GoalView(
             period: Period(start: max(current.start, Day.supported.lowerBound), end: min(current.end, Day.supported.upperBound)),
             value: s.value, completed: s.completed, streak: Streak(current: currentRun, best: max(Int(basis.best), currentRun)))
     }
 
     // MARK: Writing, inside the transaction of a batch
+
+    /// How many periods `r` spans, as a run's length is kept (a damaged run row can span all of
+    /// `Int32`: the length is worked out in `Int` and clamped, never trapped on).
+    static func length(_ r: ClosedRange<Int32>) -> UInt32 { UInt32(clamping: Int(r.upperBound) - Int(r.lowerBound) + 1) }
 
     /// Writes `goal`'s row for `day` again from the day's rows in `entries` that have no
     /// removal; returns the row before and after.
@@ -279,8 +284,9 @@ enum ViewTables {
         let prefix = goal.bytes
         try txn.scan(t.days, from: prefix) { k, v in
             guard k.count == 20, k.prefix(16).elementsEqual(prefix) else { return false }
-            let day = PendingTable.EntryKey.day(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
-            days.append((day, try decoded { () throws(RecordDecodingError) in try DaySummary(bytes: v) }))
+            let bytes = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+            days.append(
+                try decoded { () throws(RecordDecodingError) in (try PendingTable.EntryKey.storedDay(bytes), try DaySummary(bytes: v)) })
             return true
         }
         guard exists || !days.isEmpty else {
@@ -366,18 +372,18 @@ enum ViewTables {
             if let before { try txn.delete(t.runs, key: runKey(goal, before.upperBound)) }
             let joined = (before?.lowerBound ?? n)...(after?.upperBound ?? n)
             try put(joined)
-            basis.best = max(basis.best, UInt32(joined.upperBound - joined.lowerBound) + 1)
+            basis.best = max(basis.best, length(joined))
         } else if let run {
             // Splits the run around the period.
             try txn.delete(t.runs, key: runKey(goal, run.upperBound))
             if run.lowerBound < n { try put(run.lowerBound...(n - 1)) }
             if n < run.upperBound { try put((n + 1)...run.upperBound) }
-            if UInt32(run.upperBound - run.lowerBound) + 1 >= basis.best {
+            if length(run) >= basis.best {
                 basis.best = 0
                 let prefix = goal.bytes
                 try txn.scan(t.runs, from: prefix) { k, v in
                     guard k.prefix(16).elementsEqual(prefix) else { return false }
-                    if let r = Self.run(key: k, value: v) { basis.best = max(basis.best, UInt32(r.count)) }
+                    if let r = Self.run(key: k, value: v) { basis.best = max(basis.best, length(r)) }
                     return true
                 }
             }

@@ -123,7 +123,11 @@ struct ByteReader {
 
     mutating func day() throws(RecordDecodingError) -> Day {
         let v = try signed()
-        guard let d = Int32(exactly: v) else { throw RecordDecodingError(reason: "day out of range") }
+        // Only a day an event can name (the gate's range): a damaged value must not reach the
+        // calendar arithmetic.
+        guard let d = Int32(exactly: v), Day.supported.contains(Day(daysSinceEpoch: d)) else {
+            throw RecordDecodingError(reason: "day out of range")
+        }
         return Day(daysSinceEpoch: d)
     }
 

@@ -71,6 +71,9 @@ extension DeviceConfigured: DeviceEventPayload {
     init(fields r: inout ByteReader) throws(RecordDecodingError) {
         let tz = try r.string()
         let fw = Int(try r.u8())
+        // A weekday, as the gate has always required: any other value (a damaged row) would make
+        // weeks that never start, or index past a week's names.
+        guard (1...7).contains(fw) else { throw RecordDecodingError(reason: "a first weekday out of range (\(fw))") }
         let locale = try r.string()
         let strategy = try NotificationStrategy.decode(try r.u8(), "strategy")
         let window = Int(try r.u8())

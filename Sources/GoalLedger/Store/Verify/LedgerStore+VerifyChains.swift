@@ -38,7 +38,9 @@ extension LedgerStore {
                     }
                 }
             }
-            unsignedEvents += Int(head) - signedEvents
+            // Saturating: a damaged head of any size is counted, never trapped on.
+            let (sum, overflow) = unsignedEvents.addingReportingOverflow(Int(clamping: head) - signedEvents)
+            unsignedEvents = overflow ? .max : sum
         }
         return (found.problems, unsignedEvents)
     }
