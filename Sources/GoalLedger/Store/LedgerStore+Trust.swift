@@ -38,7 +38,8 @@ extension LedgerStore {
             for i in inputs {
                 guard case .enrolled(let device, _, _) = i.change, device == i.origin, i.covering != nil else { continue }
                 var first = i.sequence == 1
-                if !first {
+                // (A stored sequence of 0, which no gate lets in, has no predecessor to read.)
+                if i.sequence > 1 {
                     try scanOrigin(i.origin, from: i.sequence - 1, txn) { e in
                         first = e.sequence == i.sequence - 1 && e.previousHash == nil
                         return false

@@ -162,4 +162,16 @@ struct DamagedNumbersTests {
         }
         #expect(!(try t.store.verify().isClean))
     }
+
+    /// `verify` names the first sequences an origin lacks by a walk of what it holds: a damaged
+    /// sequence near the top of `UInt64` is named as quickly as a small one.
+    @Test func theFirstMissingSequencesAreFoundByAWalk() {
+        #expect(LedgerStore.firstMissing([1, 2, 4, 7], upTo: 5) == [3, 5, 6])
+        #expect(LedgerStore.firstMissing([], upTo: 5) == [])
+        #expect(LedgerStore.firstMissing([1, 2, 3], upTo: 5) == [])
+        #expect(LedgerStore.firstMissing([UInt64.max], upTo: 5) == [1, 2, 3, 4, 5])
+        #expect(LedgerStore.firstMissing([1, 1, 3, UInt64.max, UInt64.max], upTo: 3) == [2, 4, 5])
+        #expect(LedgerStore.firstMissing([0, 2], upTo: 5) == [1])
+        #expect(LedgerStore.firstMissing([9], upTo: 2) == [1, 2])
+    }
 }

@@ -8,7 +8,7 @@ extension LedgerStore {
         for (origin, seqs) in log.sequences.sorted(by: { String.bytesPrecede($0.key, $1.key) }) {
             let sorted = seqs.sorted()
             if sorted != Array(1...UInt64(sorted.count)) {
-                let missing = Set(1...max(sorted.last ?? 1, 1)).subtracting(sorted).sorted().prefix(5)
+                let missing = Self.firstMissing(sorted, upTo: 5)
                 found.add(
                     "origin \(origin): sequences are not gapless (missing \(missing.map(String.init).joined(separator: ", ")))",
                     origin: origin, sequence: missing.first)
@@ -24,5 +24,21 @@ extension LedgerStore {
             found.add("originHeads: \(origin) has no events", origin: origin)
         }
         return found.problems
+    }
+
+    /// The first `limit` sequences from 1 on that `sorted` (ascending) lacks, found by a walk of
+    /// it: a damaged sequence near `UInt64.max` costs no more than a small one.
+    static func firstMissing(_ sorted: [UInt64], upTo limit: Int) -> [UInt64] {
+        var missing: [UInt64] = []
+        var next: UInt64 = 1
+        for s in sorted {
+            while next < s, missing.count < limit {
+                missing.append(next)
+                next += 1
+            }
+            guard missing.count < limit, s < .max else { break }
+            next = max(next, s + 1)
+        }
+        return missing
     }
 }
