@@ -1,4 +1,5 @@
 import Foundation
+import GoalLedger
 
 /// The fuzz targets: each feeds arbitrary bytes to one of the ledger's readers of outside input,
 /// as the ledger itself reads that input, and checks what it can cheaply check of the result.
@@ -29,6 +30,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A store's whole data file (`data.mdb`), read without LMDB: the page walk, the checks of
     /// every open, and the salvage of `recover`.
     case dataFile = "data-file"
+    /// A row of a store's projection replaced or altered, then every read, an append, and the
+    /// rebuild that repairs it.
+    case projectionRow = "projection-row"
 
     /// Runs the target on one input.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -43,6 +47,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .relayToken: RelayTokenTarget.run(bytes)
         case .storedRow: StoredRowTarget.run(bytes)
         case .dataFile: DataFileTarget.run(bytes)
+        case .projectionRow: if let broken = ProjectionDamageCheck.run(bytes) { violated(broken) }
         }
     }
 

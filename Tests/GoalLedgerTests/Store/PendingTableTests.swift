@@ -124,7 +124,8 @@ struct PendingTableTests {
 
     /// An entry's stored duplicate read in place (`verify`'s walk) gives the entry back, as the
     /// row's key and value read apart do; a history write's duplicate gives none; any shorter
-    /// duplicate is refused with an error, never read past its end.
+    /// duplicate, or one on a day no event can be on, is refused with an error, never read past
+    /// its end.
     @Test(arguments: 0..<6)
     func anEntrysDuplicateReadInPlaceIsTheEntry(_ seed: Int) throws {
         var rng = SeededRandom(seed: UInt64(seed) &+ 311)
@@ -135,7 +136,8 @@ struct PendingTableTests {
             let e = ProgressEntry(
                 id: rng.uuid(), amount: amount, completed: n % 3 == 0 ? n % 2 == 0 : (n % 5 == 0 ? true : nil),
                 occurredAt: Instant(milliseconds: hlc.milliseconds &+ Int64(bitPattern: rng.next()) % 86_400_000),
-                day: Day(daysSinceEpoch: Int32(truncatingIfNeeded: rng.next())), device: String(repeating: "d", count: n % 70), hlc: hlc)
+                day: Day(daysSinceEpoch: Int32(rng.next() % UInt64(Day.supported.upperBound.daysSinceEpoch + 1))),
+                device: String(repeating: "d", count: n % 70), hlc: hlc)
             var w = ByteWriter()
             PendingTable.writeEntryDuplicate(goal: goal, e, into: &w)
             let read = try w.bytes.withUnsafeBytes { try PendingTable.entry(duplicate: $0) }
@@ -144,6 +146,12 @@ struct PendingTableTests {
                 try PendingTable.entryValue(e).withUnsafeBytes { v in try PendingTable.entry(key: k, value: v) }
             }
             #expect(apart == e)
+            // The same entry on a day no event can be on (before 1970, after 9999) is refused.
+            var outside = e
+            outside.day = Day(daysSinceEpoch: n % 2 == 0 ? -1 - Int32(n) : Day.supported.upperBound.daysSinceEpoch + 1 + Int32(n))
+            var o = ByteWriter()
+            PendingTable.writeEntryDuplicate(goal: goal, outside, into: &o)
+            #expect(throws: RecordDecodingError.self) { try o.bytes.withUnsafeBytes { try PendingTable.entry(duplicate: $0) } }
             for cut in [0, 1, PendingTable.EntryKey.headSize - 1, PendingTable.EntryKey.headSize] {
                 #expect(throws: RecordDecodingError.self) { try w.bytes.prefix(cut).withUnsafeBytes { try PendingTable.entry(duplicate: $0) } }
             }
