@@ -10,20 +10,25 @@ import Foundation
 /// reminders, tags, entries on several days, a deleted one and a settings event, so that every
 /// projection table has rows. Each input works on a copy of it. The input's first byte chooses
 /// the table, its second the row (by its place), its third how the row changes: its value
-/// replaced by the rest of the input, the rest XORed into its value (the row keeps its shape
-/// where the input is zero), or, for `entries`, the rest added as one more duplicate.
+/// replaced by the rest of the input, the rest XORed into its value from the place the fourth
+/// byte names (the row keeps its shape where the input is zero, and a short input reaches any
+/// byte of it), or, for `entries`, the rest added as one more duplicate.
 package enum ProjectionDamageCheck {
     package static func run(_ bytes: UnsafeRawBufferPointer) -> String? {
-        guard bytes.count >= 3, let pristine = pristine else { return nil }
+        guard bytes.count >= 4, let pristine = pristine else { return nil }
         // A copy of its own (tests run inputs in parallel).
         let work = pristine + "-work-\(UUID().uuidString)"
         let fm = FileManager.default
         try? fm.removeItem(atPath: work)
-        guard (try? fm.copyItem(atPath: pristine, toPath: work)) != nil else { return "cannot copy the pristine store" }
+        do {
+            try fm.copyItem(atPath: pristine, toPath: work)
+        } catch {
+            return "cannot copy the pristine store: \(error)"
+        }
         defer { try? fm.removeItem(atPath: work) }
         guard let store = try? LedgerStore.open(at: work) else { return "the copy of the pristine store does not open" }
         let table = ProjectionTable.allCases[Int(bytes[0]) % ProjectionTable.allCases.count]
-        let rest = Array(bytes[3...])
+        let rest = Array(bytes[4...])
         let changed = try? store.writeTransaction("damaging") { txn -> Bool in
             let db = try txn.activeProjection()[table]
             var rows: [(key: [UInt8], value: [UInt8])] = []
@@ -38,7 +43,9 @@ package enum ProjectionDamageCheck {
                 try txn.put(db, key: row.key, value: rest)
             case 1:
                 var value = row.value
-                for (i, b) in rest.prefix(value.count).enumerated() { value[i] ^= b }
+                guard !value.isEmpty else { return false }
+                let start = Int(bytes[3]) % value.count
+                for (i, b) in rest.prefix(value.count - start).enumerated() { value[start + i] ^= b }
                 if table.hasDuplicates { _ = try txn.delete(db, key: row.key, value: row.value) }
                 try txn.put(db, key: row.key, value: value)
             default:
