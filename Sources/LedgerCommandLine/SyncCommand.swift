@@ -76,10 +76,5 @@ enum SyncCommand {
 
     /// How many events `waiting` holds, saturating: a stored count is read clamped, so a damaged
     /// one can be as large as `Int.max`.
-    static func eventCount(_ waiting: some Sequence<WaitingEvents>) -> Int {
-        waiting.reduce(0) { sum, w in
-            let (total, overflow) = sum.addingReportingOverflow(max(0, w.count))
-            return overflow ? .max : total
-        }
-    }
+    static func eventCount(_ waiting: some Sequence<WaitingEvents>) -> Int { waiting.saturatingSum(\.count) }
 }

@@ -271,10 +271,12 @@ package struct PageWalk<Source: PageSource> {
             for e in r.revoked {
                 if let i = revoked.firstIndex(where: { $0.origin == e.origin }) { revoked[i].count += e.count } else { revoked.append(e) }
             }
+            // Counts a source gives (a hub's heads can be any number up to 2^63) are added
+            // saturating: an import says "at least Int.max" rather than trap.
             for w in r.waiting {
                 var merged = waiting[w.origin] ?? w
-                if waiting[w.origin] != nil { merged.count += w.count }
-                merged.count += stop(w.origin)
+                if waiting[w.origin] != nil { merged.count = [merged.count, w.count].saturatingSum { $0 } }
+                merged.count = [merged.count, stop(w.origin)].saturatingSum { $0 }
                 waiting[w.origin] = merged
                 if merged.count != w.count { try rename(merged) }
             }
@@ -283,7 +285,7 @@ package struct PageWalk<Source: PageSource> {
                 let held = try heads()
                 for (origin, given) in next.given
                 where waiting[origin] == nil && !r.revoked.contains(where: { $0.origin == origin }) && (held[origin] ?? 0) < given {
-                    total.unknownOriginEvents += stop(origin)
+                    total.unknownOriginEvents = [total.unknownOriginEvents, stop(origin)].saturatingSum { $0 }
                 }
             }
             if last { break }
