@@ -93,16 +93,11 @@ enum PendingTable {
             event = IDWords(UnsafeRawBufferPointer(rebasing: k[20..<36]))
         }
 
-        /// The calendar day of the key (for a history write: `historyDay`, after every day).
-        var calendarDay: Day { Self.day(day) }
-
-        /// The calendar day a key's day bytes (`dayBytes`) stand for.
-        static func day(_ bytes: UInt32) -> Day { Day(daysSinceEpoch: Int32(bitPattern: bytes ^ 0x8000_0000)) }
-
-        /// `day(_:)` of a stored key's day bytes, refused unless it is a day an event can be on
-        /// (``Day/supported``): a damaged row's day must not reach the calendar arithmetic.
+        /// The calendar day a stored key's day bytes (`dayBytes`) stand for, refused unless it
+        /// is a day an event can be on (``Day/supported``): a damaged row's day must not reach
+        /// the calendar arithmetic.
         static func storedDay(_ bytes: UInt32) throws(RecordDecodingError) -> Day {
-            let d = day(bytes)
+            let d = Day(daysSinceEpoch: Int32(bitPattern: bytes ^ 0x8000_0000))
             guard Day.supported.contains(d) else { throw RecordDecodingError(reason: "a stored day out of range (\(d.daysSinceEpoch))") }
             return d
         }

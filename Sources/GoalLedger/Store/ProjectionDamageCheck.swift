@@ -11,17 +11,17 @@ import LMDB
 /// The store is made once per process (`pristine`): goals of every cadence and both kinds, with
 /// reminders, tags, entries on several days, a deleted one and a settings event, so that every
 /// projection table has rows. Each input works on a copy of it. The input's first byte chooses
-/// the table (the projection's, then the log's: `Target.all`), its second the row (by its place), its third how the row changes: its value
-/// replaced by the rest of the input, the rest XORed into its value from the place the fourth
-/// byte names (the row keeps its shape where the input is zero, and a short input reaches any
-/// byte of it), or, for `entries`, the rest added as one more duplicate.
+/// the table (the projection's, then the log's: `Target.all`), its second the row (by its
+/// place), its third how the row changes: its value replaced by the rest of the input, the rest
+/// XORed into its value from the place the fourth byte names (the row keeps its shape where the
+/// input is zero, and a short input reaches any byte of it), or, for a table of duplicates, the
+/// rest added as one more.
 package enum ProjectionDamageCheck {
     package static func run(_ bytes: UnsafeRawBufferPointer) -> String? {
         guard bytes.count >= 4, let pristine = pristine else { return nil }
         // A copy of its own (tests run inputs in parallel).
         let work = pristine + "-work-\(UUID().uuidString)"
         let fm = FileManager.default
-        try? fm.removeItem(atPath: work)
         do {
             try fm.copyItem(atPath: pristine, toPath: work)
         } catch {

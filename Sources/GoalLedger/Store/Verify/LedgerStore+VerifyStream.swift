@@ -231,7 +231,8 @@ struct StreamedEvent {
     /// table (whose rows this read sums, `entriesRow`) instead of reading the event again.
     let recordsEntry: Bool
     /// The term (see `RowSum`) of the row `entries` holds for the event once it is folded: a
-    /// recorded entry's or a history write's (`GoalRows.forEachEntry`); nil for other events.
+    /// recorded entry's or a history write's (`PendingTable.writeEntryDuplicate`,
+    /// `writeHistoryDuplicate`); nil for other events.
     let entriesRow: RowSum?
     let previousHash: Hash32?
     /// The hash the next event of its chain names: an unsigned record hashes as stored; a
