@@ -140,20 +140,29 @@ enum AppendCommand {
         formatting: (FormattedLines) -> Void = { _ in }
     ) throws(LedgerError) -> [AppendResult] {
         let schema = try store.reading { $0.schema }
+        // The input is read, like each chunk's lines, on the thread that parses it: one job at
+        // a time holds it, each started once the one before has ended.
+        let source = Unchecked(Source(input))
+        defer { input = source.value.input }
         return try store.writing { writer in
             // The write runs again from its start when the store's file has to grow: so does the input.
-            try input.rewind()
+            try source.value.input.rewind()
             var before = 0
-            // Each chunk is parsed on other threads while the one before it is appended.
-            var ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
+            // Each chunk is read and parsed on other threads while the one before it is appended.
+            // The first is parsed on every processor (the write waits for it); the others on all
+            // but one, which is the write's: parsers that outnumber the free processors take the
+            // write's turns, and the write, not the parse, sets the pace.
+            let processors = ProcessInfo.processInfo.activeProcessorCount
+            var ahead: ParsedChunk? = ParsedChunk(source, schema: schema, threads: processors)
             defer { ahead?.wait() }
             // The next chunk's drafts, each with its line in the input; the first line that is
             // not an event stops the read.
             func next() throws(LedgerError) -> [EventDraft]? {
                 guard let current = ahead else { return nil }
-                let chunk = current.piece()
+                ahead = nil
+                guard let (chunk, last) = try current.piece() else { return nil }
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
-                ahead = try input.next().map { ParsedChunk($0.bytes, last: $0.last, schema: schema) }
+                if !last { ahead = ParsedChunk(source, schema: schema, threads: max(1, processors - 1)) }
                 var drafts = chunk.drafts
                 for i in drafts.indices { drafts[i].line = before + chunk.lines[i] }
                 before += chunk.lineCount
@@ -289,11 +298,10 @@ enum AppendCommand {
             self.init(
                 size: size,
                 read: { (n) throws(LedgerError) in
-                    do {
-                        return try n == Int.max ? handle.readToEnd() ?? Data() : handle.read(upToCount: n) ?? Data()
-                    } catch {
-                        throw failed(error)
+                    guard n != Int.max else {
+                        do { return try handle.readToEnd() ?? Data() } catch { throw failed(error) }
                     }
+                    return try Self.read(upTo: n, from: handle.fileDescriptor, named: name)
                 },
                 restart: { () throws(LedgerError) in
                     do {
@@ -302,6 +310,31 @@ enum AppendCommand {
                         throw failed(error)
                     }
                 })
+        }
+
+        /// Up to `n` bytes of a regular file, fewer only at its end, in as few reads as the
+        /// system allows (a `FileHandle` reads a page at a time).
+        static func read(upTo n: Int, from fd: Int32, named name: String) throws(LedgerError) -> Data {
+            guard n > 0 else { return Data() }
+            var data = Data(count: n)
+            var filled = 0
+            let failure: Int32? = data.withUnsafeMutableBytes { buffer in
+                while filled < n {
+                    let got = Glibc.read(fd, buffer.baseAddress! + filled, n - filled)
+                    if got < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    if got == 0 { break }
+                    filled += got
+                }
+                return nil
+            }
+            if let failure {
+                throw LedgerError(.invalidInput, "cannot read \(name): \(String(cString: strerror(failure)))")
+            }
+            data.count = filled
+            return data
         }
 
         /// Back to the input's first chunk.
@@ -370,16 +403,24 @@ enum AppendCommand {
 
     /// The lines of `all`, numbered from 1, up to the first invalid one. Unless `endsInput`,
     /// `all` ends with a line feed after which no line begins. A large input is cut at line ends
-    /// into pieces that are read in parallel, one per core and a few more.
-    static func parseLines(_ all: UnsafeRawBufferPointer, schema: Int, endsInput: Bool) -> Piece {
-        let pieces = Self.pieces(all, count: all.count < 1 << 20 ? 1 : ProcessInfo.processInfo.activeProcessorCount * 4)
+    /// into pieces that are read in parallel on up to `threads` threads (default: as many as
+    /// there are processors), a few pieces a thread; with one thread, on the caller's.
+    static func parseLines(_ all: UnsafeRawBufferPointer, schema: Int, endsInput: Bool, threads: Int? = nil) -> Piece {
+        let processors = ProcessInfo.processInfo.activeProcessorCount
+        let width = max(1, min(threads ?? processors, processors))
+        let pieces = Self.pieces(all, count: all.count < 1 << 20 || width == 1 ? 1 : width * 4)
+        // `concurrentPerform` runs as many iterations at once as there are processors: fewer
+        // threads take the pieces in `width` interleaved lots, one lot an iteration.
+        let lots = min(width, pieces.count)
         var parsed = [Piece](repeating: Piece(), count: pieces.count)
         parsed.withUnsafeMutableBufferPointer { out in
             // Each iteration reads its own range of the input and writes its own slot.
             let input = Unchecked(all)
             let results = Unchecked(out)
-            DispatchQueue.concurrentPerform(iterations: pieces.count) { i in
-                results.value[i] = Self.parse(input.value, pieces[i], last: endsInput && i == pieces.count - 1, schema: schema)
+            DispatchQueue.concurrentPerform(iterations: lots) { lot in
+                for i in stride(from: lot, to: pieces.count, by: lots) {
+                    results.value[i] = Self.parse(input.value, pieces[i], last: endsInput && i == pieces.count - 1, schema: schema)
+                }
             }
         }
         var whole = Piece()
@@ -397,29 +438,46 @@ enum AppendCommand {
         return whole
     }
 
-    /// A chunk of the input, its lines parsed (`parseLines`) on other threads from the moment
-    /// it is made.
+    /// The input of an append, held by one chunk's job at a time (`ParsedChunk`).
+    final class Source {
+        var input: ChunkedInput
+        init(_ input: ChunkedInput) { self.input = input }
+    }
+
+    /// The next chunk of an input, read and its lines parsed (`parseLines`) on other threads from
+    /// the moment it is made: nil at the input's end, or the read's error.
     final class ParsedChunk: @unchecked Sendable {
-        private var parsed = Piece()
-        private var taken: Piece?
+        private var parsed: Result<(Piece, last: Bool)?, LedgerError> = .success(nil)
+        private var taken = false
         private let done = DispatchSemaphore(value: 0)
 
-        init(_ bytes: [UInt8], last: Bool, schema: Int) {
+        /// Starts reading the next chunk of `source`, which no other job may hold until this
+        /// one is waited for.
+        init(_ source: Unchecked<Source>, schema: Int, threads: Int) {
             DispatchQueue.global(qos: .userInitiated).async { [self] in
-                parsed = bytes.withUnsafeBytes { AppendCommand.parseLines($0, schema: schema, endsInput: last) }
+                parsed = Result { () throws(LedgerError) -> (Piece, last: Bool)? in
+                    guard let chunk = try source.value.input.next() else { return nil }
+                    let piece = chunk.bytes.withUnsafeBytes {
+                        AppendCommand.parseLines($0, schema: schema, endsInput: chunk.last, threads: threads)
+                    }
+                    return (piece, chunk.last)
+                }
                 done.signal()
             }
         }
 
-        /// Waits until the lines are parsed.
-        func wait() { _ = piece() }
-
-        /// The parsed lines, waiting for them.
-        func piece() -> Piece {
-            if let taken { return taken }
+        /// Waits until the chunk is read and parsed.
+        func wait() {
+            guard !taken else { return }
             done.wait()
-            taken = parsed
-            return parsed
+            taken = true
+        }
+
+        /// The parsed lines and whether they end the input, waiting for them; nil at the input's
+        /// end.
+        func piece() throws(LedgerError) -> (Piece, last: Bool)? {
+            wait()
+            return try parsed.get()
         }
     }
 

@@ -102,4 +102,31 @@ struct BoundedInputTests {
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(try shell(#""$0" --store "\#(store)" goals --json"#).stdout.contains(#""Read""#))
     }
+
+    /// A line too long after more than a chunk of good lines (read and parsed while the chunk
+    /// before is written) still stops the batch: it is named by its line, nothing is written.
+    @Test func aLineTooLongAfterManyChunksIsNamedAndNothingIsWritten() throws {
+        try requireBinary()
+        let dir = CLIFixture()
+        let store = dir.root + "/s"
+        let good = 30_000
+        var text = ""
+        for i in 0..<good {
+            let goal = String(format: "5E0B1E4A-3C6A-4A44-9F1A-%012X", i)
+            text += #"{"type":"goalCreated","goal":"\#(goal)","title":"Goal \#(i)","cadence":"daily","progress":{"kind":"outcome"}}"# + "\n"
+        }
+        #expect(text.utf8.count > 3 << 20, "the good lines span more than a chunk (2 MiB)")
+        let file = dir.root + "/lines"
+        try Data((text + String(repeating: " ", count: 2 << 20) + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try shell(#""$0" --store "\#(store)" --now \#(Self.now) init --device phone"#).status == 0)
+        for script in [
+            #"exec "$0" --store "\#(store)" --now \#(Self.now) append --file "\#(file)""#,
+            #"cat "\#(file)" | "$0" --store "\#(store)" --now \#(Self.now) append"#,
+        ] {
+            let r = try shell(script, seconds: 120)
+            #expect(r.status == 3, "\(script): \(r.stderr)")
+            #expect(r.stderr.contains("line \(good + 1): the line is longer than"), Comment(rawValue: r.stderr))
+        }
+        #expect(try shell(#""$0" --store "\#(store)" status --json"#).stdout.contains(#""events":0"#), "nothing was written")
+    }
 }
