@@ -528,8 +528,7 @@ enum AppendCommand {
             start = next
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             do {
-                let value = try JSONParser.parse(bytes)
-                piece.drafts.append(try EventDraft(json: value, schema: schema))
+                piece.drafts.append(try EventDraft(jsonText: Array(bytes), schema: schema))
             } catch let e as JSONSyntaxError {
                 piece.error = (piece.lineCount, nil, "malformed JSON: \(e)")
                 return piece

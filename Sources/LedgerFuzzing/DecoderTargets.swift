@@ -22,11 +22,21 @@ enum EventLineTarget {
         }
     }
 
+    /// A line read as `append` reads it (`EventDraft(jsonText:)`), which must give what its
+    /// JSON value gives (`EventDraft(json:)`): the same draft, or the same error.
     static func line(_ bytes: Slice<UnsafeRawBufferPointer>) {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        guard let value = try? JSONParser.parse(bytes) else { return }
+        let text = Array(bytes)
+        let value = Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes) }
         for schema in 1...LedgerStore.currentSchema {
-            guard let draft = try? EventDraft(json: value, schema: schema) else { continue }
+            let viaValue = Result { () throws -> EventDraft in try EventDraft(json: value.get(), schema: schema) }
+            let direct = Result { try EventDraft(jsonText: text, schema: schema) }
+            switch (viaValue, direct) {
+            case (.success(let a), .success(let b)) where a == b: break
+            case (.failure(let a), .failure(let b)) where "\(a)" == "\(b)": break
+            default: violated("a line read from its text gives \(direct), from its JSON value \(viaValue)")
+            }
+            guard case .success(let draft) = viaValue else { continue }
             let event = Event(
                 id: draft.id ?? UUID(uuid: (1, 2, 3, 4, 5, 6, 0x40, 8, 0x80, 10, 11, 12, 13, 14, 15, 16)), origin: "phone", sequence: 1,
                 hlc: HLC(milliseconds: 1_780_000_000_000, counter: 0), at: draft.at ?? Instant(milliseconds: 1_780_000_000_000),

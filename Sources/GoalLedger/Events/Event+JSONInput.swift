@@ -26,7 +26,9 @@ public enum EventLimits {
 /// member can be refused as unknown.
 package struct ObjectReader {
     package let path: String
-    private let members: [(String, JSONValue)]
+    private let members: [(String, JSONParser.Member)]
+    /// The text the members' `.text` values lie in.
+    private let text: [UInt8]
     /// The members read so far, by index: a bit each for the first 64, a set beyond.
     private var used: UInt64 = 0
     private var usedBeyond = Set<Int>()
@@ -35,16 +37,36 @@ package struct ObjectReader {
         guard case .object(let m) = value else {
             throw FieldError(path.isEmpty ? nil : path, "must be an object, got \(value.typeName)")
         }
-        self.members = m
+        self.members = m.map { ($0.0, .value($0.1)) }
+        self.text = []
         self.path = path
+    }
+
+    /// The members of an object as `JSONParser.members(of:)` read them from `text`.
+    package init(members: [(String, JSONParser.Member)], in text: [UInt8]) {
+        self.members = members
+        self.text = text
+        self.path = ""
     }
 
     package func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
-    package mutating func raw(_ key: String) -> JSONValue? {
+    /// The member `key`, marked as read.
+    private mutating func member(_ key: String) -> JSONParser.Member? {
         guard let i = members.firstIndex(where: { $0.0 == key }) else { return nil }
         if i < 64 { used |= 1 << UInt64(i) } else { usedBeyond.insert(i) }
         return members[i].1
+    }
+
+    /// A member's text as a string.
+    private func string(_ range: Range<Int>) -> String { String(decoding: text[range], as: UTF8.self) }
+
+    package mutating func raw(_ key: String) -> JSONValue? {
+        switch member(key) {
+        case nil: return nil
+        case .value(let v): return v
+        case .text(let range): return .string(string(range))
+        }
     }
 
     package func has(_ key: String) -> Bool { members.contains(where: { $0.0 == key }) }
@@ -56,13 +78,47 @@ package struct ObjectReader {
         }
     }
 
-    package mutating func string(_ key: String, required: Bool = false) throws(FieldError) -> String? {
-        guard let v = raw(key) else {
+    /// A string member: its bytes in the text, or the string the parser made.
+    private enum StringMember {
+        case text(Range<Int>)
+        case string(String)
+    }
+
+    /// The member `key` when it is a string; nil when absent (refused when `required`).
+    private mutating func stringMember(_ key: String, required: Bool) throws(FieldError) -> StringMember? {
+        switch member(key) {
+        case nil:
             if required { throw FieldError(name(key), "is required") }
             return nil
+        case .text(let range): return .text(range)
+        case .value(let v):
+            guard case .string(let s) = v else { throw FieldError(name(key), "must be a string, got \(v.typeName)") }
+            return .string(s)
         }
-        guard case .string(let s) = v else { throw FieldError(name(key), "must be a string, got \(v.typeName)") }
-        return s
+    }
+
+    private func string(_ m: StringMember) -> String {
+        switch m {
+        case .text(let range): return string(range)
+        case .string(let s): return s
+        }
+    }
+
+    /// A string member read from its bytes by `parse`, else, as a string, by `parseString`
+    /// (which names what is wrong).
+    private mutating func parsed<T>(
+        _ key: String, required: Bool = false, bytes parse: (UnsafeBufferPointer<UInt8>) -> T?,
+        string parseString: (String) throws(FieldError) -> T
+    ) throws(FieldError) -> T? {
+        guard let m = try stringMember(key, required: required) else { return nil }
+        if case .text(let range) = m, let value = text.withUnsafeBufferPointer({ parse(UnsafeBufferPointer(rebasing: $0[range])) }) {
+            return value
+        }
+        return try parseString(string(m))
+    }
+
+    package mutating func string(_ key: String, required: Bool = false) throws(FieldError) -> String? {
+        try stringMember(key, required: required).map(string)
     }
 
     /// A string that may be JSON null: `.some(nil)` for null.
@@ -74,9 +130,11 @@ package struct ObjectReader {
     }
 
     package mutating func uuid(_ key: String, required: Bool = false) throws(FieldError) -> UUID? {
-        guard let s = try string(key, required: required) else { return nil }
-        guard let id = UUID.parse(s) else { throw FieldError(name(key), "must be a UUID, got \"\(s)\"") }
-        return id
+        let field = name(key)
+        return try parsed(key, required: required, bytes: UUID.parse(utf8:)) { (s) throws(FieldError) in
+            guard let id = UUID.parse(s) else { throw FieldError(field, "must be a UUID, got \"\(s)\"") }
+            return id
+        }
     }
 
     package mutating func number(_ key: String) throws(FieldError) -> Double? {
@@ -157,9 +215,11 @@ package struct ObjectReader {
     }
 
     package mutating func instant(_ key: String) throws(FieldError) -> Instant? {
-        guard let s = try string(key) else { return nil }
-        guard let i = Instant(rfc3339: s) else { throw FieldError(name(key), "must be an RFC 3339 instant, got \"\(s)\"") }
-        return i
+        let field = name(key)
+        return try parsed(key, bytes: Instant.init(rfc3339:)) { (s) throws(FieldError) in
+            guard let i = Instant(rfc3339: s) else { throw FieldError(field, "must be an RFC 3339 instant, got \"\(s)\"") }
+            return i
+        }
     }
 
     package mutating func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(FieldError) -> E?
@@ -180,6 +240,22 @@ extension EventDraft {
     /// with a message naming its replacement.
     public init(json: JSONValue, schema: Int = LedgerStore.currentSchema) throws(FieldError) {
         var r = try ObjectReader(json, path: "")
+        try self.init(reading: &r, schema: schema)
+    }
+
+    /// Decodes one event from its JSON text, as `init(json:schema:)` decodes the value `JSONParser`
+    /// reads from it, with the same errors (a `JSONSyntaxError` or a `FieldError`), but without
+    /// making a `String` of each id and time on the way.
+    package init(jsonText text: [UInt8], schema: Int = LedgerStore.currentSchema) throws {
+        guard let members = try JSONParser.members(of: text) else {
+            self = try EventDraft(json: JSONParser.parse(bytes: text), schema: schema)
+            return
+        }
+        var r = ObjectReader(members: members, in: text)
+        try self.init(reading: &r, schema: schema)
+    }
+
+    private init(reading r: inout ObjectReader, schema: Int) throws(FieldError) {
         guard let typeName = try r.string("type", required: true) else { throw FieldError("type", "is required") }
         guard let type = EventType(name: typeName) else {
             throw FieldError("type", "unknown event type \"\(typeName)\"")
@@ -197,8 +273,7 @@ extension EventDraft {
     /// Decodes one line of text (JSON), naming the line in every error.
     public init(line: String, number: Int, schema: Int = LedgerStore.currentSchema) throws(LedgerError) {
         do {
-            let value = try JSONParser.parse(line)
-            self = try EventDraft(json: value, schema: schema)
+            self = try EventDraft(jsonText: Array(line.utf8), schema: schema)
             self.line = number
         } catch let e as JSONSyntaxError {
             throw LedgerError.invalidLine(number, field: nil, "malformed JSON: \(e)")

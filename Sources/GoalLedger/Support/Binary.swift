@@ -204,7 +204,7 @@ extension UUID {
 
     /// `parse` of a text's UTF-8 bytes. Each digit's value comes from a table (`Hex.values`),
     /// without a branch on whether it is a digit or a letter, which random ids mispredict.
-    private static func parse(utf8 s: UnsafeBufferPointer<UInt8>) -> UUID? {
+    package static func parse(utf8 s: UnsafeBufferPointer<UInt8>) -> UUID? {
         let dash = UInt8(ascii: "-")
         guard s.count == 36, s[8] == dash, s[13] == dash, s[18] == dash, s[23] == dash else { return nil }
         return Hex.values.withUnsafeBufferPointer { values -> UUID? in

@@ -136,6 +136,30 @@ package struct JSONParser {
         try parse(Array(text.utf8))
     }
 
+    /// A member's value as `members(of:)` gives it: parsed, or, for an ASCII string without
+    /// escapes, where its bytes lie in the text (made a `String` only when read as one).
+    package enum Member {
+        case value(JSONValue)
+        case text(Range<Int>)
+    }
+
+    /// The members of a text that holds one object, as `parse` would give them, with each ASCII
+    /// string member without escapes left in the text: a reader of events makes no `String` of
+    /// an id or a time. Nil when the text holds no object (`parse` says what it holds, or what
+    /// is wrong); a malformed object is refused as `parse` refuses it.
+    package static func members(of bytes: [UInt8]) throws(JSONSyntaxError) -> [(String, Member)]? {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+        let members = try parser.parseMembers(depth: 0) { (p: inout JSONParser) throws(JSONSyntaxError) -> Member in
+            if let text = p.plainString() { return .text(text) }
+            return .value(try p.parseValue(depth: 1))
+        }
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        return members
+    }
+
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
     private func error(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(offset: index, reason: reason) }
@@ -179,15 +203,22 @@ package struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        .object(try parseMembers(depth: depth) { (p: inout JSONParser) throws(JSONSyntaxError) in try p.parseValue(depth: depth + 1) })
+    }
+
+    /// The members of the object at `index`, each value read by `value`.
+    private mutating func parseMembers<Value>(
+        depth: Int, value: (inout JSONParser) throws(JSONSyntaxError) -> Value
+    ) throws(JSONSyntaxError) -> [(String, Value)] {
         index += 1
-        var members: [(String, JSONValue)] = []
+        var members: [(String, Value)] = []
         // Keys seen so far: a linear search while the object is small (event lines have a
         // dozen members), a set beyond that.
         var seen = Set<String>()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return members
         }
         while true {
             skipWhitespace()
@@ -205,7 +236,7 @@ package struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue(depth: depth + 1)))
+            members.append((key, try value(&self)))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -214,7 +245,7 @@ package struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return members
             }
             throw error("expected ',' or '}'")
         }
@@ -254,6 +285,21 @@ package struct JSONParser {
             index += 1
         }
         return v
+    }
+
+    /// The bytes of the string at `index` when it has no escape and is ASCII (its end found, the
+    /// index moved past it); else nil, the index unmoved, for `parseString` to read it.
+    private mutating func plainString() -> Range<Int>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        var end = index + 1
+        var seen: UInt8 = 0
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            seen |= bytes[end]
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), seen < 0x80 else { return nil }
+        defer { index = end + 1 }
+        return index + 1..<end
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {

@@ -39,7 +39,13 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Parses an RFC 3339 timestamp (`2026-11-02T07:00:00Z`, `…T08:00:00.250+01:00`).
     /// Fractions finer than a millisecond are truncated.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        guard let parsed = text.utf8.withContiguousStorageIfAvailable(Instant.init(rfc3339:)) ?? Array(text.utf8).withUnsafeBufferPointer(Instant.init(rfc3339:))
+        else { return nil }
+        self = parsed
+    }
+
+    /// `init(rfc3339:)` of a text's UTF-8 bytes.
+    package init?(rfc3339 b: UnsafeBufferPointer<UInt8>) {
         func num(_ from: Int, _ count: Int) -> Int? {
             guard from + count <= b.count else { return nil }
             var v = 0
