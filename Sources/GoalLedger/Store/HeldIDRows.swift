@@ -98,12 +98,12 @@ struct HeldIDRows {
         return out
     }
 
-    /// Every held row and `rows`, in no order, for the index; nothing is held after.
+    /// Every held row and `rows`, in key order, for the index; nothing is held after. The runs
+    /// are merged, the shortest first, so the index's put finds them in order and sorts nothing.
     mutating func take(adding rows: [Row]) -> [Row] {
-        var all = rows
-        all.reserveCapacity(runs.reduce(rows.count) { $0 + $1.count })
-        for run in runs { all += run }
-        runs = []
+        hold(rows)
+        var all = runs.popLast() ?? []
+        while let longer = runs.popLast() { all = Self.merged(longer, all) }
         return all
     }
 }

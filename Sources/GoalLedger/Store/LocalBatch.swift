@@ -53,6 +53,10 @@ struct LocalBatch {
     /// those that more than one draft names (looked up together).
     private let stored: [UUID: UInt64]
     private let repeated: Set<UUID>
+    /// The drafts' indices in the order of their ids' keys, when every draft has an id (nil
+    /// otherwise): while each draft is one new event, in order, the batch's id rows are put in
+    /// key order by it, without a sort.
+    private let idOrder: [Int]?
     private var results: [AppendResult] = []
     /// The renumbering moves the store wrote, reported after the drafts' results.
     private var renumbered: [AppendResult] = []
@@ -92,7 +96,10 @@ struct LocalBatch {
         self.projection = projection ?? StoredProjection.Batch(tables: tables, layout: layout)
         writesTrust = drafts.contains { $0.payload.trustChange != nil || $0.payload.type == .deviceRevoked }
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
-        (stored, repeated) = try txn.storedIDs(among: drafts.compactMap(\.id), held: heldIDs)
+        let ids = drafts.compactMap(\.id)
+        let order: [Int]
+        (stored, repeated, order) = try txn.storedIDs(among: ids, held: heldIDs)
+        idOrder = ids.count == drafts.count ? order : nil
         self.heldIDs = heldIDs
         newEvents.reserveCapacity(drafts.count)
         newRecords.reserveCapacity(drafts.count)
@@ -339,7 +346,12 @@ struct LocalBatch {
         } else {
             sign(previousHashes: nil)
         }
-        let ids = try txn.indexHoldingIDs(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
+        var ids = try txn.indexHoldingIDs(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
+        // Each draft one new event, in order (none a duplicate, no goal renumbered): the rows
+        // in key order are the drafts' (whatever the order, the rows are the same).
+        if let idOrder, idOrder.count == ids.count, stored.isEmpty, repeated.isEmpty, renumbered.isEmpty {
+            ids = idOrder.map { ids[$0] }
+        }
         if flushing || heldIDs == nil {
             // Before the projection's rows: their upkeep looks events up by id.
             try putIDs(ids, txn)

@@ -66,13 +66,14 @@ extension StoreTransaction {
     /// those that `ids` names more than once. The ids are looked up in key order through one cursor of each
     /// table, each lookup starting where the last one left the cursor, instead of a search from
     /// each table's root per id: a batch's ids, checked for duplicates before its events are
-    /// written. `held`: rows of this transaction not yet in the index, asked as well.
-    func storedIDs(among ids: [UUID], held: HeldIDRows? = nil) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>) {
+    /// written. `held`: rows of this transaction not yet in the index, asked as well. `order`:
+    /// the indices of `ids` in key order, which the batch's id rows can take again.
+    func storedIDs(among ids: [UUID], held: HeldIDRows? = nil) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>, order: [Int]) {
         var found: [UUID: UInt64] = [:]
         var repeated = Set<UUID>()
-        guard !ids.isEmpty else { return (found, repeated) }
-        var wanted = ids.map { (key: IDWords($0), id: $0) }
-        wanted.sortStably(byIDWords: \.key)
+        guard !ids.isEmpty else { return (found, repeated, []) }
+        let order = ids.sortedIndices(byIDWords: IDWords.init)
+        let wanted = order.map { (key: IDWords(ids[$0]), id: ids[$0]) }
         for i in wanted.indices.dropFirst() where wanted[i].key == wanted[i - 1].key { repeated.insert(wanted[i].id) }
         if let held, !held.isEmpty { held.positions(ofSorted: wanted, into: &found) }
         for table in [layout.recentIDs, layout.ids] where try count(table) > 0 {
@@ -88,7 +89,7 @@ extension StoreTransaction {
                 }
             }
         }
-        return (found, repeated)
+        return (found, repeated, order)
     }
 
     /// The position a row of the id index holds, when the event there has the id `words` (two

@@ -9,11 +9,33 @@ extension Array {
     /// clock's top bytes) skipped; then each run of equal high words ordered by the low word.
     /// Few elements are sorted by insertion.
     mutating func sortStably(byIDWords key: (Element) -> IDWords) {
+        guard !isSorted(byIDWords: key) else { return }
+        let order = sortedIndices(byIDWords: key)
+        let old = self
+        self = [Element](unsafeUninitializedCapacity: count) { out, initialized in
+            for (i, from) in order.enumerated() { out.initializeElement(at: i, to: old[from]) }
+            initialized = order.count
+        }
+    }
+
+    /// Whether the elements are in ascending order of `key` (a sort leaves them as they are):
+    /// one pass, which random keys leave at their first descent.
+    func isSorted(byIDWords key: (Element) -> IDWords) -> Bool {
+        var i = 1
+        while i < count {
+            if key(self[i]) < key(self[i - 1]) { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The elements' indices in ascending order of `key`, stably (`sortStably`'s order).
+    func sortedIndices(byIDWords key: (Element) -> IDWords) -> [Int] {
         let n = count
-        guard n > 1 else { return }
+        var order = Array<Int>(0..<n)
         guard n >= 64 else {
-            insertionSort(in: 0..<n, key)
-            return
+            order.insertionSort(in: 0..<n) { key(self[$0]) }
+            return order
         }
         precondition(n <= Int(UInt32.max), "too many elements to sort by index")
         // The high words with each element's index, sorted by the high words.
@@ -22,17 +44,14 @@ extension Array {
             initialized = n
         }
         Self.radixSort(&slots)
-        let old = self
-        self = [Element](unsafeUninitializedCapacity: n) { out, initialized in
-            for i in 0..<n { out.initializeElement(at: i, to: old[Int(slots[i].index)]) }
-            initialized = n
-        }
+        for i in 0..<n { order[i] = Int(slots[i].index) }
         // Equal high words (rare among random ids), then by the low word, their order kept.
         var start = 0
         for i in 1...n where i == n || slots[i].high != slots[start].high {
-            if i - start > 1 { insertionSort(in: start..<i, key) }
+            if i - start > 1 { order.insertionSort(in: start..<i) { key(self[$0]) } }
             start = i
         }
+        return order
     }
 
     /// A stable insertion sort of `range` by `key`.

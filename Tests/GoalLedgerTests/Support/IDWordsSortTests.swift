@@ -27,6 +27,11 @@ struct IDWordsSortTests {
         // Compared whole, but reported short: the first place they part.
         let parted = items.indices.first { $0 >= want.count || items[$0].key != want[$0].key || items[$0].place != want[$0].place }
         #expect(items.count == want.count && parted == nil, "\(comment): they part at \(parted.map(String.init) ?? "none")")
+        // The order alone, as a batch's id rows take it again, is the same.
+        #expect(keys.sortedIndices(byIDWords: { $0 }) == want.map(\.place), "\(comment): the sorted indices")
+        #expect(items.isSorted(byIDWords: \.key))
+        let inOrder = zip(keys, keys.dropFirst()).allSatisfy { !($1 < $0) }
+        #expect(keys.isSorted(byIDWords: { $0 }) == inOrder, "\(comment): whether the input is in order")
     }
 
     @Test(arguments: [0, 1, 2, 63, 64, 65, 1000, 10_000])
