@@ -79,7 +79,9 @@ extension LedgerStore {
         for (origin, w) in waiting where origin != device && origin != founder {
             guard try txn.keys(of: origin).isEmpty else { continue }
             result.unknownOrigins += 1
-            result.unknownOriginEvents += w.count
+            // A count a source gives (the rest of an origin, from a hub's head) may be any
+            // number: the sum saturates.
+            result.unknownOriginEvents = [result.unknownOriginEvents, w.count].saturatingSum { $0 }
             kept[origin] = nil
         }
         return kept

@@ -267,7 +267,7 @@ package struct PageWalk<Source: PageSource> {
             total.alreadyPresent += r.alreadyPresent
             total.setAside += r.setAside
             total.unknownOrigins += r.unknownOrigins
-            total.unknownOriginEvents += r.unknownOriginEvents
+            total.unknownOriginEvents = [total.unknownOriginEvents, r.unknownOriginEvents].saturatingSum { $0 }
             for e in r.revoked {
                 if let i = revoked.firstIndex(where: { $0.origin == e.origin }) { revoked[i].count += e.count } else { revoked.append(e) }
             }

@@ -30,4 +30,21 @@ struct PageWalkCountTests {
             heads: { () throws(LedgerError) in [:] }, rename: { _ throws(LedgerError) in })
         #expect(result.waiting.map(\.count) == [.max])
     }
+
+    /// Two unknown origins (no key in a signed ledger) whose unreadable rest a source counts
+    /// at 2^62 each (a hub counts the rest of an origin from its head): their events are
+    /// counted, saturating, not trapping.
+    @Test func unknownOriginsCountsSaturate() throws {
+        let dir = TemporaryDirectory()
+        let store = try LedgerStore.create(at: dir.path + "/s", device: "phone")
+        let huge = Int.max / 2 + 1
+        let unreadable = ["stranger-a", "stranger-b"].map {
+            WaitingEvents(origin: $0, sequence: 1, count: huge, cause: .malformed, reason: "an unreadable record")
+        }
+        let changes = ChangeSet(ledger: store.ledgerID, events: [], records: [])
+        let once = try store.writing { try $0.apply(changes, from: "a hub", unreadable: unreadable) }
+        #expect(once.unknownOrigins == 2)
+        #expect(once.unknownOriginEvents == .max)
+        #expect(once.waiting.isEmpty, "an origin without a key is counted, not kept")
+    }
 }
