@@ -481,7 +481,9 @@ enum AppendCommand {
         }
     }
 
-    /// A buffer shared by the parallel readers, each of which touches only its own part.
+    /// A value shared with other threads where the code, not the compiler, keeps their accesses
+    /// apart: a buffer of which each parallel reader touches only its own part, or the input,
+    /// which one chunk's job holds at a time (`Source`).
     struct Unchecked<T>: @unchecked Sendable {
         let value: T
         init(_ value: T) { self.value = value }

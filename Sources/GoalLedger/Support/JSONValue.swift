@@ -117,12 +117,6 @@ package struct JSONParser {
         try parse(bytes: Array(text))
     }
 
-    /// A line of a larger input, as `append` reads it (not generic: no runtime type lookups
-    /// per line from another module).
-    public static func parse(_ text: Slice<UnsafeRawBufferPointer>) throws(JSONSyntaxError) -> JSONValue {
-        try parse(bytes: Array(text))
-    }
-
     public static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
