@@ -160,10 +160,14 @@ enum AppendCommand {
             func next() throws(LedgerError) -> [EventDraft]? {
                 guard let current = ahead else { return nil }
                 ahead = nil
-                guard let (chunk, last) = try current.piece() else { return nil }
+                guard let (parsed, last) = try current.piece() else { return nil }
+                var chunk = parsed
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
                 if !last { ahead = ParsedChunk(source, schema: schema, threads: max(1, processors - 1)) }
-                var drafts = chunk.drafts
+                // Taken out of the chunk, so that setting their lines changes them in place
+                // instead of copying every draft.
+                var drafts: [EventDraft] = []
+                swap(&drafts, &chunk.drafts)
                 for i in drafts.indices { drafts[i].line = before + chunk.lines[i] }
                 before += chunk.lineCount
                 return drafts
@@ -474,9 +478,10 @@ enum AppendCommand {
         }
 
         /// The parsed lines and whether they end the input, waiting for them; nil at the input's
-        /// end.
+        /// end. They are handed over, not kept: a second call gives nil.
         func piece() throws(LedgerError) -> (Piece, last: Bool)? {
             wait()
+            defer { parsed = .success(nil) }
             return try parsed.get()
         }
     }
@@ -518,6 +523,9 @@ enum AppendCommand {
     /// which no line begins; the last one's final line may be empty (and is then skipped).
     static func parse(_ all: UnsafeRawBufferPointer, _ range: Range<Int>, last: Bool, schema: Int) -> Piece {
         var piece = Piece()
+        // Each line's bytes, in one buffer kept from line to line: nothing holds a line's
+        // bytes once its draft is made.
+        var line: [UInt8] = []
         var start = range.lowerBound
         while last ? start <= range.upperBound : start < range.upperBound {
             // The line runs to the next line feed (or the end), without a carriage return.
@@ -530,7 +538,9 @@ enum AppendCommand {
             start = next
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             do {
-                piece.drafts.append(try EventDraft(jsonText: Array(bytes), schema: schema))
+                line.removeAll(keepingCapacity: true)
+                line.append(contentsOf: bytes)
+                piece.drafts.append(try EventDraft(jsonText: line, schema: schema))
             } catch let e as JSONSyntaxError {
                 piece.error = (piece.lineCount, nil, "malformed JSON: \(e)")
                 return piece

@@ -106,7 +106,7 @@ package struct ObjectReader {
 
     /// A string member read from its bytes by `parse`, else, as a string, by `parseString`
     /// (which names what is wrong).
-    private mutating func parsed<T>(
+    package mutating func parsed<T>(
         _ key: String, required: Bool = false, bytes parse: (UnsafeBufferPointer<UInt8>) -> T?,
         string parseString: (String) throws(FieldError) -> T
     ) throws(FieldError) -> T? {
@@ -256,10 +256,12 @@ extension EventDraft {
     }
 
     private init(reading r: inout ObjectReader, schema: Int) throws(FieldError) {
-        guard let typeName = try r.string("type", required: true) else { throw FieldError("type", "is required") }
-        guard let type = EventType(name: typeName) else {
-            throw FieldError("type", "unknown event type \"\(typeName)\"")
+        // Matched from the line's bytes: most type names are longer than a string holds inline.
+        let named = try r.parsed("type", required: true, bytes: EventType.init(utf8:)) { (name) throws(FieldError) in
+            guard let type = EventType(name: name) else { throw FieldError("type", "unknown event type \"\(name)\"") }
+            return type
         }
+        guard let type = named else { throw FieldError("type", "is required") }
         try type.checkInCatalog(schema: schema)
         let id = try r.uuid("id")
         let at = try r.instant("at")

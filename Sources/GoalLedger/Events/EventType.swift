@@ -115,4 +115,14 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         guard let t = Self.byName[name] else { return nil }
         self = t
     }
+
+    /// Each type with its name's UTF-8 bytes.
+    private static let utf8Names = allCases.map { (Array($0.name.utf8), $0) }
+
+    /// The type whose name is the UTF-8 text `bytes`, if any (as `init(name:)`, without making
+    /// a string of them).
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard let found = Self.utf8Names.first(where: { $0.0.elementsEqual(bytes) }) else { return nil }
+        self = found.1
+    }
 }

@@ -53,8 +53,11 @@ extension LedgerStore {
             var batch = try LocalBatch(
                 store: self, drafts: drafts, schema: schema, enrolling: false, signingKey: signingKey, projection: held.take(),
                 heldIDs: heldIDs.take() ?? HeldIDRows(), txn)
-            for index in drafts.indices {
-                try batch.add(drafts[index], index: before + index, line: drafts[index].line, now: now, txn)
+            // Each draft read in place: the array's subscript would copy it out.
+            try drafts.withUnsafeBufferPointer { drafts in
+                for index in drafts.indices {
+                    try batch.add(drafts[index], index: before + index, line: drafts[index].line, now: now, txn)
+                }
             }
             before += drafts.count
             folded += drafts.count

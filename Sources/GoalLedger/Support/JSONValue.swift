@@ -145,7 +145,8 @@ package struct JSONParser {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
-        let members = try parser.parseMembers(depth: 0) { (p: inout JSONParser) throws(JSONSyntaxError) -> Member in
+        // An event line has a handful of members: room for them at once, not grown one by one.
+        let members = try parser.parseMembers(depth: 0, capacity: 8) { (p: inout JSONParser) throws(JSONSyntaxError) -> Member in
             if let text = p.plainString() { return .text(text) }
             return .value(try p.parseValue(depth: 1))
         }
@@ -197,15 +198,18 @@ package struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        .object(try parseMembers(depth: depth) { (p: inout JSONParser) throws(JSONSyntaxError) in try p.parseValue(depth: depth + 1) })
+        .object(try parseMembers(depth: depth, capacity: 4) { (p: inout JSONParser) throws(JSONSyntaxError) in try p.parseValue(depth: depth + 1) })
     }
 
-    /// The members of the object at `index`, each value read by `value`.
+    /// The members of the object at `index`, each value read by `value`; room for `capacity`
+    /// of them is made before the first (an array grown from empty is allocated again at 1, 2,
+    /// 4 and 8 members).
     private mutating func parseMembers<Value>(
-        depth: Int, value: (inout JSONParser) throws(JSONSyntaxError) -> Value
+        depth: Int, capacity: Int, value: (inout JSONParser) throws(JSONSyntaxError) -> Value
     ) throws(JSONSyntaxError) -> [(String, Value)] {
         index += 1
         var members: [(String, Value)] = []
+        members.reserveCapacity(capacity)
         // Keys seen so far: a linear search while the object is small (event lines have a
         // dozen members), a set beyond that.
         var seen = Set<String>()

@@ -49,6 +49,12 @@ struct EventTextTests {
         #"{"type":"progressRecorded","id":["\#(id)"],"goal":"\#(goal)"}"#,
         #"{"type":7,"goal":"\#(goal)"}"#,
         #"{"type":"noSuchType","goal":"\#(goal)"}"#,
+        // Type names read from the text: near misses of a real one.
+        #"{"type":"progress","goal":"\#(goal)"}"#,
+        #"{"type":"progressRecordedX","goal":"\#(goal)"}"#,
+        #"{"type":"ProgressRecorded","goal":"\#(goal)"}"#,
+        #"{"type":"","goal":"\#(goal)"}"#,
+        #"{"type":"goalCreated ","goal":"\#(goal)","title":"Read","cadence":"daily","progress":{"kind":"outcome"}}"#,
         #"{"goal":"\#(goal)"}"#,
         // Unknown and repeated members, control characters, broken text.
         #"{"type":"progressRecorded","goal":"\#(goal)","extra":"x"}"#,
@@ -74,6 +80,22 @@ struct EventTextTests {
             let (viaValue, fromText) = outcomes(line, schema: schema)
             #expect(fromText == viaValue, "schema \(schema): \(line)")
         }
+    }
+
+    /// A type name matched from its bytes is the type its string names, for every type, and
+    /// nothing for a name that is not one (a prefix, a longer name, another case).
+    @Test func typeNamesReadFromBytesAreTheTypesTheirStringsName() {
+        func fromBytes(_ name: String) -> EventType? {
+            Array(name.utf8).withUnsafeBufferPointer { EventType(utf8: $0) }
+        }
+        for type in EventType.allCases {
+            #expect(fromBytes(type.name) == type)
+            #expect(fromBytes(type.name) == EventType(name: type.name))
+            #expect(fromBytes(String(type.name.dropLast())) == EventType(name: String(type.name.dropLast())))
+            #expect(fromBytes(type.name + "s") == nil)
+            #expect(fromBytes(type.name.uppercased()) == nil)
+        }
+        #expect(fromBytes("") == nil)
     }
 
     /// The readings agree on more than they refuse: the plain line and its escaped spelling
