@@ -16,10 +16,12 @@ extension LedgerStore {
         try checkBeforeWriting(txn)
         var batch = try LocalBatch(store: self, drafts: drafts, schema: schema, enrolling: enrolling, signingKey: signingKey, txn)
         if let expectedVersion { try batch.checkVersion(expectedVersion, of: drafts, txn) }
-        // Each draft is read in place (an iteration would copy it out of the array).
-        for index in drafts.indices {
-            let line = lines.map { index < $0.count ? $0[index] : index + 1 } ?? drafts[index].line
-            try batch.add(drafts[index], index: index, line: line, now: now, txn)
+        // Each draft is read in place (the array's subscript, or an iteration, would copy it out).
+        try drafts.withUnsafeBufferPointer { drafts in
+            for index in drafts.indices {
+                let line = lines.map { index < $0.count ? $0[index] : index + 1 } ?? drafts[index].line
+                try batch.add(drafts[index], index: index, line: line, now: now, txn)
+            }
         }
         return try batch.commit(txn)
     }

@@ -328,6 +328,21 @@ struct LocalBatch {
             }
             return results
         }
+        // The indexes first: they need no record, so they are written while the chain's thread
+        // finishes encoding the last events.
+        let order = Array(newEvents.indices)
+        var ids = try txn.indexHoldingIDs(newEvents, order: order, from: firstNew)
+        // Each draft one new event, in order (none a duplicate, no goal renumbered): the rows
+        // in key order are the drafts' (whatever the order, the rows are the same).
+        if let idOrder, idOrder.count == ids.count, stored.isEmpty, repeated.isEmpty, renumbered.isEmpty {
+            ids = idOrder.map { ids[$0] }
+        }
+        if flushing || heldIDs == nil {
+            // Before the projection's rows: their upkeep looks events up by id.
+            try putIDs(ids, txn)
+        } else {
+            heldIDs!.hold(ids)
+        }
         if let chain {
             let linked = chain.finish()
             self.chain = nil
@@ -346,18 +361,7 @@ struct LocalBatch {
         } else {
             sign(previousHashes: nil)
         }
-        var ids = try txn.indexHoldingIDs(newEvents, records: newRecords, order: Array(newEvents.indices), from: firstNew)
-        // Each draft one new event, in order (none a duplicate, no goal renumbered): the rows
-        // in key order are the drafts' (whatever the order, the rows are the same).
-        if let idOrder, idOrder.count == ids.count, stored.isEmpty, repeated.isEmpty, renumbered.isEmpty {
-            ids = idOrder.map { ids[$0] }
-        }
-        if flushing || heldIDs == nil {
-            // Before the projection's rows: their upkeep looks events up by id.
-            try putIDs(ids, txn)
-        } else {
-            heldIDs!.hold(ids)
-        }
+        try txn.putRecords(newRecords, order: order, from: firstNew)
         if flushing {
             try txn.finish(&projection, clock: clock, through: position)
         } else {

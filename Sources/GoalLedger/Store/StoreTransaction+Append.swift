@@ -21,15 +21,30 @@ extension StoreTransaction {
     /// its key order, so that a large batch visits each B-tree page once instead of at random.
     /// The id index's rows go to `recentIds`, or to `ids` for a large batch (see `putIDs`).
     func index(_ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64) throws {
-        var ids = try indexHoldingIDs(events, records: records, order: order, from: first)
+        try putRecords(records, order: order, from: first)
+        var ids = try indexHoldingIDs(events, order: order, from: first)
         try putIDs(&ids)
     }
 
-    /// What `index` writes but the id index's rows, which it returns for the caller to put
-    /// (`putIDs`) before the transaction commits: a long append holds them (`HeldIDRows`).
-    func indexHoldingIDs(
-        _ events: [Event], records: [[UInt8]], order: [Int], from first: UInt64
-    ) throws -> [(key: IDWords, position: UInt64)] {
+    /// Writes `records[order[k]]` at position `first + k`, the log appended at its end.
+    func putRecords(_ records: [[UInt8]], order: [Int], from first: UInt64) throws {
+        var position = first
+        // Through one cursor, which stays at the table's end between puts.
+        try lmdb.withPutCursor(layout.events) { log in
+            for i in order {
+                try withUnsafeBytes(of: position.bigEndian) { pos in
+                    try records[i].withUnsafeBytes { try log.put(key: pos, value: $0, options: .append) }
+                }
+                position += 1
+            }
+        }
+    }
+
+    /// What `index` writes but the log's records (`putRecords`) and the id index's rows, which
+    /// it returns for the caller to put (`putIDs`) before the transaction commits: a long
+    /// append holds them (`HeldIDRows`). It reads no record: a batch whose records are still
+    /// being encoded writes its indexes meanwhile.
+    func indexHoldingIDs(_ events: [Event], order: [Int], from first: UInt64) throws -> [(key: IDWords, position: UInt64)] {
         var ids: [(key: IDWords, position: UInt64)] = []
         var goals: [(key: IDWords, position: UInt64)] = []
         var origins: [(at: Int, position: UInt64)] = []
@@ -39,22 +54,18 @@ extension StoreTransaction {
         var position = first
         // The device index's keys are positions: a batch's sort after every stored one.
         let deviceOptions: Transaction.PutOptions = try sortsAfterLast(layout.deviceEvents, first.bigEndianBytes) ? .append : []
-        // Each table through a cursor of its own, which stays at the table's end between puts.
-        try lmdb.withPutCursor(layout.events) { log in
-            try lmdb.withPutCursor(layout.deviceEvents) { devices in
-                for i in order {
+        try lmdb.withPutCursor(layout.deviceEvents) { devices in
+            for i in order {
+                ids.append((IDWords(events[i].id), position))
+                if let goal = events[i].payload.goal {
+                    goals.append((IDWords(goal), position))
+                } else {
                     try withUnsafeBytes(of: position.bigEndian) { pos in
-                        try records[i].withUnsafeBytes { try log.put(key: pos, value: $0, options: .append) }
-                        ids.append((IDWords(events[i].id), position))
-                        if let goal = events[i].payload.goal {
-                            goals.append((IDWords(goal), position))
-                        } else {
-                            try devices.put(key: pos, value: UnsafeRawBufferPointer(start: nil, count: 0), options: deviceOptions)
-                        }
+                        try devices.put(key: pos, value: UnsafeRawBufferPointer(start: nil, count: 0), options: deviceOptions)
                     }
-                    origins.append((i, position))
-                    position += 1
                 }
+                origins.append((i, position))
+                position += 1
             }
         }
         try putGoalPositions(&goals)
