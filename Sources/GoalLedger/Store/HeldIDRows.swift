@@ -15,8 +15,8 @@ import Foundation
 ///
 /// An app may hand over chunks of any size, a draft at a time among them. So the runs are kept
 /// few: a run is merged with the one before it once it is as long, as in a binary counter (at
-/// most about log₂ of the rows held, each row moved about as often); and a chunk much shorter
-/// than a run looks its ids up in it by bisection instead of walking it.
+/// most about log₂ of the rows held, each row moved about as often); and a chunk looks its ids
+/// up in each run by galloping (steps that double, then a bisection) instead of walking it.
 struct HeldIDRows {
     typealias Row = (key: IDWords, position: UInt64)
 
@@ -48,19 +48,35 @@ struct HeldIDRows {
         return low
     }
 
+    /// The index of the first row of `run` from `start` on whose key is not below `key`, found
+    /// by steps of 1, 2, 4 … from `start`, then a bisection of the last step: as few reads as a
+    /// walk where the keys sought are as dense as the run's, as a bisection where they are far
+    /// sparser, and about the logarithm of the distance in between.
+    private static func gallop(to key: IDWords, in run: [Row], from start: Int) -> Int {
+        // Every row below `low` has a key below `key`; the row at `probe`, if any, is the next read.
+        var low = start
+        var probe = start
+        var step = 1
+        while probe < run.count, run[probe].key < key {
+            low = probe + 1
+            probe = low + step
+            step <<= 1
+        }
+        var high = min(probe, run.count)
+        while low < high {
+            let middle = low + (high - low) / 2
+            if run[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// Adds to `found` the position of each of `wanted` (in key order) that a held row names.
     func positions(ofSorted wanted: [(key: IDWords, id: UUID)], into found: inout [UUID: UInt64]) {
         for run in runs {
-            // Both in key order: one walk of each, or, for a few ids against a long run, a
-            // bisection for each from where the last one ended.
-            let bisecting = wanted.count * 16 < run.count
+            // Both in key order: each id is sought from where the last one was found.
             var j = 0
             for w in wanted {
-                if bisecting {
-                    j = Self.firstIndex(notBelow: w.key, in: run, from: j)
-                } else {
-                    while j < run.count, run[j].key < w.key { j += 1 }
-                }
+                j = Self.gallop(to: w.key, in: run, from: j)
                 guard j < run.count else { break }
                 if run[j].key == w.key { found[w.id] = run[j].position }
             }

@@ -41,24 +41,45 @@ enum GoalPositionRow {
         /// Reads the row into `self`, reusing its buffer; false when it is not of the form.
         mutating func read(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
             positions.removeAll(keepingCapacity: true)
-            guard key.count == 24 else { return false }
-            var p = UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16..<24]))
-            guard p >= 1 else { return false }
-            var r = ByteReader(value)
-            guard let total = try? r.varint() else { return false }
-            distancesStart = r.index
-            positions.append(p)
-            while !r.isAtEnd {
-                guard let d = try? r.varint(), d >= 1 else { return false }
-                let (next, overflow) = p.addingReportingOverflow(d)
-                guard !overflow else { return false }
-                p = next
-                positions.append(p)
-            }
-            guard total >= UInt64(positions.count) else { return false }
-            self.total = total
+            guard let end = GoalPositionRow.walk(key: key, value: value, { positions.append($0) }) else { return false }
+            total = end.total
+            distancesStart = end.distancesStart
             return true
         }
+    }
+
+    /// What appending to a stored row needs of it: its first and last positions, the goal's
+    /// count through it and where its distances start; nil unless it has the form (the checks
+    /// of `Decoded.read`, without keeping each position).
+    static func end(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (first: UInt64, last: UInt64, total: UInt64, distancesStart: Int)? {
+        var first: UInt64?
+        guard let end = walk(key: key, value: value, { p in if first == nil { first = p } }), let first else { return nil }
+        return (first, end.last, end.total, end.distancesStart)
+    }
+
+    /// Visits a stored row's positions in order; its count, last position and where its
+    /// distances start, or nil when it is not of the form.
+    private static func walk(
+        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ visit: (UInt64) -> Void
+    ) -> (total: UInt64, last: UInt64, distancesStart: Int)? {
+        guard key.count == 24 else { return nil }
+        var p = UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16..<24]))
+        guard p >= 1 else { return nil }
+        var r = ByteReader(value)
+        guard let total = try? r.varint() else { return nil }
+        let distancesStart = r.index
+        var count: UInt64 = 1
+        visit(p)
+        while !r.isAtEnd {
+            guard let d = try? r.varint(), d >= 1 else { return nil }
+            let (next, overflow) = p.addingReportingOverflow(d)
+            guard !overflow else { return nil }
+            p = next
+            count += 1
+            visit(p)
+        }
+        guard total >= count else { return nil }
+        return (total, p, distancesStart)
     }
 }
 
@@ -131,14 +152,13 @@ extension StoreTransaction {
         LedgerError.damaged("the goal index holds a row of goal \(goal.uuidString) that is not a run of its positions")
     }
 
-    /// The last row of `goal`: its key's first position, its positions' distances (the value
-    /// after the count), its positions and the goal's count through it; nil when the goal has
-    /// none.
-    private func lastGoalRow(_ goal: IDWords) throws -> (distances: [UInt8], positions: [UInt64], total: UInt64)? {
+    /// The last row of `goal`, as appending to it needs it: its first and last positions, the
+    /// goal's count through it and its distances (the value after the count); nil when the goal
+    /// has none.
+    private func lastGoalRow(_ goal: IDWords) throws -> (first: UInt64, last: UInt64, total: UInt64, distances: [UInt8])? {
         try withLastGoalRow(goal) { k, v in
-            var row = GoalPositionRow.Decoded()
-            guard row.read(key: k, value: v) else { throw Self.goalIndexDamaged(goal.uuid) }
-            return (Array(v[row.distancesStart...]), row.positions, row.total)
+            guard let end = GoalPositionRow.end(key: k, value: v) else { throw Self.goalIndexDamaged(goal.uuid) }
+            return (end.first, end.last, end.total, Array(v[end.distancesStart...]))
         }
     }
 
@@ -159,28 +179,35 @@ extension StoreTransaction {
     func putGoalPositions(_ goals: inout [(key: IDWords, position: UInt64)]) throws {
         // By goal, each goal's positions in the order given (a batch's are ascending already).
         goals.sortStably(byIDWords: \.key)
+        // The table's last key, kept as the rows are put in key order: a new row after it is
+        // appended.
+        var tableLast = try lmdb.last(layout.goalPositions)?.key
+        var positions: [UInt64] = []
+        var w = ByteWriter(capacity: GoalPositionRow.fullSize + 16)
         var i = 0
         while i < goals.count {
             let goal = goals[i].key
             var j = i
             while j < goals.count, goals[j].key == goal { j += 1 }
-            var positions = goals[i..<j].map(\.position)
+            positions.removeAll(keepingCapacity: true)
+            for k in i..<j { positions.append(goals[k].position) }
             if !positions.isSorted(by: <) { positions.sort() }
-            try appendGoalPositions(goal, positions)
+            try appendGoalPositions(goal, positions, writer: &w, tableLast: &tableLast)
             i = j
         }
     }
 
-    /// Appends `positions` (ascending, after the goal's last) to `goal`'s rows.
-    private func appendGoalPositions(_ goal: IDWords, _ positions: [UInt64]) throws {
+    /// Appends `positions` (ascending, after the goal's last) to `goal`'s rows; `w` is a buffer
+    /// for the rows' distances, `tableLast` the table's last key.
+    private func appendGoalPositions(_ goal: IDWords, _ positions: [UInt64], writer w: inout ByteWriter, tableLast: inout [UInt8]?) throws {
         guard let next = positions.first else { return }
         let lastRow = try lastGoalRow(goal)
-        if let lastRow, next <= lastRow.positions[lastRow.positions.count - 1] { throw Self.goalIndexDamaged(goal.uuid) }
+        if let lastRow, next <= lastRow.last { throw Self.goalIndexDamaged(goal.uuid) }
         // The row being written: the goal's last when it has room, else a new one from `next`.
         var first: UInt64
         var last: UInt64
         var total: UInt64
-        var w = ByteWriter(capacity: GoalPositionRow.fullSize + 16)
+        w.bytes.removeAll(keepingCapacity: true)
         var rest = positions[...]
         // A stored count may be anything a damaged file holds: one that would overflow is damage.
         func counted(_ n: UInt64) throws -> UInt64 {
@@ -189,7 +216,7 @@ extension StoreTransaction {
             return more
         }
         if let lastRow, lastRow.distances.count < GoalPositionRow.fullSize {
-            (first, last, total) = (lastRow.positions[0], lastRow.positions[lastRow.positions.count - 1], lastRow.total)
+            (first, last, total) = (lastRow.first, lastRow.last, lastRow.total)
             w.bytes.append(contentsOf: lastRow.distances)
         } else {
             (first, last, total) = (next, next, try counted(lastRow?.total ?? 0))
@@ -199,7 +226,7 @@ extension StoreTransaction {
             guard p > last else { throw Self.goalIndexDamaged(goal.uuid) }
             total = try counted(total)
             if w.bytes.count >= GoalPositionRow.fullSize {
-                try putGoalRow(goal, first, total: total - 1, distances: w.bytes)
+                try putGoalRow(goal, first, total: total - 1, distances: w.bytes, tableLast: &tableLast)
                 (first, last) = (p, p)
                 w.bytes.removeAll(keepingCapacity: true)
                 continue
@@ -207,13 +234,14 @@ extension StoreTransaction {
             w.varint(p - last)
             last = p
         }
-        try putGoalRow(goal, first, total: total, distances: w.bytes)
+        try putGoalRow(goal, first, total: total, distances: w.bytes, tableLast: &tableLast)
     }
 
-    private func putGoalRow(_ goal: IDWords, _ first: UInt64, total: UInt64, distances: [UInt8]) throws {
+    private func putGoalRow(_ goal: IDWords, _ first: UInt64, total: UInt64, distances: [UInt8], tableLast: inout [UInt8]?) throws {
         let key = GoalPositionRow.key(goal, first)
-        let options: Transaction.PutOptions = try lmdb.sortsAfterLast(layout.goalPositions, key) ? .append : []
-        try lmdb.put(layout.goalPositions, key: key, value: GoalPositionRow.value(total: total, distances: distances), options: options)
+        let appending = tableLast.map { $0.lexicographicallyPrecedes(key) } ?? true
+        try lmdb.put(layout.goalPositions, key: key, value: GoalPositionRow.value(total: total, distances: distances), options: appending ? .append : [])
+        if appending { tableLast = key }
     }
 
     /// Removes `position` from `goal`'s rows, writing them again without it; false when they do

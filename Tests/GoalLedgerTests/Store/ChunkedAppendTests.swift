@@ -232,6 +232,53 @@ struct HeldIDRowsTests {
         #expect(held.position(of: all[0].id) == nil)
     }
 
+    /// A chunk's ids are sought in each run from where the last was found, by steps that
+    /// double: whatever the two densities (a few ids against a long run, as many as it holds,
+    /// far more than it holds), every held id among them is found, with its position, and no
+    /// other; ids that share their first words, and ids below and above every held one, too.
+    @Test(arguments: [(1, 2_000), (40, 2_000), (2_000, 2_000), (5_000, 300), (3, 1)])
+    func idsSoughtByGallopingAreFoundWhateverTheDensities(_ asked: Int, _ heldCount: Int) {
+        var random = SeededRandom(seed: UInt64(39 + asked + heldCount))
+        var held = HeldIDRows()
+        var model: [UUID: UInt64] = [:]
+        var ids: [UUID] = []
+        // Held in two chunks, so that the lookups cross runs of different lengths.
+        for (k, size) in [heldCount - heldCount / 3, heldCount / 3].enumerated() where size > 0 {
+            let rows = (0..<size).map { i -> (key: IDWords, position: UInt64) in
+                var id = random.uuid()
+                // A few ids share their first half with one held before.
+                if i % 7 == 3, let other = ids.last { id = UUID(uuid: Self.sharingFirstHalf(other, id)) }
+                ids.append(id)
+                let position = UInt64(k * 100_000 + i + 1)
+                model[id] = position
+                return (IDWords(id), position)
+            }
+            held.hold(rows)
+        }
+        // Half of the ids asked are held ones, the rest strangers (some sharing a held id's
+        // first half, and the least and greatest ids there are).
+        var askedIDs = (0..<asked).map { i -> UUID in
+            let pick = ids[Int(random.next() % UInt64(ids.count))]
+            return i % 2 == 0 ? pick : (i % 5 == 1 ? UUID(uuid: Self.sharingFirstHalf(pick, random.uuid())) : random.uuid())
+        }
+        askedIDs += [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        var wanted = Array(Set(askedIDs)).map { (key: IDWords($0), id: $0) }
+        wanted.sortStably(byIDWords: \.key)
+        var found: [UUID: UInt64] = [:]
+        held.positions(ofSorted: wanted, into: &found)
+        let sought = Set(wanted.map(\.id))
+        #expect(found == model.filter { id, _ in sought.contains(id) })
+        #expect(!found.isEmpty)
+        for w in wanted { #expect(held.position(of: w.id) == model[w.id]) }
+    }
+
+    /// The bytes of `a`'s first half with `b`'s second.
+    static func sharingFirstHalf(_ a: UUID, _ b: UUID) -> uuid_t {
+        var out = b.uuid
+        withUnsafeMutableBytes(of: &out) { o in withUnsafeBytes(of: a.uuid) { for i in 0..<8 { o[i] = $0[i] } } }
+        return out
+    }
+
     /// Chunks of one draft each (an app may hand over any size): the runs stay few, merged as
     /// a binary counter, and every row is found, one by one and a chunk at a time.
     @Test func rowsHeldADraftAtATimeStayInFewRuns() {
