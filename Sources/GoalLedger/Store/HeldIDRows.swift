@@ -38,9 +38,10 @@ struct HeldIDRows {
         return nil
     }
 
-    /// The index of the first row of `run` from `start` on whose key is not below `key`.
-    private static func firstIndex(notBelow key: IDWords, in run: [Row], from start: Int) -> Int {
-        var (low, high) = (start, run.count)
+    /// The index of the first row of `run` from `start` on (before `end`, or at it when there is
+    /// none before) whose key is not below `key`.
+    private static func firstIndex(notBelow key: IDWords, in run: [Row], from start: Int, to end: Int? = nil) -> Int {
+        var (low, high) = (start, end ?? run.count)
         while low < high {
             let middle = low + (high - low) / 2
             if run[middle].key < key { low = middle + 1 } else { high = middle }
@@ -62,12 +63,8 @@ struct HeldIDRows {
             probe = low + step
             step <<= 1
         }
-        var high = min(probe, run.count)
-        while low < high {
-            let middle = low + (high - low) / 2
-            if run[middle].key < key { low = middle + 1 } else { high = middle }
-        }
-        return low
+        // The row at `probe`, when there is one, is not below `key`.
+        return firstIndex(notBelow: key, in: run, from: low, to: min(probe, run.count))
     }
 
     /// Adds to `found` the position of each of `wanted` (in key order) that a held row names.

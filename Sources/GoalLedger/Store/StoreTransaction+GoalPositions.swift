@@ -52,18 +52,17 @@ enum GoalPositionRow {
     /// count through it and where its distances start; nil unless it has the form (the checks
     /// of `Decoded.read`, without keeping each position).
     static func end(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (first: UInt64, last: UInt64, total: UInt64, distancesStart: Int)? {
-        var first: UInt64?
-        guard let end = walk(key: key, value: value, { p in if first == nil { first = p } }), let first else { return nil }
-        return (first, end.last, end.total, end.distancesStart)
+        walk(key: key, value: value) { _ in }
     }
 
-    /// Visits a stored row's positions in order; its count, last position and where its
-    /// distances start, or nil when it is not of the form.
+    /// Visits a stored row's positions in order; its first and last positions, its count and
+    /// where its distances start, or nil when it is not of the form.
     private static func walk(
         key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ visit: (UInt64) -> Void
-    ) -> (total: UInt64, last: UInt64, distancesStart: Int)? {
+    ) -> (first: UInt64, last: UInt64, total: UInt64, distancesStart: Int)? {
         guard key.count == 24 else { return nil }
-        var p = UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16..<24]))
+        let first = UInt64(bigEndianBytes: UnsafeRawBufferPointer(rebasing: key[16..<24]))
+        var p = first
         guard p >= 1 else { return nil }
         var r = ByteReader(value)
         guard let total = try? r.varint() else { return nil }
@@ -79,7 +78,7 @@ enum GoalPositionRow {
             visit(p)
         }
         guard total >= count else { return nil }
-        return (total, p, distancesStart)
+        return (first, p, total, distancesStart)
     }
 }
 
