@@ -160,8 +160,8 @@ enum AppendCommand {
             func next() throws(LedgerError) -> [EventDraft]? {
                 guard let current = ahead else { return nil }
                 ahead = nil
-                guard let (parsed, last) = try current.piece() else { return nil }
-                var chunk = parsed
+                // One binding holds the chunk: no second copy keeps its drafts shared.
+                guard case .some((var chunk, let last)) = try current.piece() else { return nil }
                 if let (line, field, message) = chunk.error { throw LedgerError.invalidLine(before + line, field: field, message) }
                 if !last { ahead = ParsedChunk(source, schema: schema, threads: max(1, processors - 1)) }
                 // Taken out of the chunk, so that setting their lines changes them in place
