@@ -45,9 +45,17 @@ struct FoldState {
     /// `progressRemoved`, `progressHistoryReplaced`), set by `EntryModel` for the models after it.
     var progressSlot = 0
     /// The goals the batch's progress events belong to, by slot (`slot(of:)`): only
-    /// `EntryModel` gives slots, to the goals of the progress events that reach the models.
+    /// `EntryModel` gives slots, to the goals of the progress events that reach the models,
+    /// and the rules of an append, to the goal of the progress event it folds next.
     private(set) var slotGoals: [UUID] = []
     private var slots: [IDWords: Int] = [:]
+    /// The goal `slot(of:)` last answered for, with its slot: the rules of an append ask for
+    /// the goal of a progress event just before `EntryModel` folds it.
+    private var lastSlot: (goal: IDWords, slot: Int)?
+    /// The status of each slot's goal as the rules of an append last read it (see
+    /// `StoredProjection.Batch.progressFacts`); `GoalHeaderModel` drops a goal's when it
+    /// folds an event of its header, the only events that change a status.
+    var slotStatuses = GoalSlots<ProjectionCodec.GoalStatus?>()
 
     init(tables: ProjectionTables, layout: StoreLayout) {
         self.tables = tables
@@ -59,11 +67,23 @@ struct FoldState {
     /// (`GoalSlots`), so an event costs one lookup of its goal, not one per model.
     mutating func slot(of goal: UUID) -> Int {
         let key = IDWords(goal)
-        if let s = slots[key] { return s }
-        let s = slotGoals.count
-        slots[key] = s
-        slotGoals.append(goal)
+        if let last = lastSlot, last.goal == key { return last.slot }
+        let s: Int
+        if let known = slots[key] {
+            s = known
+        } else {
+            s = slotGoals.count
+            slots[key] = s
+            slotGoals.append(goal)
+        }
+        lastSlot = (key, s)
         return s
+    }
+
+    /// Forgets the status read for `goal`, whose header is changing (see `slotStatuses`).
+    mutating func headerChanges(_ goal: UUID) {
+        guard !slotGoals.isEmpty, let s = slots[IDWords(goal)] else { return }
+        slotStatuses[s] = nil
     }
 }
 

@@ -28,6 +28,7 @@ struct GoalHeaderModel: ReadModel {
             }
             state.headers[goal]!.apply(e)
             state.changedGoals.insert(goal)
+            state.headerChanges(goal)
         } else {
             if state.devices.index(forKey: e.origin) == nil { state.devices[e.origin] = try StoredProjection.device(e.origin, txn, state.tables) }
             state.devices[e.origin]!.apply(e)

@@ -91,13 +91,23 @@ extension StoredProjection {
         /// read the goal's header instead: the goal was ever deleted or restored. A header the
         /// batch holds (read, or folded: a long append holds every goal's) gives the facts its
         /// status bytes would (`ProjectionCodec.encodeHeader`).
+        ///
+        /// The goal is given its slot here (`FoldState.slot(of:)`), which its event, folded
+        /// next, finds without a second lookup, and which keeps the status read until the
+        /// goal's header changes.
         mutating func progressFacts(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProgressGoalFacts? {
+            let slot = state.slot(of: goal)
             let status: ProjectionCodec.GoalStatus?
-            if let held = state.headers.index(forKey: goal) {
-                // Read in place: a copy of a header retains each of its tables.
-                status = state.headers.values[held].readStatus()
+            if let known = state.slotStatuses[slot] {
+                status = known
             } else {
-                status = try storedStatus(goal, txn)
+                if let held = state.headers.index(forKey: goal) {
+                    // Read in place: a copy of a header retains each of its tables.
+                    status = state.headers.values[held].readStatus()
+                } else {
+                    status = try storedStatus(goal, txn)
+                }
+                state.slotStatuses[slot] = .some(status)
             }
             if status?.deletionHistory == true { return nil }
             return ProgressGoalFacts(exists: status != nil, deleted: status?.deleted ?? false, kind: status?.kind ?? .outcome)
