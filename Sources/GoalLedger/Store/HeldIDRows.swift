@@ -24,7 +24,7 @@ struct HeldIDRows {
     private var runs: [[Row]] = []
     /// How many rows the runs hold.
     private var count = 0
-    /// The held keys' bits (`KeyFilter`): a key whose bit is clear is in no run, and is not
+    /// The held keys' bits (`KeyFilter`): a key the filter turns away is in no run, and is not
     /// sought there.
     private var filter = KeyFilter()
 
@@ -36,7 +36,7 @@ struct HeldIDRows {
     /// The position of the held event with id `id`; nil when no held row names it.
     func position(of id: UUID) -> UInt64? {
         let key = IDWords(id)
-        guard filter.mayHold(key) else { return nil }
+        guard filter.mayHold(IDIndex.key(key)) else { return nil }
         for run in runs {
             let i = Self.firstIndex(notBelow: key, in: run, from: 0)
             if i < run.count, run[i].key == key { return run[i].position }
@@ -77,7 +77,7 @@ struct HeldIDRows {
     func positions(ofSorted wanted: [(key: IDWords, id: UUID)], into found: inout [UUID: UInt64]) {
         guard !runs.isEmpty else { return }
         // Most ids are new: only those whose bit is set are sought, still in key order.
-        let sought = wanted.filter { filter.mayHold($0.key) }
+        let sought = wanted.filter { filter.mayHold(IDIndex.key($0.key)) }
         for run in runs {
             // Both in key order: each id is sought from where the last one was found.
             var j = 0
@@ -95,9 +95,9 @@ struct HeldIDRows {
         count += rows.count
         if filter.wantsRebuilding(for: count) {
             filter = KeyFilter(for: count)
-            for run in runs { for row in run { filter.insert(row.key) } }
+            for run in runs { for row in run { filter.insert(IDIndex.key(row.key)) } }
         }
-        for row in rows { filter.insert(row.key) }
+        for row in rows { filter.insert(IDIndex.key(row.key)) }
         var run = rows
         run.sortStably(byIDWords: \.key)
         while let last = runs.last, last.count <= run.count {
@@ -135,55 +135,5 @@ struct HeldIDRows {
         count = 0
         filter = KeyFilter()
         return all
-    }
-}
-
-/// A set of ids that may answer yes for an id not in it, never no for one in it: one bit per
-/// id, at an address made by multiplying the id's words by a number drawn once per process.
-/// `HeldIDRows` keeps 8 to 16 bits for each id held, so 6 to 12 ids in 100 not held find
-/// their bit set.
-///
-/// Ids come from outside, so some may share their bit on purpose: each of those is then only
-/// sought in the runs, as every id was without the filter.
-struct KeyFilter {
-    private var words: [UInt64]
-    /// log₂ of the bits in `words` (0 while there are none).
-    private let bitsLog2: Int
-
-    /// An odd multiplier, drawn once per process so that which ids share a bit cannot be known
-    /// ahead.
-    private static let multiplier = UInt64.random(in: 1...UInt64.max) | 1
-
-    /// No bits: every id may be held (nothing is, while it is in use: see `wantsRebuilding`).
-    init() {
-        words = []
-        bitsLog2 = 0
-    }
-
-    /// Room for `count` ids at 16 bits or more each.
-    init(for count: Int) {
-        var log2 = 6
-        while (1 << log2) < count * 16, log2 < 40 { log2 += 1 }
-        bitsLog2 = log2
-        words = [UInt64](repeating: 0, count: 1 << (log2 - 6))
-    }
-
-    /// Whether the filter has fewer than 8 bits for each of `count` ids.
-    func wantsRebuilding(for count: Int) -> Bool { words.isEmpty || count > (words.count << 6) / 8 }
-
-    private func bit(_ key: IDWords) -> Int {
-        Int(truncatingIfNeeded: ((key.high ^ (key.low &* 0x9E37_79B9_7F4A_7C15)) &* Self.multiplier) >> (64 - bitsLog2))
-    }
-
-    mutating func insert(_ key: IDWords) {
-        let b = bit(key)
-        words[b >> 6] |= 1 << (b & 63)
-    }
-
-    /// False only for an id that was never inserted.
-    func mayHold(_ key: IDWords) -> Bool {
-        if words.isEmpty { return true }
-        let b = bit(key)
-        return words[b >> 6] & (1 << (b & 63)) != 0
     }
 }

@@ -5,9 +5,13 @@ extension LedgerStore {
     /// leaves to do after its commit (see ``WriteEffects``). Errors pass as they are.
     func commit<R>(_ body: (borrowing LedgerWriter) throws -> R) throws -> R {
         // A write retried on a grown map runs `body` again, with effects of its own.
-        let (result, effects) = try env.withWriteTransaction { txn in
+        let (result, effects, number) = try env.withWriteTransaction { txn in
             let effects = WriteEffects()
+            let number = txn.snapshotID
             let writer = try LedgerWriter(StoreTransaction(txn, layout: layout), store: self, effects: effects)
+            // The id filter is only used where it follows this store's own writes.
+            let rows = try writer.txn.idRowCount()
+            idFilter.withLock { $0.begin(txn: number, rows: rows) }
             let result: R
             do {
                 result = try body(writer)
@@ -16,8 +20,11 @@ extension LedgerStore {
             }
             if let full = effects.mapFull { throw full }
             if let failure = effects.failure { throw failure }
-            return (result, effects)
+            let rowsAtEnd = try writer.txn.idRowCount()
+            idFilter.withLock { $0.ending(txn: number, rows: rowsAtEnd) }
+            return (result, effects, number)
         }
+        idFilter.withLock { $0.didCommit(txn: number) }
         if let key = effects.rotatedKey { try keys.replace(key, ledger: ledgerID, device: device) }
         if effects.rebuild { try rebuild() }
         return result

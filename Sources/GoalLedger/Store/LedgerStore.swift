@@ -38,6 +38,9 @@ public final class LedgerStore: @unchecked Sendable {
     /// the mutex's value is re-abstracted on every `withLock` (its `inout` is written back), so
     /// each read would wrap it in two more thunks and its calls would grow deeper with the log.
     let progressHook = Mutex<ProgressHook?>(nil)
+    /// The id index's keys, which the store's appends check their new ids against first
+    /// (see `StoredIDFilter`: it knows when they may).
+    let idFilter = Mutex(StoredIDFilter())
     /// Where the `async` writes of this store run, one after another, off the callers' actors.
     let writer = DispatchQueue(label: "goal-ledger.writer", qos: .userInitiated)
 

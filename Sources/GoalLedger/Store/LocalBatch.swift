@@ -98,7 +98,11 @@ struct LocalBatch {
         trust = drafts.contains { $0.payload.type == .deviceRevoked } ? try txn.trustState() : TrustState()
         let ids = drafts.compactMap(\.id)
         let order: [Int]
-        (stored, repeated, order) = try txn.storedIDs(among: ids, held: heldIDs)
+        // Most ids are new: those the store's id filter turns away are not sought in the index.
+        let number = txn.number
+        let rows = ids.isEmpty ? 0 : try txn.idRowCount()
+        let filter = ids.isEmpty ? nil : try store.idFilter.withLock { f in try f.filter(forSeeking: ids.count, txn: number, rows: rows, txn) }
+        (stored, repeated, order) = try txn.storedIDs(among: ids, held: heldIDs, filter: filter)
         idOrder = ids.count == drafts.count ? order : nil
         self.heldIDs = heldIDs
         newEvents.reserveCapacity(drafts.count)
@@ -375,7 +379,11 @@ struct LocalBatch {
     /// Puts `rows` into the id index, with every row held.
     private mutating func putIDs(_ rows: [(key: IDWords, position: UInt64)], _ txn: borrowing StoreTransaction) throws {
         var all = heldIDs?.take(adding: rows) ?? rows
+        let before = try txn.idRowCount()
         try txn.putIDs(&all)
+        let after = try txn.idRowCount()
+        let number = txn.number
+        try store.idFilter.withLock { f in try f.added(all, txn: number, before: before, after: after, txn) }
     }
 
     /// The batch's fold and held id rows, for the next batch of the transaction (after

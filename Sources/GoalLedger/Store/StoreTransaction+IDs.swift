@@ -67,8 +67,12 @@ extension StoreTransaction {
     /// table, each lookup starting where the last one left the cursor, instead of a search from
     /// each table's root per id: a batch's ids, checked for duplicates before its events are
     /// written. `held`: rows of this transaction not yet in the index, asked as well. `order`:
-    /// the indices of `ids` in key order, which the batch's id rows can take again.
-    func storedIDs(among ids: [UUID], held: HeldIDRows? = nil) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>, order: [Int]) {
+    /// the indices of `ids` in key order, which the batch's id rows can take again. `filter`:
+    /// a `KeyFilter` holding every key of the index (`StoredIDFilter`); an id whose key it does
+    /// not hold is not sought in the tables.
+    func storedIDs(
+        among ids: [UUID], held: HeldIDRows? = nil, filter: KeyFilter? = nil
+    ) throws -> (stored: [UUID: UInt64], repeated: Set<UUID>, order: [Int]) {
         var found: [UUID: UInt64] = [:]
         var repeated = Set<UUID>()
         guard !ids.isEmpty else { return (found, repeated, []) }
@@ -78,7 +82,7 @@ extension StoreTransaction {
         if let held, !held.isEmpty { held.positions(ofSorted: wanted, into: &found) }
         for table in [layout.recentIDs, layout.ids] where try count(table) > 0 {
             try lmdb.withLookupCursor(table) { cursor in
-                for (words, id) in wanted where found.isEmpty || found[id] == nil {
+                for (words, id) in wanted where (filter?.mayHold(IDIndex.key(words)) ?? true) && (found.isEmpty || found[id] == nil) {
                     try withUnsafeBytes(of: IDIndex.key(words).bigEndian) { k in
                         try cursor.values(at: k) { value in
                             guard let p = try position(in: value, naming: words) else { return true }
@@ -90,6 +94,21 @@ extension StoreTransaction {
             }
         }
         return (found, repeated, order)
+    }
+
+    /// How many rows the id index holds, in both its tables.
+    func idRowCount() throws -> Int { try count(layout.recentIDs) + count(layout.ids) }
+
+    /// Calls `body` with each key of the id index, in both its tables, once however many rows
+    /// share it. A key of another width (damage, which `verify` names) matches no id's lookup:
+    /// a longer one is given as the 8 bytes it starts with, a shorter one not at all.
+    func forEachIDKey(_ body: (UInt64) -> Void) throws {
+        for table in [layout.recentIDs, layout.ids] {
+            try lmdb.scanKeys(table) { key in
+                if key.count >= 8 { body(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
+                return true
+            }
+        }
     }
 
     /// The position a row of the id index holds, when the event there has the id `words` (two

@@ -18,6 +18,10 @@ struct StoreTransaction: ~Copyable {
         self.layout = layout
     }
 
+    /// LMDB's number of the transaction: a write transaction's is one more than the last
+    /// committed one's, a read transaction's that of the commit it reads.
+    var number: Int { lmdb.snapshotID }
+
     // MARK: The log
 
     /// The number of events (the last position; 0 when the log is empty).

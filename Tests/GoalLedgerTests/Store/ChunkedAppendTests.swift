@@ -272,24 +272,6 @@ struct HeldIDRowsTests {
         for w in wanted { #expect(held.position(of: w.id) == model[w.id]) }
     }
 
-    /// The filter in front of the runs never turns away an id it holds, and turns away most
-    /// of the others: at 16 bits an id, about 6 in 100 strangers find their bit set.
-    @Test func theKeyFilterKeepsEveryHeldIDAndTurnsAwayMostStrangers() {
-        var random = SeededRandom(seed: 41)
-        var filter = KeyFilter(for: 4_000)
-        #expect(!filter.wantsRebuilding(for: 4_000))
-        #expect(filter.wantsRebuilding(for: 9_000))
-        let held = (0..<4_000).map { _ in IDWords(random.uuid()) }
-        for key in held { filter.insert(key) }
-        #expect(held.allSatisfy { filter.mayHold($0) })
-        let strangers = (0..<20_000).map { _ in IDWords(random.uuid()) }
-        let passed = strangers.filter { filter.mayHold($0) }.count
-        #expect(passed < 20_000 * 15 / 100, "\(passed) of 20,000 strangers passed")
-        // Without bits, every id may be held.
-        #expect(KeyFilter().mayHold(strangers[0]))
-        #expect(KeyFilter().wantsRebuilding(for: 1))
-    }
-
     /// The bytes of `a`'s first half with `b`'s second.
     static func sharingFirstHalf(_ a: UUID, _ b: UUID) -> uuid_t {
         var out = b.uuid
