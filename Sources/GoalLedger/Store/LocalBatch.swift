@@ -46,9 +46,9 @@ struct LocalBatch {
     /// lookup and extended on later ones, so a batch that never asks builds none.
     private var newEventIndex: [UUID: UInt64] = [:]
     private var indexedEvents = 0
-    /// The author's time zone as its device state has it, kept until the batch writes an event
-    /// that is not about a goal (a device's settings among them).
-    private var authorZone: TimeZone?
+    /// The days of the author's time zone as its device state has it, kept until the batch
+    /// writes an event that is not about a goal (a device's settings among them).
+    private var authorDays: ZoneDays?
     /// The drafts' own ids that the store held when the batch began, with their positions, and
     /// those that more than one draft names (looked up together).
     private let stored: [UUID: UInt64]
@@ -206,7 +206,7 @@ struct LocalBatch {
         }
         // With an encoder, its thread hashes the entry for the digest, by the event's index.
         try projection.apply(event, at: position, checked: true, entryHashLater: chain == nil ? nil : newEvents.count, txn)
-        if event.payload.goal == nil { authorZone = nil }
+        if event.payload.goal == nil { authorDays = nil }
         newEvents.append(event)
         return AppendResult(id: id, position: position, hlc: clock, duplicate: false)
     }
@@ -218,10 +218,10 @@ struct LocalBatch {
     ) throws -> (Payload, [String: UInt64]?) {
         // Most events record progress: their rules read three facts of the goal, not its state.
         if case .progressRecorded(var p) = payload, let facts = try projection.progressFacts(p.goal, txn) {
-            let zone = try authorZone ?? projection.device(device, txn).calendar.timeZone
-            authorZone = zone
+            var days = try authorDays ?? ZoneDays(projection.device(device, txn).calendar.timeZone)
+            defer { authorDays = days }
             do throws(FieldError) {
-                try LocalRules.prepareProgress(&p, goal: facts, at: at, authorZone: zone, schema: schema)
+                try LocalRules.prepareProgress(&p, goal: facts, at: at, authorDays: &days, schema: schema)
             } catch {
                 throw LedgerError.invalidEvent(line: line, index: index + 1, error)
             }

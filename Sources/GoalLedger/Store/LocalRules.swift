@@ -32,11 +32,11 @@ enum LocalRules {
     /// (`StoredProjection.Batch.progressFacts`) instead of a `GoalState`: the same checks in
     /// the same order, so the same event gets the same result or the same error.
     static func prepareProgress(
-        _ p: inout ProgressRecorded, goal: ProgressGoalFacts, at: Instant, authorZone: TimeZone, schema: Int
+        _ p: inout ProgressRecorded, goal: ProgressGoalFacts, at: Instant, authorDays: inout ZoneDays, schema: Int
     ) throws(FieldError) {
         try EventType.progressRecorded.checkInCatalog(schema: schema)
         try checkTarget(p.goal, exists: goal.exists, deleted: goal.deleted, restores: false)
-        try p.prepare(kind: goal.kind, at: at, zone: authorZone)
+        try p.prepare(kind: goal.kind, at: at) { authorDays.day(of: $0) }
     }
 
     /// An event about an existing goal (any but its creation): the goal must exist, and be

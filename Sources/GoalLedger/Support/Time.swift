@@ -175,6 +175,53 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// The local days of many instants in one time zone, most of them near the one before (the
+/// events of an append, a second apart or a day): an instant between the last one looked up
+/// and the end of its day, with no change of the zone's offset between them, costs two
+/// comparisons instead of the zone's lookup. What it answers is what `Instant.day(in:)` does.
+struct ZoneDays {
+    let zone: TimeZone
+    /// The instants from `from` (included) to `until` (excluded), in milliseconds since 1970,
+    /// are on `day`: one offset holds for them all, and they lie within that day at it.
+    private var from = Int64.max
+    private var until = Int64.min
+    private var day = Day(daysSinceEpoch: 0)
+
+    init(_ zone: TimeZone) { self.zone = zone }
+
+    mutating func day(of instant: Instant) -> Day {
+        let ms = instant.milliseconds
+        if ms >= from && ms < until { return day }
+        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+        let offset = Int64(zone.secondsFromGMT(for: date))
+        let days = (ms.floorDivided(by: 1000).quotient + offset).floorDivided(by: 86_400).quotient
+        let found = Day(daysSinceEpoch: Int32(clamping: days))
+        // A day past those a `Day` holds (clamped, as `day(in:)` does) is not kept.
+        guard Int32(exactly: days) != nil else { return found }
+        // The day's bounds at this offset; the offset holds up to the zone's next transition,
+        // and over the whole day if it held at its start with no transition before its end.
+        let start = (days * 86_400 - offset) * 1000
+        let end = start + 86_400_000
+        let startDate = Date(timeIntervalSince1970: Double(start) / 1000)
+        if Int64(zone.secondsFromGMT(for: startDate)) == offset, transition(after: startDate) >= end {
+            (from, until) = (start, end)
+        } else {
+            (from, until) = (ms, min(end, transition(after: date)))
+        }
+        day = found
+        return found
+    }
+
+    /// The zone's next change of offset after `date`, in milliseconds (`Int64.max`: none).
+    private func transition(after date: Date) -> Int64 {
+        guard let next = zone.nextDaylightSavingTimeTransition(after: date) else { return .max }
+        let ms = (next.timeIntervalSince1970 * 1000).rounded(.down)
+        // Past what an Int64 holds either way: no transition within the instants there are.
+        guard ms > -9.0e18, ms < 9.0e18 else { return .max }
+        return Int64(ms)
+    }
+}
+
 /// A calendar date without a time zone (`YYYY-MM-DD`), stored as days since 1970-01-01.
 public struct Day: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Days since 1970-01-01 (0 is that day; negative before it).

@@ -89,12 +89,14 @@ extension ProgressRecorded: GoalEventPayload {
     /// The value matches the goal's kind; the time defaults to the event's, the day to the
     /// time's day in the author's zone.
     mutating func prepare(as type: EventType, goal state: borrowing GoalState, _ c: LocalContext) throws(FieldError) {
-        try prepare(kind: state.kind, at: c.at, zone: c.author.calendar.timeZone)
+        let zone = c.author.calendar.timeZone
+        try prepare(kind: state.kind, at: c.at) { $0.day(in: zone) }
     }
 
     /// The same rules, given only what they read: the goal's kind, the event's time and the
-    /// author's zone (`LocalRules.prepareProgress`, which needs no goal state).
-    mutating func prepare(kind: ProgressKind, at: Instant, zone: @autoclosure () -> TimeZone) throws(FieldError) {
+    /// day of an instant in the author's zone (`LocalRules.prepareProgress`, which needs no
+    /// goal state).
+    mutating func prepare(kind: ProgressKind, at: Instant, dayOf: (Instant) -> Day) throws(FieldError) {
         switch kind {
         case .measurable where amount == nil:
             throw FieldError("completed", "the goal is measurable: record an amount, not completed")
@@ -106,7 +108,7 @@ extension ProgressRecorded: GoalEventPayload {
         occurredAt = occurred
         if day == nil {
             // The entry's day in the author's zone must itself be a supported day.
-            day = try FieldRules.day(occurred.day(in: zone()), field: "occurredAt")
+            day = try FieldRules.day(dayOf(occurred), field: "occurredAt")
         }
     }
 
