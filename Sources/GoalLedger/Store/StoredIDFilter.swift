@@ -84,7 +84,7 @@ struct StoredIDFilter {
         var rows: Int
     }
 
-    /// At most 2²² rows (4,194,304): the filter then takes 16 to 32 MiB at most.
+    /// At most 2²² rows (4,194,304): the filter then takes 16 MiB.
     static let maxRows = 1 << 22
 
     private(set) var filter = KeyFilter()
@@ -156,7 +156,9 @@ struct StoredIDFilter {
 
     /// The transaction `txn` committed.
     mutating func didCommit(txn: Int) {
-        if let l = live, l.txn == txn { committed = l }
+        // Another thread's write may have begun meanwhile: its state is left as it is.
+        guard let l = live, l.txn == txn else { return }
+        committed = l
         live = nil
     }
 
