@@ -287,6 +287,17 @@ final class DecodedRun<Item>: @unchecked Sendable {
     /// The position of the next record to take (nil: none, or its key is not a position).
     var nextPosition: UInt64? { taken < count ? storage[taken].position : nil }
 
+    /// Takes the next record, handing it to `body` where the run holds it, then ends it
+    /// (whether `body` returns or throws); false when every record was taken.
+    @discardableResult
+    func takeNext(_ body: (UInt64?, borrowing Item) throws -> Void) rethrows -> Bool {
+        guard taken < count else { return false }
+        taken += 1
+        let record = (storage + taken - 1).move()
+        try body(record.position, record.item)
+        return true
+    }
+
     /// Moves the next record out; nil when every record was taken.
     func take() -> Element? {
         guard taken < count else { return nil }

@@ -129,7 +129,7 @@ final class FoldFeed {
     /// position (nil for a key that is not one: damage, for `body` to name). Returns the
     /// position from which the records through `last` are left to the caller (the decoder
     /// could not read them, or they lie beyond the feed's range); past `last` when none are.
-    func take(from start: UInt64, through last: UInt64, _ body: (UInt64?, FoldedRecord) throws -> Void) throws -> UInt64 {
+    func take(from start: UInt64, through last: UInt64, _ body: (UInt64?, borrowing FoldedRecord) throws -> Void) throws -> UInt64 {
         if start != next { restart(at: start) }
         guard start <= end else { return start }
         if decoder == nil && run?.isEmpty ?? true {
@@ -160,7 +160,7 @@ final class FoldFeed {
 
     /// Hands `body` the records of the current run, each moved out of it, while they lie
     /// through `last`; true when one lies beyond.
-    private func handOn(through last: UInt64, _ body: (UInt64?, FoldedRecord) throws -> Void) throws -> Bool {
+    private func handOn(through last: UInt64, _ body: (UInt64?, borrowing FoldedRecord) throws -> Void) throws -> Bool {
         guard let run else { return false }
         while !run.isEmpty {
             if let position = run.nextPosition {
@@ -170,8 +170,9 @@ final class FoldFeed {
                 }
                 next = position + 1
             }
-            let record = run.take()!
-            try body(record.position, record.item)
+            // Read where the run holds it: a record moved out and handed on was copied first
+            // (a retain and a release of each of its references, per event).
+            try run.takeNext(body)
         }
         return false
     }
