@@ -37,9 +37,12 @@ struct DigestModel: ReadModel {
     /// Adds the entries hashed later (`hashedLater`) with the hashes `hashes` holds at their
     /// index; one that is missing is computed here.
     mutating func absorbHashes(_ hashes: [DigestSum?]) {
-        for h in hashedLater {
-            let hash = (hashes.indices.contains(h.index) ? hashes[h.index] : nil) ?? ProjectionDigest.entryHash(h.entry)
-            entryDeltas.update(h.slot, default: .zero) { $0 += hash }
+        // By index: a loop over the elements copied each one's entry (its references retained
+        // and released) where only a missing hash reads it.
+        for i in hashedLater.indices {
+            let index = hashedLater[i].index
+            let hash = (hashes.indices.contains(index) ? hashes[index] : nil) ?? ProjectionDigest.entryHash(hashedLater[i].entry)
+            entryDeltas.update(hashedLater[i].slot, default: .zero) { $0 += hash }
         }
         hashedLater.removeAll(keepingCapacity: true)
     }
