@@ -3,8 +3,9 @@ import Foundation
 /// A set of id index keys (`IDIndex.key`, an id's first 8 bytes) that may answer yes for a key
 /// not in it, never no for one in it: two bits per key, each at an address made by
 /// multiplying the key by an odd number drawn once per process and keeping the product's top
-/// bits. Kept at 16 to 32 bits for each key held (`wantsRebuilding`), so 4 to 13 keys in 1,000
-/// not held find both their bits set.
+/// bits. Made with 32 to 64 bits for each key it is to hold, and made again once it has fewer
+/// than 16 (`wantsRebuilding`), so about 1 to 14 keys in 1,000 not held find both their bits
+/// set.
 ///
 /// Ids come from outside, so some may share their bits on purpose: each of those is then only
 /// sought where it would have been without the filter.
