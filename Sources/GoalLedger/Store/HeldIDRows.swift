@@ -76,7 +76,7 @@ struct HeldIDRows {
     /// Adds to `found` the position of each of `wanted` (in key order) that a held row names.
     func positions(ofSorted wanted: [(key: IDWords, id: UUID)], into found: inout [UUID: UInt64]) {
         guard !runs.isEmpty else { return }
-        // Most ids are new: only those whose bit is set are sought, still in key order.
+        // Most ids are new: only those the filter lets through are sought, still in key order.
         let sought = wanted.filter { filter.mayHold(IDIndex.key($0.key)) }
         for run in runs {
             // Both in key order: each id is sought from where the last one was found.

@@ -287,8 +287,10 @@ final class DecodedRun<Item>: @unchecked Sendable {
     /// The position of the next record to take (nil: none, or its key is not a position).
     var nextPosition: UInt64? { taken < count ? storage[taken].position : nil }
 
-    /// Takes the next record, handing it to `body` where the run holds it, then ends it
-    /// (whether `body` returns or throws); false when every record was taken.
+    /// Moves the next record out and lends it to `body`, then ends it (whether `body` returns
+    /// or throws); false when every record was taken. Lent, not handed over: passing the fields
+    /// of a record moved out to a closure copied it first (a retain and a release of each of
+    /// its references).
     @discardableResult
     func takeNext(_ body: (UInt64?, borrowing Item) throws -> Void) rethrows -> Bool {
         guard taken < count else { return false }

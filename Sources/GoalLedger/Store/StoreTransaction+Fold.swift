@@ -170,8 +170,7 @@ final class FoldFeed {
                 }
                 next = position + 1
             }
-            // Read where the run holds it: a record moved out and handed on was copied first
-            // (a retain and a release of each of its references, per event).
+            // Lent to `body` (see `takeNext`): no copy of the event per record.
             try run.takeNext(body)
         }
         return false
