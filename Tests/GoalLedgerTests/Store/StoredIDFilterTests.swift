@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import GoalLedger
@@ -64,6 +65,44 @@ struct StoredIDFilterTests {
         #expect(results.prefix(again.count).map(\.position) == again.map(\.position))
         #expect(results.suffix(fresh.count).allSatisfy { !$0.duplicate })
         #expect(t.store.idFilter.withLock { $0.holdsCommittedKeys })
+    }
+
+    /// Two store objects on the same files, two threads each, appending at once: each batch
+    /// brings new ids and ids an earlier batch of any thread wrote. Whatever the interleaving
+    /// (a commit reported after another write began, another object's writes between one's
+    /// own), every id written before is a duplicate, and every new one is appended once.
+    @Test func concurrentWritersNeverMissADuplicate() throws {
+        let t = try TemporaryStore()
+        _ = try append([creation()], to: t.store)
+        var seed = SeededRandom(seed: 63)
+        for _ in 0..<10 { _ = try append(try progress(40, &seed), to: t.store) }
+        let other = try LedgerStore.open(at: t.store.path)
+        let stores = [t.store, t.store, other, other]
+        let written = Mutex<[EventDraft]>([])
+        let missed = Mutex(0)
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: stores.count) { worker in
+            var random = SeededRandom(seed: UInt64(100 + worker))
+            do {
+                for round in 0..<15 {
+                    let fresh = try progress(8, &random)
+                    let earlier = written.withLock { w in w.isEmpty ? [] : (0..<4).map { w[(round * 7 + $0 * 13 + worker) % w.count] } }
+                    let results = try append(earlier + fresh, to: stores[worker])
+                    missed.withLock { $0 += results.prefix(earlier.count).filter { !$0.duplicate }.count }
+                    if results.suffix(fresh.count).contains(where: \.duplicate) {
+                        failures.withLock { $0.append("worker \(worker), round \(round): a new id reported as a duplicate") }
+                    }
+                    written.withLock { $0 += fresh }
+                }
+            } catch {
+                failures.withLock { $0.append("worker \(worker): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(missed.withLock { $0 } == 0)
+        // Each id once in the log: 1 creation, 400 earlier events, 4 × 15 × 8 new ones.
+        let count = try t.store.reading { try $0.status().events }
+        #expect(count == 1 + 400 + 4 * 15 * 8)
     }
 
     /// Events the filter never saw: another store object on the same files appends (as another
