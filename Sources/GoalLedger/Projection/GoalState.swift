@@ -166,16 +166,6 @@ public struct GoalState: Equatable, Sendable {
         if entries > 0 { recordedEntries.reserveCapacity(entries) }
     }
 
-    /// A state carrying only existence, deletion and kind (what the rules for recording
-    /// progress read), from a stored header's status bytes.
-    init(id: UUID, status: (deleted: Bool, kind: ProgressKind, deletionHistory: Bool)?) {
-        self.id = id
-        guard let status else { return }
-        let placeholder = Stamp(key: CanonicalKey(hlc: HLC(rawValue: 0), device: ""), event: id)
-        progressKind = Register(status.kind, placeholder)
-        deletion = Register(status.deleted, placeholder)
-    }
-
     /// Whether any event other than progress has been folded (the stored header exists).
     var hasHeader: Bool {
         progressKind != nil || reminderDevices != nil || !tagAdds.isEmpty || !removedTagAdds.isEmpty

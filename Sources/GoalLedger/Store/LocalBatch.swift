@@ -266,13 +266,15 @@ struct LocalBatch {
         batchPosition(id).map { newEvents[Int($0 - firstNew)] }
     }
 
-    /// What the rules need of the goal's stored state: for progress, only whether it exists,
-    /// is deleted and its kind (no header decode); for a removal, that one entry; otherwise the
-    /// registers and tags. A goal with a long history costs no more to append to.
+    /// What the rules need of the goal's stored state: for progress on a goal ever deleted or
+    /// restored, its header (other progress reads three facts, see `prepare`); for a removal,
+    /// that one entry; otherwise the registers and tags. A goal with a long history costs no more to append to.
     private mutating func goalState(_ id: UUID, for payload: Payload, _ txn: borrowing StoreTransaction) throws -> GoalState {
         switch payload {
         case .progressRecorded:
-            return try projection.status(id, txn)
+            // Only a goal ever deleted or restored comes here (the rest take `progressFacts`):
+            // progress records which of those its author had seen, which the header holds.
+            return try projection.header(id, txn)
         case .goalCreated:
             // The id must be new: no event at all may name it yet.
             var s = try projection.header(id, txn)

@@ -88,7 +88,7 @@ struct StoredIDFilter {
     /// At most 2²² rows (4,194,304): the filter then takes 16 MiB.
     static let maxRows = 1 << 22
 
-    private(set) var filter = KeyFilter()
+    private var filter = KeyFilter()
     /// How many keys `filter` was given.
     private var keys = 0
     /// The transaction whose id rows `filter` holds every key of, as they were committed.
@@ -142,6 +142,7 @@ struct StoredIDFilter {
         if after > Self.maxRows {
             filter = KeyFilter()
             keys = 0
+            live = nil
             return
         }
         if filter.wantsRebuilding(for: keys) {

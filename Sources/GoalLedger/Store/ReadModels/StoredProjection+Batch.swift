@@ -33,9 +33,6 @@ extension StoredProjection {
         private var digest = DigestModel()
         private var views = ViewModel()
         private let setAside = SetAsideModel()
-        /// The status bytes read for recording progress, nil where the goal has no header (a
-        /// header loaded later supersedes them; progress never changes a goal's status).
-        private var statuses: [UUID: ProjectionCodec.GoalStatus?] = [:]
 
         init(tables: ProjectionTables, layout: StoreLayout) {
             state = FoldState(tables: tables, layout: layout)
@@ -74,21 +71,11 @@ extension StoredProjection {
             return d
         }
 
-        /// Only what the rules for recording progress need: whether the goal exists, is
-        /// deleted, and its kind, read from the header's first bytes.
-        mutating func status(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> GoalState {
-            if let h = state.headers[goal] { return h }
-            let status = try storedStatus(goal, txn)
-            // A goal that was ever deleted or restored: progress records which of those its
-            // author had seen, which the header holds.
-            if status?.deletionHistory == true { return try header(goal, txn) }
-            // Made anew from the few bytes kept: cheaper than copying a whole cached state.
-            return GoalState(id: goal, status: status)
-        }
-
-        /// What `status` gives, as the three facts the rules for recording progress read
-        /// (`LocalRules.prepareProgress`), without making a `GoalState`; nil where those rules
-        /// read the goal's header instead: the goal was ever deleted or restored. A header the
+        /// The three facts the rules for recording progress read (`LocalRules.prepareProgress`):
+        /// whether the goal exists, is deleted, and its kind, from its header's status bytes,
+        /// without making a `GoalState`; nil where those rules read the goal's header instead:
+        /// the goal was ever deleted or restored (progress records which of those its author
+        /// had seen, which the header holds). A header the
         /// batch holds (read, or folded: a long append holds every goal's) gives the facts its
         /// status bytes would (`ProjectionCodec.encodeHeader`).
         ///
@@ -113,12 +100,10 @@ extension StoredProjection {
             return ProgressGoalFacts(exists: status != nil, deleted: status?.deleted ?? false, kind: status?.kind ?? .outcome)
         }
 
-        /// The status bytes of the goal's stored header (nil: it has none), read once a batch.
-        private mutating func storedStatus(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProjectionCodec.GoalStatus? {
-            if let known = statuses[goal] { return known }
-            let status = try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
-            statuses[goal] = .some(status)
-            return status
+        /// The status bytes of the goal's stored header (nil: it has none); `progressFacts`
+        /// keeps them for the batch, by the goal's slot.
+        private func storedStatus(_ goal: UUID, _ txn: borrowing StoreTransaction) throws -> ProjectionCodec.GoalStatus? {
+            try txn.withValue(state.tables.goals, key: goal.bytes) { ProjectionCodec.decodeStatus($0) } ?? nil
         }
 
         /// Folds `e`, stored at `position`. An event that fails the gate is set aside instead,
