@@ -80,9 +80,13 @@ extension StoreTransaction {
         let wanted = order.map { (key: IDWords(ids[$0]), id: ids[$0]) }
         for i in wanted.indices.dropFirst() where wanted[i].key == wanted[i - 1].key { repeated.insert(wanted[i].id) }
         if let held, !held.isEmpty { held.positions(ofSorted: wanted, into: &found) }
+        // The held rows are not in the index: the filter only decides which ids the tables are
+        // asked for, once for both.
+        let sought = filter.map { f in wanted.filter { f.mayHold(IDIndex.key($0.key)) } } ?? wanted
+        guard !sought.isEmpty else { return (found, repeated, order) }
         for table in [layout.recentIDs, layout.ids] where try count(table) > 0 {
             try lmdb.withLookupCursor(table) { cursor in
-                for (words, id) in wanted where (filter?.mayHold(IDIndex.key(words)) ?? true) && (found.isEmpty || found[id] == nil) {
+                for (words, id) in sought where found.isEmpty || found[id] == nil {
                     try withUnsafeBytes(of: IDIndex.key(words).bigEndian) { k in
                         try cursor.values(at: k) { value in
                             guard let p = try position(in: value, naming: words) else { return true }
